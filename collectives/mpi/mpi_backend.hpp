@@ -1,0 +1,38 @@
+#pragma once
+// MPI collectives on host buffers, measured in the supervisor processes themselves:
+// MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block (DESIGN.md, MPI backend).
+#include <mpi.h>
+
+#include <vector>
+
+#include "collectives/backend.hpp"
+
+namespace cctune {
+
+class MpiBackend : public CollectiveBackend {
+ public:
+  explicit MpiBackend(MPI_Comm comm);
+  std::string name() const override { return "mpi"; }
+  std::string unsupported_reason(const PointSpec& spec) const override;
+  void prepare(const PointSpec& spec) override;
+  BatchTiming run_batch(int n) override;
+  long count_wrong() override;
+
+  // Allocates for the largest point up front; throws EnvironmentError naming the size and
+  // the memory available when `ranks_on_node` ranks of that size would not fit.
+  void reserve(std::uint64_t max_send_bytes, std::uint64_t max_recv_bytes, int ranks_on_node);
+
+ private:
+  void run_once();
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+  PointSpec spec_;
+  std::vector<std::byte> send_;
+  std::vector<std::byte> recv_;
+};
+
+// MemAvailable from /proc/meminfo in bytes (0 when unknown).
+std::uint64_t available_host_memory();
+
+}  // namespace cctune

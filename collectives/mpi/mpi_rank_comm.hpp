@@ -1,0 +1,39 @@
+#pragma once
+// RankComm over MPI_COMM_WORLD. The app owns MPI_Init/Finalize (MpiRuntime).
+#include <mpi.h>
+
+#include "collectives/rank_comm.hpp"
+
+namespace cctune {
+
+// Initialises MPI (thread level FUNNELED) on construction and finalizes on destruction.
+class MpiRuntime {
+ public:
+  MpiRuntime(int* argc, char*** argv);
+  ~MpiRuntime();
+  MpiRuntime(const MpiRuntime&) = delete;
+  MpiRuntime& operator=(const MpiRuntime&) = delete;
+  static std::string library_version();
+};
+
+class MpiRankComm : public RankComm {
+ public:
+  explicit MpiRankComm(MPI_Comm comm = MPI_COMM_WORLD);
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void barrier() override;
+  void allreduce_sum(std::span<double> values) override;
+  void allreduce_max(std::span<double> values) override;
+  void broadcast(std::string& data, int root) override;
+  std::vector<std::string> allgather(const std::string& mine) override;
+  void send(const std::string& data, int peer, int tag) override;
+  std::string recv(int peer, int tag) override;
+  MPI_Comm handle() const { return comm_; }
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace cctune

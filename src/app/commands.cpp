@@ -1,0 +1,12 @@
+#include "app/command.hpp"
+#include "app/commands/commands_list.hpp"
+
+namespace cctune::app {
+
+std::vector<std::unique_ptr<Command>> make_commands() {
+  std::vector<std::unique_ptr<Command>> c;
+  c.push_back(make_sweep_command());
+  return c;
+}
+
+}  // namespace cctune::app

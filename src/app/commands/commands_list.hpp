@@ -1,0 +1,11 @@
+#pragma once
+// One factory per subcommand; each is defined in its own commands/<name>_command.cpp.
+#include <memory>
+
+#include "app/command.hpp"
+
+namespace cctune::app {
+
+std::unique_ptr<Command> make_sweep_command();
+
+}  // namespace cctune::app

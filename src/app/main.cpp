@@ -1,0 +1,56 @@
+// cctune: measure and tune collective communication. main() parses the command line,
+// runs the chosen command, and is the only place that turns errors into exit codes.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "app/command.hpp"
+#include "app/session.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+// Usage and environment errors are raised on every rank alike (commands agree on them
+// with agree_on_errors() before measuring), so only rank 0 speaks and every rank exits
+// normally. Anything else may have struck one rank alone, so the others are stopped
+// rather than left waiting in a collective.
+int report(const cctune::Error& e, cctune::app::Session& session, int code, bool symmetric) {
+  const bool multi_rank = session.mpi_started() && session.comm().size() > 1;
+  if (!symmetric || !session.mpi_started() || session.rank() == 0)
+    std::fprintf(stderr, "cctune: error: %s\n", e.describe(session.site()).c_str());
+  if (multi_rank && !symmetric) session.abort_job(code);
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cctune::app::Session session(argc, argv);
+  CLI::App app{"cctune: measure and tune collective communication (NCCL, MPI) on GPU clusters"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(CCTUNE_VERSION) + " (" + CCTUNE_GIT_SHA + ")");
+  auto commands = cctune::app::make_commands();
+  for (auto& c : commands) c->setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {
+      std::fprintf(stderr, "cctune: error: %s. Fix: see 'cctune %s--help'\n", e.what(),
+                   app.get_subcommands().empty() ? "" : (app.get_subcommands().front()->get_name() + " ").c_str());
+      return cctune::exit_code::usage;
+    }
+    return app.exit(e);
+  }
+  try {
+    for (auto& c : commands)
+      if (c->selected()) return c->run(session);
+  } catch (const cctune::UsageError& e) {
+    return report(e, session, cctune::exit_code::usage, true);
+  } catch (const cctune::EnvironmentError& e) {
+    return report(e, session, cctune::exit_code::environment, true);
+  } catch (const cctune::Error& e) {
+    return report(e, session, cctune::exit_code::failure, false);
+  } catch (const std::exception& e) {
+    return report(cctune::Error(e.what()), session, cctune::exit_code::failure, false);
+  }
+  return cctune::exit_code::usage;
+}

@@ -1,0 +1,29 @@
+#include "app/progress.hpp"
+
+#include <unistd.h>
+
+#include "core/units.hpp"
+
+namespace cctune::app {
+
+Progress::Progress(long total_steps, std::FILE* out)
+    : total_(total_steps), out_(out), active_(::isatty(::fileno(out)) == 1), start_(std::chrono::steady_clock::now()) {}
+
+void Progress::update(long done, const std::string& label) {
+  if (!active_) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string eta = "ETA --";
+  if (done > 0 && done <= total_) eta = "ETA " + format_duration(elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
+  std::fprintf(out_, "\r\033[K[%ld/%ld] %s  %s", done, total_, label.c_str(), eta.c_str());
+  std::fflush(out_);
+  drawn_ = true;
+}
+
+void Progress::clear() {
+  if (!active_ || !drawn_) return;
+  std::fprintf(out_, "\r\033[K");
+  std::fflush(out_);
+  drawn_ = false;
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,252 @@
+#include "app/report/report_inputs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "app/report/svg.hpp"
+
+namespace cctune::app::report {
+
+using nlohmann::json;
+
+namespace {
+
+double number_at(const json& j, const char* key) {
+  if (!j.is_object()) return 0;
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+const json& array_at(const json& j, const char* key) {
+  static const json empty = json::array();
+  if (!j.is_object()) return empty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : empty;
+}
+
+std::string string_at(const json& j, const char* key) {
+  if (!j.is_object()) return {};
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<const json*> topology_nodes(const json& topology) {
+  std::vector<const json*> nodes;
+  for (const auto& n : array_at(topology, "nodes"))
+    if (n.is_object()) nodes.push_back(&n);
+  if (nodes.empty() && topology.is_object() && topology.contains("hostname")) nodes.push_back(&topology);
+  return nodes;
+}
+
+bool env_is(const RunResult& r, const char* key, const char* value) {
+  auto it = r.env.find(key);
+  return it != r.env.end() && it->second == value;
+}
+
+std::optional<int> rank_of(const json& e, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    auto it = e.find(k);
+    if (it == e.end()) continue;
+    if (it->is_number_integer()) return it->get<int>();
+    if (it->is_object() && it->contains("rank") && it->at("rank").is_number_integer()) return it->at("rank").get<int>();
+    if (it->is_string()) try { return std::stoi(it->get<std::string>()); } catch (...) {}
+  }
+  return std::nullopt;
+}
+
+// A bandwidth in GB/s from one object: a GB/s key, a Gb/s key / 8, or 0.
+double bandwidth_of(const json& o) {
+  for (const char* k : {"busbw_GBps", "bw_GBps", "bandwidth_GBps", "avg_GBps", "GBps", "peak_GBps"})
+    if (double v = number_at(o, k); v > 0) return v;
+  for (const char* k : {"bw_Gbps", "bandwidth_Gbps", "avg_Gbps", "Gbps"})
+    if (double v = number_at(o, k); v > 0) return v / 8;
+  return 0;
+}
+
+// The bandwidth of a pair entry: direct keys, else the largest size of a per-size list.
+double pair_bandwidth(const json& e) {
+  if (double v = bandwidth_of(e); v > 0) return v;
+  for (const char* k : {"bandwidth", "bw", "sizes", "results"}) {
+    auto it = e.find(k);
+    if (it == e.end()) continue;
+    if (it->is_object()) return bandwidth_of(*it);
+    if (!it->is_array()) continue;
+    double best_size = -1, value = 0;
+    for (const auto& s : *it) {
+      const double size = number_at(s, "size_bytes");
+      if (bandwidth_of(s) > 0 && size >= best_size) best_size = size, value = bandwidth_of(s);
+    }
+    if (value > 0) return value;
+  }
+  return 0;
+}
+
+bool looks_like_pair(const json& e) {
+  return e.is_object() && rank_of(e, {"src", "src_rank", "source", "from", "first", "rank_a", "a"}) &&
+         rank_of(e, {"dst", "dst_rank", "destination", "to", "second", "rank_b", "b", "peer"});
+}
+
+// The first array (depth-first, a few levels) whose entries look like pairs.
+const json* find_pair_array(const json& j, int depth) {
+  if (j.is_array()) {
+    if (std::any_of(j.begin(), j.end(), looks_like_pair)) return &j;
+    return nullptr;
+  }
+  if (!j.is_object() || depth > 3) return nullptr;
+  for (const char* k : {"pairs", "results", "measurements"})
+    if (j.contains(k))
+      if (const json* a = find_pair_array(j.at(k), depth + 1)) return a;
+  for (const auto& [k, v] : j.items())
+    if (const json* a = find_pair_array(v, depth + 1)) return a;
+  return nullptr;
+}
+
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return svg::format_number(v.get<double>(), 4);
+  return v.dump();
+}
+
+std::string truncated_dump(const json& v, std::size_t max = 160) {
+  std::string s = v.dump();
+  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+}
+
+}  // namespace
+
+std::optional<Limit> physical_limit(const json& topology, const RunResult& run) {
+  if (double v = number_at(topology, "limit_GBps"); v > 0) return Limit{v, "topology limit"};
+  double nvlink = 0, pcie = 0, nic = 0;
+  auto keep_min = [](double& acc, double v) { if (v > 0) acc = acc > 0 ? std::min(acc, v) : v; };
+  for (const json* node : topology_nodes(topology)) {
+    const json derived = node->value("derived", json::object());
+    for (const auto& g : array_at(derived, "gpus")) keep_min(nvlink, number_at(g, "nvlink_GBps")), keep_min(pcie, number_at(g, "pcie_GBps"));
+    for (const auto& n : array_at(derived, "nics")) nic = std::max(nic, number_at(n, "port_GBps"));
+    if (nic == 0)  // no derived section: the raw ports
+      for (const auto& n : array_at(*node, "nics"))
+        for (const auto& p : array_at(n, "ports"))
+          if (string_at(p, "state") == "ACTIVE") nic = std::max(nic, number_at(p, "rate_Gbps") / 8);
+  }
+  const bool net = run.nnodes > 1 || run.group == "net" || (env_is(run, "NCCL_P2P_DISABLE", "1") && env_is(run, "NCCL_SHM_DISABLE", "1"));
+  const bool via_pcie = run.group == "pcie" || env_is(run, "NCCL_P2P_DISABLE", "1");
+  if (run.backend != "nccl") {
+    // Host-memory MPI collectives on one node have no link limit we can name.
+    if (run.nnodes > 1 && nic > 0) return Limit{nic, "NIC port"};
+    return std::nullopt;
+  }
+  if (net) return nic > 0 ? std::optional<Limit>(Limit{nic, "NIC port"}) : std::nullopt;
+  if (via_pcie) return pcie > 0 ? std::optional<Limit>(Limit{pcie, "GPU PCIe"}) : std::nullopt;
+  if (nvlink > 0) return Limit{nvlink, "NVLink per GPU"};
+  if (pcie > 0) return Limit{pcie, "GPU PCIe"};
+  return std::nullopt;
+}
+
+NetPairs read_net_pairs(const json& net) {
+  NetPairs out;
+  if (net.is_object()) out.transport = string_at(net, "transport");
+  const json* arr = find_pair_array(net, 0);
+  if (!arr) return out;
+  for (const auto& e : *arr) {
+    // -1 marks "not found"; ranks beyond 4096 are taken for garbage, not a cluster.
+    const int src = e.is_object() ? rank_of(e, {"src", "src_rank", "source", "from", "first", "rank_a", "a"}).value_or(-1) : -1;
+    const int dst = e.is_object() ? rank_of(e, {"dst", "dst_rank", "destination", "to", "second", "rank_b", "b", "peer"}).value_or(-1) : -1;
+    const double bw = e.is_object() ? pair_bandwidth(e) : 0;
+    if (src < 0 || dst < 0 || src > 4096 || dst > 4096 || !(bw > 0) || !std::isfinite(bw)) {
+      ++out.unreadable;
+      continue;
+    }
+    out.pairs.push_back({src, dst, bw, string_at(e, "transport")});
+  }
+  return out;
+}
+
+std::string json_to_html(const json& v, int depth) {
+  if (v.is_null()) return "<span class=\"muted\">null</span>";
+  if (!v.is_structured()) return svg::escape(scalar_text(v));
+  if (depth > 5) return "<code>" + svg::escape(truncated_dump(v)) + "</code>";
+  if (v.empty()) return "<span class=\"muted\">" + std::string(v.is_array() ? "[]" : "{}") + "</span>";
+  if (v.is_array()) {
+    const bool scalars = std::all_of(v.begin(), v.end(), [](const json& e) { return !e.is_structured(); });
+    if (scalars) {
+      std::string out;
+      std::size_t i = 0;
+      for (const auto& e : v) {
+        if (i++ == 64) { out += ", ... (" + std::to_string(v.size()) + " in all)"; break; }
+        out += (i > 1 ? ", " : "") + svg::escape(scalar_text(e));
+      }
+      return out;
+    }
+    const bool objects = std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_object(); });
+    if (objects) {  // a table with the union of keys as columns
+      std::vector<std::string> cols;
+      for (const auto& e : v)
+        for (const auto& [k, x] : e.items())
+          if (std::find(cols.begin(), cols.end(), k) == cols.end() && cols.size() < 16) cols.push_back(k);
+      std::string out = "<table class=\"data\"><tr>";
+      for (const auto& c : cols) out += "<th>" + svg::escape(c) + "</th>";
+      out += "</tr>";
+      std::size_t rows = 0;
+      for (const auto& e : v) {
+        if (rows++ == 256) { out += "<tr><td colspan=\"" + std::to_string(cols.size()) + "\">...</td></tr>"; break; }
+        out += "<tr>";
+        for (const auto& c : cols) out += "<td>" + (e.contains(c) ? json_to_html(e.at(c), depth + 1) : "") + "</td>";
+        out += "</tr>";
+      }
+      return out + "</table>";
+    }
+  }
+  if (v.is_object() && v.contains("names") && v.contains("classes") && v.at("names").is_array() && v.at("classes").is_array()) {
+    const json& names = v.at("names");  // a path matrix, as nvidia-smi topo -m prints it
+    std::string out = "<table class=\"grid\"><tr><th></th>";
+    for (const auto& n : names) out += "<th>" + svg::escape(scalar_text(n)) + "</th>";
+    out += "</tr>";
+    std::size_t r = 0;
+    for (const auto& row : v.at("classes")) {
+      out += "<tr><th>" + (r < names.size() ? svg::escape(scalar_text(names[r])) : "") + "</th>";
+      if (row.is_array())
+        for (const auto& cell : row) out += "<td>" + svg::escape(scalar_text(cell)) + "</td>";
+      out += "</tr>";
+      ++r;
+    }
+    return out + "</table>";
+  }
+  if (v.is_array()) {  // mixed or nested arrays: one row each
+    std::string out = "<table class=\"data\">";
+    for (const auto& e : v) out += "<tr><td>" + json_to_html(e, depth + 1) + "</td></tr>";
+    return out + "</table>";
+  }
+  std::string out = "<table class=\"kv\">";
+  for (const auto& [k, x] : v.items()) out += "<tr><th>" + svg::escape(k) + "</th><td>" + json_to_html(x, depth + 1) + "</td></tr>";
+  return out + "</table>";
+}
+
+std::vector<std::string> topology_summary(const json& topology) {
+  std::vector<std::string> lines;
+  for (const json* node : topology_nodes(topology)) {
+    std::string line = string_at(*node, "hostname");
+    if (line.empty()) line = "(unnamed node)";
+    line += ":";
+    const std::string cpu = string_at(node->value("cpu", json::object()), "model");
+    if (!cpu.empty()) line += " " + cpu + ",";
+    std::map<std::string, int> gpu_names;
+    for (const auto& g : array_at(*node, "gpus")) gpu_names[string_at(g, "name").empty() ? "GPU" : string_at(g, "name")]++;
+    if (gpu_names.empty()) line += " no GPU";
+    for (const auto& [name, n] : gpu_names) line += " " + std::to_string(n) + " x " + name;
+    const auto& nics = array_at(*node, "nics");
+    line += ", " + std::to_string(nics.size()) + (nics.size() == 1 ? " RDMA NIC" : " RDMA NICs");
+    std::string detail;
+    for (const auto& n : nics) {
+      for (const auto& p : array_at(n, "ports")) {
+        if (!detail.empty()) detail += ", ";
+        detail += string_at(n, "name") + " " + svg::format_number(number_at(p, "rate_Gbps")) + " Gb/s " + string_at(p, "link_layer") + " " +
+                  string_at(p, "state");
+      }
+    }
+    if (!detail.empty()) line += " (" + detail + ")";
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace cctune::app::report

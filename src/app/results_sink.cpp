@@ -1,0 +1,64 @@
+#include "app/results_sink.hpp"
+
+#include "app/run_meta.hpp"
+#include "core/results_json.hpp"
+
+namespace cctune::app {
+
+ResultsSink::ResultsSink(Results initial, std::string path, bool print_table)
+    : results_(std::move(initial)), path_(std::move(path)), print_(print_table) {}
+
+void ResultsSink::begin_run(RunResult run) {
+  results_.runs.push_back(std::move(run));
+  save();
+}
+
+void ResultsSink::begin_collective(Collective c, const std::string& context) {
+  busbw_sum_ = 0;
+  busbw_points_ = 0;
+  if (print_) table_.header(c, context);
+}
+
+void ResultsSink::add_point(const PointResult& p) {
+  results_.runs.back().points.push_back(p);
+  if (p.status == PointStatus::Ok) {
+    busbw_sum_ += p.busbw_GBps;
+    ++busbw_points_;
+  }
+  const PointResult* current = pending_oop_ ? &*pending_oop_ : pending_ip_ ? &*pending_ip_ : nullptr;
+  if (current && current->size_bytes != p.size_bytes) flush_row();
+  (p.in_place ? pending_ip_ : pending_oop_) = p;
+  if (pending_oop_ && pending_ip_) flush_row();
+}
+
+void ResultsSink::flush_row() {
+  if (print_ && (pending_oop_ || pending_ip_)) table_.row(pending_oop_, pending_ip_);
+  pending_oop_.reset();
+  pending_ip_.reset();
+}
+
+void ResultsSink::end_collective() {
+  flush_row();
+  if (print_) table_.footer(busbw_points_ ? busbw_sum_ / busbw_points_ : 0.0, busbw_points_);
+  save();
+}
+
+void ResultsSink::fail_run(const std::string& reason) {
+  flush_row();
+  results_.runs.back().status = "failed";
+  results_.runs.back().reason = reason;
+  save();
+}
+
+void ResultsSink::save() { save_results(results_, path_); }
+
+void ResultsSink::finish(const std::string& status) {
+  flush_row();
+  results_.meta.status = status;
+  results_.meta.end_time = utc_now_iso8601();
+  if (status == "interrupted" && !results_.runs.empty() && results_.runs.back().status == "ok")
+    results_.runs.back().status = "interrupted";
+  save();
+}
+
+}  // namespace cctune::app

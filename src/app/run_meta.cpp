@@ -1,0 +1,55 @@
+#include "app/run_meta.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+
+#include "collectives/mpi/mpi_rank_comm.hpp"
+
+extern char** environ;
+
+namespace cctune::app {
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::map<std::string, std::string> relevant_env() {
+  static const char* const prefixes[] = {"NCCL_", "CCTUNE_", "CUDA_VISIBLE_DEVICES", "OMPI_COMM_WORLD_SIZE",
+                                         "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_JOB_ID", "SLURM_NNODES",
+                                         "SLURM_NTASKS", "SLURM_JOB_NODELIST", "UCX_TLS"};
+  std::map<std::string, std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = kv.substr(0, eq);
+    for (const char* p : prefixes)
+      if (key.rfind(p, 0) == 0) out[key] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+Meta collect_meta(Session& session) {
+  Meta m;
+  m.argv = session.argv();
+  m.cctune_version = CCTUNE_VERSION;
+  m.git_sha = CCTUNE_GIT_SHA;
+  m.versions["cctune"] = CCTUNE_VERSION;
+  m.versions["mpi"] = MpiRuntime::library_version();
+  auto hosts = session.comm().allgather(session.hostname());
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  m.hostnames = hosts;
+  m.start_time = utc_now_iso8601();
+  m.env = relevant_env();
+  return m;
+}
+
+}  // namespace cctune::app

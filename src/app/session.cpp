@@ -1,0 +1,61 @@
+#include "app/session.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "collectives/mpi/mpi_rank_comm.hpp"
+
+namespace cctune::app {
+namespace {
+
+std::string this_host() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+std::string this_executable(const char* argv0) {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) return p.string();
+  return std::filesystem::absolute(argv0, ec).string();
+}
+
+// MPI_Init plus the RankComm over MPI_COMM_WORLD, torn down in reverse order.
+class WorldComm : public MpiRankComm {
+ public:
+  WorldComm(std::unique_ptr<MpiRuntime> runtime) : MpiRankComm(MPI_COMM_WORLD), runtime_(std::move(runtime)) {}
+
+ private:
+  std::unique_ptr<MpiRuntime> runtime_;
+};
+
+}  // namespace
+
+Session::Session(int argc, char** argv) : argv_(argv, argv + argc), hostname_(this_host()), executable_(this_executable(argv[0])) {}
+
+Session::~Session() = default;
+
+RankComm& Session::comm() {
+  if (!comm_) comm_ = std::make_unique<WorldComm>(std::make_unique<MpiRuntime>(nullptr, nullptr));
+  return *comm_;
+}
+
+ErrorSite Session::site() {
+  ErrorSite s;
+  s.host = hostname_;
+  if (comm_) s.rank = comm_->rank();
+  return s;
+}
+
+void Session::abort_job(int code) {
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,39 @@
+#pragma once
+// Process-wide context of one cctune invocation: argv, host name, and the MPI launcher
+// (initialised on first use, so commands that need no MPI never start it).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/rank_comm.hpp"
+#include "core/error.hpp"
+
+namespace cctune::app {
+
+class Session {
+ public:
+  Session(int argc, char** argv);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::vector<std::string>& argv() const { return argv_; }
+  const std::string& hostname() const { return hostname_; }
+  const std::string& executable() const { return executable_; }  // absolute path of cctune
+  // Initialises MPI (a singleton when not launched by mpirun/srun) on first call.
+  RankComm& comm();
+  bool mpi_started() const { return static_cast<bool>(comm_); }
+  int rank() { return comm().rank(); }
+  bool is_root() { return rank() == 0; }
+  ErrorSite site();
+  // Ends every rank of the job after an error only some ranks saw (MPI_Abort).
+  [[noreturn]] void abort_job(int code);
+
+ private:
+  std::vector<std::string> argv_;
+  std::string hostname_;
+  std::string executable_;
+  std::unique_ptr<RankComm> comm_;
+};
+
+}  // namespace cctune::app

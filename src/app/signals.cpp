@@ -1,0 +1,21 @@
+#include "app/signals.hpp"
+
+#include <csignal>
+
+namespace cctune::app {
+namespace {
+volatile std::sig_atomic_t g_stop_signal = 0;  // the only state a signal handler may touch
+extern "C" void on_stop(int sig) { g_stop_signal = sig; }
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa = {};
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+int stop_signal() { return g_stop_signal; }
+
+}  // namespace cctune::app

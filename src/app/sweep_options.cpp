@@ -1,0 +1,115 @@
+#include "app/sweep_options.hpp"
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace cctune::app {
+
+std::string to_string(BackendChoice b) {
+  switch (b) {
+    case BackendChoice::Auto: return "auto";
+    case BackendChoice::Mpi: return "mpi";
+    case BackendChoice::Nccl: return "nccl";
+  }
+  return "auto";
+}
+
+void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
+  cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str();
+  cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)");
+  cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str();
+  cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying");
+  cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)");
+  cmd.add_option("-n,--iters", a.iters, "operations per timed batch")->capture_default_str();
+  cmd.add_option("-w,--warmup-iters", a.warmup, "warm-up operations per point")->capture_default_str();
+  cmd.add_option("-c,--check", a.check, "check results: 1 on, 0 off")->capture_default_str();
+  cmd.add_option("--collectives", a.collectives, "comma-separated: allreduce,allgather,reducescatter")->capture_default_str();
+  cmd.add_option("-d,--dtype", a.dtype, "float32, float64, int32, float16, bfloat16, ...")->capture_default_str();
+  cmd.add_option("-o,--output", a.output_dir, "output directory for results.json")->capture_default_str();
+  cmd.add_option("--op", a.op, "reduction: sum, prod, max, min")->capture_default_str();
+  cmd.add_option("--backend", a.backend, "mpi, nccl or auto (nccl when GPUs and NCCL are there)")->capture_default_str();
+  cmd.add_option("--placement", a.placement, "both, out (out-of-place only) or in (in-place only)")->capture_default_str();
+  cmd.add_option("--max-time", a.max_time_s, "time cap per point in seconds")->capture_default_str();
+  cmd.add_option("--target-noise", a.target_noise, "stop when the median's relative noise is below this")->capture_default_str();
+  cmd.add_option("--min-iters", a.min_iters, "fewest timed operations per point")->capture_default_str();
+}
+
+namespace {
+std::vector<std::uint64_t> parse_size_list(const std::string& text) {
+  std::vector<std::uint64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(parse_size(item, "--sizes entry"));
+  return out;
+}
+
+BackendChoice parse_backend(const std::string& s, bool nccl_built, bool gpus_present) {
+  if (s == "mpi") return BackendChoice::Mpi;
+  if (s == "nccl") {
+    if (!nccl_built)
+      throw EnvironmentError("--backend nccl: this cctune was built without the NCCL backend (CUDA or NCCL was not found at configure time)",
+                             "install the CUDA toolkit and NCCL, then reconfigure (cmake -DCUDAToolkit_ROOT=... or NCCL_HOME=...) and rebuild; or use --backend mpi");
+    return BackendChoice::Nccl;
+  }
+  if (s == "auto") return nccl_built && gpus_present ? BackendChoice::Nccl : BackendChoice::Mpi;
+  throw UsageError("--backend '" + s + "' is unknown", "use mpi, nccl or auto");
+}
+}  // namespace
+
+SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) {
+  SweepPlan p;
+  p.backend = parse_backend(a.backend, nccl_built, gpus_present);
+  p.collectives = parse_collective_list(a.collectives);
+  p.dtype = parse_dtype(a.dtype);
+  p.op = parse_reduce_op(a.op);
+  SizeSequence seq;
+  seq.min_bytes = parse_size(a.min_bytes, "--min-bytes");
+  const std::string max = a.max_bytes.empty() ? (p.backend == BackendChoice::Nccl ? "1G" : "64M") : a.max_bytes;
+  seq.max_bytes = parse_size(max, "--max-bytes");
+  seq.factor = a.factor;
+  seq.step_bytes = parse_size(a.step_bytes, "--step-bytes");
+  if (!a.sizes.empty()) seq.list = parse_size_list(a.sizes);
+  p.sizes = seq.expand();
+  if (a.placement == "both") p.placements = {false, true};
+  else if (a.placement == "out") p.placements = {false};
+  else if (a.placement == "in") p.placements = {true};
+  else throw UsageError("--placement '" + a.placement + "' is unknown", "use both, out or in");
+  if (a.iters < 1) throw UsageError("-n/--iters must be at least 1", "use e.g. -n 20");
+  if (a.warmup < 0) throw UsageError("-w/--warmup-iters must not be negative", "use e.g. -w 5");
+  if (a.min_iters < 1) throw UsageError("--min-iters must be at least 1", "use e.g. --min-iters 20");
+  if (!(a.max_time_s > 0)) throw UsageError("--max-time must be positive", "use e.g. --max-time 1");
+  if (!(a.target_noise > 0)) throw UsageError("--target-noise must be positive", "use e.g. --target-noise 0.01");
+  if (a.check != 0 && a.check != 1) throw UsageError("-c/--check must be 0 or 1", "use -c 1 to check results");
+  p.measure.batch_iters = a.iters;
+  p.measure.warmup_iters = a.warmup;
+  p.measure.check = a.check == 1;
+  p.measure.stop.min_iterations = a.min_iters;
+  p.measure.stop.max_time_s = a.max_time_s;
+  p.measure.stop.target_rel_noise = a.target_noise;
+  p.output_dir = a.output_dir;
+  return p;
+}
+
+nlohmann::json to_json(const SweepPlan& p) {
+  nlohmann::json colls = nlohmann::json::array();
+  for (auto c : p.collectives) colls.push_back(to_string(c));
+  nlohmann::json placements = nlohmann::json::array();
+  for (bool ip : p.placements) placements.push_back(ip ? "in" : "out");
+  return {{"backend", to_string(p.backend)},
+          {"collectives", colls},
+          {"sizes_bytes", p.sizes},
+          {"dtype", to_string(p.dtype)},
+          {"op", to_string(p.op)},
+          {"placements", placements},
+          {"iters", p.measure.batch_iters},
+          {"warmup_iters", p.measure.warmup_iters},
+          {"check", p.measure.check},
+          {"min_iters", p.measure.stop.min_iterations},
+          {"max_time_s", p.measure.stop.max_time_s},
+          {"target_noise", p.measure.stop.target_rel_noise}};
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,53 @@
+#pragma once
+// The options of `cctune sweep`, as typed (strings) and as resolved (values).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "collectives/engine.hpp"
+#include "core/collective.hpp"
+#include "core/sizes.hpp"
+
+namespace cctune::app {
+
+enum class BackendChoice { Auto, Mpi, Nccl };
+
+struct SweepArgs {  // what the user typed
+  std::string min_bytes = "8";
+  std::string max_bytes;  // empty: the backend's default
+  double factor = 2.0;
+  std::string step_bytes = "0";
+  std::string sizes;  // comma-separated explicit list
+  int iters = 20;
+  int warmup = 5;
+  int check = 0;
+  std::string collectives = "allreduce,allgather,reducescatter";
+  std::string dtype = "float32";
+  std::string op = "sum";
+  std::string backend = "auto";
+  std::string placement = "both";  // both | out | in
+  std::string output_dir = "cctune-out";
+  double max_time_s = 1.0;
+  double target_noise = 0.01;
+  int min_iters = 20;
+};
+
+struct SweepPlan {  // what will run
+  BackendChoice backend = BackendChoice::Mpi;
+  std::vector<Collective> collectives;
+  std::vector<std::uint64_t> sizes;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  std::vector<bool> placements;  // in_place values to run, out-of-place first
+  MeasureSettings measure;
+  std::string output_dir;
+};
+
+void add_sweep_options(CLI::App& cmd, SweepArgs& args);
+// Validates and resolves; throws UsageError naming the flag and the fix.
+SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present);
+nlohmann::json to_json(const SweepPlan& plan);
+std::string to_string(BackendChoice b);
+
+}  // namespace cctune::app

@@ -1,0 +1,194 @@
+#include "core/collective.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace cctune {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+constexpr std::array<std::pair<Collective, const char*>, 7> collective_names{{
+    {Collective::AllReduce, "allreduce"},
+    {Collective::AllGather, "allgather"},
+    {Collective::ReduceScatter, "reducescatter"},
+    {Collective::Broadcast, "broadcast"},
+    {Collective::Reduce, "reduce"},
+    {Collective::AllToAll, "alltoall"},
+    {Collective::SendRecv, "sendrecv"},
+}};
+
+struct DTypeInfo {
+  DType type;
+  const char* name;
+  const char* table;
+  const char* alias;
+  std::size_t size;
+};
+constexpr std::array<DTypeInfo, 10> dtype_info{{
+    {DType::Int8, "int8", "int8", "char", 1},
+    {DType::Uint8, "uint8", "uint8", "uchar", 1},
+    {DType::Int32, "int32", "int32", "int", 4},
+    {DType::Uint32, "uint32", "uint32", "uint", 4},
+    {DType::Int64, "int64", "int64", "long", 8},
+    {DType::Uint64, "uint64", "uint64", "ulong", 8},
+    {DType::Float16, "float16", "half", "half", 2},
+    {DType::Float32, "float32", "float", "float", 4},
+    {DType::Float64, "float64", "double", "double", 8},
+    {DType::BFloat16, "bfloat16", "bfloat16", "bf16", 2},
+}};
+
+constexpr std::array<std::pair<ReduceOp, const char*>, 5> op_names{{
+    {ReduceOp::Sum, "sum"}, {ReduceOp::Prod, "prod"}, {ReduceOp::Max, "max"}, {ReduceOp::Min, "min"}, {ReduceOp::Avg, "avg"},
+}};
+
+const DTypeInfo& info(DType t) {
+  for (const auto& i : dtype_info)
+    if (i.type == t) return i;
+  throw std::logic_error("unknown DType");
+}
+
+}  // namespace
+
+std::string to_string(Collective c) {
+  for (const auto& [v, n] : collective_names)
+    if (v == c) return n;
+  return "unknown";
+}
+std::string to_string(DType t) { return info(t).name; }
+std::string table_name(DType t) { return info(t).table; }
+std::string to_string(ReduceOp op) {
+  for (const auto& [v, n] : op_names)
+    if (v == op) return n;
+  return "unknown";
+}
+
+const std::vector<Collective>& all_collectives() {
+  static const std::vector<Collective> all = [] {
+    std::vector<Collective> v;
+    for (const auto& [c, n] : collective_names) v.push_back(c);
+    return v;
+  }();
+  return all;
+}
+
+Collective parse_collective(std::string_view s) {
+  const std::string key = lower(s);
+  for (const auto& [v, n] : collective_names)
+    if (key == n) return v;
+  std::string allowed;
+  for (const auto& [v, n] : collective_names) allowed += std::string(allowed.empty() ? "" : ", ") + n;
+  throw UsageError("unknown collective '" + std::string(s) + "'", "use one of: " + allowed);
+}
+
+std::vector<Collective> parse_collective_list(std::string_view comma_separated) {
+  std::vector<Collective> out;
+  std::stringstream in{std::string(comma_separated)};
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) {
+      const Collective c = parse_collective(item);
+      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+  if (out.empty()) throw UsageError("--collectives is empty", "name at least one, e.g. allreduce");
+  return out;
+}
+
+DType parse_dtype(std::string_view s) {
+  const std::string key = lower(s);
+  for (const auto& i : dtype_info)
+    if (key == i.name || key == i.alias || key == i.table) return i.type;
+  std::string allowed;
+  for (const auto& i : dtype_info) allowed += std::string(allowed.empty() ? "" : ", ") + i.name;
+  throw UsageError("unknown data type '" + std::string(s) + "'", "use one of: " + allowed);
+}
+
+ReduceOp parse_reduce_op(std::string_view s) {
+  const std::string key = lower(s);
+  for (const auto& [v, n] : op_names)
+    if (key == n) return v;
+  throw UsageError("unknown reduction op '" + std::string(s) + "'", "use one of: sum, prod, max, min, avg");
+}
+
+std::size_t dtype_size(DType t) { return info(t).size; }
+
+bool is_reduction(Collective c) {
+  return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce;
+}
+
+CollectiveBytes collective_bytes(Collective c, std::uint64_t requested_bytes, DType t, int nranks) {
+  const std::uint64_t w = dtype_size(t);
+  const std::uint64_t n = static_cast<std::uint64_t>(std::max(nranks, 1));
+  const std::uint64_t count = requested_bytes / w;
+  CollectiveBytes b;
+  switch (c) {
+    case Collective::AllReduce:
+    case Collective::Broadcast:
+    case Collective::Reduce:
+    case Collective::SendRecv:
+      b.param_count = count;
+      b.send_count = count;
+      b.recv_count = count;
+      b.bw_bytes = count * w;
+      break;
+    case Collective::AllGather:
+      b.param_count = count / n;
+      b.send_count = b.param_count;
+      b.recv_count = b.param_count * n;
+      b.bw_bytes = b.param_count * n * w;
+      break;
+    case Collective::ReduceScatter:
+      b.param_count = count / n;
+      b.send_count = b.param_count * n;
+      b.recv_count = b.param_count;
+      b.bw_bytes = b.param_count * n * w;
+      break;
+    case Collective::AllToAll:
+      b.param_count = count / n;
+      b.send_count = b.param_count * n;
+      b.recv_count = b.param_count * n;
+      b.bw_bytes = b.param_count * n * w;
+      break;
+  }
+  b.size_bytes = std::max(b.send_count, b.recv_count) * w;
+  return b;
+}
+
+std::uint64_t request_granule(Collective c, DType t, int nranks) {
+  const bool split = c == Collective::AllGather || c == Collective::ReduceScatter || c == Collective::AllToAll;
+  return dtype_size(t) * (split ? static_cast<std::uint64_t>(std::max(nranks, 1)) : 1);
+}
+
+double bus_factor(Collective c, int nranks) {
+  const double n = std::max(nranks, 1);
+  switch (c) {
+    case Collective::AllReduce: return 2.0 * (n - 1) / n;
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll: return (n - 1) / n;
+    case Collective::Broadcast:
+    case Collective::Reduce:
+    case Collective::SendRecv: return 1.0;
+  }
+  return 1.0;
+}
+
+Bandwidth bandwidth(Collective c, std::uint64_t bw_bytes, double time_us, int nranks) {
+  Bandwidth b;
+  if (time_us <= 0) return b;
+  b.algbw_GBps = static_cast<double>(bw_bytes) / bytes_per_GB / (time_us * 1e-6);
+  b.busbw_GBps = b.algbw_GBps * bus_factor(c, nranks);
+  return b;
+}
+
+}  // namespace cctune

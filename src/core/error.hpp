@@ -1,0 +1,54 @@
+#pragma once
+// One error hierarchy for the whole tool. Messages say what failed, where, and the fix;
+// only the app layer turns them into exit codes.
+#include <stdexcept>
+#include <string>
+
+namespace cctune {
+
+// Where an error happened; filled in by whoever knows (the app layer knows host and rank).
+struct ErrorSite {
+  std::string host;
+  int rank = -1;
+  int device = -1;
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(std::string what, std::string fix = {});
+  const std::string& fix() const noexcept { return fix_; }
+  const std::string& what_only() const noexcept { return what_; }
+  // "what (on host H, rank R). Fix: ..." on one line.
+  std::string describe(const ErrorSite& site = {}) const;
+
+ private:
+  std::string what_;
+  std::string fix_;
+};
+
+// Bad command line, bad config or input file: the user's input is wrong.
+class UsageError : public Error {
+  using Error::Error;
+};
+
+// Something the environment lacks: a library, a device, permissions, a backend not built.
+class EnvironmentError : public Error {
+  using Error::Error;
+};
+
+// A measurement could not be made (a backend call failed, a worker died).
+class RuntimeFailure : public Error {
+  using Error::Error;
+};
+
+// Exit codes the app layer uses; documented in the README.
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int failure = 1;
+inline constexpr int usage = 2;
+inline constexpr int environment = 3;
+inline constexpr int interrupted_sigint = 130;
+inline constexpr int interrupted_sigterm = 143;
+}  // namespace exit_code
+
+}  // namespace cctune

@@ -1,0 +1,87 @@
+#pragma once
+// The results of a sweep as plain values; results_json.hpp maps them to the
+// cctune.results/1 schema (docs/RESULTS.md, configs/schema/results.schema.json).
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/statistics.hpp"
+
+namespace cctune {
+
+inline constexpr const char* results_schema = "cctune.results/1";
+
+enum class PointStatus { Ok, Skipped, Failed };
+std::string to_string(PointStatus s);
+PointStatus parse_point_status(std::string_view s);
+
+// What was asked of the backend at one point (the choice NCCL is forced to, or "auto").
+struct PointConfig {
+  std::string algo = "auto";
+  std::string proto = "auto";
+  int channels = 0;  // 0: NCCL's choice
+  bool graph = false;
+  bool operator==(const PointConfig&) const = default;
+};
+
+struct PointResult {
+  Collective collective = Collective::AllReduce;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  bool in_place = false;
+  std::uint64_t size_bytes = 0;  // max(send, recv) per rank, as nccl-tests' size column
+  std::uint64_t count = 0;       // elements passed to the call
+  PointConfig config;
+  PointStatus status = PointStatus::Ok;
+  std::string reason;            // for skipped / failed points
+
+  double batch_us = 0;           // host time of back-to-back ops / n, averaged over ranks
+  Summary iter_us;               // per-iteration times, max over ranks per iteration
+  double algbw_GBps = 0;         // from batch_us
+  double busbw_GBps = 0;         // from batch_us
+  long wrong = -1;               // wrong elements summed over ranks; -1: not checked
+  long iterations = 0;
+  std::string stop_reason;       // noise | time | iterations
+  double rel_noise = 0;          // median's relative CI half-width at stop
+  std::string chosen_algo;       // what the backend actually ran (NCCL: observed by the plugin)
+  std::string chosen_proto;
+  int chosen_channels = 0;
+};
+
+// One config group: a set of process-level settings measured on one communicator.
+struct RunResult {
+  std::string backend;   // "mpi" | "nccl"
+  std::string group;     // label, e.g. "default", "pcie"
+  std::map<std::string, std::string> env;
+  int nranks = 0;
+  int nnodes = 0;
+  std::string status = "ok";  // ok | failed | interrupted
+  std::string reason;
+  std::vector<PointResult> points;
+};
+
+struct Meta {
+  std::string schema = results_schema;
+  std::vector<std::string> argv;
+  std::string cctune_version;
+  std::string git_sha;
+  std::map<std::string, std::string> versions;  // mpi, nccl, cuda_runtime, cuda_driver, ...
+  std::vector<std::string> hostnames;
+  std::string start_time;  // ISO 8601 UTC
+  std::string end_time;
+  std::string status = "running";  // running | complete | interrupted | failed
+  std::map<std::string, std::string> env;  // NCCL_*, OMPI_*/PMIX/SLURM that shape the run
+  nlohmann::json settings = nlohmann::json::object();  // the resolved sweep options
+};
+
+struct Results {
+  Meta meta;
+  std::vector<RunResult> runs;
+  nlohmann::json topology;  // null until a topology is attached
+  nlohmann::json net;       // null unless a network probe ran
+};
+
+}  // namespace cctune

@@ -1,0 +1,174 @@
+#include "core/results_json.hpp"
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+
+namespace cctune {
+
+using nlohmann::json;
+
+std::string to_string(PointStatus s) {
+  switch (s) {
+    case PointStatus::Ok: return "ok";
+    case PointStatus::Skipped: return "skipped";
+    case PointStatus::Failed: return "failed";
+  }
+  return "failed";
+}
+
+PointStatus parse_point_status(std::string_view s) {
+  if (s == "ok") return PointStatus::Ok;
+  if (s == "skipped") return PointStatus::Skipped;
+  if (s == "failed") return PointStatus::Failed;
+  throw UsageError("unknown point status '" + std::string(s) + "'", "status is one of ok, skipped, failed");
+}
+
+void to_json(json& j, const Summary& s) {
+  j = json{{"median", s.median}, {"mean", s.mean}, {"min", s.min}, {"max", s.max},
+           {"p99", s.p99},       {"stddev", s.stddev}, {"cv", s.cv}, {"count", s.count}};
+}
+void from_json(const json& j, Summary& s) {
+  s.median = j.at("median");
+  s.mean = j.at("mean");
+  s.min = j.at("min");
+  s.max = j.at("max");
+  s.p99 = j.at("p99");
+  s.stddev = j.at("stddev");
+  s.cv = j.at("cv");
+  s.count = j.at("count");
+}
+
+void to_json(json& j, const PointConfig& c) {
+  j = json{{"algo", c.algo}, {"proto", c.proto}, {"channels", c.channels}, {"graph", c.graph}};
+}
+void from_json(const json& j, PointConfig& c) {
+  c.algo = j.value("algo", "auto");
+  c.proto = j.value("proto", "auto");
+  c.channels = j.value("channels", 0);
+  c.graph = j.value("graph", false);
+}
+
+void to_json(json& j, const PointResult& p) {
+  j = json{{"collective", to_string(p.collective)},
+           {"dtype", to_string(p.dtype)},
+           {"op", to_string(p.op)},
+           {"in_place", p.in_place},
+           {"size_bytes", p.size_bytes},
+           {"count", p.count},
+           {"config", p.config},
+           {"status", to_string(p.status)}};
+  if (!p.reason.empty()) j["reason"] = p.reason;
+  if (p.status != PointStatus::Ok) return;
+  j["batch_us"] = p.batch_us;
+  j["iter_us"] = p.iter_us;
+  j["algbw_GBps"] = p.algbw_GBps;
+  j["busbw_GBps"] = p.busbw_GBps;
+  j["wrong"] = p.wrong;
+  j["iterations"] = p.iterations;
+  j["stop_reason"] = p.stop_reason;
+  j["rel_noise"] = p.rel_noise;
+  if (!p.chosen_algo.empty()) j["chosen"] = json{{"algo", p.chosen_algo}, {"proto", p.chosen_proto}, {"channels", p.chosen_channels}};
+}
+
+void from_json(const json& j, PointResult& p) {
+  p.collective = parse_collective(j.at("collective").get<std::string>());
+  p.dtype = parse_dtype(j.at("dtype").get<std::string>());
+  p.op = parse_reduce_op(j.value("op", "sum"));
+  p.in_place = j.value("in_place", false);
+  p.size_bytes = j.at("size_bytes");
+  p.count = j.value("count", std::uint64_t{0});
+  if (j.contains("config")) p.config = j.at("config").get<PointConfig>();
+  p.status = parse_point_status(j.at("status").get<std::string>());
+  p.reason = j.value("reason", "");
+  if (p.status != PointStatus::Ok) return;
+  p.batch_us = j.at("batch_us");
+  p.iter_us = j.at("iter_us").get<Summary>();
+  p.algbw_GBps = j.at("algbw_GBps");
+  p.busbw_GBps = j.at("busbw_GBps");
+  p.wrong = j.value("wrong", -1L);
+  p.iterations = j.value("iterations", 0L);
+  p.stop_reason = j.value("stop_reason", "");
+  p.rel_noise = j.value("rel_noise", 0.0);
+  if (j.contains("chosen")) {
+    const auto& c = j.at("chosen");
+    p.chosen_algo = c.value("algo", "");
+    p.chosen_proto = c.value("proto", "");
+    p.chosen_channels = c.value("channels", 0);
+  }
+}
+
+void to_json(json& j, const RunResult& r) {
+  j = json{{"backend", r.backend}, {"group", r.group}, {"env", r.env},   {"nranks", r.nranks},
+           {"nnodes", r.nnodes},   {"status", r.status}, {"points", r.points}};
+  if (!r.reason.empty()) j["reason"] = r.reason;
+}
+void from_json(const json& j, RunResult& r) {
+  r.backend = j.at("backend");
+  r.group = j.value("group", "default");
+  r.env = j.value("env", std::map<std::string, std::string>{});
+  r.nranks = j.at("nranks");
+  r.nnodes = j.value("nnodes", 1);
+  r.status = j.value("status", "ok");
+  r.reason = j.value("reason", "");
+  r.points = j.at("points").get<std::vector<PointResult>>();
+}
+
+void to_json(json& j, const Meta& m) {
+  j = json{{"schema", m.schema},         {"argv", m.argv},         {"cctune_version", m.cctune_version},
+           {"git_sha", m.git_sha},       {"versions", m.versions}, {"hostnames", m.hostnames},
+           {"start_time", m.start_time}, {"end_time", m.end_time}, {"status", m.status},
+           {"env", m.env},               {"settings", m.settings}};
+}
+void from_json(const json& j, Meta& m) {
+  m.schema = j.at("schema");
+  m.argv = j.value("argv", std::vector<std::string>{});
+  m.cctune_version = j.value("cctune_version", "");
+  m.git_sha = j.value("git_sha", "");
+  m.versions = j.value("versions", std::map<std::string, std::string>{});
+  m.hostnames = j.value("hostnames", std::vector<std::string>{});
+  m.start_time = j.value("start_time", "");
+  m.end_time = j.value("end_time", "");
+  m.status = j.value("status", "");
+  m.env = j.value("env", std::map<std::string, std::string>{});
+  m.settings = j.value("settings", json::object());
+}
+
+void to_json(json& j, const Results& r) {
+  j = json{{"schema", r.meta.schema}, {"meta", r.meta}, {"runs", r.runs}};
+  if (!r.topology.is_null()) j["topology"] = r.topology;
+  if (!r.net.is_null()) j["net"] = r.net;
+}
+
+void from_json(const json& j, Results& r) {
+  const std::string schema = j.value("schema", "");
+  if (schema != results_schema)
+    throw UsageError("schema is '" + schema + "', expected '" + results_schema + "'",
+                     "use results written by this cctune version, or re-run the sweep");
+  r.meta = j.at("meta").get<Meta>();
+  r.runs = j.at("runs").get<std::vector<RunResult>>();
+  r.topology = j.value("topology", json());
+  r.net = j.value("net", json());
+}
+
+Results load_results(const std::string& path) {
+  const std::string text = read_file(path);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw UsageError(path + " is not valid JSON (truncated or corrupt?): " + e.what(), "re-run the sweep or pass a complete results.json");
+  }
+  try {
+    return j.get<Results>();
+  } catch (const UsageError& e) {
+    throw UsageError(path + ": " + e.what_only(), e.fix());
+  } catch (const json::exception& e) {
+    throw UsageError(path + " does not follow " + std::string(results_schema) + ": " + e.what(), "pass a results.json written by cctune sweep");
+  }
+}
+
+void save_results(const Results& r, const std::string& path) {
+  write_file_atomically(path, json(r).dump(1) + "\n");
+}
+
+}  // namespace cctune

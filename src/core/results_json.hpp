@@ -1,0 +1,29 @@
+#pragma once
+// JSON mapping of results.hpp. from_json validates the schema tag and throws UsageError
+// naming the file's problem; callers add the file name.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/results.hpp"
+
+namespace cctune {
+
+void to_json(nlohmann::json& j, const Summary& s);
+void from_json(const nlohmann::json& j, Summary& s);
+void to_json(nlohmann::json& j, const PointConfig& c);
+void from_json(const nlohmann::json& j, PointConfig& c);
+void to_json(nlohmann::json& j, const PointResult& p);
+void from_json(const nlohmann::json& j, PointResult& p);
+void to_json(nlohmann::json& j, const RunResult& r);
+void from_json(const nlohmann::json& j, RunResult& r);
+void to_json(nlohmann::json& j, const Meta& m);
+void from_json(const nlohmann::json& j, Meta& m);
+void to_json(nlohmann::json& j, const Results& r);
+void from_json(const nlohmann::json& j, Results& r);
+
+// Reads and validates a results file; errors name the path and what is wrong.
+Results load_results(const std::string& path);
+// Writes through a temporary file and rename(2): readers never see half a file.
+void save_results(const Results& r, const std::string& path);
+
+}  // namespace cctune

@@ -1,0 +1,49 @@
+#include "core/sizes.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace cctune {
+
+std::vector<std::uint64_t> SizeSequence::expand() const {
+  if (!list.empty()) {
+    std::vector<std::uint64_t> out = list;
+    for (auto s : out)
+      if (s == 0) throw UsageError("--sizes contains 0", "every size must be at least 1 byte");
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  if (min_bytes == 0) throw UsageError("--min-bytes is 0", "use a minimum of at least 1 byte, e.g. -b 8");
+  if (min_bytes > max_bytes)
+    throw UsageError("--min-bytes (" + format_size(min_bytes) + ") is larger than --max-bytes (" +
+                         format_size(max_bytes) + ")",
+                     "swap -b and -e, or raise -e");
+  std::vector<std::uint64_t> out;
+  if (step_bytes > 0) {
+    for (std::uint64_t s = min_bytes; s <= max_bytes; s += step_bytes) {
+      out.push_back(s);
+      if (out.size() > 100000) throw UsageError("--step-bytes gives more than 100000 sizes", "use a larger step or -f");
+    }
+    return out;
+  }
+  if (!(factor > 1.0)) throw UsageError("--step-factor must be above 1", "use e.g. -f 2");
+  double s = static_cast<double>(min_bytes);
+  while (s <= static_cast<double>(max_bytes) * (1 + 1e-12)) {
+    const auto v = static_cast<std::uint64_t>(std::llround(s));
+    if (out.empty() || v != out.back()) out.push_back(v);
+    s *= factor;
+  }
+  return out;
+}
+
+std::uint64_t round_to_granule(std::uint64_t bytes, std::uint64_t granule_bytes) {
+  if (granule_bytes == 0) return bytes;
+  const std::uint64_t r = bytes / granule_bytes * granule_bytes;
+  return r == 0 ? granule_bytes : r;
+}
+
+}  // namespace cctune

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+
+using namespace cctune;
+
+namespace {
+Results sample() {
+  Results r;
+  r.meta.argv = {"cctune", "sweep"};
+  r.meta.versions["mpi"] = "Open MPI v4.1.4";
+  r.meta.hostnames = {"a", "b"};
+  RunResult run;
+  run.backend = "mpi";
+  run.group = "default";
+  run.nranks = 4;
+  run.nnodes = 2;
+  PointResult p;
+  p.collective = Collective::AllGather;
+  p.dtype = DType::Float64;
+  p.in_place = true;
+  p.size_bytes = 4096;
+  p.count = 128;
+  p.batch_us = 12.5;
+  p.iter_us.median = 12.0;
+  p.iter_us.count = 40;
+  p.algbw_GBps = 0.3;
+  p.busbw_GBps = 0.225;
+  p.wrong = 0;
+  p.chosen_algo = "ring";
+  p.chosen_proto = "ll";
+  p.chosen_channels = 4;
+  run.points.push_back(p);
+  PointResult s = p;
+  s.status = PointStatus::Skipped;
+  s.reason = "no float16 in MPI";
+  run.points.push_back(s);
+  r.runs.push_back(run);
+  return r;
+}
+}  // namespace
+
+TEST(ResultsJson, RoundTripKeepsEverything) {
+  const Results r = sample();
+  const nlohmann::json j = r;
+  EXPECT_EQ(j["schema"], "cctune.results/1");
+  const Results back = j.get<Results>();
+  ASSERT_EQ(back.runs.size(), 1u);
+  ASSERT_EQ(back.runs[0].points.size(), 2u);
+  const auto& p = back.runs[0].points[0];
+  EXPECT_EQ(p.collective, Collective::AllGather);
+  EXPECT_EQ(p.dtype, DType::Float64);
+  EXPECT_TRUE(p.in_place);
+  EXPECT_EQ(p.size_bytes, 4096u);
+  EXPECT_DOUBLE_EQ(p.batch_us, 12.5);
+  EXPECT_EQ(p.chosen_algo, "ring");
+  EXPECT_EQ(back.runs[0].points[1].status, PointStatus::Skipped);
+  EXPECT_EQ(back.runs[0].points[1].reason, "no float16 in MPI");
+  EXPECT_EQ(nlohmann::json(back), j);
+}
+
+TEST(ResultsJson, RejectsOtherSchemasAndTruncatedFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / ("cctune-rj-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string good = (dir / "good.json").string();
+  save_results(sample(), good);
+  EXPECT_EQ(load_results(good).runs.size(), 1u);
+
+  const std::string text = nlohmann::json(sample()).dump();
+  const std::string truncated = (dir / "truncated.json").string();
+  std::ofstream(truncated) << text.substr(0, text.size() / 2);
+  try {
+    load_results(truncated);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated.json"), std::string::npos);
+  }
+  nlohmann::json other = nlohmann::json(sample());
+  other["schema"] = "cctune.results/99";
+  const std::string v99 = (dir / "v99.json").string();
+  std::ofstream(v99) << other.dump();
+  try {
+    load_results(v99);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("cctune.results/99"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}

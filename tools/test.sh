@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs everything the tests need, builds, and runs the whole test suite.
+# GPU tests skip (with the reason) where there is no GPU; tests/gpu/run_gpu_tests.sh runs
+# them on a GPU host.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh --test
+tools/build.sh
+ctest --preset default -j 2 --timeout 600
