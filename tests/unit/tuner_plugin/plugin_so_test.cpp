@@ -1,0 +1,252 @@
+// libnccl-tuner-cctune.so as NCCL loads it in production: dlopen, dlsym of the versioned
+// symbols, calls through cctune's own declarations with cost tables in NCCL's shape.
+// The plugin reads CCTUNE_PROFILE once per process, so each scenario runs in a child
+// process of its own (gtest's death-test machinery) with its own environment.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "capture_logger.hpp"
+#include "fake_cost_table.hpp"
+#include "tuner/plugin/nccl_tuner_abi.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+using testing::FakeCostTable;
+const std::string kFixtures = std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuner/";
+
+#define SCENARIO_CHECK(cond)                                                                              \
+  do {                                                                                                    \
+    if (!(cond)) {                                                                                        \
+      std::fprintf(stderr, "check failed at line %d: %s\nlog:\n%s", __LINE__, #cond,                     \
+                   testing::all_lines().c_str());                                                         \
+      std::_Exit(1);                                                                                      \
+    }                                                                                                     \
+  } while (0)
+
+// Runs `body` in a child process; the test passes when the child exits 0.
+#define RUN_SCENARIO(...)                                                  \
+  do {                                                                     \
+    auto scenario = [&] { __VA_ARGS__; };                                  \
+    EXPECT_EXIT({ scenario(); std::_Exit(0); }, ::testing::ExitedWithCode(0), ""); \
+  } while (0)
+
+void* open_plugin() {
+  void* handle = dlopen(CCTUNE_TUNER_PLUGIN_SO, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    std::fprintf(stderr, "dlopen %s: %s\n", CCTUNE_TUNER_PLUGIN_SO, dlerror());
+    std::_Exit(2);
+  }
+  return handle;
+}
+
+const nccl_abi::TunerV5& v5() {
+  static const auto* plugin = static_cast<const nccl_abi::TunerV5*>(dlsym(open_plugin(), "ncclTunerPlugin_v5"));
+  if (!plugin) std::_Exit(3);
+  return *plugin;
+}
+
+void* init(std::size_t nranks, std::size_t nnodes, nccl_abi::Logger log = testing::capture_logger) {
+  void* context = nullptr;
+  nccl_abi::NvlDomainInfoV5 nvl{1, int(nranks), int(nranks)};
+  nccl_abi::TunerConstantsV5 constants{};
+  SCENARIO_CHECK(v5().init(&context, 7, nranks, nnodes, log, &nvl, &constants) == nccl_abi::kSuccess);
+  return context;
+}
+
+struct Call {
+  FakeCostTable table;
+  int channels = 0;
+};
+Call get(void* context, int func, std::size_t bytes) {
+  Call c;
+  SCENARIO_CHECK(v5().get_coll_info(context, func, bytes, 1, c.table.as_nccl_passes_it(), testing::kAlgos,
+                                    testing::kProtos, 0, &c.channels) == nccl_abi::kSuccess);
+  return c;
+}
+bool untouched(const Call& c) { return c.table.equals(FakeCostTable{}) && c.channels == 0; }
+// Exactly the one entry set to 0.0, everything else as NCCL passed it.
+bool chose(const Call& c, int algo, int proto) {
+  FakeCostTable expected;
+  expected.cells[algo][proto] = 0.0f;
+  return c.table.equals(expected);
+}
+
+void use_profile(const std::string& name) {
+  setenv("CCTUNE_PROFILE", (kFixtures + name).c_str(), 1);
+  unsetenv("CCTUNE_TOPOLOGY_FINGERPRINT");
+}
+
+constexpr int kTree = 0, kRing = 1, kLL = 0, kLL128 = 1, kSimple = 2;
+
+TEST(PluginSo, ExportsOnlyNcclsEntryPoints) {
+  void* handle = dlopen(CCTUNE_TUNER_PLUGIN_SO, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  EXPECT_NE(dlsym(handle, "ncclTunerPlugin_v5"), nullptr);
+  EXPECT_NE(dlsym(handle, "ncclTunerPlugin_v4"), nullptr);
+  EXPECT_NE(dlsym(handle, "ncclTunerPlugin_v3"), nullptr);
+  EXPECT_EQ(dlsym(handle, "_ZN6cctune5tuner12SweepControl8instanceEv"), nullptr);
+  EXPECT_STREQ(static_cast<const nccl_abi::TunerV5*>(dlsym(handle, "ncclTunerPlugin_v5"))->name, "cctune");
+}
+
+TEST(PluginSo, ProfileChoicesApplyPerSize) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    void* ctx = init(8, 1);
+    Call small = get(ctx, nccl_abi::kFuncAllReduce, 4096);
+    SCENARIO_CHECK(chose(small, kRing, kLL) && small.channels == 4);
+    SCENARIO_CHECK(untouched(get(ctx, nccl_abi::kFuncAllReduce, 65536)));  // between two rules
+    Call mid = get(ctx, nccl_abi::kFuncAllReduce, 1048576);
+    SCENARIO_CHECK(chose(mid, kRing, kSimple) && mid.channels == 32);
+    Call last = get(ctx, nccl_abi::kFuncAllReduce, 67108863);
+    SCENARIO_CHECK(chose(last, kRing, kSimple) && last.channels == 32);
+    Call big = get(ctx, nccl_abi::kFuncAllReduce, std::size_t(1) << 30);
+    SCENARIO_CHECK(chose(big, kTree, kLL128) && big.channels == 0);  // channels 0: NCCL's count
+    Call gather = get(ctx, nccl_abi::kFuncAllGather, 8388608);
+    SCENARIO_CHECK(chose(gather, kRing, kLL128) && gather.channels == 16);
+    SCENARIO_CHECK(untouched(get(ctx, nccl_abi::kFuncAllGather, 8388607)));
+    SCENARIO_CHECK(untouched(get(ctx, nccl_abi::kFuncReduceScatter, 8388608)));
+    SCENARIO_CHECK(untouched(get(ctx, 5 /* SendRecv */, 8388608)));
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+    SCENARIO_CHECK(testing::all_lines().find("4 of 5 rules apply to nranks=8 nnodes=1") != std::string::npos);
+    SCENARIO_CHECK(v5().finalize(ctx) == nccl_abi::kSuccess);
+  });
+}
+
+TEST(PluginSo, RulesForOtherShapesLeaveNcclAlone) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    for (auto [nranks, nnodes] : {std::pair<std::size_t, std::size_t>{4, 1}, {8, 2}, {16, 1}}) {
+      void* ctx = init(nranks, nnodes);
+      for (std::size_t bytes : {std::size_t(4096), std::size_t(1) << 20, std::size_t(1) << 30})
+        SCENARIO_CHECK(untouched(get(ctx, nccl_abi::kFuncAllReduce, bytes)));
+      v5().finalize(ctx);
+    }
+    void* ctx = init(16, 2);  // the profile's other shape
+    SCENARIO_CHECK(chose(get(ctx, nccl_abi::kFuncAllReduce, 4096), kTree, kSimple));
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+  });
+}
+
+TEST(PluginSo, RuleUnsupportedAtACallLeavesThatCallAlone) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    void* ctx = init(8, 1);
+    for (int i = 0; i < 3; ++i) {
+      Call c;
+      c.table.cells[kTree][kLL128] = testing::kIgnore;  // e.g. NCCL_PROTO=^LL128 in this job
+      const FakeCostTable before = c.table;
+      SCENARIO_CHECK(v5().get_coll_info(ctx, nccl_abi::kFuncAllReduce, std::size_t(1) << 30, 1,
+                                        c.table.as_nccl_passes_it(), 7, 3, 0, &c.channels) == nccl_abi::kSuccess);
+      SCENARIO_CHECK(c.table.equals(before) && c.channels == 0);
+    }
+    int notes = 0;
+    for (const auto& [level, line] : testing::captured_log()) notes += line.find("unsupported") != std::string::npos;
+    SCENARIO_CHECK(notes == 1);  // said once, not on every launch
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+  });
+}
+
+void expect_one_warning_and_no_change(const char* must_mention) {
+  for (int comm = 0; comm < 3; ++comm) {  // several communicators, one warning
+    void* ctx = init(8, 1);
+    SCENARIO_CHECK(untouched(get(ctx, nccl_abi::kFuncAllReduce, 4096)));
+    SCENARIO_CHECK(untouched(get(ctx, nccl_abi::kFuncAllReduce, 1 << 20)));
+    v5().finalize(ctx);
+  }
+  SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+  SCENARIO_CHECK(testing::captured_log().size() == 1);
+  SCENARIO_CHECK(testing::captured_log()[0].second.find(must_mention) != std::string::npos);
+  SCENARIO_CHECK(testing::captured_log()[0].second.find("NCCL's own choices are used") != std::string::npos);
+}
+
+TEST(PluginSo, MissingProfileWarnsOnceAndChangesNothing) {
+  RUN_SCENARIO({
+    use_profile("no_such_profile.json");
+    expect_one_warning_and_no_change("no_such_profile.json");
+  });
+}
+
+TEST(PluginSo, MalformedProfileWarnsOnceAndChangesNothing) {
+  RUN_SCENARIO({
+    use_profile("malformed_profile.json");
+    expect_one_warning_and_no_change("not valid JSON");
+  });
+}
+
+TEST(PluginSo, OverlappingRulesWarnOnceAndChangeNothing) {
+  RUN_SCENARIO({
+    use_profile("overlapping_profile.json");
+    expect_one_warning_and_no_change("overlap");
+  });
+}
+
+TEST(PluginSo, OtherTopologyWarnsOnceAndChangesNothing) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    setenv("CCTUNE_TOPOLOGY_FINGERPRINT", "0000aa", 1);
+    expect_one_warning_and_no_change("fingerprint");
+  });
+}
+
+TEST(PluginSo, SameTopologyFingerprintApplies) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    setenv("CCTUNE_TOPOLOGY_FINGERPRINT", "9f2c4e", 1);
+    SCENARIO_CHECK(chose(get(init(8, 1), nccl_abi::kFuncAllReduce, 4096), kRing, kLL));
+  });
+}
+
+TEST(PluginSo, WithoutCctuneProfileItIsSilentAndInert) {
+  RUN_SCENARIO({
+    unsetenv("CCTUNE_PROFILE");
+    void* ctx = init(8, 1);
+    SCENARIO_CHECK(untouched(get(ctx, nccl_abi::kFuncAllReduce, 4096)));
+    SCENARIO_CHECK(testing::captured_log().empty());
+  });
+}
+
+TEST(PluginSo, SurvivesNullArguments) {
+  RUN_SCENARIO({
+    use_profile("malformed_profile.json");
+    void* ctx = init(8, 1, nullptr);  // no logger: nothing to warn through
+    SCENARIO_CHECK(v5().init(nullptr, 0, 8, 1, nullptr, nullptr, nullptr) == nccl_abi::kSuccess);
+    int channels = 0;
+    SCENARIO_CHECK(v5().get_coll_info(ctx, nccl_abi::kFuncAllReduce, 4096, 1, nullptr, 7, 3, 0, &channels) == 0);
+    FakeCostTable t;
+    SCENARIO_CHECK(v5().get_coll_info(nullptr, nccl_abi::kFuncAllReduce, 4096, 1, t.as_nccl_passes_it(), 7, 3, 0,
+                                      nullptr) == 0);
+    SCENARIO_CHECK(v5().get_coll_info(ctx, nccl_abi::kFuncAllReduce, 4096, 1, t.as_nccl_passes_it(), 0, 3, 0,
+                                      &channels) == 0);
+    SCENARIO_CHECK(v5().finalize(nullptr) == nccl_abi::kSuccess);
+    SCENARIO_CHECK(v5().finalize(ctx) == nccl_abi::kSuccess);
+  });
+}
+
+TEST(PluginSo, OlderInterfaceVersionsBehaveTheSame) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    void* handle = open_plugin();
+    const auto* v4 = static_cast<const nccl_abi::TunerV4*>(dlsym(handle, "ncclTunerPlugin_v4"));
+    const auto* v3 = static_cast<const nccl_abi::TunerV3*>(dlsym(handle, "ncclTunerPlugin_v3"));
+    SCENARIO_CHECK(v4 && v3);
+    void* c4 = nullptr;
+    void* c3 = nullptr;
+    SCENARIO_CHECK(v4->init(8, 1, testing::capture_logger, &c4) == 0);
+    SCENARIO_CHECK(v3->init(8, 1, testing::capture_logger, &c3) == 0);
+    Call a, b;
+    SCENARIO_CHECK(v4->get_coll_info(c4, nccl_abi::kFuncAllReduce, 1 << 20, 1, a.table.as_nccl_passes_it(), 7, 3, 0,
+                                     &a.channels) == 0);
+    SCENARIO_CHECK(v3->get_coll_info(c3, nccl_abi::kFuncAllReduce, 1 << 20, 1, b.table.as_nccl_passes_it(), 7, 3,
+                                     &b.channels) == 0);
+    SCENARIO_CHECK(chose(a, kRing, kSimple) && a.channels == 32);
+    SCENARIO_CHECK(chose(b, kRing, kSimple) && b.channels == 32);
+    SCENARIO_CHECK(v4->destroy(c4) == 0 && v3->destroy(c3) == 0);
+  });
+}
+
+}  // namespace
+}  // namespace cctune::tuner

@@ -1,0 +1,354 @@
+#include "tuner/profile/profile.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+namespace cctune::tuner {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::pair<Collective, std::string_view>, 5> collective_names{{
+    {Collective::AllReduce, "allreduce"},
+    {Collective::AllGather, "allgather"},
+    {Collective::ReduceScatter, "reducescatter"},
+    {Collective::Broadcast, "broadcast"},
+    {Collective::Reduce, "reduce"},
+}};
+
+// nlohmann's parser is iterative, but deep nesting still costs memory and recursion in
+// places we do not control; a profile is at most four levels deep, so refuse early.
+constexpr int kMaxNesting = 32;
+
+bool nested_too_deeply(std::string_view text) noexcept {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) return true;
+    } else if (c == ']' || c == '}') --depth;
+  }
+  return false;
+}
+
+// Reads fields of one JSON object; the first problem wins and names the field's path.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string path, std::string& error) : object_(object), path_(std::move(path)), error_(error) {}
+
+  const json* find(const char* key, bool required) {
+    auto it = object_.find(key);
+    if (it == object_.end()) {
+      if (required) fail(key, "is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  void string(const char* key, std::string& out, bool required) {
+    const json* v = find(key, required);
+    if (!v) return;
+    if (!v->is_string()) return fail(key, "must be a string");
+    out = v->get<std::string>();
+  }
+
+  void integer(const char* key, std::int64_t lo, std::int64_t hi, int& out, bool required) {
+    const json* v = find(key, required);
+    if (!v) return;
+    if (!v->is_number_integer()) return fail(key, "must be an integer");
+    if (v->is_number_unsigned() ? v->get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
+                                : (v->get<std::int64_t>() < lo || v->get<std::int64_t>() > hi))
+      return fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    out = static_cast<int>(v->get<std::int64_t>());
+  }
+
+  void byte_count(const char* key, std::uint64_t& out) {
+    const json* v = find(key, true);
+    if (!v) return;
+    if (!v->is_number_unsigned()) return fail(key, "must be an integer in [0, 18446744073709551615]");
+    out = v->get<std::uint64_t>();
+  }
+
+  void number(const char* key, double& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_number()) return fail(key, "must be a number");
+    out = v->get<double>();
+  }
+
+  void fail(const char* key, const std::string& why) {
+    if (error_.empty()) error_ = path_ + "." + key + " " + why;
+  }
+
+ private:
+  const json& object_;
+  std::string path_;
+  std::string& error_;
+};
+
+ProfileRule read_rule(const json& j, std::size_t index, std::string& error) {
+  const std::string path = "rules[" + std::to_string(index) + "]";
+  ProfileRule rule;
+  if (!j.is_object()) {
+    error = path + " must be an object";
+    return rule;
+  }
+  FieldReader r(j, path, error);
+  std::string collective, algorithm, protocol;
+  r.string("collective", collective, true);
+  r.integer("nranks", 1, std::numeric_limits<int>::max(), rule.nranks, true);
+  r.integer("nnodes", 1, std::numeric_limits<int>::max(), rule.nnodes, true);
+  r.byte_count("min_bytes", rule.min_bytes);
+  r.byte_count("max_bytes", rule.max_bytes);
+  r.string("algo", algorithm, true);
+  r.string("proto", protocol, true);
+  r.integer("channels", 0, kMaxRuleChannels, rule.channels, false);
+  r.number("expected_speedup", rule.expected_speedup);
+  if (!error.empty()) return rule;
+  if (auto c = parse_profile_collective(collective)) rule.collective = *c;
+  else r.fail("collective", "\"" + collective + "\" is not one of allreduce, allgather, reducescatter, broadcast, reduce");
+  if (auto a = parse_algorithm(algorithm)) rule.algorithm = *a;
+  else r.fail("algo", "\"" + algorithm + "\" is not one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
+  if (auto p = parse_protocol(protocol)) rule.protocol = *p;
+  else r.fail("proto", "\"" + protocol + "\" is not one of ll, ll128, simple");
+  return rule;
+}
+
+Profile read_profile(const json& doc, std::string& error) {
+  Profile profile;
+  if (!doc.is_object()) {
+    error = "the document must be a JSON object";
+    return profile;
+  }
+  FieldReader top(doc, "profile", error);
+  std::string schema;
+  top.string("schema", schema, true);
+  if (error.empty() && schema != kProfileSchema)
+    error = "profile.schema is \"" + schema + "\", this cctune reads \"" + std::string(kProfileSchema) + "\"";
+  if (!error.empty()) return profile;
+
+  const json* provenance = top.find("provenance", true);
+  if (provenance && !provenance->is_object()) top.fail("provenance", "must be an object");
+  if (!error.empty()) return profile;
+  FieldReader p(*provenance, "profile.provenance", error);
+  p.string("nccl_version", profile.provenance.nccl_version, true);
+  p.string("topology_fingerprint", profile.provenance.topology_fingerprint, false);
+  p.string("space", profile.provenance.space, false);
+  p.string("created", profile.provenance.created, false);
+  p.string("cctune_version", profile.provenance.cctune_version, false);
+  p.string("results", profile.provenance.results, false);
+
+  if (const json* env = top.find("env", false)) {
+    if (!env->is_object()) top.fail("env", "must be an object of strings");
+    else
+      for (const auto& [key, value] : env->items()) {
+        if (!value.is_string()) {
+          top.fail("env", "value of " + key + " must be a string");
+          break;
+        }
+        profile.env[key] = value.get<std::string>();
+      }
+  }
+
+  const json* rules = top.find("rules", true);
+  if (rules && !rules->is_array()) top.fail("rules", "must be an array");
+  if (!error.empty()) return profile;
+  if (rules->size() > kMaxProfileRules) {
+    error = "profile.rules holds " + std::to_string(rules->size()) + " rules, more than the limit of " +
+            std::to_string(kMaxProfileRules);
+    return profile;
+  }
+  profile.rules.reserve(rules->size());
+  for (std::size_t i = 0; i < rules->size() && error.empty(); ++i) profile.rules.push_back(read_rule((*rules)[i], i, error));
+  return profile;
+}
+
+bool valid_env_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string describe_rule(const ProfileRule& r, std::size_t index) {
+  return "rules[" + std::to_string(index) + "] (" + std::string(profile_collective_name(r.collective)) +
+         " nranks=" + std::to_string(r.nranks) + " nnodes=" + std::to_string(r.nnodes) + " bytes " +
+         std::to_string(r.min_bytes) + ".." + std::to_string(r.max_bytes) + ")";
+}
+
+}  // namespace
+
+std::optional<Collective> parse_profile_collective(std::string_view s) noexcept {
+  for (const auto& [c, name] : collective_names)
+    if (name == s) return c;
+  return std::nullopt;
+}
+
+std::string_view profile_collective_name(Collective c) noexcept {
+  for (const auto& [v, name] : collective_names)
+    if (v == c) return name;
+  return "unsupported";
+}
+
+std::optional<int> nccl_version_code(std::string_view version) noexcept {
+  int parts[3] = {0, 0, 0};
+  const char* p = version.data();
+  const char* end = version.data() + version.size();
+  for (int i = 0; i < 3; ++i) {
+    auto [next, ec] = std::from_chars(p, end, parts[i]);
+    if (ec != std::errc{} || next == p || parts[i] < 0) return std::nullopt;
+    p = next;
+    if (i < 2) {
+      if (p == end || *p != '.') return std::nullopt;
+      ++p;
+    }
+  }
+  if (p != end || parts[1] > 99 || parts[2] > 99 || parts[0] > 20000) return std::nullopt;
+  // NCCL's NCCL_VERSION(X,Y,Z) for releases since 2.9: X*10000 + Y*100 + Z.
+  return parts[0] * 10000 + parts[1] * 100 + parts[2];
+}
+
+std::string nccl_version_string(int code) {
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+}
+
+std::string validate_profile(const Profile& profile) {
+  if (!nccl_version_code(profile.provenance.nccl_version))
+    return "profile.provenance.nccl_version \"" + profile.provenance.nccl_version + "\" is not MAJOR.MINOR.PATCH";
+  for (const auto& [key, value] : profile.env)
+    if (!valid_env_name(key)) return "profile.env key \"" + key + "\" is not an environment variable name";
+  if (profile.rules.size() > kMaxProfileRules) return "profile.rules holds more than " + std::to_string(kMaxProfileRules) + " rules";
+  for (std::size_t i = 0; i < profile.rules.size(); ++i) {
+    const ProfileRule& r = profile.rules[i];
+    const std::string where = "rules[" + std::to_string(i) + "]";
+    if (profile_collective_name(r.collective) == "unsupported") return where + ".collective is not an NCCL collective a profile can tune";
+    if (r.nranks < 1) return where + ".nranks must be at least 1";
+    if (r.nnodes < 1 || r.nnodes > r.nranks) return where + ".nnodes must be in [1, nranks]";
+    if (r.min_bytes > r.max_bytes) return where + ".min_bytes is larger than max_bytes";
+    if (!algorithm_from_index(static_cast<int>(r.algorithm))) return where + ".algo is out of range";
+    if (!protocol_from_index(static_cast<int>(r.protocol))) return where + ".proto is out of range";
+    if (r.channels < 0 || r.channels > kMaxRuleChannels) return where + ".channels must be in [0, 64]";
+    if (!std::isfinite(r.expected_speedup) || r.expected_speedup <= 0) return where + ".expected_speedup must be a positive number";
+  }
+  // Ranges of one (collective, nranks, nnodes) must not overlap: the plugin's lookup is a
+  // binary search that assumes disjoint ranges, and an overlap means the exporter is wrong.
+  std::vector<std::size_t> order(profile.rules.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  auto key = [&](std::size_t i) {
+    const ProfileRule& r = profile.rules[i];
+    return std::tuple(static_cast<int>(r.collective), r.nranks, r.nnodes, r.min_bytes);
+  };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const ProfileRule& a = profile.rules[order[k - 1]];
+    const ProfileRule& b = profile.rules[order[k]];
+    if (a.collective == b.collective && a.nranks == b.nranks && a.nnodes == b.nnodes && b.min_bytes <= a.max_bytes)
+      return describe_rule(a, order[k - 1]) + " and " + describe_rule(b, order[k]) + " overlap";
+  }
+  return {};
+}
+
+ProfileResult parse_profile(std::string_view json_text) noexcept {
+  ProfileResult result;
+  try {
+    if (json_text.size() > kMaxProfileFileBytes) {
+      result.error = "the profile is larger than " + std::to_string(kMaxProfileFileBytes >> 20) + " MiB";
+      return result;
+    }
+    if (nested_too_deeply(json_text)) {
+      result.error = "the profile nests arrays/objects deeper than " + std::to_string(kMaxNesting) + " levels";
+      return result;
+    }
+    json doc;
+    try {
+      doc = json::parse(json_text.begin(), json_text.end());
+    } catch (const json::exception& e) {
+      result.error = std::string("not valid JSON: ") + e.what();
+      return result;
+    }
+    std::string error;
+    Profile profile = read_profile(doc, error);
+    if (error.empty()) error = validate_profile(profile);
+    if (!error.empty()) {
+      result.error = std::move(error);
+      return result;
+    }
+    result.profile = std::move(profile);
+  } catch (const std::exception& e) {
+    result.profile.reset();
+    result.error = std::string("could not read the profile: ") + e.what();
+  } catch (...) {
+    result.profile.reset();
+    result.error = "could not read the profile (unknown error)";
+  }
+  return result;
+}
+
+ProfileResult load_profile(const std::string& path) noexcept {
+  ProfileResult result;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      result.error = "cannot open profile " + path;
+      return result;
+    }
+    std::string text;
+    char buffer[65536];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+      text.append(buffer, static_cast<std::size_t>(in.gcount()));
+      if (text.size() > kMaxProfileFileBytes) {
+        result.error = "profile " + path + " is larger than " + std::to_string(kMaxProfileFileBytes >> 20) + " MiB";
+        return result;
+      }
+    }
+    if (in.bad()) {
+      result.error = "cannot read profile " + path;
+      return result;
+    }
+    result = parse_profile(text);
+    if (!result.profile) result.error = "profile " + path + ": " + result.error;
+  } catch (...) {
+    result.profile.reset();
+    result.error = "cannot read profile " + path;
+  }
+  return result;
+}
+
+std::string format_profile(const Profile& profile) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = kProfileSchema;
+  const ProfileProvenance& p = profile.provenance;
+  doc["provenance"] = {{"nccl_version", p.nccl_version}, {"topology_fingerprint", p.topology_fingerprint},
+                       {"space", p.space},               {"created", p.created},
+                       {"cctune_version", p.cctune_version}, {"results", p.results}};
+  doc["env"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : profile.env) doc["env"][key] = value;
+  doc["rules"] = nlohmann::ordered_json::array();
+  for (const ProfileRule& r : profile.rules)
+    doc["rules"].push_back({{"collective", profile_collective_name(r.collective)},
+                            {"nranks", r.nranks},
+                            {"nnodes", r.nnodes},
+                            {"min_bytes", r.min_bytes},
+                            {"max_bytes", r.max_bytes},
+                            {"algo", to_string(r.algorithm)},
+                            {"proto", to_string(r.protocol)},
+                            {"channels", r.channels},
+                            {"expected_speedup", r.expected_speedup}});
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace cctune::tuner
