@@ -1,0 +1,168 @@
+#include "net/probe.hpp"
+
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "net/ib_device.hpp"
+#include "net/pair_schedule.hpp"
+#include "net/probe_internal.hpp"
+
+namespace cctune::net {
+
+namespace detail {
+
+namespace {
+enum class ErrorKind { usage = 1, environment = 2, runtime = 3 };
+}
+
+void agree(RankComm& comm, const RankInfo& me, const std::function<void()>& local) {
+  nlohmann::json mine = nullptr;
+  try {
+    local();
+  } catch (const UsageError& e) {
+    mine = {{"kind", static_cast<int>(ErrorKind::usage)}, {"what", e.what_only()}, {"fix", e.fix()}};
+  } catch (const EnvironmentError& e) {
+    mine = {{"kind", static_cast<int>(ErrorKind::environment)}, {"what", e.what_only()}, {"fix", e.fix()}};
+  } catch (const Error& e) {
+    mine = {{"kind", static_cast<int>(ErrorKind::runtime)}, {"what", e.what_only()}, {"fix", e.fix()}};
+  }
+  const auto all = comm.allgather(mine.dump());
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const auto j = nlohmann::json::parse(all[r]);
+    if (j.is_null()) continue;
+    const std::string what = j.at("what").get<std::string>() + " (on host " + me.hosts.at(r) + ", rank " +
+                             std::to_string(r) + ")";
+    const std::string fix = j.at("fix");
+    switch (static_cast<ErrorKind>(j.at("kind").get<int>())) {
+      case ErrorKind::usage: throw UsageError(what, fix);
+      case ErrorKind::environment: throw EnvironmentError(what, fix);
+      default: throw RuntimeFailure(what, fix);
+    }
+  }
+}
+
+std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine) {
+  const auto all = comm.allgather(mine.dump());
+  std::vector<nlohmann::json> entries;
+  for (const auto& text : all) entries.push_back(nlohmann::json::parse(text));
+  std::vector<nlohmann::json> pairs;
+  for (const auto& e : entries) {
+    if (e.is_null() || e.value("role", "") != "initiator") continue;
+    nlohmann::json p = e;
+    p.erase("role");
+    const auto& resp = entries.at(p.at("responder").get<std::size_t>());
+    if (resp.is_object() && resp.contains("error") && !resp["error"].is_null())
+      p["responder_error"] = resp["error"];
+    pairs.push_back(std::move(p));
+  }
+  return pairs;
+}
+
+nlohmann::json options_json(const ProbeOptions& o) {
+  return {{"probe", to_string(o.kind)},
+          {"min_bytes", o.min_bytes},
+          {"max_bytes", o.max_bytes},
+          {"step_factor", o.step_factor},
+          {"iterations", o.iterations},
+          {"warmup_iterations", o.warmup_iterations},
+          {"latency_iterations", o.latency_iterations},
+          {"latency_bytes", o.latency_bytes},
+          {"qps", o.qps},
+          {"window", o.window},
+          {"socket_ifname", o.socket_ifname},
+          {"ib_device", o.ib_device},
+          {"timeout_s", o.timeout.count()}};
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string hostname() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const NoteFn& note) {
+  validate(o);
+  if (o.kind == ProbeKind::none) return {{"skipped", true}, {"reason", "--probe none"}};
+  detail::RankInfo me;
+  me.rank = comm.rank();
+  me.hosts = comm.allgather(hostname());
+  for (int r = 0; r < me.rank; ++r) me.local_index += me.hosts[static_cast<std::size_t>(r)] == me.hosts[static_cast<std::size_t>(me.rank)];
+  auto say = [&](const std::string& s) {
+    if (me.rank == 0 && note) note(s);
+  };
+
+  // Which ranks can do RDMA: decided together so every rank takes the same path.
+  std::vector<ib::PortInfo> ports;
+  try {
+    ports = ib::active_ports();
+  } catch (const std::exception&) {
+    ports.clear();
+  }
+  const auto counts = comm.allgather(std::to_string(ports.size()));
+  std::string lacking;
+  for (std::size_t r = 0; r < counts.size(); ++r)
+    if (counts[r] == "0") lacking += (lacking.empty() ? "" : ", ") + me.hosts[r] + " (rank " + std::to_string(r) + ")";
+
+  nlohmann::json result;
+  result["schema"] = "cctune.net/1";
+  result["options"] = detail::options_json(o);
+  result["nranks"] = comm.size();
+  std::string transport, reason;
+  if (o.kind == ProbeKind::ib) {
+    if (!lacking.empty())
+      throw EnvironmentError("--probe ib: no active RDMA device (ibverbs) on " + lacking,
+                             "use --probe tcp, or --probe auto to fall back to TCP");
+    transport = "ib";
+    reason = "--probe ib";
+  } else if (o.kind == ProbeKind::tcp) {
+    transport = "tcp";
+    reason = "--probe tcp";
+  } else if (lacking.empty()) {
+    transport = "ib";
+    reason = "every rank has an active RDMA port";
+  } else {
+    transport = "tcp";
+    reason = "no active RDMA device (ibverbs) on " + lacking + ": measuring TCP instead";
+  }
+  result["transport"] = transport;
+  result["transport_reason"] = reason;
+  if (transport == "tcp" && o.kind == ProbeKind::auto_select) say(reason);
+
+  const int n = comm.size();
+  if (n < 2)
+    throw UsageError("the network probe measures rank pairs and needs at least 2 ranks, got 1",
+                     "launch with mpirun -np N (N >= 2; one rank per node, or per NIC)");
+  const auto rounds = circle_schedule(n);
+  nlohmann::json notes = nlohmann::json::array();
+  if (n % 2 == 1) {
+    const std::string s = std::to_string(n) + " ranks (odd): one rank sits out each of the " +
+                          std::to_string(rounds.size()) + " rounds";
+    notes.push_back(s);
+    say(s);
+  }
+  nlohmann::json schedule = nlohmann::json::array();
+  for (const auto& r : rounds) {
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& p : r.pairs) pairs.push_back({p.first, p.second});
+    schedule.push_back({{"pairs", pairs}, {"idle_rank", r.idle_rank < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.idle_rank)}});
+  }
+  result["schedule"] = {{"rounds", rounds.size()}, {"odd_rank_count", n % 2 == 1}, {"round_pairs", schedule}};
+
+  if (transport == "tcp") {
+    detail::run_tcp_rounds(comm, me, o, rounds, result);
+    notes.push_back("tcp: NIC-to-NIC pairs within a node are not measured (the kernel routes them locally)");
+  } else {
+    detail::run_ib_rounds(comm, me, o, rounds, result);
+  }
+  result["summary"] = detail::summarize_pairs(result["pairs"], o);
+  for (const auto& s : notes) result["summary"]["notes"].push_back(s);
+  return result;
+}
+
+}  // namespace cctune::net

@@ -1,0 +1,152 @@
+// The ibverbs driver of the probe. Connection data travels over RankComm; every step
+// of a pair ends with both sides sending a status, so a failure on one side reaches
+// the other as a message and never as a receive that waits forever.
+#include "core/error.hpp"
+#include "net/ib_device.hpp"
+#include "net/ib_endpoint.hpp"
+#include "net/pair_measurement.hpp"
+#include "net/probe_internal.hpp"
+
+namespace cctune::net::detail {
+
+namespace {
+
+constexpr int tag_conn = 7101, tag_ready = 7102, tag_bw_done = 7103, tag_done = 7104;
+const std::string err_prefix = "ERR:";
+
+// Initiator sends first, responder receives first: no deadlock on blocking sends.
+std::string exchange(RankComm& comm, bool initiator, int peer, int tag, const std::string& mine) {
+  if (initiator) {
+    comm.send(mine, peer, tag);
+    return comm.recv(peer, tag);
+  }
+  std::string theirs = comm.recv(peer, tag);
+  comm.send(mine, peer, tag);
+  return theirs;
+}
+
+bool is_error(const std::string& s) { return s.rfind(err_prefix, 0) == 0; }
+
+nlohmann::json port_json(const ib::PortInfo& p) {
+  return {{"device", p.device},         {"port", p.port},         {"link_layer", p.ethernet ? "Ethernet" : "InfiniBand"},
+          {"lid", p.lid},               {"gid_index", p.gid_index}, {"gid_type", p.gid_type},
+          {"mtu_bytes", p.active_mtu},  {"port_rate_Gbps", p.rate_Gbps}, {"numa_node", p.numa_node}};
+}
+
+// One pair, one side. Returns the measurement on the initiator; throws on failure.
+PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::PortInfo& port, const ProbeOptions& o,
+                         bool& numa_bound) {
+  std::string mine, theirs;
+  std::unique_ptr<ib::Endpoint> ep;
+  try {
+    ep = std::make_unique<ib::Endpoint>(port, o);
+    mine = ep->local_info().to_text();
+  } catch (const Error& e) {
+    mine = err_prefix + e.what_only();
+  }
+  theirs = exchange(comm, initiator, peer, tag_conn, mine);
+  if (is_error(mine)) throw RuntimeFailure(mine.substr(err_prefix.size()));
+  if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
+  numa_bound = ep->buffer_numa_bound();
+  const auto remote = ib::ConnInfo::from_text(theirs);
+
+  // Both QPs must be in RTR before the first write arrives: "ready" after connecting.
+  std::string status = "ok";
+  try {
+    ep->connect(remote);
+  } catch (const Error& e) {
+    status = err_prefix + e.what_only();
+  }
+  theirs = exchange(comm, initiator, peer, tag_ready, status);
+  if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
+  if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
+
+  PairMeasurement m;
+  status = "ok";
+  if (initiator) {
+    try {
+      for (const auto size : bandwidth_sizes(o))
+        m.bandwidth.push_back(ep->write_bw(remote, size, o.iterations, o.warmup_iterations));
+    } catch (const Error& e) {
+      status = err_prefix + e.what_only();
+    }
+  }
+  theirs = exchange(comm, initiator, peer, tag_bw_done, status);
+  if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
+  if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
+
+  status = "ok";
+  try {
+    if (initiator) m.latency = ep->write_lat_initiate(remote, o.latency_iterations, o.warmup_iterations);
+    else ep->write_lat_respond(remote, o.latency_iterations, o.warmup_iterations);
+  } catch (const Error& e) {
+    status = err_prefix + e.what_only();
+  }
+  theirs = exchange(comm, initiator, peer, tag_done, status);
+  if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
+  if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
+  return m;
+}
+
+}  // namespace
+
+void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, const std::vector<Round>& rounds,
+                   nlohmann::json& result) {
+  if (o.gpu_buffers)
+    throw UsageError("GPU buffers (GPUDirect RDMA via dma-buf) are not implemented in this build",
+                     "drop --gpu-buffers; see docs/NETWORK.md");
+  std::vector<ib::PortInfo> ports;
+  ib::PortInfo port;
+  agree(comm, me, [&] {
+    ports = ib::active_ports();
+    port = ib::choose_port(ports, o.ib_device, me.local_index);
+  });
+  nlohmann::json mine = port_json(port);
+  mine["rank"] = me.rank;
+  mine["host"] = me.hosts[static_cast<std::size_t>(me.rank)];
+  nlohmann::json endpoints = nlohmann::json::array();
+  for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
+  result["endpoints"] = endpoints;
+
+  nlohmann::json pairs = nlohmann::json::array();
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    const int peer = peer_in_round(rounds[r], me.rank);
+    nlohmann::json entry = nullptr;
+    if (peer >= 0) {
+      const bool initiator = me.rank < peer;
+      const auto& a = endpoints[static_cast<std::size_t>(initiator ? me.rank : peer)];
+      const auto& b = endpoints[static_cast<std::size_t>(initiator ? peer : me.rank)];
+      entry = {{"role", initiator ? "initiator" : "responder"},
+               {"round", r},
+               {"initiator", a["rank"]},
+               {"responder", b["rank"]},
+               {"initiator_host", a["host"]},
+               {"responder_host", b["host"]},
+               {"same_host", a["host"] == b["host"]},
+               {"transport", "ib"},
+               {"initiator_endpoint", a["device"].get<std::string>() + ":" + std::to_string(a["port"].get<int>())},
+               {"responder_endpoint", b["device"].get<std::string>() + ":" + std::to_string(b["port"].get<int>())},
+               {"port_rate_Gbps", std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>())},
+               {"error", nullptr}};
+      try {
+        bool numa_bound = false;
+        const auto m = run_pair(comm, initiator, peer, port, o, numa_bound);
+        if (initiator) {
+          nlohmann::json bw = nlohmann::json::array();
+          for (const auto& s : m.bandwidth) bw.push_back(s);
+          entry["bandwidth"] = bw;
+          entry["latency"] = m.latency;
+          entry["buffer_numa_bound"] = numa_bound;
+        }
+      } catch (const Error& e) {
+        entry["error"] = e.what_only();
+      }
+    }
+    for (auto& p : gather_round(comm, entry)) pairs.push_back(std::move(p));
+  }
+  result["pairs"] = pairs;
+  // NIC-to-NIC inside a node: ranks on one host take NICs by local index, so with one
+  // rank per NIC the pairs with same_host = true are exactly those.
+}
+
+}  // namespace cctune::net::detail

@@ -1,0 +1,40 @@
+#pragma once
+// Pieces of the probe engine shared by its transport drivers (not a public API).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/rank_comm.hpp"
+#include "net/pair_schedule.hpp"
+#include "net/probe_options.hpp"
+
+namespace cctune::net::detail {
+
+struct RankInfo {
+  int rank = 0;
+  int local_index = 0;  // position among the ranks on the same host
+  std::vector<std::string> hosts;  // every rank's host name
+};
+
+// Runs `local` on every rank; if it throws cctune::Error on any rank, every rank throws
+// the first such error (same type, naming host and rank), so no rank is left waiting.
+void agree(RankComm& comm, const RankInfo& me, const std::function<void()>& local);
+
+// One round of pair entries: each rank contributes its entry (or null); the
+// initiator's entry is kept, with the responder's error merged in when it had one.
+std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine);
+
+// Per-transport drivers: fill result["endpoints"], result["pairs"].
+void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o,
+                    const std::vector<Round>& rounds, nlohmann::json& result);
+void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o,
+                   const std::vector<Round>& rounds, nlohmann::json& result);
+
+// Summary over result["pairs"]: slowest pairs, pairs below the port rate.
+nlohmann::json summarize_pairs(const nlohmann::json& pairs, const ProbeOptions& o);
+
+nlohmann::json options_json(const ProbeOptions& o);
+
+}  // namespace cctune::net::detail

@@ -1,0 +1,37 @@
+#include "net/probe_options.hpp"
+
+#include "core/error.hpp"
+
+namespace cctune::net {
+
+std::string to_string(ProbeKind k) {
+  switch (k) {
+    case ProbeKind::auto_select: return "auto";
+    case ProbeKind::ib: return "ib";
+    case ProbeKind::tcp: return "tcp";
+    case ProbeKind::none: return "none";
+  }
+  return "?";
+}
+
+ProbeKind parse_probe_kind(std::string_view text) {
+  if (text == "auto") return ProbeKind::auto_select;
+  if (text == "ib") return ProbeKind::ib;
+  if (text == "tcp") return ProbeKind::tcp;
+  if (text == "none") return ProbeKind::none;
+  throw UsageError("unknown probe kind '" + std::string(text) + "'", "use --probe auto, ib, tcp or none");
+}
+
+void validate(const ProbeOptions& o) {
+  if (o.min_bytes == 0 || o.max_bytes < o.min_bytes)
+    throw UsageError("probe sizes must satisfy 0 < min <= max", "check -b/--min-bytes and -e/--max-bytes");
+  if (o.step_factor < 2) throw UsageError("probe step factor must be at least 2", "use -f 2");
+  if (o.iterations < 1 || o.latency_iterations < 4 || o.warmup_iterations < 0)
+    throw UsageError("probe iterations must be >= 1 (latency >= 4)", "check -n/--iters and --lat-iters");
+  if (o.qps < 1 || o.qps > 64) throw UsageError("--qps must be in 1..64");
+  if (o.window < 1 || o.window > 4096) throw UsageError("--window must be in 1..4096");
+  if (o.latency_bytes < 1) throw UsageError("--lat-bytes must be at least 1");
+  if (o.timeout.count() < 1) throw UsageError("--timeout must be at least 1 s");
+}
+
+}  // namespace cctune::net

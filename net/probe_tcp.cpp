@@ -1,0 +1,93 @@
+// The TCP driver of the probe: one listener per rank on the chosen interface, its
+// address allgathered once; in each round the lower rank of a pair connects to the
+// higher one and streams to it.
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "net/probe_internal.hpp"
+#include "net/socket.hpp"
+#include "net/tcp_pair.hpp"
+
+namespace cctune::net::detail {
+
+namespace {
+
+nlohmann::json measurement_json(const PairMeasurement& m) {
+  nlohmann::json bw = nlohmann::json::array();
+  for (const auto& b : m.bandwidth) bw.push_back(b);
+  return {{"bandwidth", bw}, {"latency", m.latency}};
+}
+
+}  // namespace
+
+void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, const std::vector<Round>& rounds,
+                    nlohmann::json& result) {
+  Interface iface;
+  Fd listener;
+  int port = 0;
+  agree(comm, me, [&] {
+    std::string spec = o.socket_ifname, source = "--socket-ifname";
+    if (spec.empty()) {
+      if (const char* env = std::getenv("NCCL_SOCKET_IFNAME")) { spec = env; source = "NCCL_SOCKET_IFNAME"; }
+    }
+    iface = select_interface(spec, source);
+    listener = listen_tcp(iface.ipv4, port);
+  });
+  const nlohmann::json mine = {{"rank", me.rank},          {"host", me.hosts[static_cast<std::size_t>(me.rank)]},
+                               {"interface", iface.name},  {"address", iface.ipv4},
+                               {"port", port},             {"port_rate_Gbps", iface.speed_Gbps}};
+  nlohmann::json endpoints = nlohmann::json::array();
+  for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
+  result["endpoints"] = endpoints;
+
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.timeout);
+  nlohmann::json pairs = nlohmann::json::array();
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    const int peer = peer_in_round(rounds[r], me.rank);
+    nlohmann::json entry = nullptr;
+    if (peer >= 0) {
+      const bool initiator = me.rank < peer;
+      const auto& a = endpoints[static_cast<std::size_t>(initiator ? me.rank : peer)];
+      const auto& b = endpoints[static_cast<std::size_t>(initiator ? peer : me.rank)];
+      entry = {{"role", initiator ? "initiator" : "responder"},
+               {"round", r},
+               {"initiator", a["rank"]},
+               {"responder", b["rank"]},
+               {"initiator_host", a["host"]},
+               {"responder_host", b["host"]},
+               {"same_host", a["host"] == b["host"]},
+               {"transport", "tcp"},
+               {"initiator_endpoint", a["interface"].get<std::string>() + " " + a["address"].get<std::string>()},
+               {"responder_endpoint", b["interface"].get<std::string>() + " " + b["address"].get<std::string>()},
+               {"port_rate_Gbps", std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>())},
+               {"error", nullptr}};
+      try {
+        if (initiator) {
+          Fd conn = connect_tcp(b["address"], b["port"], timeout);
+          configure_stream(conn, timeout);
+          const std::int32_t hello = me.rank;
+          send_all(conn, &hello, sizeof hello);
+          entry.update(measurement_json(tcp_initiate(conn, o)));
+        } else {
+          // A connection from anyone but this round's peer (a late retry of an earlier
+          // round) is dropped.
+          for (;;) {
+            Fd conn = accept_tcp(listener, timeout);
+            configure_stream(conn, timeout);
+            std::int32_t hello = -1;
+            recv_all(conn, &hello, sizeof hello);
+            if (hello != peer) continue;
+            tcp_respond(conn, o);
+            break;
+          }
+        }
+      } catch (const Error& e) {
+        entry["error"] = e.what_only();
+      }
+    }
+    for (auto& p : gather_round(comm, entry)) pairs.push_back(std::move(p));
+  }
+  result["pairs"] = pairs;
+}
+
+}  // namespace cctune::net::detail

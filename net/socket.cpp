@@ -1,0 +1,200 @@
+#include "net/socket.hpp"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "core/error.hpp"
+
+namespace cctune::net {
+
+Fd& Fd::operator=(Fd&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.release();
+  }
+  return *this;
+}
+
+Fd::~Fd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+double sysfs_speed_Gbps(const std::string& ifname) {
+  std::ifstream in("/sys/class/net/" + ifname + "/speed");
+  long mbps = -1;
+  if (in >> mbps && mbps > 0) return static_cast<double>(mbps) / 1000.0;
+  return 0;
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+// One NCCL_SOCKET_IFNAME-style filter.
+struct IfFilter {
+  bool exclude = false;
+  bool exact = false;
+  std::vector<std::string> names;
+  bool matches(const std::string& ifname) const {
+    for (const auto& n : names)
+      if (exact ? ifname == n : starts_with(ifname, n)) return true;
+    return false;
+  }
+  bool accepts(const std::string& ifname) const { return exclude != matches(ifname); }
+};
+
+IfFilter parse_filter(std::string spec) {
+  IfFilter f;
+  if (!spec.empty() && spec[0] == '^') { f.exclude = true; spec.erase(0, 1); }
+  if (!spec.empty() && spec[0] == '=') { f.exact = true; spec.erase(0, 1); }
+  std::size_t pos = 0;
+  while (pos <= spec.size()) {
+    const auto comma = spec.find(',', pos);
+    const auto item = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (!item.empty()) f.names.push_back(item);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return f;
+}
+
+}  // namespace
+
+std::vector<Interface> list_ipv4_interfaces() {
+  ifaddrs* head = nullptr;
+  if (getifaddrs(&head) != 0) throw EnvironmentError("getifaddrs failed: " + errno_text());
+  std::vector<Interface> out;
+  for (ifaddrs* a = head; a; a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || !(a->ifa_flags & IFF_UP)) continue;
+    char buf[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, buf, sizeof buf);
+    out.push_back({a->ifa_name, buf, sysfs_speed_Gbps(a->ifa_name)});
+  }
+  freeifaddrs(head);
+  return out;
+}
+
+Interface select_interface(const std::string& spec, const std::string& spec_source) {
+  const auto all = list_ipv4_interfaces();
+  std::string present;
+  for (const auto& i : all) present += (present.empty() ? "" : ", ") + i.name;
+  if (!spec.empty()) {
+    const auto f = parse_filter(spec);
+    for (const auto& i : all)
+      if (f.accepts(i.name)) return i;
+    throw UsageError("no IPv4 interface that is up matches " + spec_source + "=" + spec +
+                         " (interfaces here: " + (present.empty() ? "none" : present) + ")",
+                     "name one of them with --socket-ifname");
+  }
+  // NCCL's default: skip loopback and docker bridges, prefer IPoIB.
+  const IfFilter skip = parse_filter("docker,lo");
+  for (const auto& i : all)
+    if (starts_with(i.name, "ib")) return i;
+  for (const auto& i : all)
+    if (!skip.matches(i.name)) return i;
+  for (const auto& i : all)
+    if (starts_with(i.name, "lo")) return i;
+  throw EnvironmentError("no IPv4 interface is up", "bring a network interface up or set --socket-ifname");
+}
+
+Fd listen_tcp(const std::string& ip, int& port) {
+  Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!s) throw EnvironmentError("socket() failed: " + errno_text());
+  int one = 1;
+  ::setsockopt(s.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  if (inet_pton(AF_INET, ip.c_str(), &addr.sin_addr) != 1) throw UsageError("bad IPv4 address '" + ip + "'");
+  if (::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    throw EnvironmentError("cannot bind a TCP socket to " + ip + ": " + errno_text());
+  if (::listen(s.get(), 16) != 0) throw EnvironmentError("listen() failed: " + errno_text());
+  socklen_t len = sizeof addr;
+  ::getsockname(s.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+  port = ntohs(addr.sin_port);
+  return s;
+}
+
+Fd accept_tcp(const Fd& listener, std::chrono::milliseconds timeout) {
+  pollfd p{listener.get(), POLLIN, 0};
+  const int r = ::poll(&p, 1, static_cast<int>(timeout.count()));
+  if (r == 0)
+    throw RuntimeFailure("no connection from the peer rank within " + std::to_string(timeout.count() / 1000) + " s",
+                         "check that the ranks can reach each other on the chosen interface (--socket-ifname)");
+  if (r < 0) throw RuntimeFailure("poll() on the listening socket failed: " + errno_text());
+  Fd c(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  if (!c) throw RuntimeFailure("accept() failed: " + errno_text());
+  return c;
+}
+
+Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeout) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (inet_pton(AF_INET, ip.c_str(), &addr.sin_addr) != 1) throw UsageError("bad IPv4 address '" + ip + "'");
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string last_error;
+  while (std::chrono::steady_clock::now() < deadline) {
+    Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!s) throw EnvironmentError("socket() failed: " + errno_text());
+    if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return s;
+    last_error = errno_text();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw RuntimeFailure("cannot connect to " + ip + ":" + std::to_string(port) + " (" + last_error + ")",
+                       "check routes and firewalls between the ranks on the chosen interface (--socket-ifname)");
+}
+
+void configure_stream(const Fd& s, std::chrono::milliseconds timeout) {
+  int one = 1;
+  ::setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(s.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+void send_all(const Fd& s, const void* data, std::size_t n) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t k = ::send(s.get(), p, n, MSG_NOSIGNAL);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) throw RuntimeFailure("TCP send to the peer rank timed out");
+      throw RuntimeFailure("TCP send to the peer rank failed: " + errno_text());
+    }
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+}
+
+void recv_all(const Fd& s, void* data, std::size_t n) {
+  auto* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t k = ::recv(s.get(), p, n, 0);
+    if (k == 0) throw RuntimeFailure("the peer rank closed the TCP connection");
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) throw RuntimeFailure("TCP receive from the peer rank timed out");
+      throw RuntimeFailure("TCP receive from the peer rank failed: " + errno_text());
+    }
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+}
+
+}  // namespace cctune::net

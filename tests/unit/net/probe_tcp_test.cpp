@@ -1,0 +1,123 @@
+// The probe engine end to end over loopback, ranks as threads.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "net/probe.hpp"
+#include "net/socket.hpp"
+#include "thread_comm.hpp"
+
+namespace cctune::net {
+namespace {
+
+ProbeOptions small_tcp() {
+  ProbeOptions o;
+  o.kind = ProbeKind::tcp;
+  o.socket_ifname = "lo";
+  o.min_bytes = 64 << 10;
+  o.max_bytes = 256 << 10;
+  o.step_factor = 4;
+  o.iterations = 50;
+  o.warmup_iterations = 5;
+  o.latency_iterations = 100;
+  o.timeout = std::chrono::seconds(10);
+  return o;
+}
+
+TEST(ProbeTcp, TwoRanksMeasureOnePairOverLoopback) {
+  const auto o = small_tcp();
+  const auto results = test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+  EXPECT_EQ(results[0], results[1]);  // identical on every rank
+  const auto& net = results[0];
+  EXPECT_EQ(net["transport"], "tcp");
+  ASSERT_EQ(net["pairs"].size(), 1u);
+  const auto& p = net["pairs"][0];
+  EXPECT_TRUE(p["error"].is_null()) << p.dump();
+  ASSERT_EQ(p["bandwidth"].size(), 2u);  // 64 KiB, 256 KiB
+  EXPECT_EQ(p["bandwidth"][0]["size_bytes"], 64 << 10);
+  for (const auto& b : p["bandwidth"]) {
+    EXPECT_GT(b["avg_GBps"].get<double>(), 0.01);
+    EXPECT_GE(b["peak_GBps"].get<double>(), b["avg_GBps"].get<double>());
+  }
+  EXPECT_GT(p["latency"]["typical_us"].get<double>(), 0);
+  EXPECT_LE(p["latency"]["min_us"].get<double>(), p["latency"]["typical_us"].get<double>());
+  EXPECT_EQ(net["summary"]["pairs_measured"], 1);
+  EXPECT_NE(format_network_probe(net).find("summary: 1 pairs"), std::string::npos);
+}
+
+TEST(ProbeTcp, ThreeRanksRunThreeRoundsWithOneIdleEach) {
+  auto o = small_tcp();
+  o.max_bytes = o.min_bytes;
+  const auto results = test::run_ranks(3, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto& net = results[0];
+  EXPECT_EQ(net["schedule"]["rounds"], 3);
+  EXPECT_TRUE(net["schedule"]["odd_rank_count"].get<bool>());
+  ASSERT_EQ(net["pairs"].size(), 3u);
+  for (const auto& p : net["pairs"]) EXPECT_TRUE(p["error"].is_null()) << p.dump();
+  EXPECT_NE(net["summary"]["notes"].dump().find("odd"), std::string::npos);
+}
+
+TEST(ProbeTcp, AutoFallsBackToTcpAndSaysWhy) {
+  auto o = small_tcp();
+  o.kind = ProbeKind::auto_select;
+  o.max_bytes = o.min_bytes;
+  std::vector<std::string> notes;
+  const auto results = test::run_ranks(2, [&](RankComm& c) {
+    return run_network_probe(c, o, [&](const std::string& s) { notes.push_back(s); });
+  });
+  EXPECT_EQ(results[0]["transport"], "tcp");  // this machine has no RDMA device
+  ASSERT_EQ(notes.size(), 1u);                // said once, by rank 0
+  EXPECT_NE(notes[0].find("no active RDMA device"), std::string::npos);
+}
+
+TEST(ProbeTcp, IbWithoutRdmaIsEnvironmentErrorOnEveryRank) {
+  auto o = small_tcp();
+  o.kind = ProbeKind::ib;
+  EXPECT_THROW(test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); }), EnvironmentError);
+}
+
+TEST(ProbeTcp, UnknownInterfaceIsUsageErrorOnEveryRank) {
+  auto o = small_tcp();
+  o.socket_ifname = "nosuchif0";
+  try {
+    test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(e.describe().find("nosuchif0"), std::string::npos);
+    EXPECT_NE(e.describe().find("lo"), std::string::npos);  // names what exists
+  }
+}
+
+TEST(ProbeTcp, OneRankIsUsageError) {
+  EXPECT_THROW(test::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, small_tcp()); }), UsageError);
+}
+
+TEST(ProbeTcp, NoneIsSkipped) {
+  auto o = small_tcp();
+  o.kind = ProbeKind::none;
+  const auto r = test::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, o); });
+  EXPECT_TRUE(r[0]["skipped"].get<bool>());
+}
+
+TEST(Socket, InterfaceSelectionFollowsNcclSyntax) {
+  EXPECT_EQ(select_interface("lo", "--socket-ifname").name, "lo");
+  EXPECT_EQ(select_interface("=lo", "--socket-ifname").name, "lo");
+  EXPECT_NE(select_interface("^lo", "--socket-ifname").name, "lo");
+  EXPECT_THROW(select_interface("=l", "--socket-ifname"), UsageError);
+  EXPECT_NO_THROW(select_interface("", ""));
+}
+
+TEST(ProbeOptions, ParseAndValidate) {
+  EXPECT_EQ(parse_probe_kind("auto"), ProbeKind::auto_select);
+  EXPECT_EQ(to_string(parse_probe_kind("tcp")), "tcp");
+  EXPECT_THROW(parse_probe_kind("rdma"), UsageError);
+  ProbeOptions o;
+  o.min_bytes = 8;
+  o.max_bytes = 4;
+  EXPECT_THROW(validate(o), UsageError);
+  o = {};
+  o.qps = 0;
+  EXPECT_THROW(validate(o), UsageError);
+}
+
+}  // namespace
+}  // namespace cctune::net
