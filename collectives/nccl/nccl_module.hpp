@@ -29,6 +29,8 @@ class NcclModule {  // one per worker process
   virtual std::string nccl_version() = 0;   // "2.28.3" from ncclGetVersion
   virtual std::string cuda_versions() = 0;  // "runtime 13.0, driver 13.0"
   virtual std::string new_unique_id_hex() = 0;
+  // "0000:18:00.0" from cudaDeviceGetPCIBusId, for the hello message. Addition to the contract.
+  virtual std::string pci_bus_id(int device) = 0;
   // cudaSetDevice + buffers (refuses sizes that do not fit: EnvironmentError naming the size
   // and the free memory, before measuring) + ncclCommInitRankConfig. Returns the backend;
   // comm() then gives the workers' RankComm, implemented over NCCL itself on a separate
