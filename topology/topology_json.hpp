@@ -1,0 +1,25 @@
+#pragma once
+// JSON form of the topology model (schema "cctune.topology/1", documented in
+// docs/TOPOLOGY.md, JSON Schema in configs/schema/topology.schema.json).
+// Writing adds a "derived" object per node (path matrix, nearest NICs, limits); reading
+// ignores it and recomputes, so saved files stay consistent with the code that reads them.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "topology/topology.hpp"
+
+namespace cctune::topo {
+
+inline constexpr const char* topology_schema = "cctune.topology/1";
+
+nlohmann::json to_json(const NodeTopology& node, bool with_derived = true);
+nlohmann::json to_json(const Topology& topology, bool with_derived = true);
+// Throws UsageError saying which key is wrong; callers add the file name.
+NodeTopology node_from_json(const nlohmann::json& j);
+Topology topology_from_json(const nlohmann::json& j);
+
+// Reads a topology file; any problem is a one-line UsageError naming the file.
+Topology load_topology_file(const std::string& path);
+void save_topology_file(const Topology& topology, const std::string& path);
+
+}  // namespace cctune::topo
