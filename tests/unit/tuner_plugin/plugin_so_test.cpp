@@ -2,85 +2,12 @@
 // symbols, calls through cctune's own declarations with cost tables in NCCL's shape.
 // The plugin reads CCTUNE_PROFILE once per process, so each scenario runs in a child
 // process of its own (gtest's death-test machinery) with its own environment.
-#include <dlfcn.h>
-#include <gtest/gtest.h>
-
-#include <cstdlib>
-#include <string>
-
-#include "capture_logger.hpp"
-#include "fake_cost_table.hpp"
-#include "tuner/plugin/nccl_tuner_abi.hpp"
+#include "plugin_scenario.hpp"
 
 namespace cctune::tuner {
 namespace {
 
-using testing::FakeCostTable;
-const std::string kFixtures = std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuner/";
-
-#define SCENARIO_CHECK(cond)                                                                              \
-  do {                                                                                                    \
-    if (!(cond)) {                                                                                        \
-      std::fprintf(stderr, "check failed at line %d: %s\nlog:\n%s", __LINE__, #cond,                     \
-                   testing::all_lines().c_str());                                                         \
-      std::_Exit(1);                                                                                      \
-    }                                                                                                     \
-  } while (0)
-
-// Runs `body` in a child process; the test passes when the child exits 0.
-#define RUN_SCENARIO(...)                                                  \
-  do {                                                                     \
-    auto scenario = [&] { __VA_ARGS__; };                                  \
-    EXPECT_EXIT({ scenario(); std::_Exit(0); }, ::testing::ExitedWithCode(0), ""); \
-  } while (0)
-
-void* open_plugin() {
-  void* handle = dlopen(CCTUNE_TUNER_PLUGIN_SO, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    std::fprintf(stderr, "dlopen %s: %s\n", CCTUNE_TUNER_PLUGIN_SO, dlerror());
-    std::_Exit(2);
-  }
-  return handle;
-}
-
-const nccl_abi::TunerV5& v5() {
-  static const auto* plugin = static_cast<const nccl_abi::TunerV5*>(dlsym(open_plugin(), "ncclTunerPlugin_v5"));
-  if (!plugin) std::_Exit(3);
-  return *plugin;
-}
-
-void* init(std::size_t nranks, std::size_t nnodes, nccl_abi::Logger log = testing::capture_logger) {
-  void* context = nullptr;
-  nccl_abi::NvlDomainInfoV5 nvl{1, int(nranks), int(nranks)};
-  nccl_abi::TunerConstantsV5 constants{};
-  SCENARIO_CHECK(v5().init(&context, 7, nranks, nnodes, log, &nvl, &constants) == nccl_abi::kSuccess);
-  return context;
-}
-
-struct Call {
-  FakeCostTable table;
-  int channels = 0;
-};
-Call get(void* context, int func, std::size_t bytes) {
-  Call c;
-  SCENARIO_CHECK(v5().get_coll_info(context, func, bytes, 1, c.table.as_nccl_passes_it(), testing::kAlgos,
-                                    testing::kProtos, 0, &c.channels) == nccl_abi::kSuccess);
-  return c;
-}
-bool untouched(const Call& c) { return c.table.equals(FakeCostTable{}) && c.channels == 0; }
-// Exactly the one entry set to 0.0, everything else as NCCL passed it.
-bool chose(const Call& c, int algo, int proto) {
-  FakeCostTable expected;
-  expected.cells[algo][proto] = 0.0f;
-  return c.table.equals(expected);
-}
-
-void use_profile(const std::string& name) {
-  setenv("CCTUNE_PROFILE", (kFixtures + name).c_str(), 1);
-  unsetenv("CCTUNE_TOPOLOGY_FINGERPRINT");
-}
-
-constexpr int kTree = 0, kRing = 1, kLL = 0, kLL128 = 1, kSimple = 2;
+using namespace scenario;
 
 TEST(PluginSo, ExportsOnlyNcclsEntryPoints) {
   void* handle = dlopen(CCTUNE_TUNER_PLUGIN_SO, RTLD_NOW | RTLD_LOCAL);

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Shows on a GPU machine that libnccl-tuner-cctune.so steers a program that knows nothing of
+# cctune (standalone_allreduce): with NCCL_TUNER_PLUGIN and CCTUNE_PROFILE set, NCCL's TUNING
+# lines must show the profile's algorithm, protocol and at most its channel count per size;
+# a profile of another NCCL release must give exactly one warning and leave NCCL alone.
+#
+# Usage: tests/gpu/plugin_gpu_check.sh BUILD_DIR
+#   BUILD_DIR configured with -DCCTUNE_WITH_CUDA=ON; build targets standalone_allreduce and
+#   nccl-tuner-cctune first. Exits 0 with "SKIP: reason" without 2 GPUs, 1 when a check fails.
+set -u
+build=${1:?usage: plugin_gpu_check.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+prog=$build/tests/gpu/standalone_allreduce
+plugin=$build/lib/libnccl-tuner-cctune.so
+fixture=$repo/tests/fixtures/tuner/gpu_check_profile.json
+failures=0
+
+skip() { echo "SKIP: $*"; exit 0; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok:   $*"; }
+
+command -v nvidia-smi >/dev/null 2>&1 || skip "nvidia-smi not found (no NVIDIA driver on this machine)"
+ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+[ "$ngpus" -ge 2 ] || skip "needs at least 2 GPUs, found $ngpus"
+[ -x "$prog" ] || { echo "FAIL: $prog is not built (configure with -DCCTUNE_WITH_CUDA=ON, build standalone_allreduce)"; exit 1; }
+[ -f "$plugin" ] || { echo "FAIL: $plugin is not built (build nccl-tuner-cctune)"; exit 1; }
+
+n=2
+[ "$ngpus" -ge 4 ] && n=4
+[ "$ngpus" -ge 8 ] && n=8
+version=$("$prog" --version) || { echo "FAIL: $prog --version"; exit 1; }
+echo "NCCL $version, $n of $ngpus GPUs, plugin $plugin"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The fixture's choices, for the NCCL release in use (the plugin refuses other releases).
+sed -E "s/\"nccl_version\": \"[0-9.]+\"/\"nccl_version\": \"$version\"/" "$fixture" >"$work/profile.json"
+sed -E "s/\"nccl_version\": \"[0-9.]+\"/\"nccl_version\": \"0.0.1\"/" "$fixture" >"$work/other_release.json"
+
+ops="allreduce:4096 allreduce:1048576 allreduce:16777216 allgather:16777216"
+run() { # NAME [ENV...]: runs the program with NCCL's tuning log, output in $work/NAME.log
+  local name=$1
+  shift
+  env "$@" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING NCCL_NVLS_ENABLE=0 "$prog" --ngpus "$n" $ops >"$work/$name.log" 2>&1
+  local rc=$?
+  [ $rc -eq 77 ] && skip "standalone_allreduce found fewer than 2 usable GPUs"
+  [ $rc -eq 0 ] || { fail "$name run exited $rc"; tail -20 "$work/$name.log"; }
+}
+
+# "algo proto channels" of NCCL's first TUNING line for FUNC of BYTES (as NCCL prints them:
+# count x type size per rank, so AllGather prints BYTES/n), lower case.
+choice() { # LOG FUNC PRINTED_BYTES
+  grep -E "NCCL INFO $2: $3 Bytes -> Algo" "$1" | head -1 |
+    sed -E 's/.*Algo ([A-Za-z_]+) proto ([A-Za-z0-9_]+) channel\{Lo\.\.Hi\}=\{([0-9]+)\.\.([0-9]+)\}.*/\1 \2 \3 \4/' |
+    awk '{ printf "%s %s %d\n", tolower($1), tolower($2), $4 - $3 + 1 }'
+}
+
+# Expected from tests/fixtures/tuner/gpu_check_profile.json (same rules for 2, 4 and 8 ranks):
+#   FUNC PRINTED_BYTES NCCL_nBYTES ALGO PROTO MAX_CHANNELS
+expected="AllReduce 4096 4096 ring simple 2
+AllReduce 1048576 1048576 ring ll 4
+AllReduce 16777216 16777216 ring ll128 8
+AllGather $((16777216 / n)) 16777216 ring ll 4"
+
+run baseline
+run profile NCCL_TUNER_PLUGIN="$plugin" CCTUNE_PROFILE="$work/profile.json"
+run other_release NCCL_TUNER_PLUGIN="$plugin" CCTUNE_PROFILE="$work/other_release.json"
+
+grep -q "TUNER/Plugin: Using cctune" "$work/profile.log" && pass "NCCL loaded the cctune tuner" ||
+  fail "no 'TUNER/Plugin: Using cctune' line: NCCL did not load $plugin"
+grep -q "cctune tuner: profile .* rules apply to nranks=$n nnodes=1" "$work/profile.log" &&
+  pass "$(grep -o 'cctune tuner: profile .* rules apply to nranks=[0-9]* nnodes=[0-9]*' "$work/profile.log" | head -1)" ||
+  fail "the plugin did not report the profile's rules for nranks=$n"
+grep -q "cctune tuner: not using the profile" "$work/profile.log" && fail "unexpected warning: $(grep 'cctune tuner' "$work/profile.log" | head -1)"
+
+differs=0
+while read -r func printed nbytes algo proto maxch; do
+  got=$(choice "$work/profile.log" "$func" "$printed")
+  default=$(choice "$work/baseline.log" "$func" "$printed")
+  other=$(choice "$work/other_release.log" "$func" "$printed")
+  read -r galgo gproto gch <<<"$got"
+  if [ -z "$got" ]; then
+    fail "$func nBytes=$nbytes: no TUNING line"
+  elif [ "$galgo $gproto" = "$algo $proto" ] && [ "$gch" -le "$maxch" ]; then
+    pass "$func nBytes=$nbytes: profile $algo/$proto <=$maxch ch -> NCCL ran $galgo/$gproto on $gch ch (default: $default)"
+  else
+    fail "$func nBytes=$nbytes: profile wants $algo/$proto <=$maxch ch, NCCL ran $got (default: $default)"
+  fi
+  [ "$other" = "$default" ] || fail "$func nBytes=$nbytes: with a refused profile NCCL ran '$other', without plugin '$default'"
+  [ "${other% *}" = "$algo $proto" ] || differs=$((differs + 1))
+done <<<"$expected"
+
+warnings=$(grep -c "cctune tuner: not using the profile" "$work/other_release.log")
+[ "$warnings" -eq 1 ] && pass "profile of another NCCL release: one warning: $(grep -o 'cctune tuner: not using.*' "$work/other_release.log" | head -1)" ||
+  fail "profile of another NCCL release: expected exactly 1 warning, saw $warnings"
+[ "$differs" -gt 0 ] || fail "the refused profile's choices all equal NCCL's defaults: this check cannot tell them apart"
+
+if [ "$failures" -gt 0 ]; then
+  echo "plugin_gpu_check: $failures check(s) failed; logs:"
+  for f in baseline profile other_release; do echo "--- $f"; grep -E "Bytes -> Algo|cctune|TUNER" "$work/$f.log" | head -20; done
+  exit 1
+fi
+echo "plugin_gpu_check: all checks passed"
