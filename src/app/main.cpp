@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   cctune::app::Session session(argc, argv);
   CLI::App app{"cctune: measure and tune collective communication (NCCL, MPI) on GPU clusters"};
   app.require_subcommand(1);
+  // As in nccl-tests and most CLIs, a repeated flag means its last value.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", std::string(CCTUNE_VERSION) + " (" + CCTUNE_GIT_SHA + ")");
   auto commands = cctune::app::make_commands();
   for (auto& c : commands) c->setup(app);

@@ -1,5 +1,7 @@
 #include "core/results_json.hpp"
 
+#include <limits>
+
 #include "core/error.hpp"
 #include "core/files.hpp"
 
@@ -88,7 +90,9 @@ void from_json(const json& j, PointResult& p) {
   p.wrong = j.value("wrong", -1L);
   p.iterations = j.value("iterations", 0L);
   p.stop_reason = j.value("stop_reason", "");
-  p.rel_noise = j.value("rel_noise", 0.0);
+  // Too few samples leave the noise infinite, which JSON writes as null.
+  const auto noise = j.find("rel_noise");
+  p.rel_noise = noise != j.end() && noise->is_number() ? noise->get<double>() : std::numeric_limits<double>::infinity();
   if (j.contains("chosen")) {
     const auto& c = j.at("chosen");
     p.chosen_algo = c.value("algo", "");

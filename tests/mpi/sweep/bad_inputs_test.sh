@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every bad input gives one line "cctune: error: ... Fix: ..." on stderr and a non-zero
+# exit, before anything is measured (no results.json appears).
+set -uo pipefail
+cctune=$1 out=$2
+rm -rf "$out"; mkdir -p "$out"
+failures=0
+expect_error() {  # expect_error NAME EXPECTED_CODE PATTERN -- ARGS...
+  local name=$1 code=$2 pattern=$3; shift 4
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  local lines; lines=$(printf '%s\n' "$err" | grep -c 'cctune: error:')
+  if [[ $rc -ne $code ]] || [[ $lines -ne 1 ]] || ! grep -q -- "$pattern" <<<"$err" || ! grep -q "Fix:" <<<"$err"; then
+    echo "FAIL $name: rc=$rc (want $code), stderr: $err"; failures=$((failures+1))
+  else
+    echo "ok   $name: $err"
+  fi
+}
+sweep=("$cctune" sweep --backend mpi)
+expect_error min-above-max 2 "larger than --max-bytes" -- "${sweep[@]}" -b 1M -e 8 -o "$out/a"
+expect_error unparsable-size 2 "'12Q' is not a size" -- "${sweep[@]}" -e 12Q -o "$out/a"
+expect_error unknown-collective 2 "unknown collective 'allscatter'" -- "${sweep[@]}" --collectives allreduce,allscatter -o "$out/a"
+expect_error unknown-dtype 2 "unknown data type 'float7'" -- "${sweep[@]}" --dtype float7 -o "$out/a"
+expect_error size-too-large 2 "of host memory" -- "${sweep[@]}" -b 8 -e 4T -o "$out/a"
+touch "$out/file"
+expect_error unwritable-output 3 "output directory" -- "${sweep[@]}" -o "$out/file/sub"
+expect_error bad-backend 2 "--backend 'gloo' is unknown" -- "${sweep[@]}" --backend gloo -o "$out/a"
+expect_error unknown-option 2 "--bogus" -- "${sweep[@]}" --bogus -o "$out/a"
+expect_error mpi-min-above-max 2 "larger than --max-bytes" -- "${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 2 "$cctune" sweep --backend mpi -b 1M -e 8 -o "$out/a"
+[[ ! -e $out/a/results.json ]] || { echo "FAIL: results.json written despite errors"; failures=$((failures+1)); }
+[[ $failures -eq 0 ]] && echo "bad_inputs_test: all ok" || { echo "bad_inputs_test: $failures failure(s)"; exit 1; }
