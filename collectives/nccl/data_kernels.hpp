@@ -1,0 +1,43 @@
+#pragma once
+// The data check's device side: deterministic inputs from core/data_pattern.hpp's
+// pattern_value(rank, index), and a count of output elements that differ from the expected
+// value, both computed on the device so that multi-GiB buffers are checked in milliseconds.
+//
+// Exactness (docs/NCCL_BACKEND.md): inputs are integers in [-8, 8] (unsigned types: [0, 16]).
+// Sum, max and min are exact in float64/float32 for any rank count, in float16 up to 256
+// ranks and in bfloat16 up to 32 ranks (|sum| <= 8n must stay within the type's exact
+// integer range); integer types are exact for any rank count because the expected value is
+// computed with the same wrap-around arithmetic as NCCL. Prod and avg on floating types are
+// compared with a tolerance proportional to the type's epsilon.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/collective.hpp"
+
+namespace cctune::nccl_detail {
+
+// buf[i] = pattern(rank, first_index + i) for i < count.
+void launch_fill_pattern(void* buf, DType dtype, std::uint64_t count, int rank, std::uint64_t first_index,
+                         cudaStream_t stream);
+
+enum class ExpectedKind {
+  Reduced,   // out[i] = op over ranks r < nranks of pattern(r, first_index + i)
+  Gathered,  // out[i] = pattern(i / block, i % block)
+};
+
+struct CheckSpec {
+  ExpectedKind kind = ExpectedKind::Reduced;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  int nranks = 1;
+  std::uint64_t count = 0;        // output elements to check
+  std::uint64_t first_index = 0;  // Reduced: pattern index of out[0]
+  std::uint64_t block = 1;        // Gathered: elements per rank
+};
+
+// Adds the number of wrong elements of `out` to *wrong_counter (device memory); asynchronous.
+void launch_count_wrong(const void* out, const CheckSpec& spec, unsigned long long* wrong_counter,
+                        cudaStream_t stream);
+
+}  // namespace cctune::nccl_detail

@@ -1,0 +1,72 @@
+#pragma once
+// NCCL collectives timed as nccl-tests times them, plus the device-side data check.
+//  - batch: after a stream sync, host wall time around n back-to-back launches and the final
+//    stream sync (the engine divides by n); per-iteration times from CUDA events recorded
+//    between the launches.
+//  - CUDA-graph mode: n operations run as n/k replays of a graph of k captured operations;
+//    per-iteration times are event time around each replay divided by k.
+// Buffers are allocated once for the largest point (the worker passes it at creation).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "collectives/backend.hpp"
+#include "collectives/nccl/cuda_resources.hpp"
+#include "collectives/nccl/data_kernels.hpp"
+#include "collectives/nccl/nccl_context.hpp"
+
+namespace cctune::nccl_detail {
+
+// GPU memory kept free beyond our buffers, for NCCL's own buffers and CUDA graphs.
+inline constexpr std::uint64_t kNcclHeadroomBytes = 1ull << 30;
+
+// Throws EnvironmentError naming the sizes and the free memory when the buffers cannot fit.
+void check_buffers_fit(int device, std::uint64_t send_bytes, std::uint64_t recv_bytes);
+
+// Operations per graph in CUDA-graph mode for a batch of n: the largest divisor k of n that
+// still leaves at least min(n, 5) replays (n = 20 -> 5 replays of 4 operations).
+int graph_ops_per_replay(int n);
+
+class NcclBackend final : public CollectiveBackend {
+ public:
+  // Allocates the buffers (call before the communicator exists, so a size that does not fit
+  // is refused before NCCL takes its share); the communicator is used from launch on.
+  NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes, std::uint64_t recv_bytes);
+  ~NcclBackend() override;
+
+  std::string name() const override { return "nccl"; }
+  std::string unsupported_reason(const PointSpec& spec) const override;
+  void prepare(const PointSpec& spec) override;
+  BatchTiming run_batch(int n) override;
+  long count_wrong() override;
+  PointConfig chosen() const override;
+
+ private:
+  struct Placement {
+    void* send = nullptr;
+    void* recv = nullptr;
+  };
+  Placement placement(const PointSpec& spec) const;
+  void ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_bytes);
+  void ensure_events(std::size_t count);
+  void launch(cudaStream_t stream);
+  BatchTiming run_stream_batch(int n);
+  BatchTiming run_graph_batch(int n);
+  cudaGraphExec_t graph_for(int k);
+  CheckSpec check_spec() const;
+
+  std::shared_ptr<NcclContext> ctx_;
+  bool graph_;
+  DeviceBuffer send_;
+  DeviceBuffer recv_;
+  DeviceBuffer wrong_counter_;
+  PinnedBuffer wrong_host_;
+  std::vector<CudaEvent> events_;
+  std::optional<PointSpec> spec_;
+  Placement where_;
+  std::map<int, CudaGraphExec> graphs_;  // per ops-per-replay, for the prepared point
+};
+
+}  // namespace cctune::nccl_detail

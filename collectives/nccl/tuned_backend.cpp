@@ -1,0 +1,106 @@
+#include "collectives/nccl/tuned_backend.hpp"
+
+#include "core/error.hpp"
+
+namespace cctune {
+
+std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config) {
+  const bool algo_auto = config.algo.empty() || config.algo == "auto";
+  const bool proto_auto = config.proto.empty() || config.proto == "auto";
+  if (algo_auto && proto_auto && config.channels == 0) return std::nullopt;
+  if (algo_auto || proto_auto)
+    throw UsageError("config " + config.algo + "/" + config.proto + "/" + std::to_string(config.channels) +
+                         " forces only part of the choice",
+                     "name both an algorithm and a protocol (e.g. ring/simple), or leave all three on auto");
+  const auto algorithm = tuner::parse_algorithm(config.algo);
+  if (!algorithm)
+    throw UsageError("unknown NCCL algorithm '" + config.algo + "'",
+                     "use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
+  const auto protocol = tuner::parse_protocol(config.proto);
+  if (!protocol) throw UsageError("unknown NCCL protocol '" + config.proto + "'", "use one of ll, ll128, simple");
+  if (config.channels < 0) throw UsageError("negative channel count " + std::to_string(config.channels));
+  return tuner::ForcedChoice{*algorithm, *protocol, config.channels};
+}
+
+TunedBackend::TunedBackend(std::unique_ptr<CollectiveBackend> inner, tuner::SweepControl& control)
+    : inner_(std::move(inner)), control_(control) {
+  if (!inner_) throw RuntimeFailure("TunedBackend needs a backend");
+}
+
+TunedBackend::~TunedBackend() {
+  try {
+    control_.set_off();
+  } catch (...) {
+  }
+}
+
+void TunedBackend::apply(const PointConfig& config) const {
+  if (const auto choice = forced_choice(config))
+    control_.set_forced(*choice);
+  else
+    control_.set_observe();
+}
+
+std::string TunedBackend::unsupported_reason(const PointSpec& spec) const {
+  std::string why_not = inner_->unsupported_reason(spec);
+  if (!why_not.empty()) return why_not;
+  std::optional<tuner::ForcedChoice> choice;
+  try {
+    choice = forced_choice(spec.config);
+  } catch (const Error& e) {
+    return e.describe();
+  }
+  if (!choice) return {};
+  const ProbeKey key{static_cast<int>(spec.collective), static_cast<int>(spec.dtype), static_cast<int>(spec.op),
+                     spec.in_place, spec.bytes.param_count, spec.config.algo, spec.config.proto, spec.config.channels};
+  if (auto it = probes_.find(key); it != probes_.end()) return it->second;
+  // One real operation under the forced choice; the plugin records whether NCCL took it.
+  control_.set_forced(*choice);
+  inner_->prepare(spec);
+  inner_->run_batch(1);
+  const tuner::ForcedReport report = control_.forced_report();
+  if (report.calls == 0)
+    why_not = "the tuner plugin was not consulted, so " + spec.config.algo + "/" + spec.config.proto +
+              " cannot be forced (workers need NCCL_TUNER_PLUGIN=STATIC_PLUGIN and a cctune built with the plugin)";
+  else if (!report.applicable())
+    why_not = report.reason.empty() ? "NCCL rejected " + spec.config.algo + "/" + spec.config.proto : report.reason;
+  probes_.emplace(key, why_not);
+  return why_not;
+}
+
+void TunedBackend::prepare(const PointSpec& spec) {
+  current_ = spec.config;
+  observation_.reset();
+  report_.reset();
+  apply(current_);
+  inner_->prepare(spec);
+}
+
+BatchTiming TunedBackend::run_batch(int n) {
+  apply(current_);  // fresh counters for this batch alone
+  BatchTiming timing = inner_->run_batch(n);
+  snapshot();
+  return timing;
+}
+
+void TunedBackend::snapshot() {
+  if (auto o = control_.last_observation(); o && o->calls > 0) observation_ = o;
+  if (control_.mode() == tuner::SweepMode::Forced)
+    if (auto r = control_.forced_report(); r.calls > 0) report_ = r;
+}
+
+PointConfig TunedBackend::chosen() const {
+  PointConfig ran = inner_->chosen();
+  if (report_ && report_->applicable()) {
+    ran.algo = current_.algo;
+    ran.proto = current_.proto;
+    ran.channels = current_.channels;
+  } else if (observation_) {
+    ran.algo = std::string(tuner::to_string(observation_->algorithm));
+    ran.proto = std::string(tuner::to_string(observation_->protocol));
+    ran.channels = 0;  // NCCL's own count; the plugin does not see it
+  }
+  return ran;
+}
+
+}  // namespace cctune

@@ -1,0 +1,61 @@
+#pragma once
+// A CollectiveBackend decorator that puts the NCCL backend's points under the control of
+// cctune's tuner plugin (tuner/plugin/sweep_control.hpp). No CUDA or NCCL here: it lives in
+// the cctune executable, next to the plugin, and wraps the backend that libcctune-nccl.so
+// returns.
+//
+//  - "auto" points: the plugin only observes; chosen() reports NCCL's own (algo, proto).
+//  - forced points ("ring"/"simple"/16 channels): the plugin makes NCCL take that choice;
+//    unsupported_reason() finds out first, with one real operation, whether NCCL accepts it
+//    for this (collective, size) on this communicator (cost-table entry >= 0). It is a
+//    collective probe: every rank makes the same calls in the same order, as the engine does.
+//
+// Control is re-applied before every batch and what the plugin saw is read right after the
+// batch, so collective traffic between batches cannot blur a point's observations.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "collectives/backend.hpp"
+#include "tuner/plugin/sweep_control.hpp"
+
+namespace cctune {
+
+// "auto" -> nullopt; "ring"/"simple" -> the forced choice; throws UsageError on a bad spelling.
+std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config);
+
+class TunedBackend final : public CollectiveBackend {
+ public:
+  explicit TunedBackend(std::unique_ptr<CollectiveBackend> inner,
+                        tuner::SweepControl& control = tuner::SweepControl::instance());
+  ~TunedBackend() override;  // switches the plugin back off
+  TunedBackend(const TunedBackend&) = delete;
+  TunedBackend& operator=(const TunedBackend&) = delete;
+
+  std::string name() const override { return inner_->name(); }
+  std::string unsupported_reason(const PointSpec& spec) const override;
+  void prepare(const PointSpec& spec) override;
+  BatchTiming run_batch(int n) override;
+  long count_wrong() override { return inner_->count_wrong(); }
+  PointConfig chosen() const override;
+
+  CollectiveBackend& inner() { return *inner_; }
+
+ private:
+  void apply(const PointConfig& config) const;
+  void snapshot();
+
+  std::unique_ptr<CollectiveBackend> inner_;
+  tuner::SweepControl& control_;
+  PointConfig current_;
+  // What the plugin saw in the latest batch that reached it (graph replays do not).
+  std::optional<tuner::Observation> observation_;
+  std::optional<tuner::ForcedReport> report_;
+  // Probe results per (collective, dtype, op, in_place, size, algo, proto, channels).
+  using ProbeKey = std::tuple<int, int, int, bool, std::uint64_t, std::string, std::string, int>;
+  mutable std::map<ProbeKey, std::string> probes_;
+};
+
+}  // namespace cctune
