@@ -91,8 +91,7 @@ PciPlacement placement_of(hwloc_topology_t topo, hwloc_obj_t dev) {
 
 HwlocFacts read(hwloc_topology_t topo) {
   HwlocFacts f;
-  unsigned v = hwloc_get_api_version();
-  f.version = std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff);
+  f.version = HWLOC_VERSION;  // the release we build against (hwloc_get_api_version() gives only the API level)
   hwloc_obj_t root = hwloc_get_root_obj(topo);
   f.kernel = info(root, "OSRelease");
   f.hostname = info(root, "HostName");

@@ -64,8 +64,11 @@ void render_matrix(const NodeTopology& node, std::ostream& out) {
 
 void render_node(const NodeTopology& node, std::ostream& out) {
   out << fmt::format("Node {} ({})\n", node.hostname, or_unknown(node.source));
-  out << fmt::format("  CPU: {}, {} package(s), {} cores, {} CPUs ({})\n", or_unknown(node.cpu.model),
-                     node.cpu.packages, node.cpu.cores, node.cpu.pus, or_unknown(node.cpu.cpuset));
+  if (node.cpu.pus > 0)
+    out << fmt::format("  CPU: {}, {} package(s), {} cores, {} CPUs ({})\n", or_unknown(node.cpu.model),
+                       node.cpu.packages, node.cpu.cores, node.cpu.pus, or_unknown(node.cpu.cpuset));
+  else
+    out << "  CPU: not recorded in this topology\n";
   for (const auto& n : node.numa_nodes)
     out << fmt::format("  NUMA node {}: CPUs {}, memory {}\n", n.os_index, or_unknown(n.cpuset), format_size(n.memory_bytes));
   out << fmt::format("  Software: kernel {}, hwloc {}, NVIDIA driver {}, CUDA driver {}, NCCL {}\n",
@@ -75,7 +78,7 @@ void render_node(const NodeTopology& node, std::ostream& out) {
   render_matrix(node, out);
 
   if (node.gpus.empty())
-    out << "  GPUs: none found: " << or_unknown(absence(node, "gpu")) << "\n";
+    out << "  GPUs: none found: " << (absence(node, "gpu").empty() ? "none recorded" : absence(node, "gpu")) << "\n";
   else
     out << "  GPUs (limits per direction):\n";
   for (const auto& g : node.gpus) {
@@ -91,7 +94,7 @@ void render_node(const NodeTopology& node, std::ostream& out) {
                        near.empty() ? "none" : join(near, ","));
   }
   if (node.nics.empty())
-    out << "  RDMA devices: none found: " << or_unknown(absence(node, "rdma")) << "\n";
+    out << "  RDMA devices: none found: " << (absence(node, "rdma").empty() ? "none recorded" : absence(node, "rdma")) << "\n";
   else
     out << "  RDMA devices:\n";
   for (std::size_t i = 0; i < node.nics.size(); ++i) {
@@ -101,10 +104,8 @@ void render_node(const NodeTopology& node, std::ostream& out) {
                          p.link_layer == "Ethernet" ? "RoCE" : p.link_layer, p.rate_Gbps, p.width_lanes, gbps(port_GBps(p)),
                          p.netdev.empty() ? "" : ", netdev " + p.netdev, gbps(n.placement.link_GBps));
   }
-  if (!node.software.nccl.empty() || absence(node, "nccl").empty()) {
-  } else {
+  if (node.software.nccl.empty() && !absence(node, "nccl").empty())
     out << "  NCCL: not found: " << absence(node, "nccl") << "\n";
-  }
   out << "  Network interfaces:\n";
   if (node.net_interfaces.empty()) out << "    none\n";
   for (const auto& i : node.net_interfaces)
