@@ -6,9 +6,6 @@ namespace cctune::app {
 std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> c;
   c.push_back(make_sweep_command());
-  c.push_back(make_compare_command());
-  c.push_back(make_report_command());
-  c.push_back(make_probe_command());
   c.push_back(make_topo_command());
   return c;
 }

@@ -7,9 +7,6 @@
 namespace cctune::app {
 
 std::unique_ptr<Command> make_sweep_command();
-std::unique_ptr<Command> make_compare_command();
-std::unique_ptr<Command> make_report_command();
-std::unique_ptr<Command> make_probe_command();
 std::unique_ptr<Command> make_topo_command();
 
 }  // namespace cctune::app
