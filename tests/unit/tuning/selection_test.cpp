@@ -1,0 +1,196 @@
+// Selection from hand-written NCCL-like results (tests/fixtures/tuning/make_fixtures.py
+// says what each row is for). No GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "tuner/selection/ranges.hpp"
+#include "tuner/selection/selection.hpp"
+#include "tuner/selection/timing.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+
+Results fixture(const std::string& name) { return load_results(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuning/" + name); }
+
+const SizeDecision& decision_at(const TuneOutputs& out, Collective c, std::uint64_t size) {
+  for (const SizeDecision& d : out.decisions)
+    if (d.shape.collective == c && d.size_bytes == size) return d;
+  throw std::runtime_error("no decision at " + std::to_string(size));
+}
+
+TEST(Timing, HalfWidthFromRelNoiseElseFromSamples) {
+  PointResult p;
+  p.iter_us.median = 100;
+  p.iter_us.count = 100;
+  p.iter_us.stddev = 10;
+  p.rel_noise = 0.02;
+  EXPECT_DOUBLE_EQ(timing_of(p).halfwidth_us, 2.0);
+  p.rel_noise = 0;
+  EXPECT_NEAR(timing_of(p).halfwidth_us, 1.96, 1e-9);
+  p.rel_noise = std::numeric_limits<double>::infinity();
+  EXPECT_NEAR(timing_of(p).halfwidth_us, 1.96, 1e-9);
+  p.iter_us.count = 1;
+  EXPECT_DOUBLE_EQ(timing_of(p).halfwidth_us, 100.0);  // one sample proves nothing
+}
+
+TEST(Timing, SignificanceNeedsNoiseSeparationAndMinimumGain) {
+  EXPECT_TRUE(significantly_faster({94, 1}, {100, 1}, 0.02));
+  EXPECT_FALSE(significantly_faster({97.5, 2}, {100, 2}, 0.02));   // 2.5% faster, intervals overlap
+  EXPECT_FALSE(significantly_faster({98.5, 0.1}, {100, 0.1}, 0.02));  // clear but under 2%
+  EXPECT_TRUE(significantly_faster({98.5, 0.1}, {100, 0.1}, 0.01));
+  EXPECT_FALSE(significantly_faster({0, 0}, {100, 1}, 0.02));
+}
+
+TEST(Ranges, GeometricMidpointsAndEdges) {
+  EXPECT_EQ(range_boundary(512, 4096), 1448u);  // floor(sqrt(512 * 4096))
+  EXPECT_EQ(range_boundary(7, 8), 7u);
+  EXPECT_EQ(range_boundary(1u << 20, 4u << 20), 2u << 20);
+  const auto r = merge_ranges({8, 64, 512, 4096, 32768}, {1, 1, -1, 2, 2}, true);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].min_bytes, 0u);
+  EXPECT_EQ(r[0].max_bytes, range_boundary(64, 512));
+  EXPECT_EQ(r[1].min_bytes, r[0].max_bytes + 1);
+  EXPECT_EQ(r[1].max_bytes, range_boundary(512, 4096));
+  EXPECT_EQ(r[2].min_bytes, r[1].max_bytes + 1);
+  EXPECT_EQ(r[2].max_bytes, kMax);
+  EXPECT_EQ(r[2].first, 3u);
+  EXPECT_EQ(r[2].last, 4u);
+  const auto tight = merge_ranges({8, 64}, {1, 1}, false);
+  ASSERT_EQ(tight.size(), 1u);
+  EXPECT_EQ(tight[0].min_bytes, 8u);
+  EXPECT_EQ(tight[0].max_bytes, 64u);
+  EXPECT_THROW(merge_ranges({64, 8}, {1, 1}, true), std::invalid_argument);
+}
+
+TEST(Selection, SingleNodePicksRaisedCeilingGroupAndMergesRanges) {
+  TuneOptions options;
+  options.space = "default";
+  options.results_path = "h200x8_allreduce.results.json";
+  const TuneOutputs out = tune_results(fixture("h200x8_allreduce.results.json"), options);
+
+  EXPECT_EQ(out.group, "channels-32");
+  EXPECT_EQ(out.profile.env.at("NCCL_MIN_CTAS"), "32");
+  EXPECT_EQ(out.profile.env.at("NCCL_MAX_CTAS"), "32");
+  EXPECT_EQ(out.profile.provenance.nccl_version, "2.28.3");
+  EXPECT_EQ(out.profile.provenance.topology_fingerprint, "9f2c4e");
+  ASSERT_EQ(out.groups.size(), 2u);
+  EXPECT_NEAR(out.groups[0].geomean_speedup, 1.0229, 0.001);  // default: small sizes + 128 MiB
+  EXPECT_NEAR(out.groups[1].geomean_speedup, 1.073, 0.002);
+
+  ASSERT_EQ(out.profile.rules.size(), 3u);
+  const ProfileRule& small = out.profile.rules[0];
+  EXPECT_EQ(small.collective, Collective::AllReduce);
+  EXPECT_EQ(small.nranks, 8);
+  EXPECT_EQ(small.nnodes, 1);
+  EXPECT_EQ(small.min_bytes, 0u);
+  EXPECT_EQ(small.max_bytes, 1448u);  // up to the midpoint of 512 B and 4 KiB
+  EXPECT_EQ(small.algorithm, Algorithm::Ring);
+  EXPECT_EQ(small.protocol, Protocol::LL);
+  EXPECT_EQ(small.channels, 4);
+  EXPECT_NEAR(small.expected_speedup, 1.069, 0.002);
+
+  const ProfileRule& mid = out.profile.rules[1];  // 4 MiB and 32 MiB merged
+  EXPECT_EQ(mid.min_bytes, (2u << 20) + 1);
+  EXPECT_EQ(mid.max_bytes, 64u << 20);
+  EXPECT_EQ(mid.algorithm, Algorithm::Ring);
+  EXPECT_EQ(mid.protocol, Protocol::Simple);
+  EXPECT_EQ(mid.channels, 32);
+  EXPECT_NEAR(mid.expected_speedup, std::sqrt(47.0 / 44.5 * 205.0 / 190.6), 0.001);
+
+  const ProfileRule& large = out.profile.rules[2];  // out-of-place decides, not the in-place copy
+  EXPECT_EQ(large.min_bytes, (64u << 20) + 1);
+  EXPECT_EQ(large.max_bytes, kMax);
+  EXPECT_EQ(large.algorithm, Algorithm::Tree);
+  EXPECT_EQ(large.protocol, Protocol::Simple);
+  EXPECT_EQ(large.channels, 0);
+  ASSERT_EQ(out.rule_observed_channels.size(), 3u);
+  EXPECT_EQ(out.rule_observed_channels[2], 32);
+
+  // Within noise (4 KiB) and under the minimum gain (32 KiB): NCCL's default stays.
+  EXPECT_FALSE(decision_at(out, Collective::AllReduce, 4096).switched);
+  EXPECT_NE(decision_at(out, Collective::AllReduce, 4096).why.find("within noise"), std::string::npos);
+  EXPECT_FALSE(decision_at(out, Collective::AllReduce, 32768).switched);
+  // The wrong-result point (tree/simple, 20% faster) is never chosen.
+  EXPECT_EQ(decision_at(out, Collective::AllReduce, 4u << 20).choice.config.algo, "ring");
+  EXPECT_TRUE(validate_profile(out.profile).empty());
+}
+
+TEST(Selection, MinimumGainIsAnOption) {
+  TuneOptions options;
+  options.min_gain = 0.10;  // only switches worth 10% survive: none in this fixture
+  const TuneOutputs out = tune_results(fixture("h200x8_allreduce.results.json"), options);
+  // The raised ceiling alone gains ~3.4% (geometric mean), under the 10% asked for a group too.
+  EXPECT_NEAR(out.groups[1].geomean_speedup, 1.034, 0.002);
+  EXPECT_EQ(out.group, "default");
+  EXPECT_TRUE(out.profile.env.empty());
+  EXPECT_TRUE(out.profile.rules.empty());
+}
+
+TEST(Selection, TwoNodesSkipsFailedGroupAndUnobservedChoices) {
+  const TuneOutputs out = tune_results(fixture("two_nodes.results.json"), {});
+  EXPECT_EQ(out.group, "default");
+  EXPECT_TRUE(out.profile.env.empty());
+  EXPECT_EQ(out.profile.provenance.nccl_version, "2.28.9");  // "+cuda13.0" dropped
+  EXPECT_EQ(out.profile.provenance.topology_fingerprint, "");
+  ASSERT_EQ(out.groups.size(), 2u);
+  EXPECT_FALSE(out.groups[1].eligible);
+  EXPECT_NE(out.groups[1].reason.find("not measured"), std::string::npos);
+
+  ASSERT_EQ(out.profile.rules.size(), 2u);
+  const ProfileRule& ag = out.profile.rules[0];
+  EXPECT_EQ(ag.collective, Collective::AllGather);
+  EXPECT_EQ(ag.nranks, 16);
+  EXPECT_EQ(ag.nnodes, 2);
+  EXPECT_EQ(ag.min_bytes, 0u);
+  EXPECT_EQ(ag.max_bytes, 262144u);  // midpoint of 64 KiB and 1 MiB
+  EXPECT_EQ(ag.protocol, Protocol::LL);
+  EXPECT_NEAR(ag.expected_speedup, 1.111, 0.001);
+  const ProfileRule& rs = out.profile.rules[1];  // auto/auto ch=16, NCCL observed running ring/simple
+  EXPECT_EQ(rs.collective, Collective::ReduceScatter);
+  EXPECT_EQ(rs.min_bytes, (4u << 20) + 1);
+  EXPECT_EQ(rs.max_bytes, kMax);
+  EXPECT_EQ(rs.algorithm, Algorithm::Ring);
+  EXPECT_EQ(rs.protocol, Protocol::Simple);
+  EXPECT_EQ(rs.channels, 16);
+  bool noted = false;
+  for (const auto& n : out.notes) noted |= n.find("cannot name") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_FALSE(decision_at(out, Collective::ReduceScatter, 1u << 20).switched);
+}
+
+TEST(Selection, RefusesResultsWithoutNccl) {
+  Results r = fixture("two_nodes.results.json");
+  r.meta.versions.erase("nccl");
+  try {
+    tune_results(r, {});
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("NCCL version"), std::string::npos);
+  }
+}
+
+TEST(Selection, RefusesResultsWithoutDefaultPoints) {
+  Results r = fixture("two_nodes.results.json");
+  for (auto& run : r.runs)
+    std::erase_if(run.points, [](const PointResult& p) { return p.config.algo == "auto" && p.config.channels == 0; });
+  EXPECT_THROW(tune_results(r, {}), UsageError);
+}
+
+TEST(Selection, NoiseWidensKeepDefault) {
+  // The same single-node results with every point ten times noisier: nothing is proven.
+  Results r = fixture("h200x8_allreduce.results.json");
+  for (auto& run : r.runs)
+    for (auto& p : run.points) p.rel_noise *= 10;
+  const TuneOutputs out = tune_results(r, {});
+  EXPECT_EQ(out.group, "channels-32");  // group choice is on geometric means, not per size
+  for (const ProfileRule& rule : out.profile.rules) EXPECT_GT(rule.min_bytes, 2u << 20) << "only the large-size gains survive";
+}
+
+}  // namespace
+}  // namespace cctune::tuner

@@ -1,0 +1,55 @@
+#include "tuner/export/env_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/error.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+void add_line(std::string& out, const std::string& key, const std::string& value) {
+  if (!valid_env_name(key))
+    throw UsageError("environment variable name \"" + key + "\" cannot be written to nccl.env",
+                     "names are letters, digits and '_', not starting with a digit");
+  if (!portable_env_value(value))
+    throw UsageError("the value of " + key + " (\"" + value + "\") cannot be written to nccl.env unquoted",
+                     "nccl.env must be read the same by NCCL_CONF_FILE, docker --env-file and bash; use paths and values "
+                     "without spaces, quotes or shell characters");
+  out += key + "=" + value + "\n";
+}
+
+}  // namespace
+
+bool portable_env_value(std::string_view value) {
+  static constexpr std::string_view extra = "_-./:,=+@%^";
+  return !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || extra.find(c) != std::string_view::npos;
+  });
+}
+
+bool valid_env_name(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string format_env_file(const Profile& profile, const EnvFileOptions& options) {
+  for (const auto& [what, path] : {std::pair{"NCCL_TUNER_PLUGIN", &options.plugin_path}, {"CCTUNE_PROFILE", &options.profile_path}})
+    if (path->empty() || path->front() != '/')
+      throw UsageError(std::string(what) + " must be an absolute path, got \"" + *path + "\"", "pass absolute paths");
+  std::string out;
+  out += "# Written by cctune tune (cctune.profile/1). Use as NCCL_CONF_FILE=<this file>,\n";
+  out += "# docker run --env-file <this file>, or: set -a; . <this file>; set +a\n";
+  out += "# Measured with NCCL " + profile.provenance.nccl_version;
+  if (!profile.provenance.space.empty()) out += ", space " + profile.provenance.space;
+  out += "\n";
+  for (const auto& [key, value] : profile.env) {
+    if (key == "NCCL_TUNER_PLUGIN" || key == "CCTUNE_PROFILE") continue;  // ours win, written below
+    add_line(out, key, value);
+  }
+  add_line(out, "NCCL_TUNER_PLUGIN", options.plugin_path);
+  add_line(out, "CCTUNE_PROFILE", options.profile_path);
+  return out;
+}
+
+}  // namespace cctune::tuner

@@ -1,0 +1,95 @@
+#include "tuner/export/outputs.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/units.hpp"
+#include "tuner/export/env_file.hpp"
+#include "tuner/export/tuner_conf.hpp"
+
+namespace cctune::tuner {
+
+namespace fs = std::filesystem;
+
+std::string find_tuner_plugin(const std::string& executable_path, bool* found) {
+  const fs::path dir = fs::absolute(fs::path(executable_path)).parent_path();
+  const fs::path candidates[] = {dir / "lib" / kPluginFileName, dir / ".." / "lib" / kPluginFileName, dir / kPluginFileName};
+  for (const fs::path& p : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) {
+      if (found) *found = true;
+      return fs::weakly_canonical(p, ec).string();
+    }
+  }
+  if (found) *found = false;
+  return candidates[0].lexically_normal().string();
+}
+
+OutputPaths write_tune_outputs(const TuneOutputs& outputs, const std::string& dir, const std::string& plugin_path) {
+  ensure_writable_directory(dir);
+  const fs::path base = fs::absolute(fs::path(dir)).lexically_normal();
+  OutputPaths paths{(base / "profile.json").string(), (base / "nccl.env").string(), (base / "nccl_tuner.conf").string()};
+  // Format everything first: a value that cannot be written fails before any file changes.
+  const std::string profile_text = format_profile(outputs.profile);
+  const std::string env_text = format_env_file(outputs.profile, {plugin_path, paths.profile});
+  const std::string conf_text = format_example_tuner_conf(outputs.profile, outputs.rule_observed_channels);
+  write_file_atomically(paths.profile, profile_text);
+  write_file_atomically(paths.env_file, env_text);
+  write_file_atomically(paths.tuner_conf, conf_text);
+  const ProfileResult back = load_profile(paths.profile);
+  if (!back.profile || !(*back.profile == outputs.profile))
+    throw RuntimeFailure("profile.json written to " + paths.profile + " does not read back: " +
+                             (back.profile ? "it reads as a different profile" : back.error),
+                         "report this with the results file; it is a cctune bug");
+  return paths;
+}
+
+std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
+  std::string s;
+  char line[512];
+  s += "# process-level group: " + outputs.group;
+  if (!outputs.profile.env.empty()) {
+    s += " (";
+    bool first = true;
+    for (const auto& [k, v] : outputs.profile.env) {
+      s += (first ? "" : " ") + k + "=" + v;
+      first = false;
+    }
+    s += ")";
+  }
+  s += "\n";
+  for (const GroupScore& g : outputs.groups) {
+    if (g.eligible)
+      std::snprintf(line, sizeof line, "#   group %-20s x%.3f over NCCL defaults (geometric mean of %zu sizes)\n", g.group.c_str(),
+                    g.geomean_speedup, g.sizes);
+    else
+      std::snprintf(line, sizeof line, "#   group %-20s not eligible: %s\n", g.group.c_str(), g.reason.c_str());
+    s += line;
+  }
+  if (outputs.profile.rules.empty()) s += "# no rules: NCCL's own choices were best (or not beaten beyond noise) at every size\n";
+  else {
+    std::snprintf(line, sizeof line, "%-14s %6s %6s %12s %12s %-16s %8s %8s\n", "collective", "nranks", "nnodes", "min", "max",
+                  "algo/proto", "channels", "speedup");
+    s += line;
+  }
+  for (const ProfileRule& r : outputs.profile.rules) {
+    const std::string max = r.max_bytes == UINT64_MAX ? "inf" : format_size(r.max_bytes);
+    const std::string ap = std::string(to_string(r.algorithm)) + "/" + std::string(to_string(r.protocol));
+    std::snprintf(line, sizeof line, "%-14s %6d %6d %12s %12s %-16s %8s %7.3fx\n",
+                  std::string(profile_collective_name(r.collective)).c_str(), r.nranks, r.nnodes, format_size(r.min_bytes).c_str(),
+                  max.c_str(), ap.c_str(), r.channels ? std::to_string(r.channels).c_str() : "nccl", r.expected_speedup);
+    s += line;
+  }
+  if (verbose)
+    for (const SizeDecision& d : outputs.decisions) {
+      std::snprintf(line, sizeof line, "#   %-13s %10s %-28s %s\n", to_string(d.shape.collective).c_str(),
+                    format_size(d.size_bytes).c_str(), describe(d.choice).c_str(), d.why.c_str());
+      s += line;
+    }
+  for (const std::string& n : outputs.notes) s += "# note: " + n + "\n";
+  return s;
+}
+
+}  // namespace cctune::tuner

@@ -1,0 +1,102 @@
+#pragma once
+// Search strategies as pure logic, in ask/tell form: the strategy says which (size,
+// candidate, iterations) to measure next; the caller measures (a live NCCL sweep, or a
+// synthetic function in tests) and records the result. Candidates and sizes are indices
+// into the caller's own lists. No I/O, no clocks, no randomness.
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace cctune::tuner::search {
+
+struct Request {
+  std::size_t size_index = 0;
+  std::size_t candidate = 0;
+  int iterations = 0;  // timed iterations to spend on this measurement
+};
+
+// A measurement: median time and the half-width of its confidence interval. A time that
+// is not finite or <= 0 means "could not run" (the candidate is dropped at that size).
+struct Measurement {
+  double time_us = 0;
+  double halfwidth_us = 0;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // The next batch to measure (each request once, any order); empty when finished.
+  // Every request of a batch must be recorded before next() is called again.
+  virtual std::vector<Request> next() = 0;
+  virtual void record(const Request& request, const Measurement& m) = 0;
+  virtual bool finished() const = 0;
+  // The chosen candidate at a size and its last measurement; nullopt when nothing ran there.
+  virtual std::optional<std::size_t> best(std::size_t size_index) const = 0;
+};
+
+// The reference: every candidate at every size, `iterations` each.
+class Exhaustive : public Strategy {
+ public:
+  Exhaustive(std::size_t sizes, std::size_t candidates, int iterations);
+  std::vector<Request> next() override;
+  void record(const Request& request, const Measurement& m) override;
+  bool finished() const override { return done_; }
+  std::optional<std::size_t> best(std::size_t size_index) const override;
+
+ private:
+  std::size_t sizes_, candidates_;
+  int iterations_;
+  bool issued_ = false, done_ = false;
+  std::vector<std::vector<std::optional<Measurement>>> results_;  // [size][candidate]
+};
+
+struct HalvingOptions {
+  int full_iterations = 100;   // the last round: as long as the exhaustive reference
+  int first_iterations = 4;    // the first round: every candidate, briefly
+  int middle_iterations = 20;  // the middle round
+  double keep_fraction = 0.25; // share of candidates kept after the first round
+  std::size_t min_keep = 3;    // ...but at least this many
+  std::size_t final_keep = 2;  // candidates measured at full length
+  // Survivors of a cut also include candidates whose interval overlaps the last kept
+  // one's (noise protection), up to this factor times the nominal number.
+  double overlap_cap = 1.5;
+  std::size_t seeds = 2;       // best candidates of the previous size skip the first cut
+  std::optional<std::size_t> always_keep;  // e.g. NCCL's "auto": measured at full length
+};
+
+// Successive halving per size, sizes in order: all candidates briefly, the best few longer,
+// the best two at full length; the previous size's winners are seeded into the next size's
+// middle round, since neighbouring sizes tend to share a winner.
+class SuccessiveHalving : public Strategy {
+ public:
+  SuccessiveHalving(std::size_t sizes, std::size_t candidates, HalvingOptions options = {});
+  std::vector<Request> next() override;
+  void record(const Request& request, const Measurement& m) override;
+  bool finished() const override { return size_ >= sizes_; }
+  std::optional<std::size_t> best(std::size_t size_index) const override;
+
+ private:
+  std::vector<std::size_t> ranked(std::size_t limit) const;  // this round's survivors
+  void advance();
+
+  std::size_t sizes_, candidates_;
+  HalvingOptions options_;
+  std::size_t size_ = 0;
+  int round_ = 0;
+  bool pending_ = false;
+  std::vector<Request> batch_;
+  std::vector<std::optional<Measurement>> round_results_;  // [candidate], this round
+  std::vector<std::size_t> final_order_;                   // previous size, best first
+  std::vector<std::optional<std::size_t>> best_;
+};
+
+struct SearchTotals {
+  std::size_t measurements = 0;  // recorded requests
+  long iterations = 0;           // sum of their iterations: the time a sweep spends
+};
+
+// Drives `strategy` to the end with `measure`.
+SearchTotals run_search(Strategy& strategy, const std::function<Measurement(const Request&)>& measure);
+
+}  // namespace cctune::tuner::search

@@ -1,0 +1,74 @@
+#include "tuner/selection/candidates.hpp"
+
+#include <algorithm>
+
+#include "tuner/profile/profile.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+std::size_t group_index(CandidateSet& set, const RunResult& run) {
+  for (std::size_t i = 0; i < set.groups.size(); ++i)
+    if (set.groups[i].name == run.group) return i;
+  set.groups.push_back({run.group, run.env});
+  return set.groups.size() - 1;
+}
+
+struct Located {
+  ShapeKey shape;
+  std::size_t group;
+  const PointResult* point;
+};
+
+}  // namespace
+
+CandidateSet collect_candidates(const Results& results) {
+  CandidateSet set;
+  std::vector<Located> usable;
+  std::size_t wrong = 0, unnamed = 0;
+  for (const RunResult& run : results.runs) {
+    const std::size_t g = group_index(set, run);
+    for (const PointResult& p : run.points) {
+      if (p.status != PointStatus::Ok) continue;
+      if (p.wrong > 0) {
+        ++wrong;
+        continue;
+      }
+      if (!parse_profile_collective(to_string(p.collective))) {
+        ++unnamed;
+        continue;
+      }
+      usable.push_back({{p.collective, run.nranks, run.nnodes}, g, &p});
+    }
+  }
+  if (wrong) set.notes.push_back(std::to_string(wrong) + " point(s) with wrong results were left out");
+  if (unnamed) set.notes.push_back(std::to_string(unnamed) + " point(s) of collectives a profile cannot steer were left out");
+
+  // Per (shape, size): one placement (out-of-place when measured) and the first data type seen.
+  std::map<std::pair<ShapeKey, std::uint64_t>, std::pair<bool, DType>> pick;
+  for (const Located& l : usable) {
+    auto [it, fresh] = pick.try_emplace({l.shape, l.point->size_bytes}, l.point->in_place, l.point->dtype);
+    if (!fresh && it->second.first && !l.point->in_place) it->second = {false, l.point->dtype};
+  }
+  std::size_t other_layout = 0;
+  for (const Located& l : usable) {
+    const auto& [in_place, dtype] = pick.at({l.shape, l.point->size_bytes});
+    if (l.point->in_place != in_place || l.point->dtype != dtype) {
+      ++other_layout;
+      continue;
+    }
+    Candidate c{l.group, l.point->config, l.point->chosen_algo, l.point->chosen_proto, l.point->chosen_channels,
+                timing_of(*l.point)};
+    auto& list = set.by_shape[l.shape][l.point->size_bytes];
+    auto same = std::find_if(list.begin(), list.end(), [&](const Candidate& o) { return o.group == c.group && o.config == c.config; });
+    if (same == list.end()) list.push_back(c);
+    else if (c.timing.halfwidth_us < same->timing.halfwidth_us) *same = c;
+  }
+  if (other_layout)
+    set.notes.push_back(std::to_string(other_layout) +
+                        " point(s) of a second placement or data type were not used for the choice (out-of-place and the "
+                        "first data type are)");
+  return set;
+}
+
+}  // namespace cctune::tuner

@@ -1,0 +1,235 @@
+#include "tuner/selection/selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <regex>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "tuner/selection/ranges.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+using SizeMap = std::map<std::uint64_t, std::vector<Candidate>>;
+
+struct RuleConfig {
+  Algorithm algorithm = Algorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  int channels = 0;
+  auto operator<=>(const RuleConfig&) const = default;
+};
+
+// What a rule would force to reproduce `c`; nullopt when the profile cannot say it (an
+// "auto" half with no observation of what NCCL ran).
+std::optional<RuleConfig> rule_config(const Candidate& c) {
+  const std::string& algo = c.config.algo != "auto" ? c.config.algo : c.chosen_algo;
+  const std::string& proto = c.config.proto != "auto" ? c.config.proto : c.chosen_proto;
+  auto a = parse_algorithm(algo);
+  auto p = parse_protocol(proto);
+  if (!a || !p || c.config.channels < 0 || c.config.channels > kMaxRuleChannels) return std::nullopt;
+  return RuleConfig{*a, *p, c.config.channels};
+}
+
+ChoiceLabel label_of(const Candidate& c, const CandidateSet& set) {
+  return {set.groups[c.group].name, c.config, c.chosen_algo, c.chosen_proto, c.chosen_channels};
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
+  return buf;
+}
+
+// The decision of group `g` at one size, or nullopt when the group has no "auto" point there.
+std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const ShapeKey& shape, std::uint64_t size,
+                                   const std::vector<Candidate>& all, const TuneOptions& options,
+                                   std::size_t& unexpressible) {
+  const Candidate* base = nullptr;
+  for (const Candidate& c : all)
+    if (c.group == g && c.is_auto()) base = &c;
+  if (!base) return std::nullopt;
+  const Candidate* best = nullptr;
+  const Candidate* fastest = nullptr;  // fastest of the group, significant or not
+  for (const Candidate& c : all) {
+    if (c.group != g || &c == base) continue;
+    if (!fastest || c.timing.time_us < fastest->timing.time_us) fastest = &c;
+    if (!significantly_faster(c.timing, base->timing, options.min_gain)) continue;
+    if (!rule_config(c)) {
+      ++unexpressible;
+      continue;
+    }
+    if (!best || c.timing.time_us < best->timing.time_us) best = &c;
+  }
+  SizeDecision d;
+  d.shape = shape;
+  d.size_bytes = size;
+  d.baseline = label_of(*base, set);
+  d.baseline_timing = base->timing;
+  const Candidate& chosen = best ? *best : *base;
+  d.choice = label_of(chosen, set);
+  d.choice_timing = chosen.timing;
+  d.switched = best != nullptr;
+  d.speedup = base->timing.time_us / chosen.timing.time_us;
+  const double noise = base->timing.halfwidth_us / base->timing.time_us;
+  if (best) {
+    d.why = percent(1.0 - best->timing.time_us / base->timing.time_us) + " faster than NCCL's default, beyond noise (default +/-" +
+            percent(noise) + ", this +/-" + percent(best->timing.halfwidth_us / best->timing.time_us) + ")";
+  } else if (fastest && fastest->timing.time_us < base->timing.time_us) {
+    d.why = "NCCL's default kept: the fastest alternative (" + describe(label_of(*fastest, set)) + ") is " +
+            percent(1.0 - fastest->timing.time_us / base->timing.time_us) + " faster, within noise or under the " +
+            percent(options.min_gain) + " minimum";
+  } else {
+    d.why = fastest ? "NCCL's default is the fastest measured" : "only NCCL's default was measured";
+  }
+  return d;
+}
+
+std::string nccl_version_of(const Results& results) {
+  auto it = results.meta.versions.find("nccl");
+  if (it == results.meta.versions.end() || it->second.empty())
+    throw UsageError("the results carry no NCCL version (meta.versions.nccl): a profile steers NCCL and must come from "
+                     "NCCL measurements",
+                     "run `cctune sweep --backend nccl` on the GPU nodes and tune its results.json");
+  std::smatch m;
+  static const std::regex version(R"((\d+)\.(\d+)\.(\d+))");
+  if (!std::regex_search(it->second, m, version))
+    throw UsageError("meta.versions.nccl is \"" + it->second + "\", not MAJOR.MINOR.PATCH",
+                     "use results written by `cctune sweep --backend nccl`");
+  return m.str(0);
+}
+
+std::string topology_fingerprint(const Results& results) {
+  // One fingerprint only when every node looks the same; heterogeneous clusters get none.
+  if (!results.topology.is_object()) return {};
+  auto groups = results.topology.find("groups");
+  if (groups == results.topology.end() || !groups->is_array() || groups->size() != 1) return {};
+  return (*groups)[0].value("fingerprint", "");
+}
+
+std::size_t reference_group(const CandidateSet& set) {
+  for (std::size_t i = 0; i < set.groups.size(); ++i)
+    if (set.groups[i].name == "default") return i;
+  for (std::size_t i = 0; i < set.groups.size(); ++i)
+    if (set.groups[i].env.empty()) return i;
+  return 0;
+}
+
+using Decisions = std::map<std::pair<ShapeKey, std::uint64_t>, SizeDecision>;
+
+std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOptions& options, std::vector<int>& observed) {
+  std::vector<ProfileRule> rules;
+  std::map<ShapeKey, std::vector<const SizeDecision*>> by_shape;
+  for (const auto& [key, d] : decisions) by_shape[key.first].push_back(&d);
+  for (const auto& [shape, list] : by_shape) {
+    std::vector<std::uint64_t> sizes;
+    std::vector<int> labels;
+    std::vector<RuleConfig> configs;
+    for (const SizeDecision* d : list) {
+      sizes.push_back(d->size_bytes);
+      int label = -1;
+      if (d->switched) {
+        Candidate c{0, d->choice.config, d->choice.chosen_algo, d->choice.chosen_proto, d->choice.chosen_channels, d->choice_timing};
+        const RuleConfig rc = *rule_config(c);
+        auto it = std::find(configs.begin(), configs.end(), rc);
+        label = static_cast<int>(it - configs.begin());
+        if (it == configs.end()) configs.push_back(rc);
+      }
+      labels.push_back(label);
+    }
+    for (const LabelRange& r : merge_ranges(sizes, labels, options.extend_edges)) {
+      if (r.label < 0) continue;
+      double log_sum = 0;
+      int channels_seen = 0;
+      for (std::size_t i = r.first; i <= r.last; ++i) {
+        log_sum += std::log(list[i]->speedup);
+        channels_seen = std::max(channels_seen, list[i]->choice.chosen_channels);
+      }
+      observed.push_back(channels_seen);
+      const double speedup = std::exp(log_sum / static_cast<double>(r.last - r.first + 1));
+      const RuleConfig& rc = configs[static_cast<std::size_t>(r.label)];
+      rules.push_back({shape.collective, shape.nranks, shape.nnodes, r.min_bytes, r.max_bytes, rc.algorithm, rc.protocol,
+                       rc.channels, std::round(speedup * 1000.0) / 1000.0});
+    }
+  }
+  return rules;
+}
+
+}  // namespace
+
+std::string describe(const ChoiceLabel& label) {
+  const PointConfig& c = label.config;
+  std::string s;
+  if (c.algo == "auto" && c.proto == "auto") {
+    s = "auto";
+    if (!label.chosen_algo.empty()) s += " (" + label.chosen_algo + "/" + label.chosen_proto + ")";
+  } else {
+    s = c.algo + "/" + c.proto;
+  }
+  if (c.channels > 0) s += " ch=" + std::to_string(c.channels);
+  return s;
+}
+
+TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
+  TuneOutputs out;
+  Profile& profile = out.profile;
+  profile.provenance = {nccl_version_of(results), topology_fingerprint(results), options.space, options.created,
+                        options.cctune_version, options.results_path};
+  CandidateSet set = collect_candidates(results);
+  out.notes = set.notes;
+  if (set.groups.empty() || set.by_shape.empty())
+    throw UsageError("the results hold no successful measurement to tune from", "check the sweep's results.json for failed groups");
+
+  std::size_t unexpressible = 0;
+  std::vector<Decisions> per_group(set.groups.size());
+  for (const auto& [shape, sizes] : set.by_shape)
+    for (const auto& [size, all] : sizes)
+      for (std::size_t g = 0; g < set.groups.size(); ++g)
+        if (auto d = decide(set, g, shape, size, all, options, unexpressible)) per_group[g].emplace(std::pair(shape, size), *d);
+
+  const std::size_t ref = reference_group(set);
+  const Decisions& ref_decisions = per_group[ref];
+  if (ref_decisions.empty())
+    throw UsageError("group \"" + set.groups[ref].name + "\" has no NCCL default (\"auto\") point to compare with",
+                     "sweep with the \"auto\" algorithm/protocol in the space (every built-in space has it)");
+
+  std::optional<std::size_t> best;
+  for (std::size_t g = 0; g < set.groups.size(); ++g) {
+    GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, ref_decisions.size()};
+    double log_sum = 0;
+    for (const auto& [key, ref_d] : ref_decisions) {
+      auto it = per_group[g].find(key);
+      if (it == per_group[g].end()) {
+        score.eligible = false;
+        score.reason = "not measured at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
+        break;
+      }
+      log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);
+    }
+    if (score.eligible) {
+      score.geomean_speedup = std::exp(log_sum / static_cast<double>(ref_decisions.size()));
+      if (!best || score.geomean_speedup > out.groups[*best].geomean_speedup) best = g;
+    }
+    out.groups.push_back(score);
+  }
+  std::size_t chosen = ref;
+  if (best && *best != ref && out.groups[*best].geomean_speedup >= out.groups[ref].geomean_speedup * (1.0 + options.min_gain))
+    chosen = *best;
+  out.group = set.groups[chosen].name;
+  profile.env = set.groups[chosen].env;
+  for (const auto& [key, d] : per_group[chosen]) out.decisions.push_back(d);
+  profile.rules = rules_from(per_group[chosen], options, out.rule_observed_channels);
+  if (unexpressible)
+    out.notes.push_back(std::to_string(unexpressible) +
+                        " faster point(s) ran NCCL's own algorithm/protocol without the plugin observing which; a rule "
+                        "cannot name them");
+
+  if (std::string error = validate_profile(profile); !error.empty())
+    throw RuntimeFailure("the profile derived from the results is invalid: " + error,
+                         "report this with the results file; it is a cctune bug");
+  return out;
+}
+
+}  // namespace cctune::tuner

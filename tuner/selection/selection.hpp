@@ -1,0 +1,74 @@
+#pragma once
+// `cctune tune`'s decisions: per (collective, nranks, nnodes, size range) the best measured
+// configuration, leaving NCCL's default ("auto") only when the gain is beyond measured noise;
+// one process-level group for the whole profile (its env is set once per process).
+// Pure: results in, a profile and the reasons out. docs/TUNING.md "Selection".
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/results.hpp"
+#include "tuner/profile/profile.hpp"
+#include "tuner/selection/candidates.hpp"
+
+namespace cctune::tuner {
+
+struct TuneOptions {
+  double min_gain = 0.02;     // a switch must save at least this fraction of the time
+  bool extend_edges = true;   // first/last range of a shape reach 0 / UINT64_MAX
+  std::string space;          // provenance: the search space's name
+  std::string results_path;   // provenance: where the results came from
+  std::string created;        // provenance: ISO 8601 time; empty leaves it empty
+  std::string cctune_version;
+};
+
+// What one configuration is, as a user reads it.
+struct ChoiceLabel {
+  std::string group;
+  PointConfig config;
+  std::string chosen_algo;  // what NCCL ran ("ring"), when the plugin saw it
+  std::string chosen_proto;
+  int chosen_channels = 0;  // channels that ran; 0 unknown
+};
+
+struct SizeDecision {
+  ShapeKey shape;
+  std::uint64_t size_bytes = 0;
+  ChoiceLabel baseline;  // NCCL's default in the chosen group
+  Timing baseline_timing;
+  ChoiceLabel choice;
+  Timing choice_timing;
+  bool switched = false;  // choice differs from the baseline
+  double speedup = 1.0;   // baseline time / choice time
+  std::string why;        // one sentence
+};
+
+struct GroupScore {
+  std::string group;
+  std::map<std::string, std::string> env;
+  bool eligible = false;
+  std::string reason;              // why not eligible
+  double geomean_speedup = 0;      // over the reference group's NCCL defaults, every size
+  std::size_t sizes = 0;
+};
+
+struct TuneOutputs {
+  Profile profile;       // validated (tuner::validate_profile)
+  std::string group;     // the process-level group whose env the profile carries
+  std::vector<GroupScore> groups;
+  std::vector<SizeDecision> decisions;  // of the chosen group, by shape then size
+  // Per profile rule: the channel count that ran at its sizes (largest seen; 0 unknown).
+  // NCCL's example tuner plugin needs an explicit count (see tuner_conf.hpp).
+  std::vector<int> rule_observed_channels;
+  std::vector<std::string> notes;       // what was left out or could not be expressed
+};
+
+// Throws UsageError when the results hold nothing to tune from (no NCCL version, no
+// NCCL "auto" point to compare with).
+TuneOutputs tune_results(const Results& results, const TuneOptions& options);
+
+// "ring/ll128 ch=32", "auto (ring/simple)", with the group when it is not the reference.
+std::string describe(const ChoiceLabel& label);
+
+}  // namespace cctune::tuner

@@ -1,0 +1,23 @@
+#pragma once
+// A measured time with its uncertainty, and the rule that decides whether one
+// configuration is faster than another beyond noise. Pure functions, no I/O.
+#include "core/results.hpp"
+
+namespace cctune::tuner {
+
+struct Timing {
+  double time_us = 0;       // median per-iteration time (max over ranks)
+  double halfwidth_us = 0;  // half-width of the median's ~95% confidence interval
+};
+
+// From a point: iter_us.median (batch_us when there are no per-iteration samples) and
+// rel_noise x median; when rel_noise is unknown (0 or not finite) 1.96 stddev / sqrt(n);
+// with fewer than two samples the half-width is the time itself (nothing can be proven).
+Timing timing_of(const PointResult& point);
+
+// True when `candidate` beats `reference` beyond noise and by at least `min_gain`:
+//   candidate.time + candidate.halfwidth < reference.time - reference.halfwidth, and
+//   candidate.time <= reference.time * (1 - min_gain).
+bool significantly_faster(const Timing& candidate, const Timing& reference, double min_gain);
+
+}  // namespace cctune::tuner

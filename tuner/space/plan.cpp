@@ -1,0 +1,128 @@
+#include "tuner/space/plan.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+#include "core/units.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+int env_int(const std::map<std::string, std::string>& env, const char* key) {
+  auto it = env.find(key);
+  if (it == env.end()) return 0;
+  int v = 0;
+  auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  return ec == std::errc{} && p == it->second.data() + it->second.size() && v > 0 ? v : 0;
+}
+
+std::string resolve_group(const GroupSpec& spec, const SpaceContext& ctx, PlannedGroup& g) {
+  for (GroupRequirement r : spec.requires_) {
+    if (r == GroupRequirement::Net && ctx.nnodes < 2)
+      return "matters only across nodes (the network transport); this job has " + std::to_string(ctx.nnodes) + " node";
+    if (r == GroupRequirement::Rdma && ctx.nearest_nics.empty()) return "needs RDMA NICs near the GPUs; none were found";
+  }
+  for (const auto& [k, v] : spec.env) {
+    if (v != "{nearest_nics}") {
+      g.env[k] = v;
+      continue;
+    }
+    if (ctx.nearest_nics.empty()) return k + " is derived from the NICs nearest the GPUs; none were found";
+    std::string list = "=";  // '=' prefix: exact device names, not prefixes (NCCL_IB_HCA syntax)
+    for (std::size_t i = 0; i < ctx.nearest_nics.size(); ++i) list += (i ? "," : "") + ctx.nearest_nics[i];
+    g.env[k] = list;
+  }
+  return {};
+}
+
+std::vector<std::uint64_t> sizes_for(const SearchSpace& space, Collective c, const SpaceContext& ctx) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t requested : space.sizes.expand()) {
+    const std::uint64_t s = ctx.nranks > 0 ? collective_bytes(c, requested, space.dtype, ctx.nranks).size_bytes : requested;
+    if (s > 0 && (out.empty() || out.back() != s)) out.push_back(s);
+  }
+  return out;
+}
+
+double point_seconds(const SearchSpace& space, std::uint64_t bytes, const EstimateModel& m) {
+  const double op_s = (m.latency_us + static_cast<double>(bytes) / (m.bandwidth_GBps * 1e3)) * 1e-6;
+  return m.point_overhead_s + std::min(space.measure.max_time_s, (space.measure.warmup + space.measure.min_iters) * op_s);
+}
+
+}  // namespace
+
+SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const EstimateModel& model) {
+  SpacePlan plan;
+  plan.space = space.name;
+  plan.strategy = to_string(space.strategy);
+  for (const GroupSpec& spec : space.groups) {
+    PlannedGroup g;
+    g.name = spec.name;
+    g.skip_reason = resolve_group(spec, ctx, g);
+    if (!g.skip_reason.empty()) {
+      plan.groups.push_back(std::move(g));
+      continue;
+    }
+    g.channel_ceiling = env_int(g.env, "NCCL_MAX_CTAS");
+    if (!g.channel_ceiling) g.channel_ceiling = env_int(g.env, "NCCL_MAX_NCHANNELS");
+    if (!g.channel_ceiling) g.channel_ceiling = ctx.channel_ceiling;
+    double seconds = model.group_startup_s;
+    for (Collective c : space.collectives) {
+      const std::vector<std::uint64_t> sizes = sizes_for(space, c, ctx);
+      for (const std::string& a : space.algorithms)
+        for (const std::string& p : space.protocols)
+          for (int ch : space.channels) {
+            PointConfig config{a, p, ch, false};
+            if (std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling); !why.empty()) {
+              g.skipped.push_back({c, config, why, sizes.size()});
+              plan.skipped_points += sizes.size();
+              continue;
+            }
+            for (std::uint64_t s : sizes) {
+              g.points.push_back({c, s, config});
+              seconds += point_seconds(space, s, model);
+            }
+          }
+    }
+    plan.points += g.points.size();
+    plan.estimated_s += seconds;
+    plan.groups.push_back(std::move(g));
+  }
+  return plan;
+}
+
+std::string format_plan(const SpacePlan& plan) {
+  std::string s = "# space " + plan.space + ", strategy " + plan.strategy + "\n";
+  char line[640];
+  std::size_t skipped_groups = 0;
+  for (const PlannedGroup& g : plan.groups) {
+    std::string env;
+    for (const auto& [k, v] : g.env) env += " " + k + "=" + v;
+    if (!g.skip_reason.empty()) {
+      ++skipped_groups;
+      s += "group " + g.name + ": skipped: " + g.skip_reason + "\n";
+      continue;
+    }
+    std::snprintf(line, sizeof line, "group %s:%s\n  %zu points", g.name.c_str(), env.empty() ? " (NCCL defaults)" : env.c_str(),
+                  g.points.size());
+    s += line;
+    std::size_t configs = 0;
+    std::vector<std::pair<std::string, std::size_t>> reasons;  // reason -> skipped points, first-seen order
+    for (const SkippedConfig& k : g.skipped) {
+      ++configs;
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == k.reason; });
+      if (it == reasons.end()) reasons.emplace_back(k.reason, k.points);
+      else it->second += k.points;
+    }
+    if (g.channel_ceiling) s += ", channel ceiling " + std::to_string(g.channel_ceiling);
+    s += configs ? ", " + std::to_string(configs) + " configurations skipped:\n" : "\n";
+    for (const auto& [reason, n] : reasons) s += "    skip " + std::to_string(n) + " points: " + reason + "\n";
+  }
+  std::snprintf(line, sizeof line, "# %zu group(s) (%zu skipped), %zu points to measure, %zu skipped, estimated %s (exhaustive)\n",
+                plan.groups.size(), skipped_groups, plan.points, plan.skipped_points, format_duration(plan.estimated_s).c_str());
+  s += line;
+  return s;
+}
+
+}  // namespace cctune::tuner

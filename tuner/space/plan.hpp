@@ -1,0 +1,59 @@
+#pragma once
+// A search space expanded for one job: the groups to run (with their env resolved), each
+// group's points, what is skipped and why, and a rough duration. `cctune sweep --space S
+// --dry-run` prints it; the runtime iterates it.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/results.hpp"
+#include "tuner/space/feasibility.hpp"
+#include "tuner/space/space.hpp"
+
+namespace cctune::tuner {
+
+struct PlannedPoint {
+  Collective collective = Collective::AllReduce;
+  std::uint64_t size_bytes = 0;  // requested size, rounded to the collective's granule
+  PointConfig config;
+};
+
+// One configuration left out of a group, for every size.
+struct SkippedConfig {
+  Collective collective = Collective::AllReduce;
+  PointConfig config;
+  std::string reason;
+  std::size_t points = 0;  // sizes it would have had
+};
+
+struct PlannedGroup {
+  std::string name;
+  std::map<std::string, std::string> env;  // placeholders resolved
+  int channel_ceiling = 0;                 // 0: NCCL's own
+  std::string skip_reason;                 // non-empty: the whole group is skipped
+  std::vector<PlannedPoint> points;
+  std::vector<SkippedConfig> skipped;
+};
+
+struct EstimateModel {
+  double group_startup_s = 8.0;  // spawn workers, NCCL init, warm-up
+  double point_overhead_s = 0.01;
+  double latency_us = 10.0;      // op time ~ latency + bytes / bandwidth
+  double bandwidth_GBps = 100.0;
+};
+
+struct SpacePlan {
+  std::string space;
+  std::string strategy;
+  std::vector<PlannedGroup> groups;
+  std::size_t points = 0;          // to measure
+  std::size_t skipped_points = 0;  // left out with a reason
+  double estimated_s = 0;          // exhaustive over every point
+};
+
+SpacePlan plan_space(const SearchSpace& space, const SpaceContext& context, const EstimateModel& model = {});
+// The dry-run text: one block per group, skipped configurations aggregated by reason.
+std::string format_plan(const SpacePlan& plan);
+
+}  // namespace cctune::tuner

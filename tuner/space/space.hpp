@@ -1,0 +1,62 @@
+#pragma once
+// A search space (configs/spaces/*.json, schema configs/schema/space.schema.json): what a
+// tuning sweep measures. In-process dimensions (algorithms, protocols, channel counts) are
+// swept on one communicator; process-level groups (env settings NCCL reads once) each get
+// their own workers. docs/TUNING.md "Search spaces".
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/sizes.hpp"
+
+namespace cctune::tuner {
+
+// Conditions a group needs to be worth running; unmet ones skip it with a reason.
+enum class GroupRequirement { Net, Rdma };  // "net": nnodes > 1; "rdma": NICs near the GPUs
+
+struct GroupSpec {
+  std::string name;
+  std::map<std::string, std::string> env;  // values may hold {nearest_nics}
+  std::vector<GroupRequirement> requires_;
+  std::string description;
+};
+
+struct MeasureSpec {
+  int warmup = 5;
+  int min_iters = 20;
+  double max_time_s = 0.5;
+  double target_noise = 0.01;
+};
+
+enum class StrategyKind { Exhaustive, Halving };
+
+struct SearchSpace {
+  std::string name;
+  std::string source;  // file it was read from
+  std::string description;
+  std::vector<Collective> collectives;
+  SizeSequence sizes;
+  DType dtype = DType::Float32;
+  std::vector<std::string> algorithms;  // "auto", "ring", ... (profile spellings)
+  std::vector<std::string> protocols;   // "auto", "ll", "ll128", "simple"
+  std::vector<int> channels;            // 0: NCCL's count
+  std::vector<GroupSpec> groups;
+  MeasureSpec measure;
+  StrategyKind strategy = StrategyKind::Exhaustive;
+};
+
+std::string to_string(StrategyKind k);
+std::string to_string(GroupRequirement r);
+
+// Parses and validates; throws UsageError naming `source`, the key and what is allowed.
+SearchSpace parse_space(const std::string& json_text, const std::string& source);
+// `name_or_path`: a file path (has a '/' or ends in .json), or a name looked up as
+// <dir>/<name>.json in `search_dirs` in order. Throws UsageError listing what exists.
+SearchSpace load_space(const std::string& name_or_path, const std::vector<std::string>& search_dirs);
+// $CCTUNE_SPACES_DIR, then next to the executable (<exe>/../share/cctune/spaces, and
+// <exe>/../configs/spaces for a build tree inside the checkout), then the source tree.
+std::vector<std::string> default_space_dirs(const std::string& executable_path);
+
+}  // namespace cctune::tuner
