@@ -1,0 +1,35 @@
+#include <gtest/gtest.h>
+
+#include "collectives/nccl/worker_setup.hpp"
+
+namespace cctune {
+namespace {
+
+TEST(NcclBufferBytes, LargestSendAndReceiveOverCollectivesAndSizes) {
+  const auto need = nccl_buffer_bytes({Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter},
+                                      {1024, 1 << 20}, DType::Float32, 8);
+  // allreduce: 1 MiB each way; allgather: 128 KiB in, 1 MiB out; reducescatter: 1 MiB in.
+  EXPECT_EQ(need.send, 1u << 20);
+  EXPECT_EQ(need.recv, 1u << 20);
+  const auto ag = nccl_buffer_bytes({Collective::AllGather}, {1 << 20}, DType::Float32, 8);
+  EXPECT_EQ(ag.send, (1u << 20) / 8);
+  EXPECT_EQ(ag.recv, 1u << 20);
+}
+
+TEST(RequireChannels, RaisesMinCtasToTheLargestForcedCount) {
+  NcclWorkerSetup setup;
+  require_channels(setup, {PointConfig{}, PointConfig{"ring", "simple", 16, false}, PointConfig{"ring", "ll", 32, false}});
+  EXPECT_EQ(setup.min_ctas, 32);
+  EXPECT_EQ(setup.max_ctas, 0);  // NCCL's default maximum
+  NcclWorkerSetup capped;
+  capped.max_ctas = 8;
+  require_channels(capped, {PointConfig{"ring", "simple", 16, false}});
+  EXPECT_EQ(capped.min_ctas, 16);
+  EXPECT_EQ(capped.max_ctas, 16);
+  NcclWorkerSetup untouched;
+  require_channels(untouched, {PointConfig{}});
+  EXPECT_EQ(untouched.min_ctas, 0);
+}
+
+}  // namespace
+}  // namespace cctune
