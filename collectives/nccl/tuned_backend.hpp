@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "collectives/backend.hpp"
+#include "collectives/rank_comm.hpp"
 #include "tuner/plugin/sweep_control.hpp"
 
 namespace cctune {
@@ -57,5 +58,10 @@ class TunedBackend final : public CollectiveBackend {
   using ProbeKey = std::tuple<int, int, int, bool, std::uint64_t, std::string, std::string, int>;
   mutable std::map<ProbeKey, std::string> probes_;
 };
+
+// What the worker calls (src/runtime/worker_main.cpp): the module's backend under the
+// process-wide SweepControl. `comm` is the workers' RankComm; the decorator needs no traffic
+// of its own beyond the backend's operations, so it is accepted for symmetry only.
+std::unique_ptr<CollectiveBackend> wrap_with_sweep_control(std::unique_ptr<CollectiveBackend> backend, RankComm& comm);
 
 }  // namespace cctune
