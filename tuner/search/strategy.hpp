@@ -54,7 +54,7 @@ class Exhaustive : public Strategy {
 struct HalvingOptions {
   int full_iterations = 100;   // the last round: as long as the exhaustive reference
   int first_iterations = 4;    // the first round: every candidate, briefly
-  int middle_iterations = 20;  // the middle round
+  int middle_iterations = 15;  // the middle round
   double keep_fraction = 0.25; // share of candidates kept after the first round
   std::size_t min_keep = 3;    // ...but at least this many
   std::size_t final_keep = 2;  // candidates measured at full length
