@@ -22,8 +22,8 @@ std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config) {
   return tuner::ForcedChoice{*algorithm, *protocol, config.channels};
 }
 
-TunedBackend::TunedBackend(std::unique_ptr<CollectiveBackend> inner, tuner::SweepControl& control)
-    : inner_(std::move(inner)), control_(control) {
+TunedBackend::TunedBackend(std::unique_ptr<CollectiveBackend> inner, tuner::SweepControl& control, int nranks)
+    : inner_(std::move(inner)), control_(control), nranks_(nranks) {
   if (!inner_) throw RuntimeFailure("TunedBackend needs a backend");
 }
 
@@ -51,6 +51,7 @@ std::string TunedBackend::unsupported_reason(const PointSpec& spec) const {
     return e.describe();
   }
   if (!choice) return {};
+  if (nranks_ == 1) return "a single rank runs no NCCL algorithm (NCCL copies the data); forcing one needs 2 or more GPUs";
   const ProbeKey key{static_cast<int>(spec.collective), static_cast<int>(spec.dtype), static_cast<int>(spec.op),
                      spec.in_place, spec.bytes.param_count, spec.config.algo, spec.config.proto, spec.config.channels};
   if (auto it = probes_.find(key); it != probes_.end()) return it->second;
@@ -103,8 +104,8 @@ PointConfig TunedBackend::chosen() const {
   return ran;
 }
 
-std::unique_ptr<CollectiveBackend> wrap_with_sweep_control(std::unique_ptr<CollectiveBackend> backend, RankComm& /*comm*/) {
-  return std::make_unique<TunedBackend>(std::move(backend));
+std::unique_ptr<CollectiveBackend> wrap_with_sweep_control(std::unique_ptr<CollectiveBackend> backend, RankComm& comm) {
+  return std::make_unique<TunedBackend>(std::move(backend), tuner::SweepControl::instance(), comm.size());
 }
 
 }  // namespace cctune

@@ -29,8 +29,10 @@ std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config);
 
 class TunedBackend final : public CollectiveBackend {
  public:
+  // nranks: the communicator's size when known (0: unknown). NCCL runs one rank as a copy,
+  // without consulting the tuner, so forced points are skipped there with that reason.
   explicit TunedBackend(std::unique_ptr<CollectiveBackend> inner,
-                        tuner::SweepControl& control = tuner::SweepControl::instance());
+                        tuner::SweepControl& control = tuner::SweepControl::instance(), int nranks = 0);
   ~TunedBackend() override;  // switches the plugin back off
   TunedBackend(const TunedBackend&) = delete;
   TunedBackend& operator=(const TunedBackend&) = delete;
@@ -50,6 +52,7 @@ class TunedBackend final : public CollectiveBackend {
 
   std::unique_ptr<CollectiveBackend> inner_;
   tuner::SweepControl& control_;
+  int nranks_ = 0;
   PointConfig current_;
   // What the plugin saw in the latest batch that reached it (graph replays do not).
   std::optional<tuner::Observation> observation_;
@@ -60,8 +63,7 @@ class TunedBackend final : public CollectiveBackend {
 };
 
 // What the worker calls (src/runtime/worker_main.cpp): the module's backend under the
-// process-wide SweepControl. `comm` is the workers' RankComm; the decorator needs no traffic
-// of its own beyond the backend's operations, so it is accepted for symmetry only.
+// process-wide SweepControl. `comm` is the workers' RankComm (only its size is used).
 std::unique_ptr<CollectiveBackend> wrap_with_sweep_control(std::unique_ptr<CollectiveBackend> backend, RankComm& comm);
 
 }  // namespace cctune

@@ -195,6 +195,17 @@ TEST(TunedBackend, InnerReasonsComeFirstAndBadSpellingsAreSkipped) {
   EXPECT_EQ(backend.unsupported_reason(spec_for(Collective::AllReduce, 1024)), "");
 }
 
+TEST(TunedBackend, OneRankSkipsForcedPointsWithoutProbing) {
+  tuner::SweepControl control;
+  auto fake = std::make_unique<FakeNcclBackend>(control);
+  FakeNcclBackend& f = *fake;
+  TunedBackend backend(std::move(fake), control, 1);
+  EXPECT_NE(backend.unsupported_reason(spec_for(Collective::AllReduce, 1024, forced("ring", "simple"), 1)).find("single rank"),
+            std::string::npos);
+  EXPECT_TRUE(f.ran.empty());
+  EXPECT_EQ(backend.unsupported_reason(spec_for(Collective::AllReduce, 1024, {}, 1)), "");
+}
+
 TEST(TunedBackend, DestructionSwitchesThePluginOff) {
   tuner::SweepControl control;
   {
