@@ -17,5 +17,8 @@ nlohmann::json to_json(const Comparison& c);
 
 // "12.34", "-" and friends, shared by the printers and the HTML report.
 std::string format_fixed(double v, int decimals = 2);
+// Ratios and speedups: "1.25x"; below 0.1 two significant digits ("0.0061x", never an exponent) so that
+// slow runs still show how slow.
+std::string format_ratio(double v);
 
 }  // namespace cctune::app::report

@@ -94,7 +94,7 @@ std::string numbers_table(const Comparison& c, const Table& t) {
       if (!p) o += "<td>-</td><td>-</td>";
       else if (p->status != PointStatus::Ok) o += "<td class=\"bad\">" + to_string(p->status) + "</td><td>-</td>";
       else o += "<td>" + format_fixed(p->busbw_GBps) + (r.cells[s].best_of_tuned ? "*" : "") + "</td><td>" + format_fixed(p->batch_us) + "</td>";
-      if (s > 0) o += "<td>" + (r.cells[s].ratio ? format_fixed(*r.cells[s].ratio) + "x" : std::string("-")) + "</td>";
+      if (s > 0) o += "<td>" + (r.cells[s].ratio ? format_ratio(*r.cells[s].ratio) : std::string("-")) + "</td>";
     }
     o += "</tr>";
   }

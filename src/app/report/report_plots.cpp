@@ -142,7 +142,7 @@ std::optional<svg::LinePlot> speedup_plot(const Comparison& c, const TableKey& k
       if (r.speedup)
         line.points.push_back({static_cast<double>(r.size_bytes), *r.speedup,
                                line.name + ", " + format_size(r.size_bytes) + ": " + describe(r.best_tuned->config) + " " +
-                                   format_fixed(*r.speedup) + "x vs auto" +
+                                   format_ratio(*r.speedup) + " vs auto" +
                                    (r.default_point && !r.default_point->chosen_algo.empty() ? " (NCCL chose " + chosen_text(*r.default_point) + ")" : ""),
                                ""});
     if (!line.points.empty()) plot.series.push_back(std::move(line));

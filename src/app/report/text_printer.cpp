@@ -16,6 +16,15 @@ std::string format_fixed(double v, int decimals) {
   return buf;
 }
 
+std::string format_ratio(double v) {
+  if (!std::isfinite(v)) return "?";
+  char buf[48];
+  // Two significant digits below 0.1, in plain decimals: 0.0031x, 0.000061x.
+  const int decimals = v >= 0.1 || v <= 0 ? 2 : std::min(9, 1 - static_cast<int>(std::floor(std::log10(v))));
+  std::snprintf(buf, sizeof buf, "%.*fx", decimals, v);
+  return buf;
+}
+
 namespace {
 
 // Right-aligned columns sized to their widest cell; two spaces between columns.
@@ -83,7 +92,7 @@ void print_text(std::ostream& out, const Comparison& c) {
         if (!cell.point) r.insert(r.end(), {"-", "-"});
         else if (cell.point->status != PointStatus::Ok) r.insert(r.end(), {status_text(*cell.point), "-"});
         else r.insert(r.end(), {format_fixed(cell.point->busbw_GBps) + mark, format_fixed(cell.point->batch_us) + mark});
-        if (s > 0) r.push_back(cell.ratio ? format_fixed(*cell.ratio) + "x" : "-");
+        if (s > 0) r.push_back(cell.ratio ? format_ratio(*cell.ratio) : "-");
       }
       table.add(std::move(r));
     }
@@ -96,7 +105,7 @@ void print_text(std::ostream& out, const Comparison& c) {
     TextTable table({"size", "default GB/s", "NCCL chose", "best tuned", "tuned GB/s", "speedup"});
     for (const auto& r : t.rows)
       table.add({format_size(r.size_bytes), r.default_point ? format_fixed(r.default_point->busbw_GBps) : "-", chosen(r.default_point),
-                 describe(r.best_tuned->config), format_fixed(r.best_tuned->busbw_GBps), r.speedup ? format_fixed(*r.speedup) + "x" : "-"});
+                 describe(r.best_tuned->config), format_fixed(r.best_tuned->busbw_GBps), r.speedup ? format_ratio(*r.speedup) : "-"});
     table.print(out);
   }
 
