@@ -93,10 +93,8 @@ sys.exit(1 if problems else 0)
 PY
 }
 
-SMALL=(-b 1K -e 4M -f 8 -n 5 -w 2 -c 1 --max-time 0.2 --min-iters 5)
-
 # 1. Data check and NCCL's own choices, all three collectives, both placements.
-sweep auto "${SMALL[@]}" -b 8
+sweep auto -b 8 -e 4M -f 8 -n 5 -w 2 -c 1 --max-time 0.2 --min-iters 5
 if [[ $RC -eq 0 ]] && check_results "$OUTDIR/auto"; then pass "auto sweep on $NGPU GPU(s): #wrong == 0, chosen algo/proto everywhere"
 else fail "auto sweep (rc=$RC), see $OUTDIR/auto"; fi
 
