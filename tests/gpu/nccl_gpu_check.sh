@@ -81,7 +81,7 @@ for run in runs:
         # One rank: NCCL copies without choosing an algorithm, so there is nothing to report.
         if run.get("nranks", 0) > 1 and (not chosen.get("algo") or not chosen.get("proto")):
             problems.append(f"{where}: no chosen algo/proto")
-        if forced:
+        if forced and (p.get("config") or {}).get("algo", "auto") != "auto":
             a, pr, ch = forced.split("/")
             got = f"{chosen.get('algo')}/{chosen.get('proto')}/{chosen.get('channels')}"
             if got != f"{a}/{pr}/{ch}": problems.append(f"{where}: chosen {got}, forced {forced}")
@@ -126,11 +126,19 @@ if [[ $NGPU -ge 2 ]]; then
     echo "   NCCL: $(head -n 1 <<<"$lines")"
     if [[ $RC -ne 0 ]]; then fail "forced $algo/$proto/$channels: sweep rc=$RC"; return; fi
     if [[ -z "$log" || -z "$lines" ]]; then fail "forced $algo/$proto/$channels: no NCCL TUNING line in $OUTDIR/$name/workers/*.r0.log"; return; fi
-    if [[ "$other" -ne 0 ]]; then fail "forced $algo/$proto/$channels: $other NCCL line(s) show another algo/proto"; return; fi
-    if [[ "$channels" -gt 0 ]]; then
+    # If the plan also holds an auto config, NCCL's own lines for it are expected too: then
+    # only require the forced signature to appear; otherwise every line must carry it.
+    local has_auto
+    has_auto=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(int(any((p.get("config") or {}).get("algo","auto")=="auto" for x in r["runs"] for p in x["points"])))' "$OUTDIR/$name/results.json" 2>/dev/null || echo 0)
+    local signature="Algo $want_algo proto $want_proto "
+    [[ "$channels" -gt 0 ]] && signature+="channel{Lo..Hi}={0..$((channels - 1))}"
+    if [[ "$has_auto" == 1 ]]; then
+      grep -qF -- "$signature" <<<"$lines" || { fail "forced $algo/$proto/$channels: no NCCL line with '$signature'"; return; }
+    else
+      [[ "$other" -eq 0 ]] || { fail "forced $algo/$proto/$channels: $other NCCL line(s) show another algo/proto"; return; }
       local bad
-      bad=$(grep -v "channel{Lo..Hi}={0..$((channels - 1))}" <<<"$lines" | grep -c . || true)
-      [[ "$bad" -eq 0 ]] || { fail "forced $channels channels: $bad NCCL line(s) with another channel range"; return; }
+      bad=$(grep -vF -- "$signature" <<<"$lines" | grep -c . || true)
+      [[ "$bad" -eq 0 ]] || { fail "forced $algo/$proto/$channels: $bad NCCL line(s) without '$signature'"; return; }
     fi
     check_results "$OUTDIR/$name" --forced "$algo/$proto/$channels" || { fail "forced $algo/$proto/$channels: results"; return; }
     pass "forced $algo/$proto/$channels reached NCCL on every operation ($(grep -c . <<<"$lines") TUNING lines)"
