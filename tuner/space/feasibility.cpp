@@ -1,6 +1,16 @@
 #include "tuner/space/feasibility.hpp"
 
 namespace cctune::tuner {
+namespace {
+
+std::string channel_reason(const PointConfig& config, int channel_ceiling) {
+  if (config.channels > 0 && channel_ceiling > 0 && config.channels > channel_ceiling)
+    return std::to_string(config.channels) + " channels exceed this group's ceiling of " + std::to_string(channel_ceiling) +
+           " (a group with NCCL_MIN_CTAS/NCCL_MAX_CTAS raises it)";
+  return {};
+}
+
+}  // namespace
 
 std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& ctx, int channel_ceiling) {
   const std::string& a = config.algo;
@@ -8,10 +18,7 @@ std::string unsupported_reason(Collective c, const PointConfig& config, const Sp
   const std::string coll = to_string(c);
   if ((a == "auto") != (p == "auto"))
     return "an algorithm and a protocol are forced together (the plugin sets one cost-table entry); \"auto\" must be paired with \"auto\"";
-  if (config.channels > 0 && channel_ceiling > 0 && config.channels > channel_ceiling)
-    return std::to_string(config.channels) + " channels exceed this group's ceiling of " + std::to_string(channel_ceiling) +
-           " (a group with NCCL_MIN_CTAS/NCCL_MAX_CTAS raises it)";
-  if (a == "auto") return {};
+  if (a == "auto") return channel_reason(config, channel_ceiling);
   if (ctx.nranks == 1) return "a single rank: NCCL copies locally whatever is forced";
   if ((c == Collective::Broadcast || c == Collective::Reduce) && a != "ring") return "NCCL runs " + coll + " with ring only";
   if (a == "tree" && c != Collective::AllReduce) return "NCCL's tree algorithm implements allreduce only";
@@ -31,7 +38,7 @@ std::string unsupported_reason(Collective c, const PointConfig& config, const Sp
     if (a == "collnet_chain" && c != Collective::AllReduce) return "CollNet chain implements allreduce only";
     if (p != "simple") return "CollNet runs the simple protocol only";
   }
-  return {};
+  return channel_reason(config, channel_ceiling);
 }
 
 }  // namespace cctune::tuner

@@ -47,7 +47,8 @@ std::vector<std::uint64_t> sizes_for(const SearchSpace& space, Collective c, con
 
 double point_seconds(const SearchSpace& space, std::uint64_t bytes, const EstimateModel& m) {
   const double op_s = (m.latency_us + static_cast<double>(bytes) / (m.bandwidth_GBps * 1e3)) * 1e-6;
-  return m.point_overhead_s + std::min(space.measure.max_time_s, (space.measure.warmup + space.measure.min_iters) * op_s);
+  const double iterations = space.measure.warmup + std::max(space.measure.min_iters, m.typical_iterations);
+  return m.point_overhead_s + std::min(space.measure.max_time_s, iterations * op_s);
 }
 
 }  // namespace
@@ -67,12 +68,15 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
     g.channel_ceiling = env_int(g.env, "NCCL_MAX_CTAS");
     if (!g.channel_ceiling) g.channel_ceiling = env_int(g.env, "NCCL_MAX_NCHANNELS");
     if (!g.channel_ceiling) g.channel_ceiling = ctx.channel_ceiling;
-    double seconds = model.group_startup_s;
+    double seconds = 0;
     for (Collective c : space.collectives) {
       const std::vector<std::uint64_t> sizes = sizes_for(space, c, ctx);
       for (const std::string& a : space.algorithms)
         for (const std::string& p : space.protocols)
           for (int ch : space.channels) {
+            // NCCL's own choice pairs "auto" with "auto"; forced points pair forced values.
+            // Mixed pairs are not part of the product (the plugin forces (algo, proto) pairs).
+            if ((a == "auto") != (p == "auto")) continue;
             PointConfig config{a, p, ch, false};
             if (std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling); !why.empty()) {
               g.skipped.push_back({c, config, why, sizes.size()});
@@ -86,7 +90,8 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
           }
     }
     plan.points += g.points.size();
-    plan.estimated_s += seconds;
+    plan.estimated_s += model.group_startup_s + seconds;
+    plan.estimated_halving_s += model.group_startup_s + seconds * model.halving_share;
     plan.groups.push_back(std::move(g));
   }
   return plan;
@@ -119,8 +124,10 @@ std::string format_plan(const SpacePlan& plan) {
     s += configs ? ", " + std::to_string(configs) + " configurations skipped:\n" : "\n";
     for (const auto& [reason, n] : reasons) s += "    skip " + std::to_string(n) + " points: " + reason + "\n";
   }
-  std::snprintf(line, sizeof line, "# %zu group(s) (%zu skipped), %zu points to measure, %zu skipped, estimated %s (exhaustive)\n",
-                plan.groups.size(), skipped_groups, plan.points, plan.skipped_points, format_duration(plan.estimated_s).c_str());
+  std::snprintf(line, sizeof line,
+                "# %zu group(s) (%zu skipped), %zu points to measure, %zu skipped; estimated %s exhaustive, about %s with halving\n",
+                plan.groups.size(), skipped_groups, plan.points, plan.skipped_points, format_duration(plan.estimated_s).c_str(),
+                format_duration(plan.estimated_halving_s).c_str());
   s += line;
   return s;
 }

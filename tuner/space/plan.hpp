@@ -36,11 +36,15 @@ struct PlannedGroup {
   std::vector<SkippedConfig> skipped;
 };
 
+// A rough duration model (the dry run says "estimated"): per group a fixed start-up, per
+// point an overhead plus (warmup + typical iterations) x op time, capped by max_time_s.
 struct EstimateModel {
-  double group_startup_s = 8.0;  // spawn workers, NCCL init, warm-up
-  double point_overhead_s = 0.01;
-  double latency_us = 10.0;      // op time ~ latency + bytes / bandwidth
+  double group_startup_s = 8.0;   // spawn workers, NCCL init, warm-up
+  double point_overhead_s = 0.05; // agreement between ranks, launch, sync
+  int typical_iterations = 100;   // the noise target is usually met around here
+  double latency_us = 10.0;       // op time ~ latency + bytes / bandwidth
   double bandwidth_GBps = 100.0;
+  double halving_share = 0.3;     // successive halving's share of the measuring time (tests: ~22%)
 };
 
 struct SpacePlan {
@@ -50,6 +54,7 @@ struct SpacePlan {
   std::size_t points = 0;          // to measure
   std::size_t skipped_points = 0;  // left out with a reason
   double estimated_s = 0;          // exhaustive over every point
+  double estimated_halving_s = 0;  // with the successive-halving strategy
 };
 
 SpacePlan plan_space(const SearchSpace& space, const SpaceContext& context, const EstimateModel& model = {});

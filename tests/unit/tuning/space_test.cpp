@@ -1,0 +1,151 @@
+// Search spaces: the built-in files parse, bad files are rejected naming the file, the key
+// and what is allowed, and plans skip what NCCL cannot run with a reason.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "tuner/space/plan.hpp"
+#include "tuner/space/space.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+const std::string kSpaces = std::string(CCTUNE_SOURCE_DIR) + "/configs/spaces";
+const std::string kBad = std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuning/bad_spaces/";
+
+std::string usage_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.describe();
+  }
+  return "<no UsageError>";
+}
+
+std::size_t skipped_with(const PlannedGroup& g, Collective c, const std::string& algo, const std::string& fragment) {
+  std::size_t n = 0;
+  for (const SkippedConfig& s : g.skipped)
+    if (s.collective == c && s.config.algo == algo && s.reason.find(fragment) != std::string::npos) ++n;
+  return n;
+}
+
+bool planned(const PlannedGroup& g, Collective c, const std::string& algo, const std::string& proto, int channels) {
+  for (const PlannedPoint& p : g.points)
+    if (p.collective == c && p.config.algo == algo && p.config.proto == proto && p.config.channels == channels) return true;
+  return false;
+}
+
+const PlannedGroup& group(const SpacePlan& plan, const std::string& name) {
+  for (const PlannedGroup& g : plan.groups)
+    if (g.name == name) return g;
+  throw std::runtime_error("no group " + name);
+}
+
+TEST(Space, BuiltInSpacesParse) {
+  for (const char* name : {"quick", "default", "exhaustive"}) {
+    const SearchSpace s = load_space(name, {kSpaces});
+    EXPECT_EQ(s.name, name);
+    EXPECT_FALSE(s.groups.empty());
+    EXPECT_EQ(s.groups[0].name, "default");
+    EXPECT_TRUE(s.groups[0].env.empty());
+  }
+  const SearchSpace d = load_space("default", {kSpaces});
+  EXPECT_EQ(d.strategy, StrategyKind::Halving);
+  EXPECT_EQ(d.sizes.expand().front(), 8u);
+  EXPECT_EQ(d.sizes.expand().back(), 512u << 20);
+  EXPECT_EQ(load_space(kSpaces + "/quick.json", {}).name, "quick");  // a path works too
+}
+
+TEST(Space, BadFilesNameFileKeyAndAllowed) {
+  std::string m = usage_error([] { load_space(kBad + "unknown_algorithm.json", {}); });
+  EXPECT_NE(m.find("unknown_algorithm.json"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"algorithms\""), std::string::npos) << m;
+  EXPECT_NE(m.find("\"trees\""), std::string::npos) << m;
+  EXPECT_NE(m.find("allowed: auto, tree, ring"), std::string::npos) << m;
+
+  m = usage_error([] { load_space(kBad + "unknown_key.json", {}); });
+  EXPECT_NE(m.find("unknown_key.json: key \"chanels\": unknown key"), std::string::npos) << m;
+  EXPECT_NE(m.find("channels"), std::string::npos) << m;
+
+  m = usage_error([] { load_space(kBad + "group_env_with_space.json", {}); });
+  EXPECT_NE(m.find("groups[0].env.NCCL_SOCKET_IFNAME"), std::string::npos) << m;
+
+  const std::string base = R"({"name": "x", "collectives": ["allreduce"], "sizes": {"min": "8", "max": "1M"}, )";
+  m = usage_error([&] { parse_space(base + R"("algorithms": ["ring"], "protocols": ["simple"]})", "s.json"); });
+  EXPECT_NE(m.find("NCCL's default"), std::string::npos) << m;
+  m = usage_error([&] { parse_space(base + R"("algorithms": ["auto"], "protocols": ["auto"], "channels": [0, 65]})", "s.json"); });
+  EXPECT_NE(m.find("key \"channels\": 65"), std::string::npos) << m;
+  m = usage_error([&] {
+    parse_space(base + R"("algorithms": ["auto"], "protocols": ["auto"], "groups": [{"name": "n", "env": {"NCCL_NVLS_ENABLE": "1"}}]})",
+                "s.json");
+  });
+  EXPECT_NE(m.find("NVLS may only be disabled"), std::string::npos) << m;
+  m = usage_error([&] { parse_space(R"({"name": "x", "collectives": ["alltoall"], "sizes": {"min": 8, "max": 64},
+                  "algorithms": ["auto"], "protocols": ["auto"]})",
+                "s.json"); });
+  EXPECT_NE(m.find("allowed: allreduce, allgather, reducescatter, broadcast, reduce"), std::string::npos) << m;
+  m = usage_error([&] { parse_space("{", "broken.json"); });
+  EXPECT_NE(m.find("broken.json is not valid JSON"), std::string::npos) << m;
+  m = usage_error([] { load_space("nosuch", {kSpaces}); });
+  EXPECT_NE(m.find("default, exhaustive, quick"), std::string::npos) << m;
+}
+
+TEST(Plan, SingleEightGpuNodeSkipsWhatNcclCannotRun) {
+  SpaceContext ctx;
+  ctx.nranks = 8;
+  ctx.nnodes = 1;
+  ctx.channel_ceiling = 24;
+  const SpacePlan plan = plan_space(load_space("default", {kSpaces}), ctx);
+  const PlannedGroup& d = group(plan, "default");
+  EXPECT_TRUE(d.skip_reason.empty());
+  EXPECT_GT(skipped_with(d, Collective::AllGather, "tree", "allreduce only"), 0u);
+  EXPECT_GT(skipped_with(d, Collective::ReduceScatter, "tree", "allreduce only"), 0u);
+  EXPECT_GT(skipped_with(d, Collective::AllGather, "pat", "one GPU per node"), 0u);
+  EXPECT_GT(skipped_with(d, Collective::AllReduce, "nvls", "NVLS is off"), 0u);
+  EXPECT_GT(skipped_with(d, Collective::AllReduce, "collnet_direct", "CollNet"), 0u);
+  EXPECT_TRUE(planned(d, Collective::AllReduce, "tree", "ll128", 8));
+  EXPECT_TRUE(planned(d, Collective::AllGather, "auto", "auto", 0));
+  EXPECT_FALSE(planned(d, Collective::AllReduce, "ring", "simple", 32));  // above 24
+  EXPECT_TRUE(planned(group(plan, "channels-32"), Collective::AllReduce, "ring", "simple", 32));
+  EXPECT_EQ(group(plan, "channels-32").channel_ceiling, 32);
+  EXPECT_NE(group(plan, "ib-hca-nearest").skip_reason.find("across nodes"), std::string::npos);
+  EXPECT_NE(group(plan, "ib-qps-4").skip_reason, "");
+  // allgather sizes are whole multiples of nranks x 4 bytes
+  for (const PlannedPoint& p : d.points)
+    if (p.collective == Collective::AllGather) EXPECT_EQ(p.size_bytes % 32, 0u);
+  EXPECT_GT(plan.points, 0u);
+  EXPECT_GT(plan.estimated_s, 0.0);
+
+  const std::string text = format_plan(plan);
+  EXPECT_NE(text.find("group default: (NCCL defaults)"), std::string::npos) << text;
+  EXPECT_NE(text.find("group ib-hca-nearest: skipped"), std::string::npos) << text;
+  EXPECT_NE(text.find("NCCL's tree algorithm implements allreduce only"), std::string::npos) << text;
+  EXPECT_NE(text.find("estimated"), std::string::npos) << text;
+}
+
+TEST(Plan, OneGpuPerNodeAcrossNodesRunsPatAndDerivesNics) {
+  SpaceContext ctx;
+  ctx.nranks = 4;
+  ctx.nnodes = 4;
+  ctx.nearest_nics = {"mlx5_0", "mlx5_3"};
+  const SpacePlan plan = plan_space(load_space("default", {kSpaces}), ctx);
+  const PlannedGroup& d = group(plan, "default");
+  EXPECT_TRUE(planned(d, Collective::AllGather, "pat", "simple", 0));
+  EXPECT_GT(skipped_with(d, Collective::AllGather, "pat", "simple protocol only"), 0u);
+  EXPECT_FALSE(planned(d, Collective::AllReduce, "pat", "simple", 0));
+  EXPECT_TRUE(planned(d, Collective::AllReduce, "ring", "simple", 32));  // ceiling unknown: not skipped
+  const PlannedGroup& hca = group(plan, "ib-hca-nearest");
+  EXPECT_TRUE(hca.skip_reason.empty()) << hca.skip_reason;
+  EXPECT_EQ(hca.env.at("NCCL_IB_HCA"), "=mlx5_0,mlx5_3");
+  EXPECT_TRUE(group(plan, "ib-qps-4").skip_reason.empty());
+}
+
+TEST(Plan, AutoMustPairWithAuto) {
+  const SpaceContext ctx{8, 1, false, false, {}, 0};
+  EXPECT_NE(unsupported_reason(Collective::AllReduce, {"auto", "simple", 0, false}, ctx, 0), "");
+  EXPECT_EQ(unsupported_reason(Collective::AllReduce, {"auto", "auto", 16, false}, ctx, 0), "");
+  EXPECT_NE(unsupported_reason(Collective::Broadcast, {"tree", "ll", 0, false}, ctx, 0), "");
+  EXPECT_EQ(unsupported_reason(Collective::Broadcast, {"ring", "ll", 0, false}, ctx, 0), "");
+}
+
+}  // namespace
+}  // namespace cctune::tuner
