@@ -1,7 +1,7 @@
 # Every dependency is found, never downloaded: tools/setup.sh installs the Debian packages.
 find_package(MPI REQUIRED COMPONENTS CXX)
 find_package(nlohmann_json 3 REQUIRED)
-find_package(fmt REQUIRED)
+find_package(fmt REQUIRED)  # linked header-only (fmt::fmt-header-only): binaries built here run on GPU hosts without libfmt
 find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)

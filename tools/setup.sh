@@ -9,7 +9,7 @@ set -euo pipefail
 build_pkgs=(build-essential cmake ninja-build pkg-config git python3
   openmpi-bin libopenmpi-dev libhwloc-dev hwloc libibverbs-dev rdma-core ibverbs-utils
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest)
-test_pkgs=(python3-jsonschema iproute2 iperf3 chromium slurm-wlm munge procps clang libclang-rt-14-dev)
+test_pkgs=(python3-jsonschema iproute2 iperf3 chromium slurm-wlm munge procps clang libclang-rt-14-dev libbenchmark-dev)
 
 pkgs=("${build_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
