@@ -15,6 +15,8 @@ namespace {
 
 using svg::escape;
 
+constexpr int max_heatmap_ranks = 256;
+
 // No scripts, fonts or fetches: the CSP makes the browser refuse any, so a report that
 // renders fine under it provably needs nothing from the network.
 constexpr const char* head = R"(<!DOCTYPE html>
@@ -133,11 +135,13 @@ std::string network_section(const Comparison& c) {
     any = true;
     const NetPairs pairs = read_net_pairs(net);
     o += "<h3>" + escape(c.files[f].label) + (pairs.transport.empty() ? "" : " (" + escape(pairs.transport) + ")") + "</h3>";
+    int n = 0;
+    for (const auto& p : pairs.pairs) n = std::max({n, p.src + 1, p.dst + 1});
     if (pairs.pairs.empty()) {
       o += "<p class=\"muted\">No rank pairs with a bandwidth found in results.net.</p>";
+    } else if (n > max_heatmap_ranks) {  // n^2 cells would make the file huge; the fields below still list them
+      o += "<p class=\"muted\">" + std::to_string(n) + " ranks: too many for a heatmap (at most " + std::to_string(max_heatmap_ranks) + ").</p>";
     } else {
-      int n = 0;
-      for (const auto& p : pairs.pairs) n = std::max({n, p.src + 1, p.dst + 1});
       svg::Heatmap map{"net-" + std::to_string(f), "pair bandwidth, source rank (rows) to destination rank (columns)", "GB/s", {}, {}, {}};
       for (int i = 0; i < n; ++i) map.row_labels.push_back("rank " + std::to_string(i)), map.col_labels.push_back(std::to_string(i));
       map.values.assign(n, std::vector<std::optional<double>>(n));

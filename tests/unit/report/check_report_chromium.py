@@ -6,9 +6,9 @@ message, makes no network request, and its screenshot is not blank.
 Usage: check_report_chromium.py CCTUNE FIXTURES_DIR WORK_DIR
 Exit 77 (CTest: skipped) with the reason when Chromium is not installed.
 
-Two control pages prove the detectors work: one whose image a CSP blocks (must log a
-console message) and one without CSP that requests http://127.0.0.1:9 (must show up as
-a page request in Chromium's NetLog). DNS is mapped to nothing, so Chromium's own
+A control page proves the detectors work: it requests http://127.0.0.1:9 (a closed local
+port), which must show up as a page request in Chromium's NetLog, and holds an iframe whose
+CSP blocks an image, which must log a console message. DNS is mapped to nothing, so Chromium's own
 background requests cannot leave the machine either.
 """
 import html.parser
@@ -26,11 +26,12 @@ import zlib
 # the same counts on the HTML text; here they must survive the browser's parser).
 EXPECTED = {"plots": 9, "lines": 19, "points": 102, "cells": 6}
 
-CSP_CONTROL = """<!DOCTYPE html><html><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<link rel="icon" href="data:,"></head><body><img src="http://127.0.0.1:9/blocked.png"></body></html>"""
-NET_CONTROL = """<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head>
-<body><img src="http://127.0.0.1:9/fetched.png"></body></html>"""
+# One control page for both detectors: its own image request must reach the NetLog, and
+# the image in the iframe, whose CSP forbids it, must log a console message.
+CONTROL = """<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
+<img src="http://127.0.0.1:9/fetched.png">
+<iframe srcdoc="<meta http-equiv='Content-Security-Policy' content=&quot;default-src 'none'&quot;><img src='http://127.0.0.1:9/blocked.png'>">
+</iframe></body></html>"""
 
 
 def find_chromium():
@@ -94,8 +95,8 @@ class Counter(html.parser.HTMLParser):
     handle_startendtag = handle_starttag
 
 
-def png_colours(path):
-    """Distinct colours of an 8-bit RGB/RGBA PNG (what Chromium writes), decoded by hand."""
+def png_pixels(path):
+    """Rows of RGB(A) bytes of an 8-bit RGB/RGBA PNG (what Chromium writes), decoded by hand."""
     data = open(path, "rb").read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, width, height, ctype = 8, b"", 0, 0, 0
@@ -103,32 +104,43 @@ def png_colours(path):
         length, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
-            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype in (2, 6), "unexpected PNG format %d/%d" % (depth, ctype)
+            width, height, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body[:13])
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, "unexpected PNG format"
         elif kind == b"IDAT":
             idat += body
         pos += 12 + length
     bpp = 3 if ctype == 2 else 4
     raw, stride = zlib.decompress(idat), width * bpp
-    prev, colours, non_white = bytearray(stride), set(), 0
+    prev = bytearray(stride)
     for y in range(height):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        for x in range(0, stride, bpp * 4):  # every 4th pixel is plenty
-            px = bytes(line[x:x + 3])
-            colours.add(px)
-            non_white += px != b"\xff\xff\xff"
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 2:  # Up: the common case, done without a Python loop per byte
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif f in (1, 3, 4):
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+                if f == 1:
+                    line[i] = (line[i] + a) & 255
+                elif f == 3:
+                    line[i] = (line[i] + (a + b) // 2) & 255
+                else:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         prev = line
-    return len(colours), non_white
+        yield [bytes(line[x:x + 3]) for x in range(0, stride, bpp)]
+
+
+def screenshot_stats(path):
+    """(distinct colours, non-white pixels, pixels in the first plot line's colour #4e79a7)."""
+    colours, non_white, line_colour = set(), 0, 0
+    for row in png_pixels(path):
+        colours.update(row)
+        non_white += sum(px != b"\xff\xff\xff" for px in row)
+        line_colour += row.count(b"\x4e\x79\xa7")
+    return len(colours), non_white, line_colour
 
 
 def main():
@@ -146,18 +158,19 @@ def main():
     failures = []
 
     # The detectors themselves.
-    for name, text in (("csp_control.html", CSP_CONTROL), ("net_control.html", NET_CONTROL)):
-        with open(os.path.join(work, name), "w") as f:
-            f.write(text)
-    _, err, _ = chromium(browser, work, os.path.join(work, "csp_control.html"), "--dump-dom")
+    control = os.path.join(work, "control.html")
+    with open(control, "w") as f:
+        f.write(CONTROL)
+    _, err, netlog = chromium(browser, work, control, "--dump-dom")
     if not any("blocked.png" in m for m in console_messages(err)):
-        failures.append("detector broken: the CSP-blocked image of csp_control.html logged no console message")
-    _, _, netlog = chromium(browser, work, os.path.join(work, "net_control.html"), "--dump-dom")
+        failures.append("detector broken: the CSP-blocked image of control.html logged no console message")
     if not any("fetched.png" in u for u in page_requests(netlog)):
-        failures.append("detector broken: net_control.html's request is not in the NetLog")
+        failures.append("detector broken: control.html's request is not in the NetLog")
 
-    # The report.
-    dom, err, netlog = chromium(browser, work, report, "--dump-dom")
+    # The report: DOM and screenshot from one browser run.
+    shot = os.path.join(work, "report.png")
+    dom, err, netlog = chromium(browser, work, report, "--dump-dom", "--screenshot=" + shot, "--window-size=1280,1100",
+                                "--hide-scrollbars")
     counter = Counter()
     counter.feed(dom)
     print("elements in the DOM:", counter.counts, "expected:", EXPECTED)
@@ -169,13 +182,16 @@ def main():
     requests = page_requests(netlog)
     print("page network requests:", requests)
     failures += ["network request: " + u for u in requests]
-
-    shot = os.path.join(work, "report.png")
-    chromium(browser, work, report, "--screenshot=" + shot, "--window-size=1280,2400", "--hide-scrollbars")
-    colours, non_white = png_colours(shot)
-    print("screenshot %s: %d distinct colours, %d non-white sampled pixels" % (shot, colours, non_white))
-    if colours < 8 or non_white < 500:
-        failures.append("screenshot looks blank: %d colours, %d non-white sampled pixels" % (colours, non_white))
+    if not os.path.exists(shot):
+        failures.append("no screenshot written")
+    else:
+        colours, non_white, line_colour = screenshot_stats(shot)
+        print("screenshot %s: %d distinct colours, %d non-white pixels, %d pixels of the first plot line's colour"
+              % (shot, colours, non_white, line_colour))
+        if colours < 8 or non_white < 5000:
+            failures.append("screenshot looks blank: %d colours, %d non-white pixels" % (colours, non_white))
+        if line_colour < 50:
+            failures.append("the first busbw plot's line (#4e79a7) is not in the screenshot (%d pixels)" % line_colour)
 
     print("took %.1f s" % (time.time() - start))
     for f in failures:

@@ -79,6 +79,18 @@ TEST(ReportHtml, EscapesStringsFromTheResults) {
   EXPECT_NE(html.find("&lt;script&gt;x&lt;/script&gt;"), std::string::npos);
 }
 
+TEST(ReportHtml, ResultsWithoutRunsOrWithOddNetRender) {
+  Results r;
+  r.meta.status = "failed";
+  r.net = json{{"pairs", json::array({json{{"src", 0}, {"dst", 5000}, {"bw_GBps", 1.0}}, json{{"src", 0}, {"dst", 300}, {"bw_GBps", 1.0}}})}};
+  r.topology = json::array({1, "two", nullptr});
+  const std::string html = render_report_html(std::vector<Results>{r}, {});
+  EXPECT_NE(html.find("No config groups"), std::string::npos);
+  EXPECT_NE(html.find("301 ranks: too many for a heatmap"), std::string::npos);
+  EXPECT_NE(html.find("1 entries without ranks or bandwidth"), std::string::npos);  // rank 5000
+  EXPECT_EQ(count(html, "data-plot=\""), 0);
+}
+
 TEST(ReportInputs, NetPairsInSeveralShapes) {
   auto pairs = read_net_pairs(json::array({json{{"src", 0}, {"dst", 1}, {"bw_GBps", 12.5}},
                                            json{{"src_rank", 1}, {"dst_rank", 0}, {"avg_Gbps", 80.0}},
