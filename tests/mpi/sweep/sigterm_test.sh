@@ -11,25 +11,27 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 pts = [p for r in doc["runs"] for p in r["points"]]
 ar = [p for p in pts if p["collective"] == "allreduce"]
-assert len(ar) == 2 * 6, f"allreduce incomplete: {len(ar)} points"
+assert len(ar) == 2 * 3, f"allreduce incomplete: {len(ar)} points"
 assert doc["runs"][0]["status"] == "interrupted", doc["runs"][0]["status"]
 print("sigterm_test: interrupted results hold the completed allreduce (%d points)" % len(pts))
 PY
 }
 wait_for_allreduce() {  # $1: results.json; waits until allreduce is saved
   for _ in $(seq 1 600); do
-    if [[ -f $1 ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(p['collective']=='allgather' for r in d['runs'] for p in r['points']) or sum(1 for r in d['runs'] for p in r['points'])>=12 else 1)" "$1" 2>/dev/null; then
+    if [[ -f $1 ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(p['collective']=='allgather' for r in d['runs'] for p in r['points']) or sum(1 for r in d['runs'] for p in r['points'])>=6 else 1)" "$1" 2>/dev/null; then
       return 0
     fi
     sleep 0.1
   done
   echo "sigterm_test: FAIL: allreduce never completed"; return 1
 }
-args=(sweep --backend mpi -b 1K -e 32K -f 2 --max-time 0.3 --collectives allreduce,allgather,reducescatter)
+# Every point runs its full time cap (an unreachable noise target), so the sweep is still
+# busy with later collectives when the signal comes.
+args=(sweep --backend mpi --sizes 1M,2M,4M --max-time 0.5 --target-noise 1e-12 --collectives allreduce,allgather,reducescatter)
 
 # 1. A singleton (no launcher): the signal reaches cctune directly.
 rm -rf "$out"
-"$cctune" "${args[@]}" --sizes 1K,2K,4K,8K,16K,32K -o "$out/single" --max-time 1 & pid=$!
+"$cctune" "${args[@]}" -o "$out/single" & pid=$!
 wait_for_allreduce "$out/single/results.json"
 kill -TERM $pid
 set +e; wait $pid; rc=$?; set -e
@@ -37,8 +39,7 @@ set +e; wait $pid; rc=$?; set -e
 check_interrupted "$out/single/results.json"
 
 # 2. Under mpirun: SIGTERM to one rank only; the ranks agree at the next point and stop together.
-"${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 2 "$cctune" "${args[@]}" --sizes 1K,2K,4K,8K,16K,32K \
-  -o "$out/mpi" --max-time 1 & pid=$!
+"${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 2 "$cctune" "${args[@]}" -o "$out/mpi" & pid=$!
 wait_for_allreduce "$out/mpi/results.json"
 rank_pid=$(pgrep -P $pid | head -1)
 [[ -n $rank_pid ]] || { echo "sigterm_test: FAIL: no rank process under mpirun"; exit 1; }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Copies (stripped) what the GPU tests run into a small folder with the build tree's
+# layout, so it can travel to a GPU host that has no compiler set-up for this project:
+#   tools/gpu-bundle.sh BUILD_DIR DEST_DIR
+# then on the GPU host: tests/gpu/run_gpu_tests.sh DEST_DIR
+set -euo pipefail
+build=${1:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
+dest=${2:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
+rm -rf "$dest"
+for f in cctune libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalone_allreduce cctune-ref-allreduce; do
+  if [[ -e $build/$f ]]; then
+    mkdir -p "$dest/$(dirname "$f")"
+    cp "$build/$f" "$dest/$f"
+    strip --strip-debug "$dest/$f" 2>/dev/null || true
+  else
+    echo "gpu-bundle: warning: $build/$f not built" >&2
+  fi
+done
+du -sh "$dest"
