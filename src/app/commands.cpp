@@ -6,6 +6,7 @@ namespace cctune::app {
 std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> c;
   c.push_back(make_sweep_command());
+  c.push_back(make_tune_command());
   c.push_back(make_topo_command());
   return c;
 }

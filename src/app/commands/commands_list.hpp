@@ -7,6 +7,7 @@
 namespace cctune::app {
 
 std::unique_ptr<Command> make_sweep_command();
+std::unique_ptr<Command> make_tune_command();
 std::unique_ptr<Command> make_topo_command();
 
 }  // namespace cctune::app

@@ -1,0 +1,84 @@
+// `cctune tune RESULTS`: results -> profile.json, nccl.env, nccl_tuner.conf. The decisions
+// are tuner/selection's, the files tuner/export's; this is the thin CLI around them.
+#include <cstdio>
+#include <filesystem>
+
+#include "app/command.hpp"
+#include "app/commands/commands_list.hpp"
+#include "app/run_meta.hpp"
+#include "app/session.hpp"
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "tuner/export/outputs.hpp"
+#include "tuner/selection/selection.hpp"
+
+namespace cctune::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TuneCommand : public Command {
+ public:
+  void setup(CLI::App& parent) override {
+    cmd_ = parent.add_subcommand("tune", "results.json -> profile.json, nccl.env and nccl_tuner.conf (docs/TUNING.md)");
+    cmd_->add_option("results", results_, "results.json written by `cctune sweep`")->required();
+    cmd_->add_option("-o,--output-dir", output_dir_, "where to write the three files (default: the results' directory)");
+    cmd_->add_option("--min-gain", min_gain_, "switch away from NCCL's default only for at least this gain (fraction)")
+        ->check(CLI::Range(0.0, 0.9))
+        ->capture_default_str();
+    cmd_->add_option("--plugin", plugin_, "absolute path of libnccl-tuner-cctune.so for nccl.env (default: the one built next to cctune)");
+    cmd_->add_flag("--no-extend", no_extend_, "do not extend the first/last range of each shape to 0 / the largest size");
+    cmd_->add_flag("-v,--verbose", verbose_, "print the decision and its reason at every size");
+  }
+  bool selected() const override { return cmd_->parsed(); }
+  bool needs_mpi() const override { return false; }
+
+  int run(Session& session) override {
+    const Results results = load_results(results_);
+    tuner::TuneOptions options;
+    options.min_gain = min_gain_;
+    options.extend_edges = !no_extend_;
+    options.results_path = fs::absolute(results_).lexically_normal().string();
+    options.created = utc_now_iso8601();
+    options.cctune_version = CCTUNE_VERSION;
+    if (auto it = results.meta.settings.find("space"); it != results.meta.settings.end() && it->is_string())
+      options.space = it->get<std::string>();
+    const tuner::TuneOutputs outputs = tuner::tune_results(results, options);
+
+    std::string plugin = plugin_;
+    if (plugin.empty()) {
+      bool found = false;
+      plugin = tuner::find_tuner_plugin(session.executable(), &found);
+      if (!found)
+        std::fprintf(stderr,
+                     "cctune: warning: %s not found next to %s; nccl.env names %s (build the nccl-tuner-cctune target, or "
+                     "pass --plugin)\n",
+                     tuner::kPluginFileName, session.executable().c_str(), plugin.c_str());
+    } else if (!fs::path(plugin).is_absolute()) {
+      plugin = fs::absolute(plugin).lexically_normal().string();
+    }
+    const std::string dir = output_dir_.empty() ? fs::absolute(results_).parent_path().string() : output_dir_;
+    const tuner::OutputPaths paths = tuner::write_tune_outputs(outputs, dir, plugin);
+
+    std::fputs(tuner::format_tune_summary(outputs, verbose_).c_str(), stdout);
+    std::printf("# profile: %s\n# env: %s\n# example-tuner CSV: %s\n", paths.profile.c_str(), paths.env_file.c_str(),
+                paths.tuner_conf.c_str());
+    std::printf("# use: NCCL_CONF_FILE=%s <your job>   (or: set -a; . %s; set +a)\n", paths.env_file.c_str(), paths.env_file.c_str());
+    return exit_code::ok;
+  }
+
+ private:
+  CLI::App* cmd_ = nullptr;
+  std::string results_;
+  std::string output_dir_;
+  std::string plugin_;
+  double min_gain_ = 0.02;
+  bool no_extend_ = false;
+  bool verbose_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_tune_command() { return std::make_unique<TuneCommand>(); }
+
+}  // namespace cctune::app

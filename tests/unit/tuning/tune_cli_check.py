@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""`cctune tune` end to end on the fixtures: exit codes, the three files, nccl.env sourced
+by a real bash, profile.json valid against configs/schema/profile.schema.json.
+Usage: tune_cli_check.py CCTUNE SOURCE_DIR WORK_DIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import jsonschema
+
+cctune, source, work = sys.argv[1:4]
+fixtures = os.path.join(source, "tests", "fixtures", "tuning")
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args):
+    p = subprocess.run([cctune, "tune", *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+# 1. The single-node fixture: files, summary, env file through bash, schema.
+out = os.path.join(work, "h200")
+rc, so, se = run(os.path.join(fixtures, "h200x8_allreduce.results.json"), "-o", out, "-v")
+print(so, se)
+check(rc == 0, f"tune exit code {rc}")
+for name in ("profile.json", "nccl.env", "nccl_tuner.conf"):
+    check(os.path.isfile(os.path.join(out, name)), f"{name} written")
+check("process-level group: channels-32" in so, "summary names the chosen group")
+env = subprocess.run(["env", "-i", "/bin/bash", "-c", 'set -a; . "$0" || exit 9; env', os.path.join(out, "nccl.env")],
+                     capture_output=True, text=True)
+check(env.returncode == 0, f"bash sources nccl.env (rc {env.returncode}: {env.stderr})")
+values = dict(line.split("=", 1) for line in env.stdout.splitlines() if "=" in line)
+check(values.get("CCTUNE_PROFILE") == os.path.join(os.path.abspath(out), "profile.json"), "CCTUNE_PROFILE is the profile")
+plugin = values.get("NCCL_TUNER_PLUGIN", "")
+check(os.path.isabs(plugin) and plugin.endswith("libnccl-tuner-cctune.so"), f"NCCL_TUNER_PLUGIN absolute: {plugin}")
+check(os.path.isfile(plugin), f"the plugin exists at {plugin} (build target nccl-tuner-cctune)")
+check(values.get("NCCL_MIN_CTAS") == "32" and values.get("NCCL_MAX_CTAS") == "32", "the group's env is in nccl.env")
+schema = json.load(open(os.path.join(source, "configs", "schema", "profile.schema.json")))
+profile = json.load(open(os.path.join(out, "profile.json")))
+try:
+    jsonschema.validate(profile, schema, cls=jsonschema.Draft202012Validator)
+except jsonschema.ValidationError as e:
+    check(False, f"profile.json valid against the schema: {e.message}")
+check(profile["provenance"]["nccl_version"] == "2.28.3", "provenance.nccl_version")
+check(profile["provenance"]["space"] == "default", "provenance.space from the results' settings")
+check(len(profile["rules"]) == 3, f"3 rules, got {len(profile['rules'])}")
+conf = open(os.path.join(out, "nccl_tuner.conf")).read().splitlines()
+check([l for l in conf if not l.startswith("#")][0] == "allreduce,0,1448,ring,ll,4,1,8,-1,-1", "first CSV line")
+
+# 2. The default output directory is the results' own.
+copy = os.path.join(work, "copy")
+os.makedirs(copy)
+shutil.copy(os.path.join(fixtures, "two_nodes.results.json"), os.path.join(copy, "results.json"))
+rc, so, se = run(os.path.join(copy, "results.json"), "--plugin", "/opt/cctune/lib/libnccl-tuner-cctune.so")
+check(rc == 0 and os.path.isfile(os.path.join(copy, "profile.json")), "profile.json next to results.json")
+check("NCCL_TUNER_PLUGIN=/opt/cctune/lib/libnccl-tuner-cctune.so" in open(os.path.join(copy, "nccl.env")).read(), "--plugin")
+
+# 3. Refusals: MPI-only results (no NCCL version), a missing file, a bad --min-gain.
+doc = json.load(open(os.path.join(fixtures, "two_nodes.results.json")))
+del doc["meta"]["versions"]["nccl"]
+mpi = os.path.join(work, "mpi.json")
+json.dump(doc, open(mpi, "w"))
+rc, so, se = run(mpi, "-o", os.path.join(work, "mpi-out"))
+check(rc == 2 and "NCCL version" in se, f"MPI-only results refused with exit 2 (got {rc}: {se.strip()})")
+check(not os.path.exists(os.path.join(work, "mpi-out", "profile.json")), "nothing written for refused results")
+rc, so, se = run(os.path.join(work, "nosuch.json"))
+check(rc != 0 and "nosuch.json" in se, f"missing results named (rc {rc}: {se.strip()})")
+rc, so, se = run(mpi, "--min-gain", "5")
+check(rc == 2, f"--min-gain 5 is a usage error (rc {rc})")
+
+print("ok" if not failures else f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
