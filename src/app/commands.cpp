@@ -8,6 +8,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   c.push_back(make_sweep_command());
   c.push_back(make_tune_command());
   c.push_back(make_topo_command());
+  c.push_back(make_worker_command());
   return c;
 }
 

@@ -34,7 +34,43 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--max-time", a.max_time_s, "time cap per point in seconds")->capture_default_str();
   cmd.add_option("--target-noise", a.target_noise, "stop when the median's relative noise is below this")->capture_default_str();
   cmd.add_option("--min-iters", a.min_iters, "fewest timed operations per point")->capture_default_str();
+  cmd.add_option("--gpus", a.gpus, "nccl: GPUs to use with one rank per node (0: all)")->capture_default_str();
+  cmd.add_option("--transport", a.transport, "nccl: nvlink, pcie, net, or a comma-separated list (one config group each)")
+      ->capture_default_str();
+  cmd.add_option("--env-group", a.env_groups, "nccl: extra config group LABEL:KEY=VALUE[,KEY=VALUE...] (repeatable)");
+  cmd.add_option("--emulate-nodes", a.emulate_nodes, "nccl: split each node's GPUs into K NCCL nodes (NCCL_HOSTID)")
+      ->capture_default_str();
+  cmd.add_option("--point-timeout", a.point_timeout_s, "nccl: fail a group whose worker is silent this many seconds")
+      ->capture_default_str();
+  cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
+      ->capture_default_str();
+  cmd.add_flag("--allow-nvls", a.allow_nvls, "nccl: let NCCL use NVLink SHARP (default: NCCL_NVLS_ENABLE=0)");
+  cmd.add_flag("--graph", a.graph, "nccl: time CUDA-graph replays of the operations");
 }
+
+namespace {
+NcclSettings resolve_nccl(const SweepArgs& a) {
+  NcclSettings n;
+  if (a.gpus < 0) throw UsageError("--gpus must not be negative", "use --gpus N, or leave it out to use every GPU");
+  if (a.emulate_nodes < 1) throw UsageError("--emulate-nodes must be at least 1", "use e.g. --emulate-nodes 2");
+  if (!(a.point_timeout_s > 0)) throw UsageError("--point-timeout must be positive", "use e.g. --point-timeout 60");
+  if (a.group_timeout_s < 0) throw UsageError("--group-timeout must not be negative", "use 0 (automatic) or seconds");
+  n.gpus = a.gpus;
+  n.groups = runtime::transport_groups(a.transport);
+  for (const auto& text : a.env_groups) {
+    auto g = runtime::parse_env_group(text);
+    for (const auto& other : n.groups)
+      if (other.label == g.label) throw UsageError("config group '" + g.label + "' is named twice", "give each --env-group its own label");
+    n.groups.push_back(std::move(g));
+  }
+  n.emulate_nodes = a.emulate_nodes;
+  n.point_timeout_s = a.point_timeout_s;
+  n.group_timeout_s = a.group_timeout_s;
+  n.allow_nvls = a.allow_nvls;
+  n.graph = a.graph;
+  return n;
+}
+}  // namespace
 
 namespace {
 std::vector<std::uint64_t> parse_size_list(const std::string& text) {
@@ -90,6 +126,7 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   p.measure.stop.max_time_s = a.max_time_s;
   p.measure.stop.target_rel_noise = a.target_noise;
   p.output_dir = a.output_dir;
+  if (p.backend == BackendChoice::Nccl) p.nccl = resolve_nccl(a);
   return p;
 }
 
@@ -98,7 +135,7 @@ nlohmann::json to_json(const SweepPlan& p) {
   for (auto c : p.collectives) colls.push_back(to_string(c));
   nlohmann::json placements = nlohmann::json::array();
   for (bool ip : p.placements) placements.push_back(ip ? "in" : "out");
-  return {{"backend", to_string(p.backend)},
+  nlohmann::json j = {{"backend", to_string(p.backend)},
           {"collectives", colls},
           {"sizes_bytes", p.sizes},
           {"dtype", to_string(p.dtype)},
@@ -110,6 +147,18 @@ nlohmann::json to_json(const SweepPlan& p) {
           {"min_iters", p.measure.stop.min_iterations},
           {"max_time_s", p.measure.stop.max_time_s},
           {"target_noise", p.measure.stop.target_rel_noise}};
+  if (p.backend == BackendChoice::Nccl) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : p.nccl.groups) groups.push_back({{"label", g.label}, {"env", g.env}});
+    j["nccl"] = {{"gpus", p.nccl.gpus},
+                 {"groups", groups},
+                 {"emulate_nodes", p.nccl.emulate_nodes},
+                 {"point_timeout_s", p.nccl.point_timeout_s},
+                 {"group_timeout_s", p.nccl.group_timeout_s},
+                 {"allow_nvls", p.nccl.allow_nvls},
+                 {"graph", p.nccl.graph}};
+  }
+  return j;
 }
 
 }  // namespace cctune::app

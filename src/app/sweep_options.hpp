@@ -8,6 +8,7 @@
 #include "collectives/engine.hpp"
 #include "core/collective.hpp"
 #include "core/sizes.hpp"
+#include "runtime/groups.hpp"
 
 namespace cctune::app {
 
@@ -31,6 +32,25 @@ struct SweepArgs {  // what the user typed
   double max_time_s = 1.0;
   double target_noise = 0.01;
   int min_iters = 20;
+  // NCCL backend (docs/RUNTIME.md)
+  int gpus = 0;                          // 0: all GPUs of the node (one rank per node)
+  std::string transport = "nvlink";      // comma-separated presets, one config group each
+  std::vector<std::string> env_groups;   // LABEL:KEY=VALUE,... extra config groups
+  int emulate_nodes = 1;
+  double point_timeout_s = 60;
+  double group_timeout_s = 0;            // 0: automatic from the number of points
+  bool allow_nvls = false;
+  bool graph = false;
+};
+
+struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs
+  int gpus = 0;
+  std::vector<runtime::ConfigGroup> groups;
+  int emulate_nodes = 1;
+  double point_timeout_s = 60;
+  double group_timeout_s = 0;
+  bool allow_nvls = false;
+  bool graph = false;
 };
 
 struct SweepPlan {  // what will run
@@ -42,6 +62,7 @@ struct SweepPlan {  // what will run
   std::vector<bool> placements;  // in_place values to run, out-of-place first
   MeasureSettings measure;
   std::string output_dir;
+  NcclSettings nccl;
 };
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& args);

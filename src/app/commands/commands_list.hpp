@@ -9,5 +9,6 @@ namespace cctune::app {
 std::unique_ptr<Command> make_sweep_command();
 std::unique_ptr<Command> make_tune_command();
 std::unique_ptr<Command> make_topo_command();
+std::unique_ptr<Command> make_worker_command();
 
 }  // namespace cctune::app

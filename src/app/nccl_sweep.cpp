@@ -1,0 +1,240 @@
+#include "app/nccl_sweep.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include "app/agreement.hpp"
+#include "app/signals.hpp"
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "runtime/group_runner.hpp"
+#include "runtime/groups.hpp"
+#include "runtime/worker_plan.hpp"
+#include "runtime/worker_process.hpp"
+
+namespace cctune::app {
+namespace {
+
+std::string scratch_dir() {
+  std::error_code ec;
+  auto d = std::filesystem::temp_directory_path(ec);
+  return ec ? std::string("/tmp") : d.string();
+}
+
+// <output>/workers on every node that can make it (workers on other nodes write their logs
+// there when the output directory is shared, and in a local scratch folder otherwise).
+std::string worker_log_dir(const std::string& output_dir) {
+  std::error_code ec;
+  const auto dir = std::filesystem::absolute(std::filesystem::path(output_dir) / "workers", ec);
+  if (!ec && (std::filesystem::create_directories(dir, ec), !ec) && ::access(dir.c_str(), W_OK) == 0) return dir.string();
+  const auto fallback = std::filesystem::path(scratch_dir()) / ("cctune-workers-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(fallback, ec);
+  return fallback.string();
+}
+
+struct Placement {
+  std::vector<int> devices;        // CUDA devices this supervisor owns
+  runtime::WorkerLayout layout;    // NCCL ranks of its workers
+  std::vector<std::string> host_ids;  // NCCL_HOSTID per owned device, with --emulate-nodes
+  int nnodes = 1;
+};
+
+Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns, int device_count) {
+  Placement p;
+  const std::string& host = session.hostname();
+  const auto hosts = comm.allgather(host);
+  int ranks_on_node = 0, local_index = 0;
+  for (int r = 0; r < static_cast<int>(hosts.size()); ++r)
+    if (hosts[static_cast<std::size_t>(r)] == host) {
+      ++ranks_on_node;
+      if (r < comm.rank()) ++local_index;
+    }
+  agree_on_errors(comm, [&] { p.devices = runtime::owned_devices(host, ranks_on_node, local_index, device_count, ns.gpus); });
+  const auto counts = comm.allgather(std::to_string(p.devices.size()));
+  std::vector<runtime::SupervisorSlot> slots;
+  for (std::size_t r = 0; r < hosts.size(); ++r) slots.push_back({hosts[r], std::stoi(counts[r])});
+  p.layout = runtime::layout_workers(slots, comm.rank());
+  agree_on_errors(comm, [&] {
+    for (std::size_t i = 0; i < p.devices.size(); ++i)
+      p.host_ids.push_back(ns.emulate_nodes > 1 ? runtime::emulated_host_id(host, p.layout.node_offset + static_cast<int>(i),
+                                                                             p.layout.node_workers, ns.emulate_nodes)
+                                                : std::string());
+  });
+  p.nnodes = p.layout.real_nodes * ns.emulate_nodes;
+  return p;
+}
+
+nlohmann::json worker_plan_json(const SweepPlan& plan) {
+  nlohmann::json j = to_json(plan);
+  PointConfig auto_config;
+  auto_config.graph = plan.nccl.graph;
+  j["configs"] = nlohmann::json::array({nlohmann::json(auto_config)});
+  return j;
+}
+
+// Rank 0's view of the points as they arrive: table sections per collective.
+class PointFeed {
+ public:
+  PointFeed(ResultsSink* sink, std::string context) : sink_(sink), context_(std::move(context)) {}
+  void add(const nlohmann::json& j) {
+    if (!sink_) return;
+    const PointResult p = j.get<PointResult>();
+    if (!open_ || p.collective != current_) {
+      close();
+      sink_->begin_collective(p.collective, context_);
+      current_ = p.collective;
+      open_ = true;
+    }
+    sink_->add_point(p);
+  }
+  void close() {
+    if (sink_ && open_) sink_->end_collective();
+    open_ = false;
+  }
+
+ private:
+  ResultsSink* sink_;
+  std::string context_;
+  bool open_ = false;
+  Collective current_ = Collective::AllReduce;
+};
+
+}  // namespace
+
+std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool required) {
+  RankComm& comm = session.comm();
+  const auto env = runtime::worker_environment(runtime::current_environment(), {}, false);
+  std::optional<runtime::GpuQuery> q;
+  if (required) {
+    agree_on_errors(comm, [&] {
+      try {
+        q = runtime::query_gpus(session.executable(), env, scratch_dir());
+      } catch (const RuntimeFailure& e) {
+        throw EnvironmentError(e.what_only(), e.fix());
+      }
+    });
+    return q;
+  }
+  try {
+    q = runtime::query_gpus(session.executable(), env, scratch_dir());
+  } catch (const Error&) {
+    q.reset();
+  }
+  if (comm.any(!q || q->device_count == 0)) return std::nullopt;
+  return q;
+}
+
+void record_versions(const runtime::GpuQuery& q, Meta& meta) {
+  meta.versions["nccl"] = q.nccl_version;
+  std::smatch m;
+  static const std::regex split("runtime ([^,]+), driver (.+)");
+  if (std::regex_match(q.cuda, m, split)) {
+    meta.versions["cuda_runtime"] = m[1];
+    meta.versions["cuda_driver"] = m[2];
+  } else {
+    meta.versions["cuda"] = q.cuda;
+  }
+}
+
+NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, ResultsSink* sink) {
+  RankComm& comm = session.comm();
+  const NcclSettings& ns = plan.nccl;
+  const Placement place = place_workers(session, comm, ns, gpus.device_count);
+  const int nranks = place.layout.nranks;
+
+  const nlohmann::json plan_json = worker_plan_json(plan);
+  const auto worker_plan = runtime::worker_plan_from_json(plan_json);
+  const auto points = runtime::enumerate_points(worker_plan, nranks);
+  std::optional<runtime::TestFault> fault;
+  agree_on_errors(comm, [&] {
+    if (const char* f = std::getenv("CCTUNE_TEST_FAULT"); f && *f) fault = runtime::parse_test_fault(f);
+  });
+
+  runtime::GroupSettings settings;
+  settings.executable = session.executable();
+  settings.log_dir = worker_log_dir(plan.output_dir);
+  settings.base_env = runtime::current_environment();
+  settings.allow_nvls = ns.allow_nvls;
+  settings.point_timeout_s = ns.point_timeout_s;
+  // Automatic deadline: start-up plus three time caps per point, generously.
+  settings.group_timeout_s = ns.group_timeout_s > 0 ? ns.group_timeout_s
+                                                    : 120.0 + static_cast<double>(points.size()) * (3.0 * plan.measure.stop.max_time_s + 1.0);
+
+  NcclSweepOutcome outcome;
+  for (const auto& group : ns.groups) {
+    if (comm.any(stop_signal() != 0)) {
+      outcome.stop_signal = stop_signal() != 0 ? stop_signal() : 15;
+      return outcome;
+    }
+    ++outcome.groups;
+    // The executable exports cctune's tuner plugin; workers use it to force and observe
+    // NCCL's algorithm, protocol and channel choices.
+    runtime::ConfigGroup effective = group;
+    effective.env["NCCL_TUNER_PLUGIN"] = "STATIC_PLUGIN";
+    std::vector<runtime::LocalWorker> workers;
+    for (std::size_t i = 0; i < place.devices.size(); ++i) {
+      runtime::LocalWorker w;
+      w.spec.group = group.label;
+      w.spec.nranks = nranks;
+      w.spec.rank = place.layout.first_rank + static_cast<int>(i);
+      w.spec.device = place.devices[i];
+      w.spec.nnodes = place.nnodes;
+      w.spec.host = session.hostname();
+      w.spec.graph = ns.graph;
+      w.spec.plan = plan_json;
+      if (fault && (fault->group.empty() || fault->group == group.label)) w.spec.test_fault = fault;
+      if (!place.host_ids[i].empty()) w.env["NCCL_HOSTID"] = place.host_ids[i];
+      workers.push_back(std::move(w));
+    }
+
+    const std::string context = "backend nccl, group " + group.label + ", " + std::to_string(nranks) + " ranks on " +
+                                std::to_string(place.nnodes) + " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype);
+    if (sink) {
+      RunResult run;
+      run.backend = "nccl";
+      run.group = group.label;
+      run.env = runtime::worker_environment({}, effective.env, ns.allow_nvls);
+      if (ns.emulate_nodes > 1)
+        run.env["NCCL_HOSTID"] = "<host>-emu<j>: " + std::to_string(ns.emulate_nodes) + " emulated nodes per host";
+      run.nranks = nranks;
+      run.nnodes = place.nnodes;
+      sink->begin_run(run);
+    }
+    PointFeed feed(sink, context);
+    runtime::GroupCallbacks callbacks;
+    callbacks.on_point = [&](long, const nlohmann::json& result) { feed.add(result); };
+    callbacks.stop_requested = [] { return stop_signal() != 0; };
+    const auto result = runtime::run_group(comm, effective, workers, points, settings, callbacks);
+    feed.close();
+
+    switch (result.status) {
+      case runtime::GroupStatus::Ok: break;
+      case runtime::GroupStatus::Interrupted:
+        outcome.stop_signal = stop_signal() != 0 ? stop_signal() : 15;
+        return outcome;
+      case runtime::GroupStatus::Failed:
+        ++outcome.failed_groups;
+        if (sink) {
+          sink->fail_run(result.reason);
+          std::fprintf(stderr, "cctune: group %s FAILED: %s\n", group.label.c_str(), result.reason.c_str());
+        }
+        break;
+      case runtime::GroupStatus::Aborted:
+        // The worker's own one-line error (bad size, missing library): the same for every
+        // group, so the sweep stops with it.
+        if (sink) {
+          sink->fail_run(result.reason);
+          sink->finish("failed");
+        }
+        if (result.error_kind == "usage") throw UsageError(result.reason, result.error_fix);
+        throw EnvironmentError(result.reason, result.error_fix);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,34 @@
+#pragma once
+// The NCCL backend's sweep, supervisor side: every MPI rank supervises worker processes
+// (one per GPU it owns) for each config group, and rank 0 feeds their results to the sink.
+// The process model, protocol and timeouts are in docs/RUNTIME.md.
+#include <optional>
+
+#include "app/results_sink.hpp"
+#include "app/session.hpp"
+#include "app/sweep_options.hpp"
+#include "runtime/query.hpp"
+
+namespace cctune::app {
+
+// Collective. Runs `cctune __worker --query` on every rank: GPUs and NCCL without linking
+// them. `required` (--backend nccl): every rank throws the first rank's EnvironmentError
+// (e.g. "NCCL backend could not be loaded: ...") when any rank fails. Otherwise (auto):
+// nullopt on every rank unless every rank found the module and at least one GPU.
+std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool required);
+
+// Adds nccl and cuda_runtime/cuda_driver to meta.versions.
+void record_versions(const runtime::GpuQuery& q, Meta& meta);
+
+struct NcclSweepOutcome {
+  int stop_signal = 0;    // non-zero when interrupted
+  int groups = 0;
+  int failed_groups = 0;
+};
+
+// Collective. Only rank 0 passes a sink. Throws UsageError / EnvironmentError (the same on
+// every rank) for bad inputs found before measuring: too many ranks for the GPUs, --gpus
+// above what exists, a size that does not fit in GPU memory.
+NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, ResultsSink* sink);
+
+}  // namespace cctune::app

@@ -1,0 +1,320 @@
+#include "runtime/group_runner.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "runtime/line_channel.hpp"
+#include "runtime/worker_plan.hpp"
+#include "runtime/worker_process.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string fmt_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+// How bad a local failure is, for choosing the reason every supervisor reports: a worker
+// that crashed or said why comes before workers that merely went silent (usually because
+// their peers died), and an interrupt before nothing at all.
+enum Priority { kCause = 0, kTimeout = 1, kInterrupt = 2, kNone = 9 };
+
+struct Tracked {
+  LocalWorker spec;
+  std::string log_path;
+  std::unique_ptr<WorkerProcess> proc;
+  std::unique_ptr<LineReader> reader;
+  Clock::time_point last_message;
+  long last_point = -1;
+  bool done = false;
+  bool ready = false;
+};
+
+class Supervisor {
+ public:
+  Supervisor(RankComm& comm, const ConfigGroup& group, const std::vector<PointSpec>& points, const GroupSettings& s,
+             const GroupCallbacks& cb)
+      : comm_(comm), group_(group), points_(points), settings_(s), cb_(cb) {}
+
+  GroupOutcome run(const std::vector<LocalWorker>& workers) {
+    start_ = Clock::now();
+    // A worker that dies leaves a broken pipe; writing to it must fail, not kill us.
+    std::signal(SIGPIPE, SIG_IGN);
+    std::string spawn_error;
+    try {
+      spawn_all(workers);
+    } catch (const Error& e) {
+      spawn_error = e.describe();
+      fail(kCause, "on " + host() + ": " + spawn_error, "failure");
+    }
+    for (;;) {
+      const auto tick_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.tick_s));
+      pump_until(tick_end);
+      check_workers();
+      if (cb_.stop_requested && cb_.stop_requested()) fail(kInterrupt, "interrupted by a signal", "interrupted");
+      if (seconds(Clock::now() - start_) > settings_.group_timeout_s)
+        fail(kTimeout, "group " + group_.label + " passed its deadline of " + fmt_seconds(settings_.group_timeout_s) +
+                           " (--group-timeout) on " + host() + where_workers_are(),
+             "failure");
+      if (auto outcome = agree()) return *outcome;
+    }
+  }
+
+ private:
+  std::string host() const { return local_host_; }
+
+  void spawn_all(const std::vector<LocalWorker>& workers) {
+    local_host_ = workers.empty() ? "" : workers.front().spec.host;
+    for (const auto& w : workers) {
+      Tracked t;
+      t.spec = w;
+      t.log_path = settings_.log_dir + "/" + group_.label + ".r" + std::to_string(w.spec.rank) + ".log";
+      std::remove(t.log_path.c_str());
+      SpawnRequest req;
+      req.executable = settings_.executable;
+      req.args = {"__worker", "--log", t.log_path};
+      std::map<std::string, std::string> env = group_.env;
+      for (const auto& [k, v] : w.env) env[k] = v;
+      req.env = worker_environment(settings_.base_env, env, settings_.allow_nvls);
+      req.log_path = t.log_path;
+      t.proc = std::make_unique<WorkerProcess>(WorkerProcess::spawn(req));
+      t.reader = std::make_unique<LineReader>(t.proc->message_fd());
+      t.last_message = Clock::now();
+      write_line(t.proc->stdin_fd(), to_json(w.spec).dump());
+      workers_.push_back(std::move(t));
+    }
+  }
+
+  std::string who(const Tracked& t) const {
+    return "worker rank " + std::to_string(t.spec.spec.rank) + " (host " + t.spec.spec.host + ", GPU " +
+           std::to_string(t.spec.spec.device) + ")";
+  }
+
+  std::string point_text(long p) const {
+    if (p < 0) return "before its first point (during start-up or NCCL init)";
+    std::string d = "at point " + std::to_string(p);
+    if (p < static_cast<long>(points_.size())) d += " (" + describe(points_[static_cast<std::size_t>(p)]) + ")";
+    return d;
+  }
+
+  std::string where_workers_are() const {
+    long lo = -1;
+    for (const auto& t : workers_) lo = lo < 0 ? t.last_point : std::min(lo, t.last_point);
+    return workers_.empty() ? "" : ", workers " + point_text(lo);
+  }
+
+  std::string with_log(const Tracked& t, std::string text) const {
+    const std::string tail = log_tail(t.log_path, 3);
+    if (!tail.empty()) text += "; log " + t.log_path + ": " + tail;
+    return text;
+  }
+
+  void fail(Priority p, const std::string& reason, const std::string& kind, const std::string& fix = {}) {
+    if (p >= priority_) return;  // keep the most telling local reason
+    priority_ = p;
+    reason_ = reason;
+    kind_ = kind;
+    fix_ = fix;
+  }
+
+  void handle(Tracked& t, const std::string& line) {
+    t.last_message = Clock::now();
+    Message m;
+    try {
+      m = decode(line);
+    } catch (const Error& e) {
+      fail(kCause, who(t) + ": " + e.what_only(), "failure");
+      return;
+    }
+    switch (m.type) {
+      case MessageType::Hello:
+        if (hello_.is_null()) hello_ = m.body;
+        break;
+      case MessageType::Uid: uid_ = m.body.value("uid", ""); break;
+      case MessageType::Ready: t.ready = true; break;
+      case MessageType::Progress: t.last_point = m.body.value("point", -1L); break;
+      case MessageType::Point:
+        if (cb_.on_point) cb_.on_point(m.body.value("point", -1L), m.body.at("result"));
+        break;
+      case MessageType::Done: t.done = true; break;
+      case MessageType::Error: {
+        const std::string kind = m.body.value("kind", "failure");
+        const std::string text = m.body.value("message", "(no message)");
+        if (kind == "usage" || kind == "environment")
+          fail(kCause, text, kind, m.body.value("fix", ""));  // the user's problem: said as the worker said it
+        else
+          fail(kCause, with_log(t, who(t) + " failed " + point_text(t.last_point) + ": " + text), "failure");
+        break;
+      }
+    }
+  }
+
+  // Reads worker messages until `until`; returns early only when nothing is left to read.
+  void pump_until(Clock::time_point until) {
+    for (;;) {
+      std::vector<pollfd> fds;
+      std::vector<Tracked*> owners;
+      for (auto& t : workers_)
+        if (!t.reader->eof()) {
+          fds.push_back({t.reader->fd(), POLLIN, 0});
+          owners.push_back(&t);
+        }
+      const double left = seconds(until - Clock::now());
+      if (left <= 0) return;
+      if (fds.empty()) {
+        poll(nullptr, 0, static_cast<int>(left * 1000) + 1);
+        return;
+      }
+      const int n = poll(fds.data(), fds.size(), static_cast<int>(left * 1000) + 1);
+      if (n <= 0) continue;
+      for (std::size_t i = 0; i < fds.size(); ++i) {
+        if (!fds[i].revents) continue;
+        std::vector<std::string> lines;
+        owners[i]->reader->read_available(lines);
+        for (const auto& l : lines) handle(*owners[i], l);
+      }
+    }
+  }
+
+  void check_workers() {
+    const auto now = Clock::now();
+    for (auto& t : workers_) {
+      if (t.proc->poll_exit()) {
+        // Drain what it wrote before exiting (its last point, its error message).
+        std::vector<std::string> lines;
+        while (t.reader->read_available(lines)) {
+        }
+        for (const auto& l : lines) handle(t, l);
+        if (!t.proc->exited_ok())
+          fail(kCause, with_log(t, who(t) + " " + describe_wait_status(*t.proc->status()) + " " + point_text(t.last_point)),
+               "failure");
+        else if (!t.done)
+          fail(kCause, with_log(t, who(t) + " exited without finishing, " + point_text(t.last_point)), "failure");
+        continue;
+      }
+      const double silent = seconds(now - t.last_message);
+      if (silent > settings_.point_timeout_s)
+        fail(kTimeout, with_log(t, who(t) + " sent nothing for " + fmt_seconds(silent) + " (--point-timeout " +
+                                       fmt_seconds(settings_.point_timeout_s) + ") " + point_text(t.last_point)),
+             "failure");
+    }
+  }
+
+  bool all_done() const {
+    for (const auto& t : workers_)
+      if (!t.proc->status() || !t.proc->exited_ok() || !t.done) return false;
+    return true;
+  }
+
+  std::optional<GroupOutcome> agree() {
+    nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"reason", reason_}, {"kind", kind_},
+                           {"fix", fix_}, {"done", all_done()}, {"uid", uid_sent_ ? "" : uid_}};
+    const auto all = comm_.allgather(mine.dump());
+    std::string uid;
+    bool done = true;
+    int best = kNone, best_rank = -1, failing = 0;
+    nlohmann::json best_j;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      const auto j = nlohmann::json::parse(all[r]);
+      if (!j["uid"].get<std::string>().empty()) uid = j["uid"];
+      done = done && j["done"].get<bool>();
+      const int p = j["priority"].get<int>();
+      if (p != kNone) ++failing;
+      if (p < best) {
+        best = p;
+        best_rank = static_cast<int>(r);
+        best_j = j;
+      }
+    }
+    if (!uid.empty() && !uid_sent_) {
+      const std::string line = encode(uid_message(uid));
+      for (auto& t : workers_)
+        if (t.proc->stdin_fd() >= 0) write_line(t.proc->stdin_fd(), line);
+      uid_sent_ = true;
+    }
+    if (best != kNone) {
+      for (auto& t : workers_) t.proc->kill_and_reap();
+      GroupOutcome o;
+      o.hello = hello_;
+      const std::string kind = best_j["kind"];
+      o.status = kind == "interrupted" ? GroupStatus::Interrupted
+                 : (kind == "usage" || kind == "environment") ? GroupStatus::Aborted
+                                                              : GroupStatus::Failed;
+      o.reason = best_j["reason"].get<std::string>();
+      // A worker's usage/environment error is the user's one-line message as it stands.
+      if (all.size() > 1 && o.status != GroupStatus::Aborted) o.reason = "supervisor rank " + std::to_string(best_rank) + ": " + o.reason;
+      if (failing > 1) o.reason += " [" + std::to_string(failing - 1) + " other supervisor(s) also reported a failure]";
+      o.error_kind = kind;
+      o.error_fix = best_j["fix"];
+      return o;
+    }
+    if (done) {
+      GroupOutcome o;
+      o.hello = hello_;
+      return o;
+    }
+    return std::nullopt;
+  }
+
+  RankComm& comm_;
+  const ConfigGroup& group_;
+  const std::vector<PointSpec>& points_;
+  const GroupSettings& settings_;
+  const GroupCallbacks& cb_;
+  std::deque<Tracked> workers_;
+  std::string local_host_;
+  Clock::time_point start_;
+  Priority priority_ = kNone;
+  std::string reason_, kind_, fix_;
+  std::string uid_;
+  bool uid_sent_ = false;
+  nlohmann::json hello_;
+};
+
+}  // namespace
+
+std::string to_string(GroupStatus s) {
+  switch (s) {
+    case GroupStatus::Ok: return "ok";
+    case GroupStatus::Failed: return "failed";
+    case GroupStatus::Interrupted: return "interrupted";
+    case GroupStatus::Aborted: return "failed";
+  }
+  return "failed";
+}
+
+std::string log_tail(const std::string& path, int lines) {
+  std::ifstream in(path);
+  std::deque<std::string> last;
+  for (std::string l; std::getline(in, l);) {
+    if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (l.size() > 200) l = l.substr(0, 200) + "...";
+    last.push_back(l);
+    if (static_cast<int>(last.size()) > lines) last.pop_front();
+  }
+  std::string out;
+  for (const auto& l : last) out += (out.empty() ? "" : " | ") + l;
+  return out;
+}
+
+GroupOutcome run_group(RankComm& comm, const ConfigGroup& group, const std::vector<LocalWorker>& workers,
+                       const std::vector<PointSpec>& points, const GroupSettings& settings, const GroupCallbacks& callbacks) {
+  Supervisor s(comm, group, points, settings, callbacks);
+  return s.run(workers);
+}
+
+}  // namespace cctune::runtime

@@ -1,0 +1,52 @@
+#pragma once
+// Config groups (process-level NCCL settings, one set of workers each) and the layout of
+// workers over supervisors: which GPUs a supervisor owns, which NCCL rank each worker gets,
+// and the NCCL_HOSTID that --emulate-nodes gives it. Pure functions, tested without MPI.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cctune::runtime {
+
+struct ConfigGroup {
+  std::string label;                       // "nvlink", "pcie", "net", or a user label
+  std::map<std::string, std::string> env;  // NCCL_* settings of the group
+};
+
+// The environment of a transport preset: nvlink (NCCL defaults), pcie (NCCL_P2P_DISABLE=1),
+// net (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1). Throws UsageError for another name.
+ConfigGroup transport_group(const std::string& name);
+// "nvlink,pcie" -> one group each, in order; duplicates rejected.
+std::vector<ConfigGroup> transport_groups(const std::string& comma_separated);
+// "label:KEY=VALUE,KEY=VALUE" (--env-group). Throws UsageError naming the problem.
+ConfigGroup parse_env_group(const std::string& text);
+
+// GPUs a supervisor owns. `ranks_on_node`: supervisors on this host; `local_index`: this
+// supervisor's position among them; `gpus_requested`: --gpus (0: all, one rank per node).
+// Throws UsageError (too many ranks for the GPUs, --gpus above what exists) or
+// EnvironmentError (no GPU at all), before anything is measured.
+std::vector<int> owned_devices(const std::string& host, int ranks_on_node, int local_index, int device_count,
+                               int gpus_requested);
+
+// Where each supervisor's workers sit in the job.
+struct SupervisorSlot {
+  std::string host;
+  int workers = 0;
+};
+struct WorkerLayout {
+  int nranks = 0;             // NCCL ranks in the job (all workers)
+  int first_rank = 0;         // NCCL rank of this supervisor's first worker
+  int node_offset = 0;        // index of this supervisor's first worker among its host's workers
+  int node_workers = 0;       // workers on this host
+  int real_nodes = 0;         // distinct hosts
+  int local_index = 0;        // this supervisor's position among the supervisors of its host
+  int ranks_on_node = 0;      // supervisors on this host
+};
+WorkerLayout layout_workers(const std::vector<SupervisorSlot>& slots, int my_rank);
+
+// NCCL_HOSTID for a worker at `node_index` of `node_workers` on `host`, when the host is
+// split into `k` emulated nodes (contiguous blocks). Throws UsageError when k does not
+// divide node_workers or exceeds it.
+std::string emulated_host_id(const std::string& host, int node_index, int node_workers, int k);
+
+}  // namespace cctune::runtime

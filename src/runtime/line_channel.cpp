@@ -1,0 +1,58 @@
+#include "runtime/line_channel.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace cctune::runtime {
+
+bool LineReader::read_available(std::vector<std::string>& out) {
+  char buf[65536];
+  while (!eof_) {
+    const ssize_t n = ::read(fd_, buf, sizeof buf);
+    if (n > 0) {
+      buffer_.append(buf, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n == 0) {
+      eof_ = true;
+      break;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+    eof_ = true;  // any other error: the pipe is unusable
+  }
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = buffer_.find('\n', start)) != std::string::npos; start = nl + 1)
+    if (nl > start) out.push_back(buffer_.substr(start, nl - start));
+  buffer_.erase(0, start);
+  return !eof_;
+}
+
+bool write_line(int fd, const std::string& line) {
+  const std::string data = line + "\n";
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+void set_nonblocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+    throw RuntimeFailure(std::string("fcntl(O_NONBLOCK) failed: ") + std::strerror(errno));
+}
+
+}  // namespace cctune::runtime

@@ -1,0 +1,45 @@
+#include "runtime/module_loader.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "runtime/selftest_module.hpp"
+
+namespace cctune::runtime {
+
+std::string nccl_module_path(const std::string& executable) {
+  if (const char* p = std::getenv("CCTUNE_NCCL_MODULE"); p && *p) return p;
+  const auto dir = std::filesystem::path(executable).parent_path();
+  const auto beside = dir / "libcctune-nccl.so";
+  if (std::filesystem::exists(beside)) return beside.string();
+  const auto installed = dir / ".." / "lib" / "libcctune-nccl.so";
+  if (std::filesystem::exists(installed)) return installed.lexically_normal().string();
+  return beside.string();  // dlerror() will name it
+}
+
+std::unique_ptr<NcclModule> load_nccl_module(const std::string& path) {
+  const std::string fix = "install NCCL or add its lib directory to LD_LIBRARY_PATH (CCTUNE_NCCL_MODULE names the module itself)";
+  // RTLD_LOCAL: the module's NCCL and CUDA symbols stay out of the executable's namespace.
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = ::dlerror();
+    throw EnvironmentError(std::string("NCCL backend could not be loaded: ") + (err ? err : path.c_str()), fix);
+  }
+  auto create = reinterpret_cast<NcclModuleCreateFn>(::dlsym(handle, nccl_module_create_symbol));
+  if (!create)
+    throw EnvironmentError("NCCL backend could not be loaded: " + path + " has no " + nccl_module_create_symbol,
+                           "rebuild cctune so that the module and the executable match");
+  NcclModule* m = create();
+  if (!m) throw EnvironmentError("NCCL backend could not be loaded: " + path + " returned no module", fix);
+  return std::unique_ptr<NcclModule>(m);
+}
+
+std::unique_ptr<NcclModule> load_worker_module(const std::string& executable) {
+  if (const char* b = std::getenv("CCTUNE_TEST_WORKER_BACKEND"); b && std::string(b) == "selftest") return make_selftest_module();
+  return load_nccl_module(nccl_module_path(executable));
+}
+
+}  // namespace cctune::runtime

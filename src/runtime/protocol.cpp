@@ -1,0 +1,123 @@
+#include "runtime/protocol.hpp"
+
+#include <array>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace cctune::runtime {
+namespace {
+constexpr std::array<const char*, 7> type_names = {"hello", "uid", "ready", "progress", "point", "done", "error"};
+
+Message make(MessageType t, nlohmann::json fields = nlohmann::json::object()) {
+  fields["type"] = to_string(t);
+  return {t, std::move(fields)};
+}
+}  // namespace
+
+std::string to_string(MessageType t) { return type_names[static_cast<std::size_t>(t)]; }
+
+MessageType parse_message_type(const std::string& s) {
+  for (std::size_t i = 0; i < type_names.size(); ++i)
+    if (s == type_names[i]) return static_cast<MessageType>(i);
+  throw RuntimeFailure("unknown worker message type '" + s + "'", "supervisor and worker must be the same cctune build");
+}
+
+std::string encode(const Message& m) {
+  nlohmann::json j = m.body;
+  j["type"] = to_string(m.type);
+  return j.dump();  // dump() escapes newlines inside strings, so one message is one line
+}
+
+Message decode(const std::string& line) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception&) {
+    throw RuntimeFailure("malformed worker message: " + line.substr(0, 200), "supervisor and worker must be the same cctune build");
+  }
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
+    throw RuntimeFailure("worker message without a type: " + line.substr(0, 200), "supervisor and worker must be the same cctune build");
+  return {parse_message_type(j["type"].get<std::string>()), std::move(j)};
+}
+
+Message hello_message(int rank, int device, const std::string& pci_bus_id, const std::string& nccl_version,
+                      const std::string& cuda) {
+  return make(MessageType::Hello,
+              {{"rank", rank}, {"device", device}, {"pci_bus_id", pci_bus_id}, {"nccl_version", nccl_version}, {"cuda", cuda}});
+}
+Message uid_message(const std::string& uid_hex) { return make(MessageType::Uid, {{"uid", uid_hex}}); }
+Message ready_message() { return make(MessageType::Ready); }
+Message progress_message(long point) { return make(MessageType::Progress, {{"point", point}}); }
+Message point_message(long point, const nlohmann::json& result) {
+  return make(MessageType::Point, {{"point", point}, {"result", result}});
+}
+Message done_message() { return make(MessageType::Done); }
+Message error_message(const std::string& text, const std::string& kind, const std::string& fix) {
+  return make(MessageType::Error, {{"message", text}, {"kind", kind}, {"fix", fix}});
+}
+
+TestFault parse_test_fault(const std::string& text) {
+  std::stringstream in(text);
+  std::string kind, rank, point, group;
+  const auto bad = [&] {
+    return UsageError("CCTUNE_TEST_FAULT='" + text + "' is malformed",
+                      "use kind:rank:point[:group] with kind hang, abort or exit, e.g. hang:1:3 or abort:0:2:pcie");
+  };
+  if (!std::getline(in, kind, ':') || !std::getline(in, rank, ':') || !std::getline(in, point, ':')) throw bad();
+  std::getline(in, group);
+  if (kind != "hang" && kind != "abort" && kind != "exit") throw bad();
+  TestFault f;
+  f.kind = kind;
+  f.group = group;
+  try {
+    std::size_t used = 0;
+    f.rank = std::stoi(rank, &used);
+    if (used != rank.size()) throw bad();
+    f.point = std::stol(point, &used);
+    if (used != point.size()) throw bad();
+  } catch (const std::logic_error&) {
+    throw bad();
+  }
+  if (f.rank < 0 || f.point < 0) throw bad();
+  return f;
+}
+
+nlohmann::json to_json(const WorkerSpec& s) {
+  nlohmann::json j = {{"group", s.group},       {"nranks", s.nranks},   {"rank", s.rank},         {"device", s.device},
+                      {"nnodes", s.nnodes},     {"host", s.host},       {"min_ctas", s.min_ctas}, {"max_ctas", s.max_ctas},
+                      {"graph", s.graph},       {"plan", s.plan},       {"test_fault", nullptr}};
+  if (s.test_fault)
+    j["test_fault"] = {{"kind", s.test_fault->kind}, {"rank", s.test_fault->rank}, {"point", s.test_fault->point},
+                       {"group", s.test_fault->group}};
+  return j;
+}
+
+WorkerSpec worker_spec_from_json(const nlohmann::json& j) {
+  try {
+    WorkerSpec s;
+    s.group = j.at("group").get<std::string>();
+    s.nranks = j.at("nranks").get<int>();
+    s.rank = j.at("rank").get<int>();
+    s.device = j.at("device").get<int>();
+    s.nnodes = j.value("nnodes", 1);
+    s.host = j.value("host", "");
+    s.min_ctas = j.value("min_ctas", 0);
+    s.max_ctas = j.value("max_ctas", 0);
+    s.graph = j.value("graph", false);
+    s.plan = j.at("plan");
+    if (j.contains("test_fault") && !j["test_fault"].is_null()) {
+      const auto& f = j["test_fault"];
+      s.test_fault = TestFault{f.at("kind").get<std::string>(), f.at("rank").get<int>(), f.at("point").get<long>(),
+                               f.value("group", "")};
+    }
+    if (s.nranks < 1 || s.rank < 0 || s.rank >= s.nranks || s.device < 0)
+      throw UsageError("worker spec has rank " + std::to_string(s.rank) + " of " + std::to_string(s.nranks) + ", device " + std::to_string(s.device),
+                       "`cctune __worker` is started by `cctune sweep`, not by hand");
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(std::string("malformed worker spec: ") + e.what(), "`cctune __worker` is started by `cctune sweep`, not by hand");
+  }
+}
+
+}  // namespace cctune::runtime

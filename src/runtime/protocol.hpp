@@ -1,0 +1,66 @@
+#pragma once
+// The supervisor <-> worker protocol: one JSON object per line. The worker writes on fd 3
+// (so NCCL's own stdout logging never mixes in); the supervisor writes on the worker's
+// stdin. docs/RUNTIME.md lists every message.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace cctune::runtime {
+
+// The fd a worker writes its messages on (the supervisor dup2's a pipe there).
+inline constexpr int worker_message_fd = 3;
+
+enum class MessageType { Hello, Uid, Ready, Progress, Point, Done, Error };
+std::string to_string(MessageType t);
+MessageType parse_message_type(const std::string& s);
+
+struct Message {
+  MessageType type = MessageType::Hello;
+  nlohmann::json body = nlohmann::json::object();  // every field, "type" included
+};
+
+// One line, no trailing newline. decode throws cctune::RuntimeFailure on anything that is
+// not a JSON object with a known "type".
+std::string encode(const Message& m);
+Message decode(const std::string& line);
+
+// Builders for each message, so both sides spell the fields the same way.
+Message hello_message(int rank, int device, const std::string& pci_bus_id, const std::string& nccl_version,
+                      const std::string& cuda);
+Message uid_message(const std::string& uid_hex);
+Message ready_message();
+Message progress_message(long point);
+Message point_message(long point, const nlohmann::json& result);
+Message done_message();
+Message error_message(const std::string& text, const std::string& kind, const std::string& fix = {});  // kind: usage|environment|failure
+
+// A fault a test asks one worker to commit (CCTUNE_TEST_FAULT="kind:rank:point[:group]").
+struct TestFault {
+  std::string kind;   // hang | abort | exit
+  int rank = 0;       // NCCL rank of the worker that commits it
+  long point = 0;     // index of the point at whose start it strikes
+  std::string group;  // only in this config group; empty: every group
+};
+// Throws UsageError when the text is malformed.
+TestFault parse_test_fault(const std::string& text);
+
+// The first line on a worker's stdin.
+struct WorkerSpec {
+  std::string group = "default";
+  int nranks = 1;
+  int rank = 0;
+  int device = 0;
+  int nnodes = 1;
+  std::string host;
+  int min_ctas = 0;
+  int max_ctas = 0;
+  bool graph = false;
+  nlohmann::json plan = nlohmann::json::object();  // sweep plan (sweep_options to_json) + "configs"
+  std::optional<TestFault> test_fault;
+};
+
+nlohmann::json to_json(const WorkerSpec& s);
+WorkerSpec worker_spec_from_json(const nlohmann::json& j);  // throws UsageError on a bad spec
+
+}  // namespace cctune::runtime

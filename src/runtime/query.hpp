@@ -1,0 +1,21 @@
+#pragma once
+// What the supervisor learns about GPUs and NCCL without linking either: it runs
+// `cctune __worker --query` once, which loads the NCCL module and prints one JSON line.
+#include <map>
+#include <string>
+
+namespace cctune::runtime {
+
+struct GpuQuery {
+  int device_count = 0;
+  std::string nccl_version;
+  std::string cuda;  // "runtime 13.0, driver 13.0"
+};
+
+// Throws EnvironmentError with the worker's one-line reason (e.g. "NCCL backend could not
+// be loaded: ...") when the module cannot be loaded or CUDA fails; RuntimeFailure when the
+// query does not answer within `timeout_s`. `env`: the worker environment.
+GpuQuery query_gpus(const std::string& executable, const std::map<std::string, std::string>& env,
+                    const std::string& scratch_dir, double timeout_s = 120);
+
+}  // namespace cctune::runtime

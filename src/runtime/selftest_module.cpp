@@ -1,0 +1,105 @@
+#include "runtime/selftest_module.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+long env_long(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atol(v) : fallback;
+}
+
+class SelftestBackend : public CollectiveBackend {
+ public:
+  std::string name() const override { return "selftest"; }
+  std::string unsupported_reason(const PointSpec&) const override { return {}; }
+  void prepare(const PointSpec& spec) override { spec_ = spec; }
+  BatchTiming run_batch(int n) override {
+    // 2 us plus the size at 20 GB/s: small enough to keep CI fast, size-dependent so
+    // results look like a sweep.
+    const auto op = std::chrono::nanoseconds(2000 + static_cast<long>(spec_.bytes.size_bytes / 20));
+    BatchTiming t;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+      const auto s = std::chrono::steady_clock::now();
+      std::this_thread::sleep_for(op);
+      t.iter_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
+    }
+    t.wall_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    return t;
+  }
+  long count_wrong() override { return 0; }
+
+ private:
+  PointSpec spec_;
+};
+
+// Every rank is taken to hold the same values: sums scale by size, max is the identity.
+class LocalComm : public RankComm {
+ public:
+  LocalComm(int rank, int size) : rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void barrier() override {}
+  void allreduce_sum(std::span<double> v) override {
+    for (auto& x : v) x *= size_;
+  }
+  void allreduce_max(std::span<double>) override {}
+  void broadcast(std::string&, int) override {}
+  std::vector<std::string> allgather(const std::string& mine) override { return std::vector<std::string>(size_, mine); }
+  void send(const std::string&, int, int) override { throw RuntimeFailure("selftest RankComm has no point-to-point"); }
+  std::string recv(int, int) override { throw RuntimeFailure("selftest RankComm has no point-to-point"); }
+
+ private:
+  int rank_, size_;
+};
+
+class SelftestModule : public NcclModule {
+ public:
+  int device_count() override { return static_cast<int>(env_long("CCTUNE_SELFTEST_GPUS", 4)); }
+  std::string nccl_version() override { return "selftest"; }
+  std::string cuda_versions() override { return "none (selftest)"; }
+  std::string pci_bus_id(int) override { return ""; }
+  std::string new_unique_id_hex() override {
+    std::random_device rd;
+    static const char* hex = "0123456789abcdef";
+    std::string s(256, '0');
+    for (auto& c : s) c = hex[rd() % 16];
+    return s;
+  }
+  std::unique_ptr<CollectiveBackend> create_backend(const NcclWorkerSetup& setup) override {
+    if (setup.unique_id_hex.size() != 256)
+      throw RuntimeFailure("selftest: unique id of " + std::to_string(setup.unique_id_hex.size()) + " hex digits, expected 256");
+    if (const char* e = std::getenv("CCTUNE_SELFTEST_INIT_ERROR"); e && *e) throw RuntimeFailure(std::string("selftest init: ") + e);
+    if (setup.device >= device_count())
+      throw EnvironmentError("selftest: device " + std::to_string(setup.device) + " does not exist");
+    const auto memory = static_cast<std::uint64_t>(env_long("CCTUNE_SELFTEST_MEMORY", 1L << 30));
+    const std::uint64_t need = setup.max_send_bytes + setup.max_recv_bytes;
+    if (need > memory)
+      throw EnvironmentError("buffers for the largest point (" + format_size(need) + ") do not fit in GPU " +
+                                 std::to_string(setup.device) + "'s free memory (" + format_size(memory) + ")",
+                             "lower --max-bytes");
+    comm_ = std::make_unique<LocalComm>(setup.rank, setup.nranks);
+    return std::make_unique<SelftestBackend>();
+  }
+  RankComm& comm() override {
+    if (!comm_) throw RuntimeFailure("selftest: comm() before create_backend()");
+    return *comm_;
+  }
+
+ private:
+  std::unique_ptr<LocalComm> comm_;
+};
+
+}  // namespace
+
+std::unique_ptr<NcclModule> make_selftest_module() { return std::make_unique<SelftestModule>(); }
+
+}  // namespace cctune::runtime

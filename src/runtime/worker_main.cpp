@@ -1,0 +1,160 @@
+#include "runtime/worker_main.hpp"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <tuple>
+
+#include "collectives/nccl/nccl_module.hpp"
+#include "core/error.hpp"
+#include "runtime/line_channel.hpp"
+#include "runtime/module_loader.hpp"
+#include "runtime/protocol.hpp"
+#include "runtime/worker_loop.hpp"
+#include "runtime/worker_plan.hpp"
+#if CCTUNE_HAVE_TOPOLOGY
+#include "topology/binding.hpp"
+#include "topology/hwloc_probe.hpp"
+#include "topology/node_probe.hpp"
+#endif
+#if CCTUNE_HAVE_NCCL_CONTROL
+#include "collectives/nccl/tuned_backend.hpp"
+#include "collectives/nccl/worker_setup.hpp"
+#endif
+
+namespace cctune::runtime {
+namespace {
+
+// Dies with its supervisor: a worker must never outlive the job that started it.
+void follow_parent() {
+  const pid_t parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+}
+
+void emit_line(const Message& m) {
+  if (!write_line(worker_message_fd, encode(m))) ::_exit(1);  // the supervisor is gone
+}
+
+Message read_supervisor_message() {
+  std::string line;
+  while (std::getline(std::cin, line))
+    if (!line.empty()) return decode(line);
+  throw RuntimeFailure("the supervisor closed the worker's input");
+}
+
+// Binds the worker to the CPUs of its GPU's NUMA node. Best effort: a worker that cannot be
+// bound still measures correctly, and says why in its log.
+// The GPU is named by PCI bus id: CUDA's device order (and CUDA_VISIBLE_DEVICES) need not
+// match the node's GPU indices.
+void bind_to_gpu_numa_node([[maybe_unused]] int device, [[maybe_unused]] const std::string& pci_bus_id) {
+#if CCTUNE_HAVE_TOPOLOGY
+  if (pci_bus_id.empty()) {
+    std::fprintf(stderr, "cctune worker: no PCI bus id for device %d; not bound to a NUMA node\n", device);
+    return;
+  }
+  try {
+    topo::bind_process_to_gpu(topo::probe_local_node(), pci_bus_id);
+    std::fprintf(stderr, "cctune worker: bound to the CPUs of GPU %s's NUMA node (%s)\n", pci_bus_id.c_str(),
+                 topo::current_cpu_binding().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cctune worker: not bound to GPU %d's NUMA node: %s\n", device, e.what());
+  }
+#else
+  std::fprintf(stderr, "cctune worker: built without the topology module; not bound to a NUMA node\n");
+#endif
+}
+
+std::string kind_of(const std::exception& e) {
+  if (dynamic_cast<const UsageError*>(&e)) return "usage";
+  if (dynamic_cast<const EnvironmentError*>(&e)) return "environment";
+  return "failure";
+}
+
+}  // namespace
+
+int run_worker_query(const std::string& executable) {
+  nlohmann::json out;
+  int code = 0;
+  try {
+    auto module = load_worker_module(executable);
+    out = {{"device_count", module->device_count()}, {"nccl_version", module->nccl_version()}, {"cuda", module->cuda_versions()}};
+  } catch (const Error& e) {
+    out = {{"error", e.what_only()}, {"fix", e.fix()}, {"kind", kind_of(e)}};
+    code = dynamic_cast<const EnvironmentError*>(&e) ? exit_code::environment : exit_code::failure;
+  } catch (const std::exception& e) {
+    out = {{"error", e.what()}, {"fix", ""}, {"kind", "failure"}};
+    code = exit_code::failure;
+  }
+  std::printf("%s\n", out.dump().c_str());
+  std::fflush(stdout);
+  return code;
+}
+
+int run_worker(const std::string& executable) {
+  follow_parent();
+  std::signal(SIGPIPE, SIG_DFL);
+  WorkerSpec spec;
+  try {
+    std::string line;
+    if (!std::getline(std::cin, line)) throw UsageError("no worker spec on stdin", "`cctune __worker` is started by `cctune sweep`, not by hand");
+    spec = worker_spec_from_json(nlohmann::json::parse(line));
+    const WorkerPlan plan = worker_plan_from_json(spec.plan);
+    const auto points = enumerate_points(plan, spec.nranks);
+
+    auto module = load_worker_module(executable);
+    const std::string bus_id = module->pci_bus_id(spec.device);
+    emit_line(hello_message(spec.rank, spec.device, bus_id, module->nccl_version(), module->cuda_versions()));
+    if (spec.rank == 0) emit_line(uid_message(module->new_unique_id_hex()));
+    bind_to_gpu_numa_node(spec.device, bus_id);
+
+    const Message uid = read_supervisor_message();
+    if (uid.type != MessageType::Uid) throw RuntimeFailure("expected the NCCL unique id, got a '" + to_string(uid.type) + "' message");
+    NcclWorkerSetup setup;
+    setup.nranks = spec.nranks;
+    setup.rank = spec.rank;
+    setup.device = spec.device;
+    setup.unique_id_hex = uid.body.value("uid", "");
+    setup.min_ctas = spec.min_ctas;
+    setup.max_ctas = spec.max_ctas;
+    setup.graph = spec.graph;
+    const bool selftest = std::getenv("CCTUNE_TEST_WORKER_BACKEND") != nullptr;
+#if CCTUNE_HAVE_NCCL_CONTROL
+    const auto bytes = nccl_buffer_bytes(plan.collectives, plan.sizes, plan.dtype, spec.nranks);
+    setup.max_send_bytes = bytes.send;
+    setup.max_recv_bytes = bytes.recv;
+    require_channels(setup, plan.configs);  // min/max CTAs when a config forces more channels
+#else
+    std::tie(setup.max_send_bytes, setup.max_recv_bytes) = largest_buffers(points, plan.dtype);
+#endif
+    std::unique_ptr<CollectiveBackend> backend = module->create_backend(setup);
+#if CCTUNE_HAVE_NCCL_CONTROL
+    // Forced and observed algo/proto/channels through cctune's tuner plugin (real NCCL only).
+    if (!selftest) backend = wrap_with_sweep_control(std::move(backend), module->comm());
+#endif
+    (void)selftest;
+    emit_line(ready_message());
+    run_worker_points(*backend, module->comm(), spec, plan, points, emit_line);
+    backend.reset();
+    emit_line(done_message());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    // NCCL's and CUDA's teardown at exit is slow and can hang on a broken peer; the results
+    // are sent, so leave now.
+    ::_exit(0);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "cctune worker rank %d: %s\n", spec.rank, e.describe().c_str());
+    emit_line(error_message(e.what_only(), kind_of(e), e.fix()));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cctune worker rank %d: %s\n", spec.rank, e.what());
+    emit_line(error_message(e.what(), "failure"));
+  }
+  std::fflush(stderr);
+  ::_exit(1);
+}
+
+}  // namespace cctune::runtime

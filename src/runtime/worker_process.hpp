@@ -1,0 +1,66 @@
+#pragma once
+// One worker process as the supervisor sees it: spawned with posix_spawn in its own
+// process group, stdin and fd 3 connected to pipes, stdout/stderr appended to a log file.
+// The owner kills (SIGKILL to the whole group) and reaps it; the destructor does both if
+// nobody did, so no worker outlives its supervisor's handle.
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cctune::runtime {
+
+struct SpawnRequest {
+  std::string executable;
+  std::vector<std::string> args;             // argv[1..]
+  std::map<std::string, std::string> env;    // the complete environment
+  std::string log_path;                      // stdout + stderr, appended
+};
+
+class WorkerProcess {
+ public:
+  // Throws RuntimeFailure naming the executable and errno.
+  static WorkerProcess spawn(const SpawnRequest& request);
+  WorkerProcess(WorkerProcess&& other) noexcept;
+  WorkerProcess& operator=(WorkerProcess&&) = delete;
+  WorkerProcess(const WorkerProcess&) = delete;
+  ~WorkerProcess();
+
+  pid_t pid() const { return pid_; }
+  int stdin_fd() const { return stdin_fd_; }      // the supervisor writes here
+  int message_fd() const { return message_fd_; }  // the supervisor reads here (non-blocking)
+  // Reaps without blocking; true once the process has exited (then status() is set).
+  bool poll_exit();
+  // SIGKILL to the worker's process group, then waits for it.
+  void kill_and_reap();
+  // Closes stdin so a worker waiting for input sees EOF.
+  void close_stdin();
+  std::optional<int> status() const { return status_; }  // waitpid status
+  bool exited_ok() const;
+
+ private:
+  WorkerProcess() = default;
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1;
+  int message_fd_ = -1;
+  std::optional<int> status_;
+};
+
+// "exit code 3", "killed by signal SIGABRT".
+std::string describe_wait_status(int status);
+// "SIGKILL" etc.; "signal N" for unnamed ones.
+std::string signal_name(int sig);
+
+// Launcher variables a worker must not inherit (it would think it is an MPI rank).
+bool is_launcher_variable(const std::string& key);
+// The worker environment: `base` minus launcher variables, plus `group_env` (which wins),
+// plus NCCL_NVLS_ENABLE=0 unless `allow_nvls`.
+std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& base,
+                                                      const std::map<std::string, std::string>& group_env,
+                                                      bool allow_nvls);
+// This process's environment as a map.
+std::map<std::string, std::string> current_environment();
+
+}  // namespace cctune::runtime

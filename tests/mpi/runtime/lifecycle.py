@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Supervisor/worker lifecycle of `cctune sweep --backend nccl`, for real and without a GPU.
+
+Workers run the selftest stand-in (CCTUNE_TEST_WORKER_BACKEND=selftest); everything else is
+the real thing: supervisors under mpirun, posix_spawn'd worker processes, pipes, signals,
+timeouts, kills and agreement across ranks. One scenario per ctest test:
+
+  lifecycle.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR [--gpu]
+
+With --gpu (on a GPU host, CUDA build: tests/gpu/runtime_gpu_check.sh) the same scenarios run
+with real NCCL workers: CCTUNE_SELFTEST_* switches are dropped, counts come from the GPUs, the
+init failure comes from NCCL_SOCKET_IFNAME=nonexistent_if0, and timeouts allow for NCCL init.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+SMALL = ["-b", "8", "-e", "256K", "-n", "5", "-w", "1", "--min-iters", "5", "--max-time", "0.03",
+         "--collectives", "allreduce,allgather,reducescatter"]
+
+
+class Run:
+    def __init__(self, args, rc, out, err, seconds, outdir):
+        self.args, self.rc, self.out, self.err, self.seconds, self.outdir = args, rc, out, err, seconds, outdir
+
+    def results(self):
+        with open(os.path.join(self.outdir, "results.json")) as f:
+            return json.load(f)
+
+    def __str__(self):
+        return f"cmd: {' '.join(self.args)}\nrc={self.rc} in {self.seconds:.1f}s\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
+
+
+def check(cond, what, run=None):
+    if not cond:
+        print(f"FAILED: {what}")
+        if run is not None:
+            print(run)
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+GPU = {"on": False, "count": 0}
+
+
+def gpus(selftest_count):
+    return GPU["count"] if GPU["on"] else selftest_count
+
+
+def sweep(opts, name, extra, env=None, np=None):
+    outdir = os.path.join(opts.workdir, name)
+    shutil.rmtree(outdir, ignore_errors=True)
+    e = dict(os.environ)
+    e["CCTUNE_TEST_WORKER_BACKEND"] = "selftest"
+    e.pop("CCTUNE_TEST_FAULT", None)
+    e.update(env or {})
+    if GPU["on"]:
+        e.pop("CCTUNE_TEST_WORKER_BACKEND", None)
+        for k in [k for k in e if k.startswith("CCTUNE_SELFTEST_")]:
+            del e[k]
+        e["NCCL_NVLS_ENABLE"] = "0"
+    for k, v in list(e.items()):
+        if v is None:
+            del e[k]
+    cmd = [opts.cctune, "sweep", "--backend", "nccl", "-o", outdir] + extra
+    if np:
+        cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np)] + cmd
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=300)
+    return Run(cmd, p.returncode, p.stdout, p.stderr, time.monotonic() - t0, outdir)
+
+
+def stray_workers(outdir):
+    """Processes whose command line names this run's worker log folder."""
+    marker = os.path.join(os.path.abspath(outdir), "workers").encode()
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmd and state != "Z":
+            found.append(int(pid))
+    return found
+
+
+def group(res, label):
+    runs = [r for r in res["runs"] if r["group"] == label]
+    check(len(runs) == 1, f"one run for group {label}")
+    return runs[0]
+
+
+def scenario_ok(opts):
+    r = sweep(opts, "ok", SMALL + ["--transport", "nvlink,pcie,net"], {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
+    check(r.rc == 0, "sweep under mpirun -np 2 succeeds", r)
+    res = r.results()
+    check(res["meta"]["status"] == "complete", "meta status complete")
+    check(res["meta"]["versions"].get("nccl") == ("selftest" if not GPU["on"] else res["meta"]["versions"].get("nccl")) and
+          res["meta"]["versions"].get("nccl"), "NCCL version from the query in meta.versions")
+    check([g["group"] for g in res["runs"]] == ["nvlink", "pcie", "net"], "one run per transport, in order")
+    for g in res["runs"]:
+        check(g["backend"] == "nccl" and g["status"] == "ok" and g["nranks"] == 2 and g["nnodes"] == 1,
+              f"group {g['group']}: nccl, ok, 2 ranks, 1 node")
+        check(g["env"].get("NCCL_NVLS_ENABLE") == "0", f"group {g['group']}: NCCL_NVLS_ENABLE=0 recorded")
+        check(len(g["points"]) == 3 * 16 * 2, f"group {g['group']}: all 96 points ({len(g['points'])})")
+        check(all(p["status"] == "ok" and p["busbw_GBps"] > 0 for p in g["points"]), f"group {g['group']}: points measured")
+    check(group(res, "pcie")["env"].get("NCCL_P2P_DISABLE") == "1", "pcie sets NCCL_P2P_DISABLE=1")
+    net = group(res, "net")["env"]
+    check(net.get("NCCL_P2P_DISABLE") == "1" and net.get("NCCL_SHM_DISABLE") == "1", "net disables P2P and SHM")
+    check("NCCL_P2P_DISABLE" not in group(res, "nvlink")["env"], "nvlink keeps NCCL defaults")
+    check("# results:" in r.out and "allreduce" in r.out, "table printed")
+    logs = sorted(os.listdir(os.path.join(r.outdir, "workers")))
+    check(logs == sorted(f"{g}.r{k}.log" for g in ["nvlink", "pcie", "net"] for k in (0, 1)), f"one log per worker: {logs}")
+    check(not stray_workers(r.outdir), "no worker left running")
+
+
+def fault_run(opts, name, fault, extra=(), np=2):
+    timeout = "30" if GPU["on"] else "3"
+    return sweep(opts, name, SMALL + ["--transport", "nvlink,pcie", "--point-timeout", timeout, "--group-timeout", "240"] + list(extra),
+                 {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAULT": fault}, np=np)
+
+
+def check_failed_then_next(r, reason_parts, earliest_points):
+    check(r.rc == 1, "a failed group makes the exit code 1", r)
+    check(not stray_workers(r.outdir), "no worker left running after the kill")
+    res = r.results()
+    check(res["meta"]["status"] == "complete", "the sweep went on to the end")
+    bad, good = group(res, "nvlink"), group(res, "pcie")
+    check(bad["status"] == "failed", "faulty group recorded as failed")
+    for part in reason_parts:
+        check(part in bad["reason"], f"reason names '{part}': {bad['reason']}")
+    got = [i for i, p in enumerate(bad["points"]) if p["status"] == "ok"]
+    check(got[:earliest_points] == list(range(earliest_points)), f"points before the fault kept ({len(got)} in results.json)")
+    check(good["status"] == "ok" and len(good["points"]) == 96, "the next group still ran completely")
+    check("FAILED" in r.err, "the failure is said on stderr")
+
+
+def scenario_hang(opts):
+    r = fault_run(opts, "hang", "hang:1:3:nvlink")
+    # With real NCCL every rank blocks in the collective the hung rank never joins, so any
+    # of them may be the one named; the selftest's other workers do not wait.
+    check_failed_then_next(r, (["worker rank 1"] if not GPU["on"] else []) + ["sent nothing for", "--point-timeout", "at point 3 (allreduce"], 3)
+    check(r.seconds < (200 if GPU["on"] else 60), f"hang detected by the point timeout, not the group deadline ({r.seconds:.1f} s)")
+
+
+def scenario_abort(opts):
+    r = fault_run(opts, "abort", "abort:0:3:nvlink")
+    check_failed_then_next(r, ["worker rank 0", "killed by signal SIGABRT", "at point 3 (allreduce", "test fault"], 3)
+    bad = group(r.results(), "nvlink")
+    check(len(bad["points"]) == 3, f"rank 0 died at point 3: exactly points 0-2 in results.json ({len(bad['points'])})")
+
+
+def scenario_exit(opts):
+    r = fault_run(opts, "exit", "exit:1:2:nvlink")
+    check_failed_then_next(r, ["worker rank 1", "exit code 7", "at point 2 (allreduce"], 2)
+
+
+def scenario_singleton_hang(opts):
+    # No launcher: the singleton supervisor owns --gpus 2 workers itself.
+    r = sweep(opts, "singleton_hang", SMALL + ["--gpus", "2", "--transport", "nvlink,pcie", "--point-timeout", "30" if GPU["on"] else "2"],
+              {"CCTUNE_SELFTEST_GPUS": "4", "CCTUNE_TEST_FAULT": "hang:0:5:nvlink"})
+    check_failed_then_next(r, ["sent nothing", "at point 5"], 5)
+
+
+def scenario_init_failure(opts):
+    bad_env = "NCCL_SOCKET_IFNAME=nonexistent_if0" if GPU["on"] else "CCTUNE_SELFTEST_INIT_ERROR=ncclInvalidUsage"
+    r = sweep(opts, "init_failure", SMALL + ["--transport", "nvlink", "--env-group", "bad:" + bad_env,
+                                            "--env-group", "after:NCCL_BUFFSIZE=8388608"], {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
+    check(r.rc == 1, "exit code 1 with a failed group", r)
+    res = r.results()
+    check([g["status"] for g in res["runs"]] == ["ok", "failed", "ok"], "nvlink ok, bad failed, after ok")
+    bad = group(res, "bad")
+    check(("ncclInvalidUsage" in bad["reason"] or GPU["on"]) and "before its first point" in bad["reason"], f"init reason: {bad['reason']}")
+    check(bad["env"].get(bad_env.split("=")[0]) == bad_env.split("=")[1], "the group's env is recorded")
+    check(group(res, "after")["env"].get("NCCL_BUFFSIZE") == "8388608", "env group settings recorded")
+    check(not stray_workers(r.outdir), "no worker left running")
+
+
+def one_line_error(r, code, text):
+    # mpirun adds its own banner about a non-zero exit; what cctune says is the lines it prints.
+    lines = [l for l in r.err.splitlines() if l.startswith("cctune")]
+    check(r.rc == code, f"exit code {code}", r)
+    check(len(lines) == 1 and lines[0].startswith("cctune: error: ") and text in lines[0], f"one-line error naming '{text}'", r)
+    check(not os.path.exists(os.path.join(r.outdir, "results.json")) or not any(
+        p for g in r.results()["runs"] for p in g["points"]), "nothing measured")
+
+
+def scenario_missing_module(opts):
+    r = sweep(opts, "missing_module", SMALL, {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
+    one_line_error(r, 3, "NCCL backend could not be loaded: /nonexistent.so")
+
+
+def scenario_bad_inputs(opts):
+    n = gpus(2)
+    r = sweep(opts, "too_many_ranks", SMALL, {"CCTUNE_SELFTEST_GPUS": "2"}, np=n + 1)
+    one_line_error(r, 2, f"{n + 1} ranks on")
+    r = sweep(opts, "too_many_gpus", SMALL + ["--gpus", str(n + 6)], {"CCTUNE_SELFTEST_GPUS": "2"})
+    one_line_error(r, 2, f"--gpus {n + 6} but")
+    sizes = ["--sizes", "200G"] if GPU["on"] else ["-b", "1M", "-e", "64M"]
+    r = sweep(opts, "too_big", sizes + ["--collectives", "allreduce"],
+              {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_SELFTEST_MEMORY": str(16 << 20)}, np=2)
+    one_line_error(r, 3, "do not fit")
+    check(not stray_workers(r.outdir), "no worker left running")
+
+
+def scenario_emulate_nodes(opts):
+    r = sweep(opts, "emulate", SMALL + ["--gpus", "4", "--emulate-nodes", "2", "--collectives", "allreduce"], {"CCTUNE_SELFTEST_GPUS": "4"})
+    check(r.rc == 0, "emulated nodes sweep succeeds", r)
+    g = r.results()["runs"][0]
+    check(g["nranks"] == 4 and g["nnodes"] == 2, f"4 ranks on 2 emulated nodes ({g['nranks']}, {g['nnodes']})")
+    r = sweep(opts, "emulate_bad", SMALL + ["--gpus", "4", "--emulate-nodes", "3"], {"CCTUNE_SELFTEST_GPUS": "4"})
+    one_line_error(r, 2, "--emulate-nodes 3 does not divide")
+
+
+def scenario_auto(opts):
+    r = sweep(opts, "auto", SMALL + ["--collectives", "allreduce", "--backend", "auto"], {"CCTUNE_SELFTEST_GPUS": "1"})
+    check(r.rc == 0, "auto sweep succeeds", r)
+    check(r.results()["runs"][0]["backend"] == "nccl", "auto picks nccl when the worker module answers")
+    check(r.results()["meta"]["versions"].get("nccl") not in (None, ""), "NCCL version in meta.versions")
+    r = sweep(opts, "auto_mpi", SMALL + ["--collectives", "allreduce", "--backend", "auto", "-e", "1K"],
+              {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
+    check(r.rc == 0, "auto without the module falls back", r)
+    check(r.results()["runs"][0]["backend"] == "mpi", "auto picks mpi when the module cannot be loaded")
+
+
+def scenario_interrupt(opts):
+    outdir = os.path.join(opts.workdir, "interrupt")
+    shutil.rmtree(outdir, ignore_errors=True)
+    e = dict(os.environ, NCCL_NVLS_ENABLE="0") if GPU["on"] else dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest", CCTUNE_SELFTEST_GPUS="2")
+    e.pop("CCTUNE_TEST_FAULT", None)
+    args = ["-b", "8", "-e", "256K", "-n", "5", "-w", "1", "--min-iters", "5", "--max-time", "0.2"]
+    p = subprocess.Popen([opts.cctune, "sweep", "--backend", "nccl", "-o", outdir, "--gpus", "2"] + args,
+                         env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(15 if GPU["on"] else 3)
+    p.send_signal(2)
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 130, f"SIGINT: exit 130 (got {p.returncode}) {err}")
+    with open(os.path.join(outdir, "results.json")) as f:
+        res = json.load(f)
+    check(res["meta"]["status"] == "interrupted" and res["runs"][0]["status"] == "interrupted", "recorded as interrupted")
+    check(not stray_workers(outdir), "no worker left running")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario")
+    ap.add_argument("--cctune", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--gpu", action="store_true", help="real NCCL workers on this host's GPUs")
+    opts = ap.parse_args()
+    if opts.gpu:
+        GPU["on"] = True
+        GPU["count"] = len([l for l in subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.splitlines()
+                            if l.startswith("GPU ")])
+    os.makedirs(opts.workdir, exist_ok=True)
+    globals()["scenario_" + opts.scenario](opts)
+
+
+if __name__ == "__main__":
+    main()

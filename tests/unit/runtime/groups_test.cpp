@@ -1,0 +1,85 @@
+#include "runtime/groups.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+TEST(Groups, TransportPresets) {
+  EXPECT_EQ(transport_group("nvlink").env, Env{});
+  EXPECT_EQ(transport_group("pcie").env, (Env{{"NCCL_P2P_DISABLE", "1"}}));
+  EXPECT_EQ(transport_group("net").env, (Env{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}}));
+  const auto g = transport_groups("nvlink,pcie,net");
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g[0].label, "nvlink");
+  EXPECT_EQ(g[2].label, "net");
+  EXPECT_THROW(transport_groups("nvlink,nvlink"), UsageError);
+  EXPECT_THROW(transport_groups("ib"), UsageError);
+  EXPECT_THROW(transport_groups(""), UsageError);
+}
+
+TEST(Groups, EnvGroup) {
+  const auto g = parse_env_group("big:NCCL_BUFFSIZE=8388608,NCCL_NTHREADS=512");
+  EXPECT_EQ(g.label, "big");
+  EXPECT_EQ(g.env, (Env{{"NCCL_BUFFSIZE", "8388608"}, {"NCCL_NTHREADS", "512"}}));
+  EXPECT_EQ(parse_env_group("empty:").env, Env{});
+  for (const char* bad : {"nolabel", ":A=1", "x:A", "x:=1", "a b:A=1"}) EXPECT_THROW(parse_env_group(bad), UsageError) << bad;
+}
+
+TEST(Groups, OwnershipOneRankPerNode) {
+  EXPECT_EQ(owned_devices("h", 1, 0, 8, 0), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(owned_devices("h", 1, 0, 8, 2), (std::vector<int>{0, 1}));
+  try {
+    owned_devices("h", 1, 0, 2, 4);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "--gpus 4 but h has 2 GPUs");
+  }
+  EXPECT_THROW(owned_devices("h", 1, 0, 0, 0), EnvironmentError);
+}
+
+TEST(Groups, OwnershipSeveralRanksPerNode) {
+  EXPECT_EQ(owned_devices("h", 8, 3, 8, 0), std::vector<int>{3});
+  EXPECT_EQ(owned_devices("h", 2, 1, 8, 1), std::vector<int>{1});
+  try {
+    owned_devices("h", 3, 0, 2, 0);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "3 ranks on h but only 2 GPUs");
+  }
+  EXPECT_THROW(owned_devices("h", 2, 0, 8, 4), UsageError);
+}
+
+TEST(Groups, Layout) {
+  // Two nodes: a has two supervisors of one GPU each, b one supervisor of four GPUs.
+  const std::vector<SupervisorSlot> slots = {{"a", 1}, {"a", 1}, {"b", 4}};
+  const auto l1 = layout_workers(slots, 1);
+  EXPECT_EQ(l1.nranks, 6);
+  EXPECT_EQ(l1.first_rank, 1);
+  EXPECT_EQ(l1.node_offset, 1);
+  EXPECT_EQ(l1.node_workers, 2);
+  EXPECT_EQ(l1.real_nodes, 2);
+  EXPECT_EQ(l1.local_index, 1);
+  EXPECT_EQ(l1.ranks_on_node, 2);
+  const auto l2 = layout_workers(slots, 2);
+  EXPECT_EQ(l2.first_rank, 2);
+  EXPECT_EQ(l2.node_offset, 0);
+  EXPECT_EQ(l2.node_workers, 4);
+}
+
+TEST(Groups, EmulatedHostIds) {
+  EXPECT_EQ(emulated_host_id("h", 0, 8, 2), "h-emu0");
+  EXPECT_EQ(emulated_host_id("h", 3, 8, 2), "h-emu0");
+  EXPECT_EQ(emulated_host_id("h", 4, 8, 2), "h-emu1");
+  EXPECT_EQ(emulated_host_id("h", 7, 8, 4), "h-emu3");
+  EXPECT_THROW(emulated_host_id("h", 0, 8, 3), UsageError);
+  EXPECT_THROW(emulated_host_id("h", 0, 2, 4), UsageError);
+  EXPECT_THROW(emulated_host_id("h", 0, 2, 0), UsageError);
+}
+
+}  // namespace
+}  // namespace cctune::runtime

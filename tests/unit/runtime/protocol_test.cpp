@@ -1,0 +1,77 @@
+#include "runtime/protocol.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+TEST(Protocol, EveryMessageRoundTripsAsOneLine) {
+  const Message msgs[] = {hello_message(3, 3, "0000:18:00.0", "2.28.3", "runtime 13.0, driver 13.0"),
+                          uid_message(std::string(256, 'a')),
+                          ready_message(),
+                          progress_message(17),
+                          point_message(17, {{"busbw_GBps", 1.5}}),
+                          done_message(),
+                          error_message("init failed\nsecond line", "failure", "fix it")};
+  for (const auto& m : msgs) {
+    const std::string line = encode(m);
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    const Message back = decode(line);
+    EXPECT_EQ(back.type, m.type);
+    EXPECT_EQ(back.body, m.body);
+  }
+  EXPECT_EQ(decode(encode(progress_message(17))).body["point"], 17);
+  EXPECT_EQ(decode(encode(hello_message(3, 2, "b", "2.28.3", "c"))).body["device"], 2);
+}
+
+TEST(Protocol, RejectsGarbage) {
+  EXPECT_THROW(decode("NCCL INFO Bootstrap"), RuntimeFailure);
+  EXPECT_THROW(decode("{\"no\":\"type\"}"), RuntimeFailure);
+  EXPECT_THROW(decode("{\"type\":\"dance\"}"), RuntimeFailure);
+  EXPECT_THROW(decode("[1,2]"), RuntimeFailure);
+}
+
+TEST(Protocol, TestFaultParsing) {
+  const TestFault f = parse_test_fault("hang:1:3");
+  EXPECT_EQ(f.kind, "hang");
+  EXPECT_EQ(f.rank, 1);
+  EXPECT_EQ(f.point, 3);
+  EXPECT_EQ(f.group, "");
+  EXPECT_EQ(parse_test_fault("abort:0:2:pcie").group, "pcie");
+  EXPECT_EQ(parse_test_fault("exit:4:0").kind, "exit");
+  for (const char* bad : {"", "hang", "hang:1", "sleep:1:3", "hang:x:3", "hang:1:3x", "hang:-1:3"})
+    EXPECT_THROW(parse_test_fault(bad), UsageError) << bad;
+}
+
+TEST(Protocol, WorkerSpecRoundTrip) {
+  WorkerSpec s;
+  s.group = "pcie";
+  s.nranks = 8;
+  s.rank = 3;
+  s.device = 3;
+  s.nnodes = 2;
+  s.host = "h";
+  s.min_ctas = 32;
+  s.max_ctas = 32;
+  s.graph = true;
+  s.plan = {{"x", 1}};
+  s.test_fault = TestFault{"abort", 3, 17, "pcie"};
+  const WorkerSpec b = worker_spec_from_json(to_json(s));
+  EXPECT_EQ(to_json(b), to_json(s));
+  s.test_fault.reset();
+  EXPECT_TRUE(to_json(s)["test_fault"].is_null());
+  EXPECT_FALSE(worker_spec_from_json(to_json(s)).test_fault);
+}
+
+TEST(Protocol, WorkerSpecValidation) {
+  WorkerSpec s;
+  s.nranks = 2;
+  s.rank = 2;  // out of range
+  EXPECT_THROW(worker_spec_from_json(to_json(s)), UsageError);
+  EXPECT_THROW(worker_spec_from_json({{"group", "g"}}), UsageError);
+}
+
+}  // namespace
+}  // namespace cctune::runtime

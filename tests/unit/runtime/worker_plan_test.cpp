@@ -1,0 +1,82 @@
+// The worker reads the plan the sweep command writes; both ends are tested together here.
+#include "runtime/worker_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include "app/sweep_options.hpp"
+#include "core/error.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+app::SweepPlan sample_plan() {
+  app::SweepArgs a;
+  a.min_bytes = "8";
+  a.max_bytes = "1K";
+  a.collectives = "allreduce,allgather";
+  a.iters = 7;
+  a.warmup = 3;
+  a.check = 1;
+  a.backend = "nccl";
+  a.transport = "nvlink,pcie";
+  a.env_groups = {"big:NCCL_BUFFSIZE=8388608"};
+  return app::resolve_sweep(a, true, true);
+}
+
+TEST(WorkerPlan, ReadsWhatTheSweepWrites) {
+  const auto plan = sample_plan();
+  nlohmann::json j = app::to_json(plan);
+  const WorkerPlan w = worker_plan_from_json(j);
+  EXPECT_EQ(w.collectives, plan.collectives);
+  EXPECT_EQ(w.sizes, plan.sizes);
+  EXPECT_EQ(w.dtype, plan.dtype);
+  EXPECT_EQ(w.placements, plan.placements);
+  EXPECT_EQ(w.measure.batch_iters, 7);
+  EXPECT_EQ(w.measure.warmup_iters, 3);
+  EXPECT_TRUE(w.measure.check);
+  EXPECT_EQ(w.measure.stop.max_time_s, plan.measure.stop.max_time_s);
+  ASSERT_EQ(w.configs.size(), 1u);
+  EXPECT_EQ(w.configs[0], PointConfig{});
+  ASSERT_EQ(plan.nccl.groups.size(), 3u);
+  EXPECT_EQ(plan.nccl.groups[2].label, "big");
+  EXPECT_EQ(j["nccl"]["groups"][1]["env"]["NCCL_P2P_DISABLE"], "1");
+}
+
+TEST(WorkerPlan, PointOrderAndDescription) {
+  const auto plan = sample_plan();
+  nlohmann::json j = app::to_json(plan);
+  j["configs"] = {{{"algo", "auto"}, {"proto", "auto"}, {"channels", 0}}, {{"algo", "ring"}, {"proto", "simple"}, {"channels", 16}}};
+  const WorkerPlan w = worker_plan_from_json(j);
+  const auto points = enumerate_points(w, 4);
+  const std::size_t per_config = plan.collectives.size() * plan.sizes.size() * plan.placements.size();
+  ASSERT_EQ(points.size(), 2 * per_config);
+  EXPECT_EQ(describe(points[0]), "allreduce 8 B out-of-place");
+  EXPECT_EQ(describe(points[1]), "allreduce 8 B in-place");
+  // allgather needs one element per rank: 8 B is raised to 4 ranks x 4 B per rank
+  EXPECT_EQ(points[plan.sizes.size() * 2].collective, Collective::AllGather);
+  EXPECT_EQ(describe(points[per_config]), "allreduce 8 B out-of-place ring/simple/16ch");
+  const auto [send, recv] = largest_buffers(points, w.dtype);
+  EXPECT_EQ(send, 1024u);
+  EXPECT_GE(recv, 1024u);
+}
+
+TEST(WorkerPlan, Malformed) { EXPECT_THROW(worker_plan_from_json({{"collectives", 3}}), UsageError); }
+
+TEST(SweepOptions, NcclOptionsAreValidated) {
+  app::SweepArgs a;
+  a.backend = "nccl";
+  a.point_timeout_s = 0;
+  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
+  a.point_timeout_s = 5;
+  a.transport = "infiniband";
+  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
+  a.transport = "pcie";
+  a.env_groups = {"pcie:NCCL_X=1"};
+  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
+  a.env_groups = {};
+  a.emulate_nodes = 0;
+  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
+}
+
+}  // namespace
+}  // namespace cctune::runtime
