@@ -25,8 +25,13 @@ struct Located {
 CandidateSet collect_candidates(const Results& results) {
   CandidateSet set;
   std::vector<Located> usable;
-  std::size_t wrong = 0, unnamed = 0;
+  std::size_t wrong = 0, unnamed = 0, other_backend = 0;
   for (const RunResult& run : results.runs) {
+    // A profile steers NCCL: MPI runs in the same file (side-by-side comparisons) are not candidates.
+    if (run.backend != "nccl") {
+      ++other_backend;
+      continue;
+    }
     const std::size_t g = group_index(set, run);
     for (const PointResult& p : run.points) {
       if (p.status != PointStatus::Ok) continue;
@@ -41,6 +46,7 @@ CandidateSet collect_candidates(const Results& results) {
       usable.push_back({{p.collective, run.nranks, run.nnodes}, g, &p});
     }
   }
+  if (other_backend) set.notes.push_back(std::to_string(other_backend) + " run(s) of other backends than nccl were left out");
   if (wrong) set.notes.push_back(std::to_string(wrong) + " point(s) with wrong results were left out");
   if (unnamed) set.notes.push_back(std::to_string(unnamed) + " point(s) of collectives a profile cannot steer were left out");
 

@@ -42,7 +42,7 @@ struct CandidateSet {
   std::vector<std::string> notes;  // what was left out and why
 };
 
-// Collects usable points: status ok, not failed data checks (wrong > 0), collectives a
+// Collects usable points of NCCL runs: status ok, not failed data checks (wrong > 0), collectives a
 // profile can name, one data type and one placement per (shape, size) (out-of-place
 // preferred, as nccl-tests' headline). Points of failed groups measured before the
 // failure are kept. Where one configuration was measured twice, the tighter one is kept.

@@ -164,6 +164,23 @@ TEST(Selection, TwoNodesSkipsFailedGroupAndUnobservedChoices) {
   EXPECT_FALSE(decision_at(out, Collective::ReduceScatter, 1u << 20).switched);
 }
 
+TEST(Selection, IgnoresRunsOfOtherBackends) {
+  Results r = fixture("two_nodes.results.json");
+  RunResult mpi = r.runs[0];  // same group name and sizes, every point 10x faster
+  mpi.backend = "mpi";
+  for (auto& p : mpi.points) {
+    p.iter_us.median /= 10;
+    p.batch_us /= 10;
+  }
+  r.runs.insert(r.runs.begin(), mpi);
+  const TuneOutputs with_mpi = tune_results(r, {});
+  const TuneOutputs without = tune_results(fixture("two_nodes.results.json"), {});
+  EXPECT_EQ(with_mpi.profile.rules, without.profile.rules);
+  EXPECT_EQ(with_mpi.groups.size(), 2u);
+  r.runs.erase(r.runs.begin() + 1, r.runs.end());  // only the MPI run left
+  EXPECT_THROW(tune_results(r, {}), UsageError);
+}
+
 TEST(Selection, RefusesResultsWithoutNccl) {
   Results r = fixture("two_nodes.results.json");
   r.meta.versions.erase("nccl");
