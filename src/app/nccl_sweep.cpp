@@ -70,9 +70,7 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
 
 nlohmann::json worker_plan_json(const SweepPlan& plan) {
   nlohmann::json j = to_json(plan);
-  PointConfig auto_config;
-  auto_config.graph = plan.nccl.graph;
-  j["configs"] = nlohmann::json::array({nlohmann::json(auto_config)});
+  j["configs"] = plan.nccl.configs;
   return j;
 }
 

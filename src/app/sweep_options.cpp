@@ -1,9 +1,12 @@
 #include "app/sweep_options.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/results_json.hpp"
 #include "core/units.hpp"
+#include "tuner/profile/algo_proto.hpp"
 
 namespace cctune::app {
 
@@ -46,6 +49,50 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
       ->capture_default_str();
   cmd.add_flag("--allow-nvls", a.allow_nvls, "nccl: let NCCL use NVLink SHARP (default: NCCL_NVLS_ENABLE=0)");
   cmd.add_flag("--graph", a.graph, "nccl: time CUDA-graph replays of the operations");
+  cmd.add_option("--configs", a.configs,
+                 "nccl: comma-separated in-process configs: auto (NCCL's choice) or algo/proto[/channels], "
+                 "e.g. auto,ring/simple/32,tree/ll")
+      ->capture_default_str();
+}
+
+std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph) {
+  std::vector<PointConfig> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    PointConfig c;
+    c.graph = graph;
+    if (item != "auto") {
+      std::vector<std::string> parts;
+      std::stringstream fields(item);
+      std::string f;
+      while (std::getline(fields, f, '/')) parts.push_back(f);
+      const auto algo = parts.size() >= 2 ? tuner::parse_algorithm(parts[0]) : std::nullopt;
+      const auto proto = parts.size() >= 2 ? tuner::parse_protocol(parts[1]) : std::nullopt;
+      int channels = 0;
+      bool channels_ok = parts.size() == 2;
+      if (parts.size() == 3) {
+        try {
+          std::size_t used = 0;
+          channels = std::stoi(parts[2], &used);
+          channels_ok = used == parts[2].size() && channels > 0 && channels <= 64;
+        } catch (const std::exception&) {
+          channels_ok = false;
+        }
+      }
+      if (!algo || !proto || !channels_ok)
+        throw UsageError("--configs entry '" + item + "' is not auto or algo/proto[/channels]",
+                         "use e.g. auto,ring/simple/32,tree/ll (algos: ring, tree, collnet_direct, collnet_chain, nvls, "
+                         "nvls_tree, pat; protos: ll, ll128, simple; channels 1-64)");
+      c.algo = std::string(tuner::to_string(*algo));
+      c.proto = std::string(tuner::to_string(*proto));
+      c.channels = channels;
+    }
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  if (out.empty()) throw UsageError("--configs is empty", "use auto, or e.g. auto,ring/simple/32");
+  return out;
 }
 
 namespace {
@@ -68,6 +115,7 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.group_timeout_s = a.group_timeout_s;
   n.allow_nvls = a.allow_nvls;
   n.graph = a.graph;
+  n.configs = parse_point_configs(a.configs, a.graph);
   return n;
 }
 }  // namespace
@@ -156,7 +204,8 @@ nlohmann::json to_json(const SweepPlan& p) {
                  {"point_timeout_s", p.nccl.point_timeout_s},
                  {"group_timeout_s", p.nccl.group_timeout_s},
                  {"allow_nvls", p.nccl.allow_nvls},
-                 {"graph", p.nccl.graph}};
+                 {"graph", p.nccl.graph},
+                 {"configs", p.nccl.configs}};
   }
   return j;
 }

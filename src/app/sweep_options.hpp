@@ -41,6 +41,7 @@ struct SweepArgs {  // what the user typed
   double group_timeout_s = 0;            // 0: automatic from the number of points
   bool allow_nvls = false;
   bool graph = false;
+  std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
 };
 
 struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs
@@ -51,6 +52,7 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   double group_timeout_s = 0;
   bool allow_nvls = false;
   bool graph = false;
+  std::vector<PointConfig> configs;  // measured on one communicator, in this order
 };
 
 struct SweepPlan {  // what will run
@@ -70,5 +72,8 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present);
 nlohmann::json to_json(const SweepPlan& plan);
 std::string to_string(BackendChoice b);
+// "auto,ring/simple/16,tree/ll": NCCL's own choice, or algo/proto[/channels] forced through
+// the tuner plugin. Throws UsageError naming the bad entry.
+std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);
 
 }  // namespace cctune::app
