@@ -159,6 +159,14 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
 
 }  // namespace
 
+bool has_nccl_measurements(const Results& results) {
+  for (const RunResult& run : results.runs)
+    if (run.backend == "nccl")
+      for (const PointResult& p : run.points)
+        if (p.status == PointStatus::Ok) return true;
+  return false;
+}
+
 std::string describe(const ChoiceLabel& label) {
   const PointConfig& c = label.config;
   std::string s;

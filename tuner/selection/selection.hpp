@@ -64,6 +64,10 @@ struct TuneOutputs {
   std::vector<std::string> notes;       // what was left out or could not be expressed
 };
 
+// True when the results hold an NCCL run with at least one ok point: what the sweep checks
+// before tuning at its end (MPI-only sweeps have nothing to tune).
+bool has_nccl_measurements(const Results& results);
+
 // Throws UsageError when the results hold nothing to tune from (no NCCL version, no
 // NCCL "auto" point to compare with).
 TuneOutputs tune_results(const Results& results, const TuneOptions& options);

@@ -177,7 +177,9 @@ TEST(Selection, IgnoresRunsOfOtherBackends) {
   const TuneOutputs without = tune_results(fixture("two_nodes.results.json"), {});
   EXPECT_EQ(with_mpi.profile.rules, without.profile.rules);
   EXPECT_EQ(with_mpi.groups.size(), 2u);
+  EXPECT_TRUE(has_nccl_measurements(r));
   r.runs.erase(r.runs.begin() + 1, r.runs.end());  // only the MPI run left
+  EXPECT_FALSE(has_nccl_measurements(r));
   EXPECT_THROW(tune_results(r, {}), UsageError);
 }
 
