@@ -172,7 +172,8 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
     // The executable exports cctune's tuner plugin; workers use it to force and observe
     // NCCL's algorithm, protocol and channel choices.
     runtime::ConfigGroup effective = group;
-    effective.env["NCCL_TUNER_PLUGIN"] = "STATIC_PLUGIN";
+    // A group that names its own plugin keeps it (cctune verify runs the production .so).
+    effective.env.try_emplace("NCCL_TUNER_PLUGIN", "STATIC_PLUGIN");
     std::vector<runtime::LocalWorker> workers;
     for (std::size_t i = 0; i < place.devices.size(); ++i) {
       runtime::LocalWorker w;

@@ -1,0 +1,262 @@
+// `cctune verify --profile profile.json`: does the profile still help on this machine?
+// Interleaved A/B rounds (NCCL's default, then the profile through the tuner plugin .so)
+// run by the NCCL sweep, then per-size speedups with confidence intervals. Exit 4 when a
+// size regresses beyond noise, so deployments can be gated on it. docs/TUNING.md "Verify".
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "app/agreement.hpp"
+#include "app/command.hpp"
+#include "app/commands/commands_list.hpp"
+#include "app/nccl_sweep.hpp"
+#include "app/results_sink.hpp"
+#include "app/run_meta.hpp"
+#include "app/session.hpp"
+#include "app/signals.hpp"
+#include "app/sweep_options.hpp"
+#include "app/verify/ab_analysis.hpp"
+#include "app/version_check.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/results_json.hpp"
+#include "core/units.hpp"
+#include "tuner/export/outputs.hpp"
+#include "tuner/profile/profile.hpp"
+
+namespace cctune::app {
+namespace {
+
+constexpr int kExitRegressed = 4;
+constexpr std::uint64_t kOpenEnd = std::numeric_limits<std::uint64_t>::max();
+
+// Default sizes: powers of two around the rules' finite boundaries (half the lowest to twice
+// the highest, 8 B..1 GiB), kept where some rule applies; 1M..64M when no boundary exists.
+std::vector<std::uint64_t> sizes_from_rules(const tuner::Profile& p) {
+  std::uint64_t lo = kOpenEnd, hi = 0;
+  for (const auto& r : p.rules) {
+    if (r.min_bytes > 0) lo = std::min(lo, r.min_bytes), hi = std::max(hi, r.min_bytes);
+    if (r.max_bytes != kOpenEnd) lo = std::min(lo, r.max_bytes + 1), hi = std::max(hi, r.max_bytes + 1);
+  }
+  if (hi == 0) lo = 2u << 20, hi = 32u << 20;
+  lo = std::max<std::uint64_t>(8, lo / 2);
+  hi = std::min<std::uint64_t>(1ull << 30, hi > (1ull << 62) ? hi : hi * 2);
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t s = 8; s <= hi; s *= 2) {
+    if (s * 2 <= lo) continue;  // below the lowest boundary's power of two
+    bool covered = p.rules.empty();
+    for (const auto& r : p.rules) covered = covered || (r.min_bytes <= s && s <= r.max_bytes);
+    if (covered) sizes.push_back(s);
+  }
+  return sizes;
+}
+
+std::string join_sizes(const std::vector<std::uint64_t>& sizes) {
+  std::string out;
+  for (auto s : sizes) out += (out.empty() ? "" : ",") + std::to_string(s);
+  return out;
+}
+
+const tuner::ProfileRule* rule_for(const tuner::Profile& p, Collective c, int nranks, int nnodes, std::uint64_t size) {
+  for (const auto& r : p.rules)
+    if (r.collective == c && r.nranks == nranks && r.nnodes == nnodes && r.min_bytes <= size && size <= r.max_bytes) return &r;
+  return nullptr;
+}
+
+std::string rule_text(const tuner::ProfileRule* r) {
+  if (!r) return "-";
+  std::string t = std::string(tuner::to_string(r->algorithm)) + "/" + std::string(tuner::to_string(r->protocol));
+  if (r->channels > 0) t += "/" + std::to_string(r->channels);
+  return t;
+}
+
+class VerifyCommand : public Command {
+ public:
+  void setup(CLI::App& parent) override {
+    cmd_ = parent.add_subcommand("verify", "A/B check of a profile against NCCL's default (interleaved rounds); exit 4 on a regression");
+    args_.output_dir = "cctune-verify";
+    args_.placement = "out";
+    args_.backend = "nccl";
+    add_sweep_options(*cmd_, args_);
+    cmd_->add_option("--profile", profile_path_, "profile.json written by cctune tune")->required();
+    cmd_->add_option("--rounds", rounds_, "interleaved A/B rounds (6 gives a ~97% interval from min..max)")->capture_default_str();
+    cmd_->add_option("--tolerance", tolerance_, "a size regresses when its whole speedup CI is below 1/(1+tolerance)")
+        ->capture_default_str();
+  }
+  bool selected() const override { return cmd_->parsed(); }
+
+  int run(Session& session) override {
+    install_stop_handlers();
+    RankComm& comm = session.comm();
+    for (const char* flag : {"--transport", "--env-group", "--configs"})
+      if (cmd_->count(flag) > 0)
+        throw UsageError(std::string(flag) + " does not apply to verify", "verify measures exactly two groups: NCCL's default and the profile");
+    if (args_.backend != "nccl") throw UsageError("verify runs the NCCL backend only", "drop --backend");
+    if (rounds_ < 1 || rounds_ > 100) throw UsageError("--rounds must be 1..100", "use e.g. --rounds 6");
+    if (!(tolerance_ >= 0)) throw UsageError("--tolerance must not be negative", "use e.g. --tolerance 0.02");
+
+    tuner::Profile profile;
+    std::string profile_abs, plugin;
+    agree_on_errors(comm, [&] {
+      auto loaded = tuner::load_profile(profile_path_);
+      if (!loaded.profile) throw UsageError(loaded.error, "pass a profile.json written by cctune tune");
+      profile = *loaded.profile;
+      profile_abs = std::filesystem::absolute(profile_path_).lexically_normal().string();
+      bool found = false;
+      plugin = tuner::find_tuner_plugin(session.executable(), &found);
+      if (!found)
+        throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + plugin + ")",
+                               "build the nccl-tuner-cctune target, or install it next to cctune");
+    });
+    const bool sizes_given = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
+    if (!sizes_given) {
+      const auto sizes = sizes_from_rules(profile);
+      if (sizes.empty()) throw UsageError("no size between 8 B and 1 GiB is covered by the profile's rules", "give sizes with -b/-e/-f");
+      args_.sizes = join_sizes(sizes);
+    }
+    if (cmd_->count("--collectives") == 0 && !profile.rules.empty()) {
+      std::set<Collective> seen;
+      std::string list;
+      for (const auto& r : profile.rules)
+        if (seen.insert(r.collective).second) list += (list.empty() ? "" : ",") + to_string(r.collective);
+      args_.collectives = list;
+    }
+
+    const auto gpus = query_nccl_backend(session, /*required=*/true);
+    SweepPlan plan = resolve_sweep(args_, true, gpus && gpus->device_count > 0);
+    runtime::ConfigGroup a{"default", {}};
+    runtime::ConfigGroup b{"profile", profile.env};
+    // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (nccl_sweep.cpp):
+    // B's workers load the production plugin exactly as a deployment would.
+    b.env["NCCL_TUNER_PLUGIN"] = plugin;
+    b.env["CCTUNE_PROFILE"] = profile_abs;
+    plan.nccl.groups.clear();
+    for (int r = 0; r < rounds_; ++r) plan.nccl.groups.insert(plan.nccl.groups.end(), {a, b});
+    check_job_consistency(session);
+    const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
+    agree_on_errors(comm, [&] {
+      if (comm.rank() == 0) ensure_writable_directory(plan.output_dir);
+    });
+    std::unique_ptr<ResultsSink> sink;
+    if (comm.rank() == 0) {
+      Results initial;
+      initial.meta = collect_meta(session);
+      initial.meta.settings = to_json(plan);
+      record_versions(*gpus, initial.meta);
+      std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
+      sink = std::make_unique<ResultsSink>(initial, path, false);
+    }
+    const NcclSweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, sink.get());
+    if (outcome.stop_signal != 0) {
+      if (sink) sink->finish("interrupted");
+      return outcome.stop_signal == 2 ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm;
+    }
+    int code = exit_code::ok;
+    if (sink) {
+      sink->finish("complete");
+      code = report(load_results(path), profile, profile_abs, plan.output_dir, outcome);
+    }
+    return static_cast<int>(comm.max(static_cast<double>(code)));  // the same exit status on every rank
+  }
+
+ private:
+  int report(const Results& results, const tuner::Profile& profile, const std::string& profile_abs, const std::string& dir,
+             const NcclSweepOutcome& outcome) const {
+    struct Key {
+      Collective collective;
+      bool in_place;
+      std::uint64_t size;
+      auto operator<=>(const Key&) const = default;
+    };
+    std::map<Key, AbSamples> samples;
+    std::map<std::string, int> round_of;  // label -> runs seen so far: the round index
+    int nranks = 0, nnodes = 0;
+    for (const auto& run : results.runs) {
+      if (run.group != "default" && run.group != "profile") continue;
+      const int round = round_of[run.group]++;
+      nranks = run.nranks, nnodes = run.nnodes;
+      for (const auto& p : run.points) {
+        if (p.status != PointStatus::Ok || !(p.iter_us.median > 0)) continue;
+        AbSamples& s = samples[{p.collective, p.in_place, p.size_bytes}];
+        s.collective = p.collective;
+        s.size_bytes = p.size_bytes;
+        auto& v = run.group == "default" ? s.a_us : s.b_us;
+        v.resize(static_cast<std::size_t>(rounds_), 0.0);
+        if (round < rounds_) v[static_cast<std::size_t>(round)] = p.iter_us.median;
+      }
+    }
+    std::vector<AbSamples> list;
+    std::vector<Key> keys;
+    for (auto& [k, s] : samples) keys.push_back(k), list.push_back(s);
+    const AbOptions options{.tolerance = tolerance_};
+    const AbReport rep = analyze(list, options);
+
+    std::printf("%-16s %9s %12s %12s %8s %19s %8s  %s\n", "collective", "size", "default_us", "profile_us", "speedup", "CI", "verdict",
+                "rule");
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < rep.rows.size(); ++i) {
+      const AbRow& r = rep.rows[i];
+      const auto* rule = rule_for(profile, r.collective, nranks, nnodes, r.size_bytes);
+      const std::string name = to_string(r.collective) + (keys[i].in_place ? " (in)" : "");
+      char ci[64];
+      std::snprintf(ci, sizeof ci, "[%.3f, %.3f]", r.ci_low, r.ci_high);
+      std::printf("%-16s %9s %12.2f %12.2f %8.3f %19s %8s  %s%s%s\n", name.c_str(), format_size(r.size_bytes).c_str(), r.a_median_us,
+                  r.b_median_us, r.speedup, ci, to_string(r.verdict).c_str(), rule_text(rule).c_str(), r.note.empty() ? "" : "  # ",
+                  r.note.c_str());
+      rows.push_back({{"collective", to_string(r.collective)}, {"in_place", keys[i].in_place}, {"size_bytes", r.size_bytes},
+                      {"rounds", r.rounds}, {"default_us", r.a_median_us}, {"profile_us", r.b_median_us}, {"speedup", r.speedup},
+                      {"ci_low", r.ci_low}, {"ci_high", r.ci_high}, {"ci_confidence", r.ci_confidence},
+                      {"verdict", to_string(r.verdict)}, {"rule", rule_text(rule)}, {"note", r.note}});
+    }
+    std::printf("# geometric-mean speedup %.3f over %zu sizes: %d faster, %d same, %d slower (tolerance %.1f%%)\n", rep.geomean_speedup,
+                rep.rows.size(), rep.faster, rep.same, rep.slower, 100 * tolerance_);
+    if (nranks > 0 && std::none_of(profile.rules.begin(), profile.rules.end(), [&](const auto& r) { return r.nranks == nranks && r.nnodes == nnodes; }))
+      std::printf("# note: no rule of the profile is for nranks=%d nnodes=%d; only its env can make a difference here\n", nranks, nnodes);
+
+    const nlohmann::json doc = {{"schema", "cctune.verify/1"},
+                                {"profile", profile_abs},
+                                {"results", (std::filesystem::path(dir) / "results.json").string()},
+                                {"rounds", rounds_},
+                                {"tolerance", tolerance_},
+                                {"confidence_target", options.confidence},
+                                {"method", "paired per-round ratios default/profile; distribution-free CI of their median (order statistics)"},
+                                {"nranks", nranks},
+                                {"nnodes", nnodes},
+                                {"failed_groups", outcome.failed_groups},
+                                {"geomean_speedup", rep.geomean_speedup},
+                                {"faster", rep.faster},
+                                {"same", rep.same},
+                                {"slower", rep.slower},
+                                {"regressed", rep.regressed()},
+                                {"rows", rows}};
+    const std::string out = (std::filesystem::path(dir) / "verify.json").string();
+    write_file_atomically(out, doc.dump(2) + "\n");
+    std::printf("# verify: %s\n", std::filesystem::absolute(out).c_str());
+    if (rep.regressed()) {
+      std::fprintf(stderr, "cctune: verify: %d size(s) slower with the profile than NCCL's default, beyond noise\n", rep.slower);
+      return kExitRegressed;
+    }
+    if (outcome.failed_groups > 0 || rep.rows.empty()) {
+      std::fprintf(stderr, "cctune: verify: %d of %d groups failed (reasons in %s/results.json)\n", outcome.failed_groups, outcome.groups,
+                   dir.c_str());
+      return exit_code::failure;
+    }
+    return exit_code::ok;
+  }
+
+  CLI::App* cmd_ = nullptr;
+  SweepArgs args_;
+  std::string profile_path_;
+  int rounds_ = 6;
+  double tolerance_ = 0.02;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_verify_command() { return std::make_unique<VerifyCommand>(); }
+
+}  // namespace cctune::app
