@@ -158,7 +158,12 @@ class VerifyCommand : public Command {
     int code = exit_code::ok;
     if (sink) {
       sink->finish("complete");
-      code = report(load_results(path), profile, profile_abs, plan.output_dir, outcome);
+      try {  // every rank must reach the exit-status agreement below
+        code = report(load_results(path), profile, profile_abs, plan.output_dir, outcome);
+      } catch (const Error& e) {
+        std::fprintf(stderr, "cctune: error: %s\n", e.describe().c_str());
+        code = exit_code::failure;
+      }
     }
     return static_cast<int>(comm.max(static_cast<double>(code)));  // the same exit status on every rank
   }
