@@ -7,6 +7,8 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> c;
   c.push_back(make_sweep_command());
   c.push_back(make_tune_command());
+  c.push_back(make_compare_command());
+  c.push_back(make_report_command());
   c.push_back(make_topo_command());
   c.push_back(make_worker_command());
   return c;

@@ -188,15 +188,17 @@ std::string render(const LinePlot& plot) {
 
 std::string render(const Heatmap& map) {
   const std::size_t rows = map.row_labels.size(), cols = map.col_labels.size();
-  double v_max = 0;
+  // Colours span the measured range, so a slow pair stands out among fast ones.
+  double v_min = INFINITY, v_max = -INFINITY;
   for (const auto& r : map.values)
     for (const auto& v : r)
-      if (v && std::isfinite(*v)) v_max = std::max(v_max, *v);
+      if (v && std::isfinite(*v)) v_min = std::min(v_min, *v), v_max = std::max(v_max, *v);
+  if (v_min > v_max) v_min = v_max = 0;
   const std::size_t n = std::max<std::size_t>({rows, cols, 1});
   const double cell = std::clamp(480.0 / static_cast<double>(n), 6.0, 40.0);
   const bool labels = cell >= 14, numbers = cell >= 34;
   const double x0 = 80, y0 = 60;
-  const double w = x0 + cell * static_cast<double>(cols) + 20, h = y0 + cell * static_cast<double>(rows) + 40;
+  const double w = std::max(560.0, x0 + cell * static_cast<double>(cols) + 20), h = y0 + cell * static_cast<double>(rows) + 40;
 
   std::string o = "<svg class=\"heatmap\" data-plot=\"" + escape(map.id) + "\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " +
                   px(w) + " " + px(h) + "\" width=\"" + px(w) + "\" height=\"" + px(h) + "\" role=\"img\">";
@@ -217,7 +219,7 @@ std::string render(const Heatmap& map) {
         continue;
       }
       // Light (low) to dark blue (high), linear in the value.
-      const double t = v_max > 0 ? std::clamp(v / v_max, 0.0, 1.0) : 0;
+      const double t = v_max > v_min ? std::clamp((v - v_min) / (v_max - v_min), 0.0, 1.0) : 1.0;
       char color[16];
       std::snprintf(color, sizeof color, "#%02x%02x%02x", static_cast<int>(235 - 227 * t), static_cast<int>(243 - 195 * t),
                     static_cast<int>(255 - 148 * t));
@@ -228,7 +230,7 @@ std::string render(const Heatmap& map) {
                   std::string("text-anchor=\"middle\" class=\"cell-value\"") + (t > 0.55 ? " fill=\"#fff\"" : ""));
     }
   }
-  o += text(x0, y0 + cell * rows + 22, "scale: 0 (light) to " + format_number(v_max) + " " + map.unit + " (dark); grey: not measured",
+  o += text(x0, y0 + cell * rows + 22, "scale: " + format_number(v_min) + " " + map.unit + " (light) to " + format_number(v_max) + " " + map.unit + " (dark); grey: not measured",
             "class=\"tick\"");
   o += "</svg>";
   return o;

@@ -119,8 +119,10 @@ TEST(Svg, HeatmapHasOneRectPerMeasuredCell) {
   EXPECT_EQ(count(s, "class=\"cell-missing\""), 6);
   EXPECT_NE(s.find("data-cell=\"0,2\""), std::string::npos);
   EXPECT_NE(s.find("rank 0 → 2: 20 GB/s"), std::string::npos);
-  // The largest value is the darkest colour.
-  EXPECT_NE(s.find("fill=\"#08306b\""), std::string::npos);
+  // The largest value is the darkest colour, the smallest the lightest.
+  EXPECT_NE(s.find("<rect data-cell=\"0,2\" x=\"160.0\" y=\"60.0\" width=\"39.0\" height=\"39.0\" fill=\"#08306b\">"), std::string::npos) << s;
+  EXPECT_NE(s.find("<rect data-cell=\"1,2\" x=\"160.0\" y=\"100.0\" width=\"39.0\" height=\"39.0\" fill=\"#ebf3ff\">"), std::string::npos);
+  EXPECT_NE(s.find("scale: 5 GB/s (light) to 20 GB/s (dark)"), std::string::npos);
 }
 
 TEST(Svg, FormatNumber) {
