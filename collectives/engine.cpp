@@ -48,6 +48,10 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   const auto t0 = std::chrono::steady_clock::now();
   const int n = std::max(1, settings.batch_iters);
   for (;;) {
+    // One untimed operation first: the cross-rank exchanges between batches (and the
+    // barrier before the first) perturb the next launch; on H200s a single first-launch
+    // stall of ~1.6 ms was seen to inflate a 20-operation batch five-fold.
+    backend.run_batch(1);
     BatchTiming timing = backend.run_batch(n);
     // Per-iteration: the slowest rank defines the operation's time.
     comm.allreduce_max(timing.iter_us);
