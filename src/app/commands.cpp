@@ -9,8 +9,10 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   c.push_back(make_tune_command());
   c.push_back(make_compare_command());
   c.push_back(make_report_command());
+  c.push_back(make_probe_command());
   c.push_back(make_topo_command());
   c.push_back(make_worker_command());
+  c.push_back(make_verify_command());
   return c;
 }
 

@@ -33,7 +33,7 @@ PointSpec make_spec(const SweepPlan& plan, Collective c, std::uint64_t size, boo
 
 }  // namespace
 
-int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink) {
+int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, const ResumeState* resume) {
   auto& comm = dynamic_cast<MpiRankComm&>(session.comm());
   const int nranks = comm.size();
   MpiBackend backend(comm.handle());
@@ -48,13 +48,13 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink) {
   const int local = ranks_on_this_node(session);
   agree_on_errors(comm, [&] { backend.reserve(max_send, max_recv, local); });
 
+  RunResult run;
+  run.backend = "mpi";
+  run.group = "default";
+  run.nranks = nranks;
   if (sink) {
-    RunResult run;
-    run.backend = "mpi";
-    run.group = "default";
-    run.nranks = nranks;
     run.nnodes = static_cast<int>(sink->results().meta.hostnames.size());
-    sink->begin_run(run);
+    sink->begin_run(resume ? resume->continue_run(run) : run);
   }
   const long total = static_cast<long>(plan.collectives.size() * plan.sizes.size() * plan.placements.size());
   Progress progress(comm.rank() == 0 ? total : 0);
@@ -68,6 +68,10 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink) {
           return stop_signal() != 0 ? stop_signal() : 15;
         }
         const PointSpec spec = make_spec(plan, c, size, in_place, nranks);
+        if (resume && resume->measured(key_of(run, describe_point(spec)))) {
+          ++done;  // measured by the interrupted sweep; its result is already in the run
+          continue;
+        }
         if (comm.rank() == 0)
           progress.update(done, to_string(c) + " " + format_size(spec.bytes.size_bytes) + (in_place ? " in-place" : " out-of-place"));
         PointResult r = measure_point(backend, comm, spec, plan.measure);

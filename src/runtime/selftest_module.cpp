@@ -24,7 +24,10 @@ class SelftestBackend : public CollectiveBackend {
   BatchTiming run_batch(int n) override {
     // 2 us plus the size at 20 GB/s: small enough to keep CI fast, size-dependent so
     // results look like a sweep.
-    const auto op = std::chrono::nanoseconds(2000 + static_cast<long>(spec_.bytes.size_bytes / 20));
+    // CCTUNE_SELFTEST_SLOWDOWN (a factor, per config group): lets verify's test see a regression.
+    const char* slow = std::getenv("CCTUNE_SELFTEST_SLOWDOWN");
+    const double factor = slow && *slow ? std::atof(slow) : 1.0;
+    const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20)));
     BatchTiming t;
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) {

@@ -10,7 +10,9 @@ std::unique_ptr<Command> make_sweep_command();
 std::unique_ptr<Command> make_tune_command();
 std::unique_ptr<Command> make_compare_command();
 std::unique_ptr<Command> make_report_command();
+std::unique_ptr<Command> make_probe_command();
 std::unique_ptr<Command> make_topo_command();
 std::unique_ptr<Command> make_worker_command();
+std::unique_ptr<Command> make_verify_command();
 
 }  // namespace cctune::app

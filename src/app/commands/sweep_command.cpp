@@ -9,10 +9,12 @@
 #include "app/mpi_sweep.hpp"
 #include "app/nccl_sweep.hpp"
 #include "app/results_sink.hpp"
+#include "app/resume.hpp"
 #include "app/run_meta.hpp"
 #include "app/session.hpp"
 #include "app/signals.hpp"
 #include "app/sweep_options.hpp"
+#include "app/version_check.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 
@@ -24,6 +26,7 @@ class SweepCommand : public Command {
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("sweep", "measure collectives over sizes and configurations; write results.json");
     add_sweep_options(*cmd_, args_);
+    cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
   }
   bool selected() const override { return cmd_->parsed(); }
 
@@ -34,7 +37,9 @@ class SweepCommand : public Command {
     // when it cannot be loaded or sees no GPU.
     std::optional<runtime::GpuQuery> gpus;
     if (args_.backend == "nccl" || args_.backend == "auto") gpus = query_nccl_backend(session, args_.backend == "nccl");
+    if (!resume_dir_.empty()) args_.output_dir = resume_dir_;
     const SweepPlan plan = resolve_sweep(args_, /*nccl_built=*/gpus.has_value(), /*gpus_present=*/gpus && gpus->device_count > 0);
+    check_job_consistency(session);  // one MPI job, one set of library versions, before measuring
     const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
     agree_on_errors(comm, [&] {
       if (comm.rank() == 0) ensure_writable_directory(plan.output_dir);
@@ -43,16 +48,25 @@ class SweepCommand : public Command {
     initial.meta = collect_meta(session);
     initial.meta.settings = to_json(plan);
     if (plan.backend == BackendChoice::Nccl) record_versions(*gpus, initial.meta);
+    std::optional<ResumeState> resume;
+    if (!resume_dir_.empty()) {
+      if (plan.backend != BackendChoice::Mpi)
+        throw UsageError("--resume works with the MPI backend only in this build", "re-run the NCCL sweep without --resume");
+      resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, comm.size(), static_cast<int>(initial.meta.hostnames.size()));
+      initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
+      if (comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
+    }
     std::unique_ptr<ResultsSink> sink;
     if (comm.rank() == 0) sink = std::make_unique<ResultsSink>(initial, path, true);
 
     NcclSweepOutcome nccl;
     const int sig = plan.backend == BackendChoice::Nccl ? (nccl = run_nccl_sweep(session, plan, *gpus, sink.get())).stop_signal
-                                                        : run_mpi_sweep(session, plan, sink.get());
+                                                        : run_mpi_sweep(session, plan, sink.get(), resume ? &*resume : nullptr);
     if (sig != 0) {
       if (sink) {
         sink->finish("interrupted");
         std::fprintf(stderr, "cctune: interrupted by signal %d; results so far are in %s\n", sig, path.c_str());
+        std::fprintf(stderr, "cctune: to continue: %s\n", resume_command(session.argv(), plan.output_dir).c_str());
       }
       return sig == 2 ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm;
     }
@@ -69,6 +83,7 @@ class SweepCommand : public Command {
  private:
   CLI::App* cmd_ = nullptr;
   SweepArgs args_;
+  std::string resume_dir_;  // --resume DIR
 };
 
 }  // namespace

@@ -1,0 +1,171 @@
+#include "app/resume.hpp"
+
+#include <filesystem>
+
+#include "app/agreement.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/results_json.hpp"
+
+namespace cctune::app {
+
+PointKey key_of(const RunResult& run, const PointResult& p) {
+  PointKey k;
+  k.backend = run.backend;
+  k.group = run.group;
+  k.collective = p.collective;
+  k.dtype = p.dtype;
+  k.op = p.op;
+  k.in_place = p.in_place;
+  k.size_bytes = p.size_bytes;
+  k.config = p.config;
+  return k;
+}
+
+namespace {
+
+bool completed(const PointResult& p) { return p.status == PointStatus::Ok || p.status == PointStatus::Skipped; }
+
+std::string show(const nlohmann::json& v) {
+  if (v.is_null()) return "unset";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& e : v) out += (out.empty() ? "" : ",") + show(e);
+    return out;
+  }
+  return v.dump();
+}
+
+// The first run that says how many ranks and nodes measured the earlier points.
+const RunResult* sized_run(const Results& r) {
+  for (const auto& run : r.runs)
+    if (run.nranks > 0) return &run;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now) {
+  // Sizes and stopping rules may change between invocations (a resumed sweep may extend
+  // the size range); these decide what a point *is*, so they must not.
+  static const char* const keys[] = {"backend", "collectives", "dtype", "op", "placements"};
+  for (const char* k : keys) {
+    const auto a = before.contains(k) ? before.at(k) : nlohmann::json();
+    const auto b = now.contains(k) ? now.at(k) : nlohmann::json();
+    if (a != b) return std::string(k) + " is " + show(a) + " there, " + show(b) + " now";
+  }
+  return {};
+}
+
+ResumeState ResumeState::from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks,
+                                      int nnodes) {
+  const std::string where = (std::filesystem::path(dir) / "results.json").string();
+  const std::string fix = "resume with the options of the interrupted sweep (see meta.argv in " + where +
+                          "), or start a new sweep with another -o directory";
+  if (auto diff = first_settings_difference(previous.meta.settings, settings); !diff.empty())
+    throw UsageError("--resume " + dir + ": " + diff, fix);
+  if (const RunResult* run = sized_run(previous)) {
+    if (run->nranks != nranks)
+      throw UsageError("--resume " + dir + ": measured with " + std::to_string(run->nranks) + " ranks there, " +
+                           std::to_string(nranks) + " now",
+                       fix);
+    if (run->nnodes != nnodes)
+      throw UsageError("--resume " + dir + ": measured on " + std::to_string(run->nnodes) + " nodes there, " +
+                           std::to_string(nnodes) + " now",
+                       fix);
+  }
+  ResumeState s;
+  s.dir_ = dir;
+  for (const auto& run : previous.runs)
+    for (const auto& p : run.points)
+      if (completed(p)) s.done_.insert(key_of(run, p));
+  s.previous_ = std::move(previous);
+  return s;
+}
+
+ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, int nranks,
+                              int nnodes) {
+  const std::string path = (std::filesystem::path(dir) / "results.json").string();
+  // Only rank 0 may see the directory (it writes it); the others get its bytes.
+  std::string text;
+  agree_on_errors(comm, [&] {
+    if (comm.rank() != 0) return;
+    if (!std::filesystem::exists(path))
+      throw UsageError("--resume " + dir + ": no results.json there",
+                       "pass the output directory of the interrupted sweep (the -o of that run)");
+    text = read_file(path);
+  });
+  comm.broadcast(text, 0);
+  Results previous;
+  agree_on_errors(comm, [&] {
+    try {
+      previous = nlohmann::json::parse(text).get<Results>();
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError("--resume " + dir + ": " + path + " is not a complete results file: " + e.what(),
+                       "start a new sweep with another -o directory");
+    } catch (const UsageError& e) {
+      throw UsageError("--resume " + dir + ": " + path + ": " + e.what_only(), e.fix());
+    }
+  });
+  // Every rank validates the same bytes against the same settings: errors are symmetric.
+  return from_results(std::move(previous), dir, settings, nranks, nnodes);
+}
+
+Results ResumeState::carry_over(Meta fresh, const std::set<RunKey>& will_run) const {
+  Results r;
+  std::size_t kept = 0;
+  for (const auto& run : previous_.runs)
+    for (const auto& p : run.points) kept += completed(p) ? 1 : 0;
+  nlohmann::json history = previous_.meta.settings.value("resumed", nlohmann::json::array());
+  history.push_back({{"start_time", fresh.start_time},
+                     {"previous_status", previous_.meta.status},
+                     {"previous_end_time", previous_.meta.end_time},
+                     {"points_kept", kept},
+                     {"argv", fresh.argv}});
+  fresh.settings["resumed"] = history;
+  if (!previous_.meta.start_time.empty()) fresh.start_time = previous_.meta.start_time;
+  r.meta = std::move(fresh);
+  for (const auto& run : previous_.runs)
+    if (!will_run.count({run.backend, run.group})) r.runs.push_back(run);
+  r.topology = previous_.topology;
+  r.net = previous_.net;
+  return r;
+}
+
+RunResult ResumeState::continue_run(RunResult fresh) const {
+  for (const auto& run : previous_.runs) {
+    if (run.backend != fresh.backend || run.group != fresh.group) continue;
+    for (const auto& p : run.points)
+      if (completed(p)) fresh.points.push_back(p);
+    break;
+  }
+  return fresh;
+}
+
+namespace {
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@%+") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
+std::string resume_command(const std::vector<std::string>& argv, const std::string& dir) {
+  std::string out;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "-o" || a == "--output" || a == "--resume") {
+      ++i;  // and its value
+      continue;
+    }
+    if (a.rfind("--output=", 0) == 0 || a.rfind("--resume=", 0) == 0 || (a.rfind("-o", 0) == 0 && a.size() > 2)) continue;
+    out += (out.empty() ? "" : " ") + shell_quote(a);
+  }
+  return out + " --resume " + shell_quote(dir);
+}
+
+}  // namespace cctune::app

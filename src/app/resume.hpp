@@ -1,0 +1,90 @@
+#pragma once
+// `cctune sweep --resume DIR`: continue an interrupted sweep from DIR/results.json,
+// measuring only the points it lacks and writing back into the same file.
+//
+// How a sweep driver uses it (the MPI loop in mpi_sweep.cpp does exactly this; the NCCL
+// runtime uses the same calls per config group):
+//
+//   auto resume = ResumeState::load(comm, dir, to_json(plan), nranks, nnodes);  // every rank
+//   Results initial = resume.carry_over(fresh_meta, {{"mpi", "default"}});      // rank 0's sink
+//   sink->begin_run(resume.continue_run(fresh_run));       // earlier points of the group first
+//   for each point: if (resume.measured(key_of(run, spec))) skip it; else measure it
+//
+// Every rank holds the same lookup (rank 0 reads the file and broadcasts it), so all
+// ranks skip the same points without talking. A point counts as measured when it is "ok"
+// or "skipped"; "failed" points are measured again and their old entries dropped, so no
+// point appears twice in the resumed file.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collectives/rank_comm.hpp"
+#include "core/results.hpp"
+
+namespace cctune::app {
+
+// Identifies a point across runs: which group it belongs to and what was measured.
+struct PointKey {
+  std::string backend;
+  std::string group;
+  Collective collective = Collective::AllReduce;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  bool in_place = false;
+  std::uint64_t size_bytes = 0;  // as stored in results (after rounding to whole elements)
+  PointConfig config;
+  auto tie() const {
+    return std::tie(backend, group, collective, dtype, op, in_place, size_bytes, config.algo, config.proto,
+                    config.channels, config.graph);
+  }
+  bool operator<(const PointKey& o) const { return tie() < o.tie(); }
+};
+
+PointKey key_of(const RunResult& run, const PointResult& p);
+
+using RunKey = std::pair<std::string, std::string>;  // (backend, group)
+
+class ResumeState {
+ public:
+  // Collective. Rank 0 reads DIR/results.json and broadcasts it; every rank validates it
+  // against the new sweep's settings (to_json(plan)), rank count and node count. Throws
+  // UsageError (the same on every rank) when the file is missing or invalid, or names
+  // the first setting that differs, e.g. "dtype is float64 in DIR, float32 now".
+  static ResumeState load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, int nranks, int nnodes);
+  // The same from a Results value already in hand (tests, tools).
+  static ResumeState from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks,
+                                  int nnodes);
+
+  bool measured(const PointKey& key) const { return done_.count(key) != 0; }
+  std::size_t measured_count() const { return done_.size(); }
+
+  // The Results a resumed sweep starts from: `fresh` metadata (this invocation's argv,
+  // versions, hosts) with the original start time, a note appended to
+  // meta.settings.resumed, and every earlier run except those in `will_run`, which the
+  // sweep re-opens with continue_run() when it reaches them.
+  Results carry_over(Meta fresh, const std::set<RunKey>& will_run) const;
+  // The earlier run of fresh's (backend, group) holding its measured points, with
+  // status "ok" and fresh's rank/node counts; `fresh` itself when there was none.
+  RunResult continue_run(RunResult fresh) const;
+
+  const Results& previous() const { return previous_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  Results previous_;
+  std::string dir_;
+  std::set<PointKey> done_;
+};
+
+// Settings that must agree for points of two invocations to belong in one file; the
+// first difference as "what is A in DIR, B now", or empty when they agree.
+std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now);
+
+// The command that continues an interrupted sweep: argv with `--resume DIR` (replacing
+// -o/--output and any earlier --resume), shell-quoted where needed.
+std::string resume_command(const std::vector<std::string>& argv, const std::string& dir);
+
+}  // namespace cctune::app

@@ -1,0 +1,66 @@
+#include "app/sweep_outputs.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "app/report/report.hpp"
+#include "app/run_meta.hpp"
+#include "core/error.hpp"
+#include "net/probe.hpp"
+#include "topology/cluster.hpp"
+#include "tuner/export/outputs.hpp"
+#include "tuner/selection/selection.hpp"
+
+namespace cctune::app {
+
+void attach_topology(Session& session, Results& results) {
+  nlohmann::json topo = topo::probe_cluster_topology_json(session.comm());
+  if (session.rank() == 0) results.topology = std::move(topo);
+}
+
+void attach_network_probe(Session& session, Results& results, const std::string& kind_text) {
+  net::ProbeOptions options;
+  options.kind = net::parse_probe_kind(kind_text);
+  if (options.kind == net::ProbeKind::none) return;
+  if (options.kind == net::ProbeKind::auto_select && results.meta.hostnames.size() < 2) {
+    if (session.rank() == 0) std::fprintf(stderr, "cctune: network probe skipped: all ranks are on one host (use --probe tcp to measure anyway)\n");
+    return;
+  }
+  auto note = [&](const std::string& line) {
+    if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", line.c_str());
+  };
+  nlohmann::json section = net::run_network_probe(session.comm(), options, note);
+  if (session.rank() == 0) results.net = std::move(section);
+}
+
+DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir, const std::string& results_path,
+                                     const std::string& executable, bool tune) {
+  DerivedOutputs out;
+  if (!tune) {
+    out.notes.push_back("tune: skipped (--no-tune)");
+  } else if (!tuner::has_nccl_measurements(results)) {
+    out.notes.push_back("tune: skipped: profiles are for NCCL, and this run measured the MPI backend");
+  } else {
+    try {
+      tuner::TuneOptions options;
+      options.results_path = std::filesystem::absolute(results_path).string();
+      options.created = utc_now_iso8601();
+      options.cctune_version = results.meta.cctune_version;
+      options.space = results.meta.settings.value("space", "");
+      const tuner::TuneOutputs tuned = tuner::tune_results(results, options);
+      const auto paths = tuner::write_tune_outputs(tuned, dir, tuner::find_tuner_plugin(executable));
+      out.profile = paths.profile;
+      out.env_file = paths.env_file;
+      out.tuner_conf = paths.tuner_conf;
+      std::printf("%s", tuner::format_tune_summary(tuned, false).c_str());
+    } catch (const UsageError& e) {
+      out.notes.push_back(std::string("tune: skipped: ") + e.what_only());
+    }
+  }
+  const std::string report = (std::filesystem::path(dir) / "report.html").string();
+  report::write_report(report, {results});
+  out.report = std::filesystem::absolute(report).string();
+  return out;
+}
+
+}  // namespace cctune::app
