@@ -14,6 +14,7 @@
 #include "app/session.hpp"
 #include "app/signals.hpp"
 #include "app/sweep_options.hpp"
+#include "app/sweep_outputs.hpp"
 #include "app/version_check.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -26,6 +27,9 @@ class SweepCommand : public Command {
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("sweep", "measure collectives over sizes and configurations; write results.json");
     add_sweep_options(*cmd_, args_);
+    cmd_->add_option("--probe", probe_, "network probe before measuring: auto (when ranks span hosts), ib, tcp, none")
+        ->capture_default_str();
+    cmd_->add_flag("--no-tune", no_tune_, "do not write profile.json/nccl.env/nccl_tuner.conf at the end");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -56,6 +60,8 @@ class SweepCommand : public Command {
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
       if (comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
     }
+    attach_topology(session, initial);
+    attach_network_probe(session, initial, probe_);
     std::unique_ptr<ResultsSink> sink;
     if (comm.rank() == 0) sink = std::make_unique<ResultsSink>(initial, path, true);
 
@@ -73,6 +79,14 @@ class SweepCommand : public Command {
     if (sink) {
       sink->finish("complete");
       std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
+      const DerivedOutputs more = write_derived_outputs(sink->results(), plan.output_dir, path, session.executable(), !no_tune_);
+      for (const auto& note : more.notes) std::printf("# %s\n", note.c_str());
+      if (!more.profile.empty()) {
+        std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),
+                    more.tuner_conf.c_str());
+        std::printf("# to use it: set -a; . %s; set +a\n", more.env_file.c_str());
+      }
+      std::printf("# report: %s\n", more.report.c_str());
       if (nccl.failed_groups > 0)
         std::fprintf(stderr, "cctune: %d of %d config groups failed; their reasons are in %s\n", nccl.failed_groups, nccl.groups,
                      path.c_str());
@@ -84,6 +98,8 @@ class SweepCommand : public Command {
   CLI::App* cmd_ = nullptr;
   SweepArgs args_;
   std::string resume_dir_;  // --resume DIR
+  std::string probe_ = "auto";
+  bool no_tune_ = false;
 };
 
 }  // namespace
