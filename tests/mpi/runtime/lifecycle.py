@@ -237,7 +237,8 @@ def scenario_interrupt(opts):
     shutil.rmtree(outdir, ignore_errors=True)
     e = dict(os.environ, NCCL_NVLS_ENABLE="0") if GPU["on"] else dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest", CCTUNE_SELFTEST_GPUS="2")
     e.pop("CCTUNE_TEST_FAULT", None)
-    args = ["-b", "8", "-e", "256K", "-n", "5", "-w", "1", "--min-iters", "5", "--max-time", "0.2"]
+    # A noise target nobody reaches: every point runs its full 0.2 s, so the sweep is still running.
+    args = ["-b", "8", "-e", "256K", "-n", "5", "-w", "1", "--min-iters", "5", "--max-time", "0.2", "--target-noise", "0.000001"]
     p = subprocess.Popen([opts.cctune, "sweep", "--backend", "nccl", "-o", outdir, "--gpus", "2"] + args,
                          env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(15 if GPU["on"] else 3)
