@@ -1,0 +1,186 @@
+#include "app/resume.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "support/thread_comm.hpp"
+
+namespace cctune::app {
+namespace {
+
+nlohmann::json settings(const std::string& dtype = "float32") {
+  return {{"backend", "mpi"},  {"collectives", {"allreduce", "allgather"}}, {"dtype", dtype},
+          {"op", "sum"},       {"placements", {"out", "in"}},              {"sizes_bytes", {8, 64}}};
+}
+
+PointResult point(Collective c, std::uint64_t size, bool in_place, PointStatus status = PointStatus::Ok) {
+  PointResult p;
+  p.collective = c;
+  p.size_bytes = size;
+  p.in_place = in_place;
+  p.status = status;
+  return p;
+}
+
+Results interrupted() {
+  Results r;
+  r.meta.settings = settings();
+  r.meta.start_time = "2025-01-01T00:00:00Z";
+  r.meta.status = "interrupted";
+  r.meta.hostnames = {"a"};
+  RunResult run;
+  run.backend = "mpi";
+  run.group = "default";
+  run.nranks = 2;
+  run.nnodes = 1;
+  run.status = "interrupted";
+  run.points = {point(Collective::AllReduce, 8, false), point(Collective::AllReduce, 8, true),
+                point(Collective::AllReduce, 64, false, PointStatus::Skipped),
+                point(Collective::AllReduce, 64, true, PointStatus::Failed)};
+  r.runs.push_back(run);
+  RunResult other = run;
+  other.group = "pcie";
+  other.points = {point(Collective::AllGather, 8, false)};
+  r.runs.push_back(other);
+  return r;
+}
+
+RunResult fresh_run(const std::string& group = "default") {
+  RunResult run;
+  run.backend = "mpi";
+  run.group = group;
+  run.nranks = 2;
+  run.nnodes = 1;
+  return run;
+}
+
+TEST(Resume, CompletedAndSkippedPointsCountAsMeasuredFailedOnesDoNot) {
+  const auto s = ResumeState::from_results(interrupted(), "d", settings(), 2, 1);
+  const RunResult run = fresh_run();
+  EXPECT_TRUE(s.measured(key_of(run, point(Collective::AllReduce, 8, false))));
+  EXPECT_TRUE(s.measured(key_of(run, point(Collective::AllReduce, 64, false))));
+  EXPECT_FALSE(s.measured(key_of(run, point(Collective::AllReduce, 64, true))));
+  EXPECT_FALSE(s.measured(key_of(run, point(Collective::AllGather, 8, false))));  // that one is in group pcie
+  EXPECT_TRUE(s.measured(key_of(fresh_run("pcie"), point(Collective::AllGather, 8, false))));
+  auto forced = point(Collective::AllReduce, 8, false);
+  forced.config.algo = "ring";
+  EXPECT_FALSE(s.measured(key_of(run, forced)));
+  EXPECT_EQ(s.measured_count(), 4u);
+}
+
+TEST(Resume, ContinuedRunKeepsEarlierPointsAndDropsFailedOnes) {
+  const auto s = ResumeState::from_results(interrupted(), "d", settings(), 2, 1);
+  const RunResult run = s.continue_run(fresh_run());
+  EXPECT_EQ(run.status, "ok");
+  ASSERT_EQ(run.points.size(), 3u);
+  for (const auto& p : run.points) EXPECT_NE(p.status, PointStatus::Failed);
+  EXPECT_TRUE(s.continue_run(fresh_run("nvlink")).points.empty());
+}
+
+TEST(Resume, CarryOverKeepsStartTimeNotesTheResumeAndLeavesContinuedRunsOut) {
+  const auto s = ResumeState::from_results(interrupted(), "d", settings(), 2, 1);
+  Meta fresh;
+  fresh.start_time = "2025-01-02T00:00:00Z";
+  fresh.argv = {"cctune", "sweep", "--resume", "d"};
+  fresh.settings = settings();
+  const Results r = s.carry_over(fresh, {{"mpi", "default"}});
+  EXPECT_EQ(r.meta.start_time, "2025-01-01T00:00:00Z");
+  ASSERT_EQ(r.meta.settings["resumed"].size(), 1u);
+  EXPECT_EQ(r.meta.settings["resumed"][0]["start_time"], "2025-01-02T00:00:00Z");
+  EXPECT_EQ(r.meta.settings["resumed"][0]["previous_status"], "interrupted");
+  EXPECT_EQ(r.meta.settings["resumed"][0]["points_kept"], 4);
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].group, "pcie");
+  // A second resume appends to the history (the note survives the JSON round trip).
+  Results again = nlohmann::json(r).get<Results>();
+  auto s2 = ResumeState::from_results(again, "d", settings(), 2, 1);
+  EXPECT_EQ(s2.carry_over(fresh, {}).meta.settings["resumed"].size(), 2u);
+}
+
+TEST(Resume, DifferentSettingsAreAOneLineUsageErrorNamingTheDifference) {
+  try {
+    ResumeState::from_results(interrupted(), "out", settings("float64"), 2, 1);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "--resume out: dtype is float32 there, float64 now");
+    EXPECT_NE(e.fix().find("meta.argv"), std::string::npos);
+  }
+  auto fewer = settings();
+  fewer["collectives"] = {"allreduce"};
+  EXPECT_THROW(ResumeState::from_results(interrupted(), "out", fewer, 2, 1), UsageError);
+  try {
+    ResumeState::from_results(interrupted(), "out", settings(), 4, 1);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "--resume out: measured with 2 ranks there, 4 now");
+  }
+  EXPECT_THROW(ResumeState::from_results(interrupted(), "out", settings(), 2, 2), UsageError);
+  // Sizes and stopping rules may change (a resumed sweep may extend the range).
+  auto more = settings();
+  more["sizes_bytes"] = {8, 64, 512};
+  more["max_time_s"] = 2.0;
+  EXPECT_NO_THROW(ResumeState::from_results(interrupted(), "out", more, 2, 1));
+}
+
+class TempDir {
+ public:
+  TempDir() : path_(std::filesystem::temp_directory_path() / ("cctune-resume-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(Resume, LoadReadsOnRankZeroAndEveryRankGetsTheSameLookup) {
+  TempDir dir;
+  save_results(interrupted(), dir.str() + "/results.json");
+  std::atomic<int> agreed{0};
+  testing::run_ranks(3, [&](RankComm& comm) {
+    const auto s = ResumeState::load(comm, dir.str(), settings(), 2, 1);
+    if (s.measured_count() == 4 && s.measured(key_of(fresh_run(), point(Collective::AllReduce, 8, true)))) ++agreed;
+  });
+  EXPECT_EQ(agreed, 3);
+}
+
+TEST(Resume, LoadErrorsAreRaisedOnEveryRank) {
+  TempDir dir;
+  std::atomic<int> missing{0}, corrupt{0};
+  testing::run_ranks(2, [&](RankComm& comm) {
+    try {
+      ResumeState::load(comm, dir.str(), settings(), 2, 1);
+    } catch (const UsageError& e) {
+      if (e.what_only().find("no results.json") != std::string::npos) ++missing;
+    }
+  });
+  std::filesystem::path p = dir.str() + "/results.json";
+  FILE* f = std::fopen(p.c_str(), "w");
+  std::fputs("{\"schema\": \"cctune.results/1\", \"meta\": {", f);
+  std::fclose(f);
+  testing::run_ranks(2, [&](RankComm& comm) {
+    try {
+      ResumeState::load(comm, dir.str(), settings(), 2, 1);
+    } catch (const UsageError& e) {
+      if (e.what_only().find("not a complete results file") != std::string::npos) ++corrupt;
+    }
+  });
+  EXPECT_EQ(missing, 2);
+  EXPECT_EQ(corrupt, 2);
+}
+
+TEST(Resume, CommandReplacesOutputAndEarlierResume) {
+  EXPECT_EQ(resume_command({"cctune", "sweep", "-b", "8", "-o", "out", "--collectives", "allreduce"}, "out"),
+            "cctune sweep -b 8 --collectives allreduce --resume out");
+  EXPECT_EQ(resume_command({"/x/cctune", "sweep", "--output=a b", "--resume", "old", "--op", "max"}, "a b"),
+            "/x/cctune sweep --op max --resume 'a b'");
+}
+
+}  // namespace
+}  // namespace cctune::app
