@@ -1,0 +1,41 @@
+# Helpers for the Slurm tests: skip without root or Slurm, start the localhost cluster,
+# submit and wait for jobs with a bound, read job state.
+# shellcheck shell=bash
+SKIP=77
+here_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here_lib/../.." && pwd)
+
+fail() { echo "${test_name:-slurm-test}: FAIL: $*"; exit 1; }
+note() { echo "${test_name:-slurm-test}: $*"; }
+
+require_slurm() {
+  [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root (slurmd runs job steps as their users)"; exit $SKIP; }
+  local t
+  for t in munged slurmctld slurmd sbatch srun squeue scontrol; do
+    command -v "$t" >/dev/null || { echo "SKIP: '$t' not installed (apt-get install slurm-wlm munge)"; exit $SKIP; }
+  done
+  "$repo/tools/slurm-localhost.sh" start || fail "could not start the localhost Slurm"
+  eval "$("$repo/tools/slurm-localhost.sh" env)"
+  export SLURM_CONF
+}
+
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
+
+# wait_job JOBID SECONDS: waits until the job has ended; prints its final state.
+wait_job() {
+  local jid=$1 limit=$2 state
+  for _ in $(seq 1 $((limit * 2))); do
+    state=$(job_state "$jid")
+    case $state in
+      PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|"") sleep 0.5 ;;
+      *) echo "$state"; return 0 ;;
+    esac
+  done
+  scancel "$jid" 2>/dev/null
+  fail "job $jid still ${state:-unknown} after ${limit}s (cancelled)"
+}
+
+show_log() { echo "----- $1"; cat "$1" 2>/dev/null; echo "-----"; }
+
+# has_command CCTUNE CMD: the build has that subcommand (same test as tools/cctune.sbatch).
+has_command() { "$1" "$2" --help 2>/dev/null | grep -qE "^Usage: [^ ]+ $2( |\$)"; }

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A job cut off by its time limit (sbatch --time=1 --signal=TERM@40: Slurm sends SIGTERM
+# to the job's steps before the limit, as `#SBATCH --signal=TERM@120` in the script does)
+# leaves an interrupted results.json; a second job with CCTUNE_RESUME completes it in the
+# same directory: every point present once, the first job's points kept as measured (not
+# measured again).
+#
+# usage: sbatch_resume_test.sh CCTUNE WORKDIR SCHEMA
+set -euo pipefail
+cctune=$1 work=$2 schema=$3
+test_name=sbatch_resume
+source "$(dirname "$0")/lib.sh"
+require_slurm
+
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+export CCTUNE_BIN=$cctune CCTUNE_PROBE=0
+# 3 collectives x 7 sizes x 2 placements = 42 points of ~1 s each: longer than the ~10-50 s
+# after which Slurm signals a 1-minute job with --signal=TERM@40.
+export CCTUNE_SWEEP_ARGS="--backend mpi -b 1K -e 64K --max-time 1 --target-noise 1e-9 --min-iters 1000000"
+jid=$(sbatch --parsable --ntasks-per-node=2 --time=1 --signal=TERM@40 "$repo/tools/cctune.sbatch")
+dir=$work/cctune-cctune-$jid
+note "submitted job $jid with a 1-minute limit"
+state=$(wait_job "$jid" 150)
+show_log "$work/cctune-cctune-$jid.log"
+grep -q "to continue: sbatch --export=ALL,CCTUNE_RESUME=$dir" "$work/cctune-cctune-$jid.log" || fail "no resume hint in the log"
+cp "$dir/results.json" "$work/first.json"
+python3 "$here_lib/../mpi/sweep/check_results.py" "$work/first.json" "$schema" --status interrupted || fail "first results did not check"
+note "first job ended $state"
+
+jid2=$(CCTUNE_RESUME=$dir sbatch --parsable --ntasks-per-node=2 --time=5 "$repo/tools/cctune.sbatch")
+note "submitted resume job $jid2"
+state2=$(wait_job "$jid2" 240)
+show_log "$work/cctune-cctune-$jid2.log"
+[[ $state2 == COMPLETED ]] || fail "resume job $jid2 ended $state2"
+python3 "$here_lib/../mpi/sweep/check_results.py" "$dir/results.json" "$schema" --nranks 2 --status complete \
+  --collectives allreduce,allgather,reducescatter || fail "resumed results did not check"
+
+python3 - "$work/first.json" "$dir/results.json" <<'PY'
+import json, sys
+first, final = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda p: (p["collective"], p["dtype"], p["op"], p["in_place"], p["size_bytes"], json.dumps(p["config"], sort_keys=True))
+def points(doc):
+    return [(r["backend"], r["group"]) + key(p) for r in doc["runs"] for p in r["points"]]
+def by_key(doc):
+    return {(r["backend"], r["group"]) + key(p): p for r in doc["runs"] for p in r["points"]}
+fp, ap = points(first), points(final)
+assert len(set(ap)) == len(ap), f"a point appears twice: {[k for k in set(ap) if ap.count(k) > 1][:3]}"
+settings = final["meta"]["settings"]
+want = len(settings["collectives"]) * len(settings["sizes_bytes"]) * len(settings["placements"])
+assert len(ap) == want == 42, f"{len(ap)} points, plan has {want}"
+assert 0 < len(fp) < want, f"first job measured {len(fp)} of {want}: it was not cut midway"
+f, a = by_key(first), by_key(final)
+for k, p in f.items():
+    assert a[k]["batch_us"] == p["batch_us"] and a[k]["iter_us"] == p["iter_us"], f"point {k} was measured again"
+resumed = settings.get("resumed", [])
+assert len(resumed) == 1 and resumed[0]["previous_status"] == "interrupted" and resumed[0]["points_kept"] == len(fp), resumed
+assert final["meta"]["start_time"] == first["meta"]["start_time"], "start time not kept"
+assert len(final["runs"]) == 1, f"{len(final['runs'])} runs"
+print(f"sbatch_resume: first job measured {len(fp)} points, resume measured {len(ap) - len(fp)}, none twice, {len(ap)} in all")
+PY
+grep -q "# resuming $dir: " "$work/cctune-cctune-$jid2.log" || fail "resume job did not say it resumed"
+note "OK"
