@@ -17,11 +17,11 @@ step() {  # step NAME SECONDS COMMAND...: bounded, logged, timed
   timeout "$limit" "$@" > "$g/$name.txt" 2>&1
   echo "step $name: rc=$? $(( $(date +%s) - t0 )) s" | tee -a "$g/steps.txt"
 }
-step checks 330 tests/gpu/run_gpu_tests.sh "$b" "$g/checks"
-step side_by_side 150 bench/nccl_side_by_side.sh "$b" "$g/bench"
-step full_singleton 150 "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 2 --placement out --max-time 0.25 -o "$g/full"
-step full_mpi 150 mpirun --oversubscribe -np "$ngpu" -x NCCL_NVLS_ENABLE "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 4 \
+step checks 440 tests/gpu/run_gpu_tests.sh "$b" "$g/checks"
+step side_by_side 40 bench/nccl_side_by_side.sh "$b" "$g/bench"
+step full_singleton 40 "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 2 --placement out --max-time 0.25 -o "$g/full"
+step full_mpi 40 mpirun --oversubscribe -np "$ngpu" -x NCCL_NVLS_ENABLE "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 4 \
   --max-time 0.25 -c 1 -o "$g/mpi"
-step graph 60 "$b/cctune" sweep --backend nccl -b 8 -e 64K -f 8 --graph --placement out -o "$g/graph"
+step graph 20 "$b/cctune" sweep --backend nccl -b 8 -e 64K -f 8 --graph --placement out -o "$g/graph"
 tar czf "$g.tgz" -C "$(dirname "$g")" "$(basename "$g")"
 cat "$g/steps.txt"
