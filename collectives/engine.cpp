@@ -1,6 +1,7 @@
 #include "collectives/engine.hpp"
 
 #include <chrono>
+#include <string>
 
 #include "core/statistics.hpp"
 
@@ -61,7 +62,9 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     // Rank 0's clock decides the time cap for everyone.
     double elapsed = comm.rank() == 0 ? seconds_since(t0) : 0.0;
     elapsed = comm.max(elapsed);
-    if (criterion.is_finished(elapsed)) {
+    const bool enough_batches = static_cast<int>(batch_means.size()) >= settings.min_batches ||
+                                std::string(criterion.reason(elapsed)) != "noise";
+    if (criterion.is_finished(elapsed) && enough_batches) {
       result.stop_reason = criterion.reason(elapsed);
       break;
     }

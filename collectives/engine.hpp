@@ -10,6 +10,9 @@ namespace cctune {
 struct MeasureSettings {
   int warmup_iters = 5;
   int batch_iters = 20;  // -n: operations per timed batch, as nccl-tests' iterations
+  // batch_us is the median over batches; with three or more, one batch hit by a stall
+  // (NCCL connecting channels lazily, seen as ~2 ms gaps on H200) cannot set it.
+  int min_batches = 3;
   StopRule stop;
   bool check = false;
 };

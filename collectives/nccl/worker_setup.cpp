@@ -22,7 +22,9 @@ void require_channels(NcclWorkerSetup& setup, const std::vector<PointConfig>& co
   for (const PointConfig& c : configs) most = std::max(most, c.channels);
   if (most <= 0) return;
   setup.min_ctas = std::max(setup.min_ctas, most);
-  if (setup.max_ctas > 0 && setup.max_ctas < setup.min_ctas) setup.max_ctas = setup.min_ctas;
+  // NCCL 2.28 rejects a config with minCTAs set and maxCTAs left undefined ("Invalid config
+  // min/max channels attribute value 32/-2147483648", seen on H200), so both are set.
+  if (setup.max_ctas < setup.min_ctas) setup.max_ctas = setup.min_ctas;
 }
 
 }  // namespace cctune

@@ -76,7 +76,7 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
         try {
           std::size_t used = 0;
           channels = std::stoi(parts[2], &used);
-          channels_ok = used == parts[2].size() && channels > 0 && channels <= 64;
+          channels_ok = used == parts[2].size() && channels >= 0 && channels <= 64;  // 0: NCCL's count
         } catch (const std::exception&) {
           channels_ok = false;
         }
@@ -84,7 +84,7 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
       if (!algo || !proto || !channels_ok)
         throw UsageError("--configs entry '" + item + "' is not auto or algo/proto[/channels]",
                          "use e.g. auto,ring/simple/32,tree/ll (algos: ring, tree, collnet_direct, collnet_chain, nvls, "
-                         "nvls_tree, pat; protos: ll, ll128, simple; channels 1-64)");
+                         "nvls_tree, pat; protos: ll, ll128, simple; channels 0 (NCCL's) to 64)");
       c.algo = std::string(tuner::to_string(*algo));
       c.proto = std::string(tuner::to_string(*proto));
       c.channels = channels;

@@ -22,10 +22,8 @@ void attach_network_probe(Session& session, Results& results, const std::string&
   net::ProbeOptions options;
   options.kind = net::parse_probe_kind(kind_text);
   if (options.kind == net::ProbeKind::none) return;
-  if (options.kind == net::ProbeKind::auto_select && results.meta.hostnames.size() < 2) {
-    if (session.rank() == 0) std::fprintf(stderr, "cctune: network probe skipped: all ranks are on one host (use --probe tcp to measure anyway)\n");
-    return;
-  }
+  // The default on one host: nothing crosses a network, so nothing to say.
+  if (options.kind == net::ProbeKind::auto_select && results.meta.hostnames.size() < 2) return;
   auto note = [&](const std::string& line) {
     if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", line.c_str());
   };

@@ -20,10 +20,17 @@ class ScriptedBackend : public CollectiveBackend {
     ++batches;
     BatchTiming t;
     t.iter_us.assign(n, iter_us_);
-    t.wall_us = iter_us_ * n;
+    if (n > 1 && stall_us > 0) {
+      t.iter_us[0] += stall_us;
+      stall_us = 0;
+    }
+    t.wall_us = 0;
+    for (double x : t.iter_us) t.wall_us += x;
     return t;
   }
   long count_wrong() override { return rank_; }
+  // Timed batches only (n > 1): the first gets one operation stalled by `stall_us`.
+  double stall_us = 0;
   int prepared = 0;
   int batches = 0;
 
@@ -74,4 +81,19 @@ TEST(Engine, UnsupportedOnOneRankSkipsEverywhere) {
   });
   EXPECT_EQ(results[2].reason, "no such algo here");
   for (const auto& r : results) EXPECT_EQ(r.status, PointStatus::Skipped);
+}
+
+TEST(Engine, OneStalledBatchDoesNotSetTheBatchTime) {
+  std::vector<PointResult> results(2);
+  cctune::testing::run_ranks(2, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 10.0);
+    backend.stall_us = 2000.0;  // a 2 ms gap in the first timed batch, as seen on H200
+    MeasureSettings settings;
+    results[comm.rank()] = measure_point(backend, comm, spec(2), settings);
+  });
+  for (const auto& r : results) {
+    EXPECT_DOUBLE_EQ(r.batch_us, 10.0);
+    EXPECT_GE(r.iterations, 3 * 20);
+    EXPECT_DOUBLE_EQ(r.iter_us.max, 2010.0);
+  }
 }
