@@ -29,7 +29,8 @@ class ScriptedBackend : public CollectiveBackend {
     return t;
   }
   long count_wrong() override { return rank_; }
-  // Timed batches only (n > 1): the first gets one operation stalled by `stall_us`.
+  // Batches of more than one operation (the untimed settle op has one): the first gets one
+  // operation stalled by `stall_us`.
   double stall_us = 0;
   int prepared = 0;
   int batches = 0;
@@ -89,6 +90,7 @@ TEST(Engine, OneStalledBatchDoesNotSetTheBatchTime) {
     ScriptedBackend backend(comm.rank(), 10.0);
     backend.stall_us = 2000.0;  // a 2 ms gap in the first timed batch, as seen on H200
     MeasureSettings settings;
+    settings.warmup_iters = 0;  // so the stall lands in a timed batch
     results[comm.rank()] = measure_point(backend, comm, spec(2), settings);
   });
   for (const auto& r : results) {
