@@ -142,9 +142,10 @@ class VerifyCommand : public Command {
       if (comm.rank() == 0) ensure_writable_directory(plan.output_dir);
     });
     std::unique_ptr<ResultsSink> sink;
+    Meta meta = collect_meta(session);  // collective: every rank takes part
     if (comm.rank() == 0) {
       Results initial;
-      initial.meta = collect_meta(session);
+      initial.meta = std::move(meta);
       initial.meta.settings = to_json(plan);
       record_versions(*gpus, initial.meta);
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
