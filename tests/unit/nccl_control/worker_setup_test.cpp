@@ -20,7 +20,7 @@ TEST(RequireChannels, RaisesMinCtasToTheLargestForcedCount) {
   NcclWorkerSetup setup;
   require_channels(setup, {PointConfig{}, PointConfig{"ring", "simple", 16, false}, PointConfig{"ring", "ll", 32, false}});
   EXPECT_EQ(setup.min_ctas, 32);
-  EXPECT_EQ(setup.max_ctas, 0);  // NCCL's default maximum
+  EXPECT_EQ(setup.max_ctas, 32);  // NCCL 2.28 rejects minCTAs with maxCTAs undefined
   NcclWorkerSetup capped;
   capped.max_ctas = 8;
   require_channels(capped, {PointConfig{"ring", "simple", 16, false}});
