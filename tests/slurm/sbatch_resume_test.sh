@@ -16,7 +16,9 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 export CCTUNE_BIN=$cctune CCTUNE_PROBE=0
 # 3 collectives x 7 sizes x 2 placements = 42 points of ~1 s each: longer than the ~10-50 s
 # after which Slurm signals a 1-minute job with --signal=TERM@40.
-export CCTUNE_SWEEP_ARGS="--backend mpi -b 1K -e 64K --max-time 1 --target-noise 1e-9 --min-iters 1000000"
+# Sizes large enough that every point runs its whole 1 s time cap on any machine (small
+# messages hit the 100000-iteration ceiling first on an idle box and the job ends too soon).
+export CCTUNE_SWEEP_ARGS="--backend mpi -b 1M -e 64M --max-time 1 --target-noise 1e-9 --min-iters 1000000"
 jid=$(sbatch --parsable --ntasks-per-node=2 --time=1 --signal=TERM@40 "$repo/tools/cctune.sbatch")
 dir=$work/cctune-cctune-$jid
 note "submitted job $jid with a 1-minute limit"
