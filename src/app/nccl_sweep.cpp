@@ -8,9 +8,11 @@
 #include <regex>
 
 #include "app/agreement.hpp"
+#include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/units.hpp"
 #include "runtime/group_runner.hpp"
 #include "runtime/groups.hpp"
 #include "runtime/worker_plan.hpp"
@@ -71,16 +73,33 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
 nlohmann::json worker_plan_json(const SweepPlan& plan) {
   nlohmann::json j = to_json(plan);
   j["configs"] = plan.nccl.configs;
+  j["search"] = plan.nccl.search;
   return j;
 }
 
-// Rank 0's view of the points as they arrive: table sections per collective.
+// The worker plan of one group: the sweep's, plus the configs its space plan skips.
+nlohmann::json group_plan_json(const nlohmann::json& plan, const runtime::ConfigGroup& group) {
+  nlohmann::json j = plan;
+  nlohmann::json skips = nlohmann::json::array();
+  for (const auto& s : group.skips) skips.push_back({{"collective", to_string(s.collective)}, {"config", s.config}, {"reason", s.reason}});
+  j["skips"] = std::move(skips);
+  return j;
+}
+
+// Rank 0's view of the points as they arrive: table sections per collective; screening
+// measurements (halving strategy) go to the run's "screened" list, not to the table.
 class PointFeed {
  public:
-  PointFeed(ResultsSink* sink, std::string context) : sink_(sink), context_(std::move(context)) {}
+  PointFeed(ResultsSink* sink, Progress& progress, std::string context)
+      : sink_(sink), progress_(progress), context_(std::move(context)) {}
   void add(const nlohmann::json& j) {
     if (!sink_) return;
     const PointResult p = j.get<PointResult>();
+    if (p.screen_round >= 0) {
+      sink_->add_screened(p);
+      return;
+    }
+    progress_.clear();
     if (!open_ || p.collective != current_) {
       close();
       sink_->begin_collective(p.collective, context_);
@@ -90,12 +109,14 @@ class PointFeed {
     sink_->add_point(p);
   }
   void close() {
+    progress_.clear();
     if (sink_ && open_) sink_->end_collective();
     open_ = false;
   }
 
  private:
   ResultsSink* sink_;
+  Progress& progress_;
   std::string context_;
   bool open_ = false;
   Collective current_ = Collective::AllReduce;
@@ -138,6 +159,11 @@ void record_versions(const runtime::GpuQuery& q, Meta& meta) {
   }
 }
 
+JobShape nccl_job_shape(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus) {
+  const Placement place = place_workers(session, session.comm(), plan.nccl, gpus.device_count);
+  return {place.layout.nranks, place.nnodes};
+}
+
 NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, ResultsSink* sink) {
   RankComm& comm = session.comm();
   const NcclSettings& ns = plan.nccl;
@@ -163,6 +189,11 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
                                                     : 120.0 + static_cast<double>(points.size()) * (3.0 * plan.measure.stop.max_time_s + 1.0);
 
   NcclSweepOutcome outcome;
+  // Progress through the points of every group; with the halving strategy the index still
+  // advances through collectives and sizes in order (configs are the inner loop).
+  const long total = static_cast<long>(points.size() * ns.groups.size());
+  Progress progress(sink ? total : 0);
+  long groups_done = 0;
   for (const auto& group : ns.groups) {
     if (comm.any(stop_signal() != 0)) {
       outcome.stop_signal = stop_signal() != 0 ? stop_signal() : 15;
@@ -184,7 +215,7 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
       w.spec.nnodes = place.nnodes;
       w.spec.host = session.hostname();
       w.spec.graph = ns.graph;
-      w.spec.plan = plan_json;
+      w.spec.plan = group_plan_json(plan_json, group);
       if (fault && (fault->group.empty() || fault->group == group.label)) w.spec.test_fault = fault;
       if (!place.host_ids[i].empty()) w.env["NCCL_HOSTID"] = place.host_ids[i];
       workers.push_back(std::move(w));
@@ -203,12 +234,18 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
       run.nnodes = place.nnodes;
       sink->begin_run(run);
     }
-    PointFeed feed(sink, context);
+    PointFeed feed(sink, progress, context);
     runtime::GroupCallbacks callbacks;
     callbacks.on_point = [&](long, const nlohmann::json& result) { feed.add(result); };
+    callbacks.on_progress = [&](long index) {
+      if (sink && index >= 0 && index < static_cast<long>(points.size()))
+        progress.update(groups_done * static_cast<long>(points.size()) + index,
+                        group.label + ": " + runtime::describe(points[static_cast<std::size_t>(index)]));
+    };
     callbacks.stop_requested = [] { return stop_signal() != 0; };
     const auto result = runtime::run_group(comm, effective, workers, points, settings, callbacks);
     feed.close();
+    ++groups_done;
 
     switch (result.status) {
       case runtime::GroupStatus::Ok: break;

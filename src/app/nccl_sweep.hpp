@@ -20,6 +20,14 @@ std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool requi
 // Adds nccl and cuda_runtime/cuda_driver to meta.versions.
 void record_versions(const runtime::GpuQuery& q, Meta& meta);
 
+struct JobShape {
+  int nranks = 0;  // NCCL ranks: every worker of the job
+  int nnodes = 1;  // NCCL nodes (hosts, times --emulate-nodes)
+};
+// Collective. The ranks and nodes the sweep's workers will form; throws as run_nccl_sweep
+// does for too many ranks or --gpus above what exists.
+JobShape nccl_job_shape(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus);
+
 struct NcclSweepOutcome {
   int stop_signal = 0;    // non-zero when interrupted
   int groups = 0;

@@ -26,10 +26,12 @@ void ResultsSink::add_point(const PointResult& p) {
     ++busbw_points_;
   }
   const PointResult* current = pending_oop_ ? &*pending_oop_ : pending_ip_ ? &*pending_ip_ : nullptr;
-  if (current && current->size_bytes != p.size_bytes) flush_row();
+  if (current && (current->size_bytes != p.size_bytes || !(current->config == p.config))) flush_row();
   (p.in_place ? pending_ip_ : pending_oop_) = p;
   if (pending_oop_ && pending_ip_) flush_row();
 }
+
+void ResultsSink::add_screened(const PointResult& p) { results_.runs.back().screened.push_back(p); }
 
 void ResultsSink::flush_row() {
   if (print_ && (pending_oop_ || pending_ip_)) table_.row(pending_oop_, pending_ip_);

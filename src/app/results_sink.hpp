@@ -18,6 +18,8 @@ class ResultsSink {
   // Points arrive out-of-place then in-place per size; a table row is printed per size.
   void add_point(const PointResult& p);
   void end_collective();
+  // A screening measurement of the halving strategy: kept in the run, not printed.
+  void add_screened(const PointResult& p);
   void fail_run(const std::string& reason);
   void save();
   // Sets meta status and end time, and saves.

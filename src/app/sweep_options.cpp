@@ -53,6 +53,9 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
                  "nccl: comma-separated in-process configs: auto (NCCL's choice) or algo/proto[/channels], "
                  "e.g. auto,ring/simple/32,tree/ll")
       ->capture_default_str();
+  cmd.add_option("--space", a.space, "nccl: tune over a search space: quick, default, exhaustive, or a space file (docs/TUNING.md)");
+  cmd.add_option("--strategy", a.strategy, "nccl: exhaustive (every config at every size) or halving (screen briefly, measure the best fully)");
+  cmd.add_flag("--dry-run", a.dry_run, "with --space: print the groups, points and estimated duration, measure nothing");
 }
 
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph) {
@@ -116,6 +119,9 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.allow_nvls = a.allow_nvls;
   n.graph = a.graph;
   n.configs = parse_point_configs(a.configs, a.graph);
+  if (!a.strategy.empty() && a.strategy != "exhaustive" && a.strategy != "halving")
+    throw UsageError("--strategy '" + a.strategy + "' is unknown", "use exhaustive or halving");
+  n.search = a.strategy.empty() ? "exhaustive" : a.strategy;
   return n;
 }
 }  // namespace
@@ -197,7 +203,10 @@ nlohmann::json to_json(const SweepPlan& p) {
           {"target_noise", p.measure.stop.target_rel_noise}};
   if (p.backend == BackendChoice::Nccl) {
     nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : p.nccl.groups) groups.push_back({{"label", g.label}, {"env", g.env}});
+    for (const auto& g : p.nccl.groups) {
+      groups.push_back({{"label", g.label}, {"env", g.env}});
+      if (!g.skips.empty()) groups.back()["skipped_configs"] = g.skips.size();
+    }
     j["nccl"] = {{"gpus", p.nccl.gpus},
                  {"groups", groups},
                  {"emulate_nodes", p.nccl.emulate_nodes},
@@ -205,7 +214,8 @@ nlohmann::json to_json(const SweepPlan& p) {
                  {"group_timeout_s", p.nccl.group_timeout_s},
                  {"allow_nvls", p.nccl.allow_nvls},
                  {"graph", p.nccl.graph},
-                 {"configs", p.nccl.configs}};
+                 {"configs", p.nccl.configs},
+                 {"search", p.nccl.search}};
   }
   return j;
 }

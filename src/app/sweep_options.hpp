@@ -42,6 +42,10 @@ struct SweepArgs {  // what the user typed
   bool allow_nvls = false;
   bool graph = false;
   std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
+  // Tuning (docs/TUNING.md): a search space decides the dimensions; flags typed override.
+  std::string space;                     // name (configs/spaces/NAME.json) or path
+  std::string strategy;                  // exhaustive | halving; empty: the space's, else exhaustive
+  bool dry_run = false;                  // print the plan and exit
 };
 
 struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs
@@ -53,6 +57,7 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   bool allow_nvls = false;
   bool graph = false;
   std::vector<PointConfig> configs;  // measured on one communicator, in this order
+  std::string search = "exhaustive"; // exhaustive | halving (over `configs`, per size)
 };
 
 struct SweepPlan {  // what will run

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "app/report/report.hpp"
+#include "app/space_sweep.hpp"
 #include "app/run_meta.hpp"
 #include "core/error.hpp"
 #include "net/probe.hpp"
@@ -44,7 +45,7 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
       options.results_path = std::filesystem::absolute(results_path).string();
       options.created = utc_now_iso8601();
       options.cctune_version = results.meta.cctune_version;
-      options.space = results.meta.settings.value("space", "");
+      options.space = space_name_of(results.meta.settings);
       const tuner::TuneOutputs tuned = tuner::tune_results(results, options);
       const auto paths = tuner::write_tune_outputs(tuned, dir, tuner::find_tuner_plugin(executable));
       out.profile = paths.profile;

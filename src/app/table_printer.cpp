@@ -42,6 +42,10 @@ void TablePrinter::row(const std::optional<PointResult>& oop, const std::optiona
                static_cast<unsigned long long>(any.count), table_name(any.dtype).c_str(), op.c_str());
   print_cells(out_, oop);
   print_cells(out_, ip);
+  // A forced configuration names itself; NCCL's own choice ("auto") prints nothing extra.
+  const PointConfig& c = any.config;
+  if (c.algo != "auto" || c.proto != "auto" || c.channels != 0)
+    std::fprintf(out_, "  %s/%s%s", c.algo.c_str(), c.proto.c_str(), c.channels ? ("/" + std::to_string(c.channels)).c_str() : "");
   std::fprintf(out_, "\n");
   std::fflush(out_);
 }

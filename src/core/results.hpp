@@ -49,6 +49,9 @@ struct PointResult {
   std::string chosen_algo;       // what the backend actually ran (NCCL: observed by the plugin)
   std::string chosen_proto;
   int chosen_channels = 0;
+  // Successive halving's short screening measurements (runs[].screened) carry their round
+  // (0, 1, ...); -1 for a full measurement.
+  int screen_round = -1;
 };
 
 // One config group: a set of process-level settings measured on one communicator.
@@ -61,6 +64,9 @@ struct RunResult {
   std::string status = "ok";  // ok | failed | interrupted
   std::string reason;
   std::vector<PointResult> points;
+  // Halving strategy only: the brief measurements that decided which candidates earned a
+  // full one. Tune, compare and report read `points` alone.
+  std::vector<PointResult> screened;
 };
 
 struct Meta {

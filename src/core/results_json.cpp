@@ -60,6 +60,7 @@ void to_json(json& j, const PointResult& p) {
            {"config", p.config},
            {"status", to_string(p.status)}};
   if (!p.reason.empty()) j["reason"] = p.reason;
+  if (p.screen_round >= 0) j["screen_round"] = p.screen_round;
   if (p.status != PointStatus::Ok) return;
   j["batch_us"] = p.batch_us;
   j["iter_us"] = p.iter_us;
@@ -81,6 +82,7 @@ void from_json(const json& j, PointResult& p) {
   p.count = j.value("count", std::uint64_t{0});
   if (j.contains("config")) p.config = j.at("config").get<PointConfig>();
   p.status = parse_point_status(j.at("status").get<std::string>());
+  p.screen_round = j.value("screen_round", -1);
   p.reason = j.value("reason", "");
   if (p.status != PointStatus::Ok) return;
   p.batch_us = j.at("batch_us");
@@ -105,6 +107,7 @@ void to_json(json& j, const RunResult& r) {
   j = json{{"backend", r.backend}, {"group", r.group}, {"env", r.env},   {"nranks", r.nranks},
            {"nnodes", r.nnodes},   {"status", r.status}, {"points", r.points}};
   if (!r.reason.empty()) j["reason"] = r.reason;
+  if (!r.screened.empty()) j["screened"] = r.screened;
 }
 void from_json(const json& j, RunResult& r) {
   r.backend = j.at("backend");
@@ -115,6 +118,7 @@ void from_json(const json& j, RunResult& r) {
   r.status = j.value("status", "ok");
   r.reason = j.value("reason", "");
   r.points = j.at("points").get<std::vector<PointResult>>();
+  r.screened = j.value("screened", std::vector<PointResult>{});
 }
 
 void to_json(json& j, const Meta& m) {

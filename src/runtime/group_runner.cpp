@@ -146,7 +146,10 @@ class Supervisor {
         break;
       case MessageType::Uid: uid_ = m.body.value("uid", ""); break;
       case MessageType::Ready: t.ready = true; break;
-      case MessageType::Progress: t.last_point = m.body.value("point", -1L); break;
+      case MessageType::Progress:
+        t.last_point = m.body.value("point", -1L);
+        if (t.spec.spec.rank == 0 && cb_.on_progress) cb_.on_progress(t.last_point);
+        break;
       case MessageType::Point:
         if (cb_.on_point) cb_.on_point(m.body.value("point", -1L), m.body.at("result"));
         break;

@@ -45,6 +45,8 @@ struct GroupOutcome {
 struct GroupCallbacks {
   // A point result from NCCL rank 0's worker (only on the supervisor that owns it).
   std::function<void(long index, const nlohmann::json& result)> on_point;
+  // The point NCCL rank 0's worker starts (only on the supervisor that owns it).
+  std::function<void(long index)> on_progress;
   // Polled every tick; true asks every supervisor to stop the group (SIGINT/SIGTERM).
   std::function<bool()> stop_requested;
 };

@@ -6,11 +6,23 @@
 #include <string>
 #include <vector>
 
+#include "core/collective.hpp"
+#include "core/results.hpp"
+
 namespace cctune::runtime {
+
+// A configuration the search space plan left out for one collective: reported as a skipped
+// point with `reason`, never run.
+struct SkipRule {
+  Collective collective = Collective::AllReduce;
+  PointConfig config;
+  std::string reason;
+};
 
 struct ConfigGroup {
   std::string label;                       // "nvlink", "pcie", "net", or a user label
   std::map<std::string, std::string> env;  // NCCL_* settings of the group
+  std::vector<SkipRule> skips;             // from a search space's plan (sweep --space)
 };
 
 // The environment of a transport preset: nvlink (NCCL defaults), pcie (NCCL_P2P_DISABLE=1),

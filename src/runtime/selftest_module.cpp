@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
@@ -16,6 +17,26 @@ long env_long(const char* name, long fallback) {
   return v && *v ? std::atol(v) : fallback;
 }
 
+// CCTUNE_SELFTEST_CONFIG_FACTORS="ring/simple=0.6,tree/ll/16=1.4": a time factor per forced
+// config (algo/proto, or algo/proto/channels), so tests of the search strategies have a
+// known best configuration.
+double config_factor(const PointConfig& c) {
+  const char* text = std::getenv("CCTUNE_SELFTEST_CONFIG_FACTORS");
+  if (!text || !*text) return 1.0;
+  const std::string base = c.algo + "/" + c.proto;
+  const std::string full = base + "/" + std::to_string(c.channels);
+  double factor = 1.0;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = item.substr(0, eq);
+    if (key == full) return std::atof(item.c_str() + eq + 1);
+    if (key == base) factor = std::atof(item.c_str() + eq + 1);
+  }
+  return factor;
+}
+
 class SelftestBackend : public CollectiveBackend {
  public:
   std::string name() const override { return "selftest"; }
@@ -26,7 +47,7 @@ class SelftestBackend : public CollectiveBackend {
     // results look like a sweep.
     // CCTUNE_SELFTEST_SLOWDOWN (a factor, per config group): lets verify's test see a regression.
     const char* slow = std::getenv("CCTUNE_SELFTEST_SLOWDOWN");
-    const double factor = slow && *slow ? std::atof(slow) : 1.0;
+    const double factor = (slow && *slow ? std::atof(slow) : 1.0) * config_factor(spec_.config);
     const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20)));
     BatchTiming t;
     const auto t0 = std::chrono::steady_clock::now();

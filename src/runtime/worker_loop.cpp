@@ -7,6 +7,7 @@
 
 #include "collectives/engine.hpp"
 #include "core/results_json.hpp"
+#include "runtime/halving_loop.hpp"
 
 namespace cctune::runtime {
 
@@ -22,8 +23,14 @@ void maybe_commit_fault(const WorkerSpec& spec, long point) {
 
 void run_worker_points(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const WorkerPlan& plan,
                        const std::vector<PointSpec>& points, const Emit& emit) {
+  if (plan.search == SearchKind::Halving) {
+    run_halving_points(backend, comm, spec, plan, points, emit);
+    return;
+  }
   for (std::size_t i = 0; i < points.size(); ++i) {
     const long index = static_cast<long>(i);
+    // The plan's skips are recorded once, in meta.settings.space, not as points.
+    if (planned_skip(plan, points[i])) continue;
     emit(progress_message(index));
     maybe_commit_fault(spec, index);
     const PointResult r = measure_point(backend, comm, points[i], plan.measure);

@@ -14,7 +14,8 @@ namespace cctune::runtime {
 
 using Emit = std::function<void(const Message&)>;
 
-// Runs every point of `points`; emits progress before each and (rank 0) the result after.
+// Runs every point of `points` (or, for the halving strategy, the ones it asks for); emits
+// progress before each and (rank 0) the result after.
 void run_worker_points(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const WorkerPlan& plan,
                        const std::vector<PointSpec>& points, const Emit& emit);
 

@@ -127,7 +127,9 @@ int run_worker(const std::string& executable) {
     const auto bytes = nccl_buffer_bytes(plan.collectives, plan.sizes, plan.dtype, spec.nranks);
     setup.max_send_bytes = bytes.send;
     setup.max_recv_bytes = bytes.recv;
-    require_channels(setup, plan.configs);  // min/max CTAs when a config forces more channels
+    // Forced channel counts are not allowed to raise the communicator's ceiling (minCTAs):
+    // that would change what NCCL's own "auto" choice runs too, and "auto" is the baseline
+    // every profile is measured against. Config groups raise it (NCCL_MIN_CTAS).
 #else
     std::tie(setup.max_send_bytes, setup.max_recv_bytes) = largest_buffers(points, plan.dtype);
 #endif

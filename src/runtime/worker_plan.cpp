@@ -26,6 +26,12 @@ WorkerPlan worker_plan_from_json(const nlohmann::json& j) {
     if (j.contains("configs"))
       for (const auto& c : j["configs"]) p.configs.push_back(c.get<PointConfig>());
     if (p.configs.empty()) p.configs.push_back(PointConfig{});
+    const std::string search = j.value("search", "exhaustive");
+    if (search != "exhaustive" && search != "halving") throw UsageError("unknown search strategy \"" + search + "\" in worker spec", "use exhaustive or halving");
+    p.search = search == "halving" ? SearchKind::Halving : SearchKind::Exhaustive;
+    for (const auto& k : j.value("skips", nlohmann::json::array()))
+      p.skips.push_back({parse_collective(k.at("collective").get<std::string>()), k.at("config").get<PointConfig>(),
+                         k.at("reason").get<std::string>()});
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(std::string("malformed sweep plan in worker spec: ") + e.what(), "supervisor and worker must be the same cctune build");
@@ -34,9 +40,9 @@ WorkerPlan worker_plan_from_json(const nlohmann::json& j) {
 
 std::vector<PointSpec> enumerate_points(const WorkerPlan& plan, int nranks) {
   std::vector<PointSpec> out;
-  for (const auto& config : plan.configs)
-    for (auto c : plan.collectives)
-      for (auto size : plan.sizes)
+  for (auto c : plan.collectives)
+    for (auto size : plan.sizes)
+      for (const auto& config : plan.configs)
         for (bool in_place : plan.placements) {
           PointSpec s;
           s.collective = c;
@@ -49,6 +55,16 @@ std::vector<PointSpec> enumerate_points(const WorkerPlan& plan, int nranks) {
           out.push_back(s);
         }
   return out;
+}
+
+std::size_t point_index(const WorkerPlan& plan, std::size_t c, std::size_t s, std::size_t k, std::size_t p) {
+  return ((c * plan.sizes.size() + s) * plan.configs.size() + k) * plan.placements.size() + p;
+}
+
+const SkipRule* planned_skip(const WorkerPlan& plan, const PointSpec& spec) {
+  for (const SkipRule& r : plan.skips)
+    if (r.collective == spec.collective && r.config == spec.config) return &r;
+  return nullptr;
 }
 
 std::string describe(const PointSpec& s) {

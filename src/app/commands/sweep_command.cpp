@@ -1,5 +1,6 @@
 // `cctune sweep`: the main job. Resolves options, checks what can be checked before
 // measuring, runs the backend's sweep, and leaves results.json in the output directory.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -13,6 +14,7 @@
 #include "app/run_meta.hpp"
 #include "app/session.hpp"
 #include "app/signals.hpp"
+#include "app/space_sweep.hpp"
 #include "app/sweep_options.hpp"
 #include "app/sweep_outputs.hpp"
 #include "app/version_check.hpp"
@@ -21,6 +23,34 @@
 
 namespace cctune::app {
 namespace {
+
+// The space's plan for this job: ranks and nodes from the GPUs every rank owns (unknown on a
+// dry run without GPUs, unless --gpus says), nearest NICs from rank 0's topology.
+tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& space, SweepPlan& plan,
+                                    const std::optional<runtime::GpuQuery>& gpus, const nlohmann::json& topology) {
+  RankComm& comm = session.comm();
+  tuner::SpaceContext context;
+  if (gpus) {
+    const JobShape shape = nccl_job_shape(session, plan, *gpus);
+    context.nranks = shape.nranks;
+    context.nnodes = shape.nnodes;
+  } else {
+    std::vector<std::string> hosts = comm.allgather(session.hostname());
+    std::sort(hosts.begin(), hosts.end());
+    const auto nhosts = static_cast<int>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
+    context.nranks = plan.nccl.gpus > 0 ? plan.nccl.gpus * nhosts : 0;
+    context.nnodes = nhosts * plan.nccl.emulate_nodes;
+  }
+  std::string nics = comm.rank() == 0 ? nlohmann::json(nearest_nics_of(topology)).dump() : std::string();
+  comm.broadcast(nics, 0);
+  context.nearest_nics = nlohmann::json::parse(nics).get<std::vector<std::string>>();
+  plan.nccl.configs = space_configs(space, plan.nccl.graph);
+  tuner::SpacePlan planned = tuner::plan_space(space, context);
+  planned.strategy = plan.nccl.search;
+  if (comm.rank() == 0 && !gpus && context.nranks == 0)
+    std::printf("# no GPU visible here: rank count unknown, so NCCL's per-rank-count limits are not applied (--gpus N plans for N per node)\n");
+  return planned;
+}
 
 class SweepCommand : public Command {
  public:
@@ -37,13 +67,39 @@ class SweepCommand : public Command {
   int run(Session& session) override {
     install_stop_handlers();
     RankComm& comm = session.comm();
+    std::optional<tuner::SearchSpace> space;
+    if (!args_.space.empty()) {
+      agree_on_errors(comm, [&] { space = tuner::load_space(args_.space, tuner::default_space_dirs(session.executable())); });
+      apply_space_defaults(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+    } else if (args_.dry_run) {
+      throw UsageError("--dry-run shows the plan of a search space and needs --space", "add --space quick|default|exhaustive or a space file");
+    }
     // The NCCL module is looked for only when it may be used; `auto` falls back to MPI
     // when it cannot be loaded or sees no GPU.
     std::optional<runtime::GpuQuery> gpus;
-    if (args_.backend == "nccl" || args_.backend == "auto") gpus = query_nccl_backend(session, args_.backend == "nccl");
+    if (args_.backend == "nccl" || args_.backend == "auto")
+      gpus = query_nccl_backend(session, args_.backend == "nccl" || (space && !args_.dry_run));
     if (!resume_dir_.empty()) args_.output_dir = resume_dir_;
-    const SweepPlan plan = resolve_sweep(args_, /*nccl_built=*/gpus.has_value(), /*gpus_present=*/gpus && gpus->device_count > 0);
+    // A dry run plans NCCL groups even where no GPU is visible (a login node).
+    const bool nccl_usable = gpus.has_value() || args_.dry_run;
+    SweepPlan plan = resolve_sweep(args_, /*nccl_built=*/nccl_usable, /*gpus_present=*/nccl_usable && (!gpus || gpus->device_count > 0));
+    if (space && plan.backend != BackendChoice::Nccl)
+      throw UsageError("--space tunes NCCL configurations and needs the NCCL backend, not --backend " + args_.backend,
+                       "drop --backend or use --backend nccl");
+    if (space && !resume_dir_.empty())
+      throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
     check_job_consistency(session);  // one MPI job, one set of library versions, before measuring
+    Results topology_holder;
+    attach_topology(session, topology_holder);  // rank 0 only; the space's NCCL_IB_HCA needs it
+    std::optional<tuner::SpacePlan> planned;
+    if (space) {
+      planned = plan_space_for_job(session, *space, plan, gpus, topology_holder.topology);
+      if (args_.dry_run) {
+        if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
+        return exit_code::ok;
+      }
+      apply_space_plan(*planned, plan);
+    }
     const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
     agree_on_errors(comm, [&] {
       if (comm.rank() == 0) ensure_writable_directory(plan.output_dir);
@@ -51,6 +107,7 @@ class SweepCommand : public Command {
     Results initial;
     initial.meta = collect_meta(session);
     initial.meta.settings = to_json(plan);
+    if (space) initial.meta.settings["space"] = space_settings(*space, *planned);
     if (plan.backend == BackendChoice::Nccl) record_versions(*gpus, initial.meta);
     std::optional<ResumeState> resume;
     if (!resume_dir_.empty()) {
@@ -60,7 +117,7 @@ class SweepCommand : public Command {
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
       if (comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
     }
-    attach_topology(session, initial);
+    initial.topology = std::move(topology_holder.topology);
     attach_network_probe(session, initial, probe_);
     std::unique_ptr<ResultsSink> sink;
     if (comm.rank() == 0) sink = std::make_unique<ResultsSink>(initial, path, true);

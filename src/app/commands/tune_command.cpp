@@ -7,6 +7,7 @@
 #include "app/commands/commands_list.hpp"
 #include "app/run_meta.hpp"
 #include "app/session.hpp"
+#include "app/space_sweep.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "tuner/export/outputs.hpp"
@@ -41,8 +42,7 @@ class TuneCommand : public Command {
     options.results_path = fs::absolute(results_).lexically_normal().string();
     options.created = utc_now_iso8601();
     options.cctune_version = CCTUNE_VERSION;
-    if (auto it = results.meta.settings.find("space"); it != results.meta.settings.end() && it->is_string())
-      options.space = it->get<std::string>();
+    options.space = space_name_of(results.meta.settings);
     const tuner::TuneOutputs outputs = tuner::tune_results(results, options);
 
     std::string plugin = plugin_;

@@ -16,20 +16,5 @@ TEST(NcclBufferBytes, LargestSendAndReceiveOverCollectivesAndSizes) {
   EXPECT_EQ(ag.recv, 1u << 20);
 }
 
-TEST(RequireChannels, RaisesMinCtasToTheLargestForcedCount) {
-  NcclWorkerSetup setup;
-  require_channels(setup, {PointConfig{}, PointConfig{"ring", "simple", 16, false}, PointConfig{"ring", "ll", 32, false}});
-  EXPECT_EQ(setup.min_ctas, 32);
-  EXPECT_EQ(setup.max_ctas, 32);  // NCCL 2.28 rejects minCTAs with maxCTAs undefined
-  NcclWorkerSetup capped;
-  capped.max_ctas = 8;
-  require_channels(capped, {PointConfig{"ring", "simple", 16, false}});
-  EXPECT_EQ(capped.min_ctas, 16);
-  EXPECT_EQ(capped.max_ctas, 16);
-  NcclWorkerSetup untouched;
-  require_channels(untouched, {PointConfig{}});
-  EXPECT_EQ(untouched.min_ctas, 0);
-}
-
 }  // namespace
 }  // namespace cctune

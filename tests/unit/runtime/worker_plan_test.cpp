@@ -50,14 +50,43 @@ TEST(WorkerPlan, PointOrderAndDescription) {
   const auto points = enumerate_points(w, 4);
   const std::size_t per_config = plan.collectives.size() * plan.sizes.size() * plan.placements.size();
   ASSERT_EQ(points.size(), 2 * per_config);
+  // Configs are inner: both candidates of a size run back to back.
   EXPECT_EQ(describe(points[0]), "allreduce 8 B out-of-place");
   EXPECT_EQ(describe(points[1]), "allreduce 8 B in-place");
+  EXPECT_EQ(describe(points[2]), "allreduce 8 B out-of-place ring/simple/16ch");
+  EXPECT_EQ(describe(points[4]), "allreduce 16 B out-of-place");
   // allgather needs one element per rank: 8 B is raised to 4 ranks x 4 B per rank
-  EXPECT_EQ(points[plan.sizes.size() * 2].collective, Collective::AllGather);
-  EXPECT_EQ(describe(points[per_config]), "allreduce 8 B out-of-place ring/simple/16ch");
+  EXPECT_EQ(points[per_config].collective, Collective::AllGather);
+  for (std::size_t c = 0; c < w.collectives.size(); ++c)
+    for (std::size_t s = 0; s < w.sizes.size(); ++s)
+      for (std::size_t k = 0; k < w.configs.size(); ++k)
+        for (std::size_t p = 0; p < w.placements.size(); ++p) {
+          const PointSpec& spec = points[point_index(w, c, s, k, p)];
+          EXPECT_EQ(spec.collective, w.collectives[c]);
+          EXPECT_EQ(spec.config, w.configs[k]);
+          EXPECT_EQ(spec.in_place, w.placements[p]);
+        }
   const auto [send, recv] = largest_buffers(points, w.dtype);
   EXPECT_EQ(send, 1024u);
   EXPECT_GE(recv, 1024u);
+}
+
+TEST(WorkerPlan, StrategyAndPlannedSkips) {
+  nlohmann::json j = app::to_json(sample_plan());
+  const nlohmann::json tree_ll = {{"algo", "tree"}, {"proto", "ll"}, {"channels", 0}};
+  j["configs"] = {{{"algo", "auto"}, {"proto", "auto"}, {"channels", 0}}, tree_ll};
+  j["search"] = "halving";
+  j["skips"] = {{{"collective", "allgather"}, {"config", tree_ll}, {"reason", "NCCL has no tree allgather"}}};
+  const WorkerPlan w = worker_plan_from_json(j);
+  EXPECT_EQ(w.search, SearchKind::Halving);
+  for (const PointSpec& p : enumerate_points(w, 4)) {
+    const SkipRule* skip = planned_skip(w, p);
+    const bool expected = p.collective == Collective::AllGather && p.config.algo == "tree";
+    EXPECT_EQ(skip != nullptr, expected) << describe(p);
+    if (skip) EXPECT_EQ(skip->reason, "NCCL has no tree allgather");
+  }
+  j["search"] = "random";
+  EXPECT_THROW(worker_plan_from_json(j), UsageError);
 }
 
 TEST(WorkerPlan, Malformed) { EXPECT_THROW(worker_plan_from_json({{"collectives", 3}}), UsageError); }

@@ -1,0 +1,122 @@
+#include "app/space_sweep.hpp"
+
+#include <set>
+
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+
+namespace cctune::app {
+namespace {
+
+std::string join_collectives(const std::vector<Collective>& cs) {
+  std::string s;
+  for (Collective c : cs) s += (s.empty() ? "" : ",") + to_string(c);
+  return s;
+}
+
+std::string join_sizes(const std::vector<std::uint64_t>& sizes) {
+  std::string s;
+  for (std::uint64_t b : sizes) s += (s.empty() ? "" : ",") + std::to_string(b);
+  return s;
+}
+
+}  // namespace
+
+void apply_space_defaults(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed, SweepArgs& a) {
+  for (const char* replaced : {"--configs", "--env-group", "--transport"})
+    if (typed(replaced))
+      throw UsageError(std::string(replaced) + " cannot be combined with --space: the space sets the configs and groups",
+                       "drop " + std::string(replaced) + ", or copy the space file, edit it and pass its path to --space");
+  if (!typed("--collectives")) a.collectives = join_collectives(space.collectives);
+  const bool sizes_typed = typed("--min-bytes") || typed("--max-bytes") || typed("--step-factor") || typed("--step-bytes") || typed("--sizes");
+  if (!sizes_typed) {
+    const SizeSequence& s = space.sizes;
+    if (!s.list.empty()) {
+      a.sizes = join_sizes(s.list);
+    } else {
+      a.min_bytes = std::to_string(s.min_bytes);
+      a.max_bytes = std::to_string(s.max_bytes);
+      a.factor = s.factor;
+      a.step_bytes = std::to_string(s.step_bytes);
+    }
+  }
+  if (!typed("--dtype")) a.dtype = to_string(space.dtype);
+  // NCCL's algorithm choice does not depend on placement: tuning measures out-of-place only.
+  if (!typed("--placement")) a.placement = "out";
+  if (!typed("--warmup-iters")) a.warmup = space.measure.warmup;
+  if (!typed("--min-iters")) a.min_iters = space.measure.min_iters;
+  if (!typed("--max-time")) a.max_time_s = space.measure.max_time_s;
+  if (!typed("--target-noise")) a.target_noise = space.measure.target_noise;
+  if (!typed("--strategy")) a.strategy = tuner::to_string(space.strategy);
+}
+
+std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool graph) {
+  std::vector<PointConfig> out{PointConfig{"auto", "auto", 0, graph}};
+  for (const std::string& algo : space.algorithms)
+    for (const std::string& proto : space.protocols)
+      for (int ch : space.channels) {
+        if ((algo == "auto") != (proto == "auto")) continue;
+        PointConfig c{algo, proto, ch, graph};
+        if (c != out.front()) out.push_back(c);
+      }
+  return out;
+}
+
+std::vector<std::string> nearest_nics_of(const nlohmann::json& topology) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  if (!topology.is_object() || !topology.contains("nodes") || !topology["nodes"].is_array()) return out;
+  for (const auto& node : topology["nodes"]) {
+    const auto derived = node.value("derived", nlohmann::json::object());
+    for (const auto& gpu : derived.value("gpus", nlohmann::json::array()))
+      for (const auto& nic : gpu.value("nearest_nics", nlohmann::json::array()))
+        if (nic.is_string() && seen.insert(nic.get<std::string>()).second) out.push_back(nic.get<std::string>());
+  }
+  return out;
+}
+
+void apply_space_plan(const tuner::SpacePlan& sp, SweepPlan& plan) {
+  std::vector<runtime::ConfigGroup> groups;
+  for (const tuner::PlannedGroup& g : sp.groups) {
+    if (!g.skip_reason.empty()) continue;
+    runtime::ConfigGroup group{g.name, g.env, {}};
+    for (const tuner::SkippedConfig& k : g.skipped) {
+      PointConfig config = k.config;
+      config.graph = plan.nccl.graph;
+      group.skips.push_back({k.collective, config, k.reason});
+    }
+    groups.push_back(std::move(group));
+  }
+  if (groups.empty())
+    throw UsageError("space " + sp.space + ": every config group is skipped on this job (see --dry-run)",
+                     "use a space with a group that has no requirements, e.g. --space default");
+  plan.nccl.groups = std::move(groups);
+}
+
+nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::SpacePlan& sp) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const tuner::PlannedGroup& g : sp.groups) {
+    nlohmann::json j = {{"name", g.name}, {"env", g.env}};
+    if (!g.skip_reason.empty()) {
+      j["skipped"] = g.skip_reason;
+    } else {
+      j["points"] = g.points.size();
+      nlohmann::json skipped = nlohmann::json::array();
+      for (const tuner::SkippedConfig& k : g.skipped)
+        skipped.push_back({{"collective", to_string(k.collective)}, {"config", k.config}, {"reason", k.reason}});
+      j["skipped_configs"] = std::move(skipped);
+    }
+    groups.push_back(std::move(j));
+  }
+  return {{"name", space.name}, {"source", space.source}, {"strategy", sp.strategy}, {"groups", std::move(groups)}};
+}
+
+std::string space_name_of(const nlohmann::json& settings) {
+  const auto it = settings.find("space");
+  if (it == settings.end()) return {};
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_object() && it->contains("name") && (*it)["name"].is_string()) return (*it)["name"].get<std::string>();
+  return {};
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,38 @@
+#pragma once
+// `cctune sweep --space NAME`: a search space (tuner/space, docs/TUNING.md) sets the sweep's
+// collectives, sizes, dtype, measurement settings, in-process configs, strategy and config
+// groups; a flag the user typed wins over the space. The groups are planned for this job
+// (ranks, nodes, the NICs nearest the GPUs): what NCCL cannot run is skipped with a reason.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/sweep_options.hpp"
+#include "tuner/space/plan.hpp"
+#include "tuner/space/space.hpp"
+
+namespace cctune::app {
+
+// Fills `args` from the space where `typed(option)` is false ("--collectives", ...).
+// Throws UsageError for options a space replaces (--configs, --env-group, --transport).
+void apply_space_defaults(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed, SweepArgs& args);
+
+// The space's in-process configs: NCCL's own choice first, then every forced (algorithm,
+// protocol, channels) of the product; "auto" pairs only with "auto".
+std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool graph);
+
+// RDMA devices nearest any GPU, from a cluster topology document (cctune.topology/1).
+std::vector<std::string> nearest_nics_of(const nlohmann::json& topology);
+
+// Replaces the plan's groups with the space plan's (skipped groups left out), each carrying
+// the configs it skips for each collective.
+void apply_space_plan(const tuner::SpacePlan& space_plan, SweepPlan& plan);
+
+// meta.settings.space: the space, its source, the strategy, and per group what the plan
+// skips and why (whole groups, or configs per collective; they never appear as points).
+nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::SpacePlan& space_plan);
+
+// The space a results file was swept over, from meta.settings ("" when none).
+std::string space_name_of(const nlohmann::json& settings);
+
+}  // namespace cctune::app

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""`cctune sweep --space`: the plan (--dry-run), bad inputs, and both search strategies end to
+end with real supervisor and worker processes. Workers run the selftest stand-in, whose
+CCTUNE_SELFTEST_CONFIG_FACTORS makes one forced config the known fastest, so a strategy that
+does not find it fails the test.
+
+  space_sweep.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+BEST = "ring/ll128/16"
+# Every op ~0.5 ms (the selftest's 2 us x 250: sleeps that long are steady), the best config
+# twice as fast, tree/ll slower.
+FACTORS = {"CCTUNE_SELFTEST_SLOWDOWN": "250", "CCTUNE_SELFTEST_CONFIG_FACTORS": f"{BEST}=0.5,tree/ll=1.5"}
+
+SPACE = {
+    "schema": "cctune.space/1",
+    "name": "test-small",
+    "description": "a small space for the test",
+    "collectives": ["allreduce", "allgather"],
+    "sizes": {"min": "8", "max": "64K", "factor": 8},
+    "dtype": "float32",
+    "algorithms": ["auto", "ring", "tree"],
+    "protocols": ["auto", "ll", "ll128", "simple"],
+    "channels": [0, 16],
+    "groups": [{"name": "default", "env": {}},
+               {"name": "far-only", "env": {"NCCL_IB_QPS_PER_CONNECTION": "4"}, "requires": ["net"]}],
+    "measure": {"warmup": 2, "min_iters": 10, "max_time_s": 0.05, "target_noise": 0.05},
+    "strategy": "halving",
+}
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        print(f"FAILED: {what}\n{detail}")
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+def run(opts, args, env=None, np=None):
+    e = dict(os.environ)
+    e.update({"CCTUNE_TEST_WORKER_BACKEND": "selftest", "CCTUNE_SELFTEST_GPUS": "4"})
+    e.update(env or {})
+    e = {k: v for k, v in e.items() if v is not None}
+    cmd = [opts.cctune, "sweep"] + args
+    if np:
+        cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np)] + cmd
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=240)
+    p.seconds = time.monotonic() - t0
+    p.detail = f"cmd: {' '.join(cmd)}\nrc={p.returncode}\n--- stdout\n{p.stdout[-4000:]}\n--- stderr\n{p.stderr[-4000:]}"
+    return p
+
+
+def space_file(opts, overrides=None):
+    doc = dict(SPACE, **(overrides or {}))
+    path = os.path.join(opts.workdir, "space.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def cfg(c):
+    s = "auto" if c["algo"] == "auto" else f"{c['algo']}/{c['proto']}"
+    return s + (f"/{c['channels']}" if c["channels"] else "")
+
+
+def dry_run(opts):
+    out = os.path.join(opts.workdir, "dry-out")
+    p = run(opts, ["--space", "default", "--dry-run", "-o", out])
+    check(p.returncode == 0, "dry run exits 0", p.detail)
+    text = p.stdout
+    for part in ["# space default, strategy halving", "group default: (NCCL defaults)", "group channels-32: NCCL_MAX_CTAS=32 NCCL_MIN_CTAS=32",
+                 "group ib-qps-4: skipped: matters only across nodes", "skip ", "PAT needs one GPU per node (here 4 ranks on 1 node(s))",
+                 "points to measure", "estimated", "with halving"]:
+        check(part in text, f"plan mentions {part!r}", p.detail)
+    check(not os.path.exists(out), "a dry run writes nothing")
+    # Without any GPU the plan still prints, and says the rank count is unknown.
+    p = run(opts, ["--space", "quick", "--dry-run"], env={"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent/libcctune-nccl.so"})
+    check(p.returncode == 0 and "rank count unknown" in p.stdout and "group default" in p.stdout, "dry run without GPUs", p.detail)
+    p = run(opts, ["--space", "quick", "--strategy", "exhaustive", "--dry-run"])
+    check("strategy exhaustive" in p.stdout, "--strategy overrides the space's strategy", p.detail)
+
+
+def bad_inputs(opts):
+    cases = [
+        (["--space", "nope", "--dry-run"], 2, ["no search space named \"nope\"", "default, exhaustive, quick"]),
+        (["--space", space_file(opts, {"protocols": ["auto", "fast"]}), "--dry-run"], 2, ["space.json", "\"protocols\"", "fast"]),
+        (["--space", "quick", "--configs", "auto,ring/ll"], 2, ["--configs cannot be combined with --space"]),
+        (["--space", "quick", "--env-group", "x:NCCL_BUFFSIZE=1"], 2, ["--env-group cannot be combined with --space"]),
+        (["--space", "quick", "--strategy", "random"], 2, ["--strategy 'random' is unknown"]),
+        (["--dry-run"], 2, ["--dry-run", "needs --space"]),
+        (["--space", "quick", "--backend", "mpi"], 2, ["needs the NCCL backend"]),
+    ]
+    for args, code, parts in cases:
+        p = run(opts, args + ["-o", os.path.join(opts.workdir, "bad")])
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        check(p.returncode == code and len(lines) == 1 and all(x in p.stderr for x in parts),
+              f"{' '.join(args[:4])}: one line, exit {code}", p.detail)
+
+
+def sweep_space(opts, strategy, np=None):
+    out = os.path.join(opts.workdir, strategy)
+    shutil.rmtree(out, ignore_errors=True)
+    gpus = {"CCTUNE_SELFTEST_GPUS": "2" if np else "4"}
+    p = run(opts, ["--backend", "nccl", "--space", space_file(opts), "--strategy", strategy, "--no-tune", "-o", out],
+            env=dict(FACTORS, **gpus), np=np)
+    check(p.returncode == 0, f"{strategy} sweep exits 0 ({p.seconds:.1f} s)", p.detail)
+    with open(os.path.join(out, "results.json")) as f:
+        return json.load(f), p
+
+
+def choices(results):
+    best = {}
+    for runr in results["runs"]:
+        for pt in runr["points"]:
+            key = (runr["group"], pt["collective"], pt["size_bytes"])
+            if pt["status"] == "ok" and (key not in best or pt["iter_us"]["median"] < best[key][1]):
+                best[key] = (cfg(pt["config"]), pt["iter_us"]["median"])
+    return best
+
+
+def strategies(opts):
+    exh, _ = sweep_space(opts, "exhaustive")
+    fast, p = sweep_space(opts, "halving", np=2)
+    space = fast["meta"]["settings"]["space"]
+    check(space["name"] == "test-small" and space["strategy"] == "halving", "meta.settings.space names the space and strategy", json.dumps(space))
+    groups = {g["name"]: g for g in space["groups"]}
+    check("only across nodes" in groups["far-only"].get("skipped", ""), "the net-only group is skipped with its reason", json.dumps(space))
+    skipped = groups["default"]["skipped_configs"]
+    check(any(s["collective"] == "allgather" and s["config"]["algo"] == "tree" and "allreduce only" in s["reason"] for s in skipped),
+          "tree allgather is a planned skip with NCCL's reason", json.dumps(skipped)[:500])
+    for res, name in [(exh, "exhaustive"), (fast, "halving")]:
+        check([r["group"] for r in res["runs"]] == ["default"], f"{name}: one group ran")
+        points = res["runs"][0]["points"]
+        check(not any(p["collective"] == "allgather" and p["config"]["algo"] == "tree" for p in points), f"{name}: no tree allgather point")
+        picks = choices(res)
+        wrong = {k: v for k, v in picks.items() if v[0] != BEST}
+        check(not wrong, f"{name}: {BEST} is the choice at every size ({len(picks)} sizes)", json.dumps({str(k): v for k, v in wrong.items()}))
+    fast_run = fast["runs"][0]
+    screened = fast_run.get("screened", [])
+    check(screened and all(p.get("screen_round") in (0, 1) for p in screened), f"halving: {len(screened)} screening points with their round")
+    autos = {(p["collective"], p["size_bytes"]) for p in fast_run["points"] if p["config"]["algo"] == "auto" and p["config"]["channels"] == 0}
+    sizes = {(p["collective"], p["size_bytes"]) for p in fast_run["points"]}
+    check(autos == sizes, "halving: NCCL's default is fully measured at every size (the tune baseline)")
+    full_exh = len(exh["runs"][0]["points"])
+    full_fast = len(fast_run["points"])
+    check(full_fast * 2 < full_exh, f"halving measures far fewer points fully ({full_fast} against {full_exh})")
+    check("ring/ll128/16" in p.stdout, "the table names forced configurations", p.stdout[-2000:])
+    check("screen_round" not in json.dumps(fast_run["points"]), "full points carry no screen_round")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=["dry_run", "bad_inputs", "strategies"])
+    ap.add_argument("--cctune", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--workdir", required=True)
+    opts = ap.parse_args()
+    opts.workdir = os.path.join(opts.workdir, opts.scenario)
+    shutil.rmtree(opts.workdir, ignore_errors=True)
+    os.makedirs(opts.workdir)
+    globals()[opts.scenario](opts)
+
+
+if __name__ == "__main__":
+    main()
