@@ -53,6 +53,9 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
                  "nccl: comma-separated in-process configs: auto (NCCL's choice) or algo/proto[/channels], "
                  "e.g. auto,ring/simple/32,tree/ll")
       ->capture_default_str();
+}
+
+void add_space_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--space", a.space, "nccl: tune over a search space: quick, default, exhaustive, or a space file (docs/TUNING.md)");
   cmd.add_option("--strategy", a.strategy, "nccl: exhaustive (every config at every size) or halving (screen briefly, measure the best fully)");
   cmd.add_flag("--dry-run", a.dry_run, "with --space: print the groups, points and estimated duration, measure nothing");

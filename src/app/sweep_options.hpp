@@ -73,6 +73,8 @@ struct SweepPlan {  // what will run
 };
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& args);
+// --space, --strategy, --dry-run: `cctune sweep` only.
+void add_space_options(CLI::App& cmd, SweepArgs& args);
 // Validates and resolves; throws UsageError naming the flag and the fix.
 SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present);
 nlohmann::json to_json(const SweepPlan& plan);

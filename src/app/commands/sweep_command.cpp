@@ -57,6 +57,7 @@ class SweepCommand : public Command {
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("sweep", "measure collectives over sizes and configurations; write results.json");
     add_sweep_options(*cmd_, args_);
+    add_space_options(*cmd_, args_);
     cmd_->add_option("--probe", probe_, "network probe before measuring: auto (when ranks span hosts), ib, tcp, none")
         ->capture_default_str();
     cmd_->add_flag("--no-tune", no_tune_, "do not write profile.json/nccl.env/nccl_tuner.conf at the end");
