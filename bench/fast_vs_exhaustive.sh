@@ -19,12 +19,12 @@ command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found"; ex
 [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ] || { echo "SKIP: fewer than 2 GPUs"; exit 0; }
 
 run_sweep() {  # run_sweep STRATEGY: times the whole command, the user's view of the duration
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   # shellcheck disable=SC2086
   "$build/cctune" sweep --backend nccl --space "$space" --strategy "$1" ${SWEEP_ARGS:-} -o "$out/$1" \
     > "$out/$1.stdout" 2> "$out/$1.stderr"
   local rc=$?
-  echo "sweep $1: exit $rc, $(echo "$(date +%s.%N) - $t0" | bc) s wall" | tee -a "$out/durations.txt"
+  echo "sweep $1: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms wall" | tee -a "$out/durations.txt"
   return $rc
 }
 : > "$out/durations.txt"

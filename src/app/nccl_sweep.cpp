@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -236,7 +237,13 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
     }
     PointFeed feed(sink, progress, context);
     runtime::GroupCallbacks callbacks;
-    callbacks.on_point = [&](long, const nlohmann::json& result) { feed.add(result); };
+    const auto group_start = std::chrono::steady_clock::now();
+    double startup_s = 0;
+    auto since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - group_start).count(); };
+    callbacks.on_point = [&](long, const nlohmann::json& result) {
+      if (startup_s == 0) startup_s = since_start();
+      feed.add(result);
+    };
     callbacks.on_progress = [&](long index) {
       if (sink && index >= 0 && index < static_cast<long>(points.size()))
         progress.update(groups_done * static_cast<long>(points.size()) + index,
@@ -246,6 +253,7 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
     const auto result = runtime::run_group(comm, effective, workers, points, settings, callbacks);
     feed.close();
     ++groups_done;
+    if (sink) sink->set_run_timing(since_start(), startup_s);
 
     switch (result.status) {
       case runtime::GroupStatus::Ok: break;

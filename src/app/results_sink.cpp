@@ -52,6 +52,12 @@ void ResultsSink::fail_run(const std::string& reason) {
   save();
 }
 
+void ResultsSink::set_run_timing(double duration_s, double startup_s) {
+  results_.runs.back().duration_s = duration_s;
+  results_.runs.back().startup_s = startup_s;
+  save();
+}
+
 void ResultsSink::save() { save_results(results_, path_); }
 
 void ResultsSink::finish(const std::string& status) {

@@ -21,6 +21,8 @@ class ResultsSink {
   // A screening measurement of the halving strategy: kept in the run, not printed.
   void add_screened(const PointResult& p);
   void fail_run(const std::string& reason);
+  // The current run's wall time and the part before its first point.
+  void set_run_timing(double duration_s, double startup_s);
   void save();
   // Sets meta status and end time, and saves.
   void finish(const std::string& status);

@@ -67,6 +67,8 @@ struct RunResult {
   // Halving strategy only: the brief measurements that decided which candidates earned a
   // full one. Tune, compare and report read `points` alone.
   std::vector<PointResult> screened;
+  double duration_s = 0;  // NCCL backend: the group's wall time, start-up included (0: unknown)
+  double startup_s = 0;   // ...of which until its first point (spawn, NCCL init, first warm-up)
 };
 
 struct Meta {

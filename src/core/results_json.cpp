@@ -108,6 +108,8 @@ void to_json(json& j, const RunResult& r) {
            {"nnodes", r.nnodes},   {"status", r.status}, {"points", r.points}};
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.screened.empty()) j["screened"] = r.screened;
+  if (r.duration_s > 0) j["duration_s"] = r.duration_s;
+  if (r.startup_s > 0) j["startup_s"] = r.startup_s;
 }
 void from_json(const json& j, RunResult& r) {
   r.backend = j.at("backend");
@@ -119,6 +121,8 @@ void from_json(const json& j, RunResult& r) {
   r.reason = j.value("reason", "");
   r.points = j.at("points").get<std::vector<PointResult>>();
   r.screened = j.value("screened", std::vector<PointResult>{});
+  r.duration_s = j.value("duration_s", 0.0);
+  r.startup_s = j.value("startup_s", 0.0);
 }
 
 void to_json(json& j, const Meta& m) {

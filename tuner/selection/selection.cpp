@@ -37,6 +37,12 @@ ChoiceLabel label_of(const Candidate& c, const CandidateSet& set) {
   return {set.groups[c.group].name, c.config, c.chosen_algo, c.chosen_proto, c.chosen_channels};
 }
 
+std::string fmt_us(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f us", us);
+  return buf;
+}
+
 std::string percent(double fraction) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
@@ -56,7 +62,7 @@ std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const
   for (const Candidate& c : all) {
     if (c.group != g || &c == base) continue;
     if (!fastest || c.timing.time_us < fastest->timing.time_us) fastest = &c;
-    if (!significantly_faster(c.timing, base->timing, options.min_gain)) continue;
+    if (!significantly_faster(c.timing, base->timing, options.min_gain, options.min_gain_us)) continue;
     if (!rule_config(c)) {
       ++unexpressible;
       continue;
@@ -80,7 +86,7 @@ std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const
   } else if (fastest && fastest->timing.time_us < base->timing.time_us) {
     d.why = "NCCL's default kept: the fastest alternative (" + describe(label_of(*fastest, set)) + ") is " +
             percent(1.0 - fastest->timing.time_us / base->timing.time_us) + " faster, within noise or under the " +
-            percent(options.min_gain) + " minimum";
+            percent(options.min_gain) + " / " + fmt_us(options.min_gain_us) + " minimum";
   } else {
     d.why = fastest ? "NCCL's default is the fastest measured" : "only NCCL's default was measured";
   }
@@ -212,6 +218,13 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
       if (it == per_group[g].end()) {
         score.eligible = false;
         score.reason = "not measured at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
+        break;
+      }
+      // Another group's environment applies to every size: it must not lose where it has no
+      // rule to correct it (NCCL_BUFFSIZE=8M cost 3% at 512 MiB reducescatter on 2xH200).
+      if (g != ref && significantly_faster(ref_d.baseline_timing, it->second.choice_timing, options.min_gain, options.min_gain_us)) {
+        score.eligible = false;
+        score.reason = "slower than NCCL's default at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
         break;
       }
       log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);

@@ -16,6 +16,9 @@ namespace cctune::tuner {
 
 struct TuneOptions {
   double min_gain = 0.02;     // a switch must save at least this fraction of the time
+  // ...and at least this much absolute time: on 2xH200, latency-bound points (~9 us) moved by
+  // 0.3-0.7 us between the sweep and verify's fresh processes, so smaller wins were noise.
+  double min_gain_us = 0.75;
   bool extend_edges = true;   // first/last range of a shape reach 0 / UINT64_MAX
   std::string space;          // provenance: the search space's name
   std::string results_path;   // provenance: where the results came from

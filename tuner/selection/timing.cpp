@@ -17,10 +17,11 @@ Timing timing_of(const PointResult& point) {
   return t;
 }
 
-bool significantly_faster(const Timing& candidate, const Timing& reference, double min_gain) {
+bool significantly_faster(const Timing& candidate, const Timing& reference, double min_gain, double min_gain_us) {
   if (!(candidate.time_us > 0) || !(reference.time_us > 0)) return false;
   const bool beyond_noise = candidate.time_us + candidate.halfwidth_us < reference.time_us - reference.halfwidth_us;
-  const bool large_enough = candidate.time_us <= reference.time_us * (1.0 - min_gain);
+  const bool large_enough = candidate.time_us <= reference.time_us * (1.0 - min_gain) &&
+                            reference.time_us - candidate.time_us >= min_gain_us;
   return beyond_noise && large_enough;
 }
 

@@ -17,7 +17,7 @@ Timing timing_of(const PointResult& point);
 
 // True when `candidate` beats `reference` beyond noise and by at least `min_gain`:
 //   candidate.time + candidate.halfwidth < reference.time - reference.halfwidth, and
-//   candidate.time <= reference.time * (1 - min_gain).
-bool significantly_faster(const Timing& candidate, const Timing& reference, double min_gain);
+//   candidate.time <= reference.time * (1 - min_gain), and saves at least `min_gain_us`.
+bool significantly_faster(const Timing& candidate, const Timing& reference, double min_gain, double min_gain_us = 0);
 
 }  // namespace cctune::tuner

@@ -27,6 +27,9 @@ class TuneCommand : public Command {
     cmd_->add_option("--min-gain", min_gain_, "switch away from NCCL's default only for at least this gain (fraction)")
         ->check(CLI::Range(0.0, 0.9))
         ->capture_default_str();
+    cmd_->add_option("--min-gain-us", min_gain_us_, "...and for at least this many microseconds saved per operation")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str();
     cmd_->add_option("--plugin", plugin_, "absolute path of libnccl-tuner-cctune.so for nccl.env (default: the one built next to cctune)");
     cmd_->add_flag("--no-extend", no_extend_, "do not extend the first/last range of each shape to 0 / the largest size");
     cmd_->add_flag("-v,--verbose", verbose_, "print the decision and its reason at every size");
@@ -38,6 +41,7 @@ class TuneCommand : public Command {
     const Results results = load_results(results_);
     tuner::TuneOptions options;
     options.min_gain = min_gain_;
+    options.min_gain_us = min_gain_us_;
     options.extend_edges = !no_extend_;
     options.results_path = fs::absolute(results_).lexically_normal().string();
     options.created = utc_now_iso8601();
@@ -73,6 +77,7 @@ class TuneCommand : public Command {
   std::string output_dir_;
   std::string plugin_;
   double min_gain_ = 0.02;
+  double min_gain_us_ = tuner::TuneOptions{}.min_gain_us;
   bool no_extend_ = false;
   bool verbose_ = false;
 };

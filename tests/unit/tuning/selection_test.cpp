@@ -45,6 +45,10 @@ TEST(Timing, SignificanceNeedsNoiseSeparationAndMinimumGain) {
   EXPECT_FALSE(significantly_faster({98.5, 0.1}, {100, 0.1}, 0.02));  // clear but under 2%
   EXPECT_TRUE(significantly_faster({98.5, 0.1}, {100, 0.1}, 0.01));
   EXPECT_FALSE(significantly_faster({0, 0}, {100, 1}, 0.02));
+  // Latency-bound: 5% faster and clear of noise, but 0.45 us saved is under the absolute floor.
+  EXPECT_TRUE(significantly_faster({8.55, 0.05}, {9.0, 0.05}, 0.02));
+  EXPECT_FALSE(significantly_faster({8.55, 0.05}, {9.0, 0.05}, 0.02, 0.75));
+  EXPECT_TRUE(significantly_faster({94, 1}, {100, 1}, 0.02, 0.75));
 }
 
 TEST(Ranges, GeometricMidpointsAndEdges) {
@@ -130,6 +134,21 @@ TEST(Selection, MinimumGainIsAnOption) {
   EXPECT_EQ(out.group, "default");
   EXPECT_TRUE(out.profile.env.empty());
   EXPECT_TRUE(out.profile.rules.empty());
+}
+
+TEST(Selection, AGroupSlowerThanNcclsDefaultAnywhereIsNotChosen) {
+  Results r = fixture("h200x8_allreduce.results.json");
+  // The raised-ceiling group wins overall, but make its 128 MiB points 1.6 times slower, below
+  // NCCL's default: its environment would cost that size, so the default group stays.
+  for (RunResult& run : r.runs)
+    if (run.group == "channels-32")
+      for (PointResult& p : run.points)
+        if (p.size_bytes == (128u << 20)) p.iter_us.median *= 1.6;
+  const TuneOutputs out = tune_results(r, TuneOptions{});
+  EXPECT_EQ(out.group, "default");
+  ASSERT_EQ(out.groups.size(), 2u);
+  EXPECT_FALSE(out.groups[1].eligible);
+  EXPECT_NE(out.groups[1].reason.find("slower than NCCL's default at 134217728 bytes"), std::string::npos) << out.groups[1].reason;
 }
 
 TEST(Selection, TwoNodesSkipsFailedGroupAndUnobservedChoices) {
