@@ -145,8 +145,13 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
       }
       labels.push_back(label);
     }
-    for (const LabelRange& r : merge_ranges(sizes, labels, options.extend_edges)) {
+    for (LabelRange r : merge_ranges(sizes, labels, options.extend_edges)) {
       if (r.label < 0) continue;
+      // Toward NCCL's default, and above the largest size, a rule stops at its last measured
+      // win: the gain shrinks toward a crossover, and a midpoint guess lost 3.6% at 32 MiB
+      // AllGather on 2xH200 (ring/LL128 won at 16 MiB by 3%, lost at 64 MiB).
+      if (r.first > 0 && labels[r.first - 1] < 0) r.min_bytes = sizes[r.first];
+      if (r.last + 1 == sizes.size() || labels[r.last + 1] < 0) r.max_bytes = sizes[r.last];
       double log_sum = 0;
       int channels_seen = 0;
       for (std::size_t i = r.first; i <= r.last; ++i) {

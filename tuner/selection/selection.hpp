@@ -19,7 +19,8 @@ struct TuneOptions {
   // ...and at least this much absolute time: on 2xH200, latency-bound points (~9 us) moved by
   // 0.3-0.7 us between the sweep and verify's fresh processes, so smaller wins were noise.
   double min_gain_us = 0.75;
-  bool extend_edges = true;   // first/last range of a shape reach 0 / UINT64_MAX
+  bool extend_edges = true;   // a shape's first rule starts at 0 (rules never reach past their
+                              // largest measured win, nor toward NCCL's default past a win)
   std::string space;          // provenance: the search space's name
   std::string results_path;   // provenance: where the results came from
   std::string created;        // provenance: ISO 8601 time; empty leaves it empty

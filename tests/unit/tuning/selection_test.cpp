@@ -93,15 +93,15 @@ TEST(Selection, SingleNodePicksRaisedCeilingGroupAndMergesRanges) {
   EXPECT_EQ(small.nranks, 8);
   EXPECT_EQ(small.nnodes, 1);
   EXPECT_EQ(small.min_bytes, 0u);
-  EXPECT_EQ(small.max_bytes, 1448u);  // up to the midpoint of 512 B and 4 KiB
+  EXPECT_EQ(small.max_bytes, 512u);  // its last win: NCCL's default from there on
   EXPECT_EQ(small.algorithm, Algorithm::Ring);
   EXPECT_EQ(small.protocol, Protocol::LL);
   EXPECT_EQ(small.channels, 4);
   EXPECT_NEAR(small.expected_speedup, 1.069, 0.002);
 
   const ProfileRule& mid = out.profile.rules[1];  // 4 MiB and 32 MiB merged
-  EXPECT_EQ(mid.min_bytes, (2u << 20) + 1);
-  EXPECT_EQ(mid.max_bytes, 64u << 20);
+  EXPECT_EQ(mid.min_bytes, 4u << 20);  // its first win: NCCL's default below
+  EXPECT_EQ(mid.max_bytes, 64u << 20);  // midpoint with the next rule's 128 MiB
   EXPECT_EQ(mid.algorithm, Algorithm::Ring);
   EXPECT_EQ(mid.protocol, Protocol::Simple);
   EXPECT_EQ(mid.channels, 32);
@@ -109,7 +109,7 @@ TEST(Selection, SingleNodePicksRaisedCeilingGroupAndMergesRanges) {
 
   const ProfileRule& large = out.profile.rules[2];  // out-of-place decides, not the in-place copy
   EXPECT_EQ(large.min_bytes, (64u << 20) + 1);
-  EXPECT_EQ(large.max_bytes, kMax);
+  EXPECT_EQ(large.max_bytes, 128u << 20);  // not extrapolated past the largest size
   EXPECT_EQ(large.algorithm, Algorithm::Tree);
   EXPECT_EQ(large.protocol, Protocol::Simple);
   EXPECT_EQ(large.channels, 0);
@@ -167,13 +167,13 @@ TEST(Selection, TwoNodesSkipsFailedGroupAndUnobservedChoices) {
   EXPECT_EQ(ag.nranks, 16);
   EXPECT_EQ(ag.nnodes, 2);
   EXPECT_EQ(ag.min_bytes, 0u);
-  EXPECT_EQ(ag.max_bytes, 262144u);  // midpoint of 64 KiB and 1 MiB
+  EXPECT_EQ(ag.max_bytes, 65536u);  // its last win, not the midpoint with NCCL's default at 1 MiB
   EXPECT_EQ(ag.protocol, Protocol::LL);
   EXPECT_NEAR(ag.expected_speedup, 1.111, 0.001);
   const ProfileRule& rs = out.profile.rules[1];  // auto/auto ch=16, NCCL observed running ring/simple
   EXPECT_EQ(rs.collective, Collective::ReduceScatter);
-  EXPECT_EQ(rs.min_bytes, (4u << 20) + 1);
-  EXPECT_EQ(rs.max_bytes, kMax);
+  EXPECT_EQ(rs.min_bytes, 16u << 20);
+  EXPECT_EQ(rs.max_bytes, 16u << 20);
   EXPECT_EQ(rs.algorithm, Algorithm::Ring);
   EXPECT_EQ(rs.protocol, Protocol::Simple);
   EXPECT_EQ(rs.channels, 16);

@@ -55,7 +55,7 @@ check(profile["provenance"]["nccl_version"] == "2.28.3", "provenance.nccl_versio
 check(profile["provenance"]["space"] == "default", "provenance.space from the results' settings")
 check(len(profile["rules"]) == 3, f"3 rules, got {len(profile['rules'])}")
 conf = open(os.path.join(out, "nccl_tuner.conf")).read().splitlines()
-check([l for l in conf if not l.startswith("#")][0] == "allreduce,0,1448,ring,ll,4,1,8,-1,-1", "first CSV line")
+check([l for l in conf if not l.startswith("#")][0] == "allreduce,0,512,ring,ll,4,1,8,-1,-1", "first CSV line")
 
 # 2. The default output directory is the results' own.
 copy = os.path.join(work, "copy")
