@@ -44,7 +44,7 @@ void Exhaustive::record(const Request& r, const Measurement& m) { results_.at(r.
 std::optional<std::size_t> Exhaustive::best(std::size_t size_index) const { return argmin(results_.at(size_index)); }
 
 SuccessiveHalving::SuccessiveHalving(std::size_t sizes, std::size_t candidates, HalvingOptions options)
-    : sizes_(sizes), candidates_(candidates), options_(options), round_results_(candidates), best_(sizes) {
+    : sizes_(sizes), candidates_(candidates), options_(options), round_results_(candidates), pruned_(candidates), behind_(candidates, 0.0), best_(sizes) {
   if (options.first_iterations <= 0 || options.middle_iterations <= 0 || options.full_iterations <= 0)
     throw std::invalid_argument("SuccessiveHalving: iterations must be positive");
   if (options.final_keep == 0) throw std::invalid_argument("SuccessiveHalving: final_keep must be at least 1");
@@ -78,8 +78,16 @@ void SuccessiveHalving::advance() {
     final_order_ = ranked(candidates_);
     ++size_;
     round_ = candidates_ <= std::max(options_.min_keep, options_.final_keep) ? 2 : 0;
-    for (std::size_t c = 0; c < candidates_; ++c) next_candidates.push_back(c);
+    for (std::size_t c = 0; c < candidates_; ++c)
+      if (!pruned_[c] || (options_.always_keep && c == *options_.always_keep)) next_candidates.push_back(c);
   } else if (round_ == 0) {
+    if (const auto best = argmin(round_results_); best && options_.prune_factor > 0)
+      for (std::size_t c = 0; c < candidates_; ++c) {
+        if (!usable(round_results_[c])) continue;
+        const double behind = round_results_[c]->time_us / round_results_[*best]->time_us;
+        if (behind > options_.prune_factor && behind_[c] > 0 && behind >= behind_[c] * options_.prune_growth) pruned_[c] = true;
+        behind_[c] = behind;
+      }
     const auto k = std::max(options_.min_keep,
                             static_cast<std::size_t>(std::ceil(static_cast<double>(candidates_) * options_.keep_fraction)));
     next_candidates = ranked(k);

@@ -62,6 +62,13 @@ struct HalvingOptions {
   // one's (noise protection), up to this factor times the nominal number.
   double overlap_cap = 1.5;
   std::size_t seeds = 2;       // best candidates of the previous size skip the first cut
+  // A candidate screened this many times slower than the best, and clearly further behind than
+  // at the size before, is not screened at the sizes after it (0: never). Falling further behind as
+  // sizes grow is a bandwidth loss (LL at hundreds of MiB, few channels), which only grows;
+  // a latency loser catches up instead and stays in. Screening those losers was most of the
+  // fast strategy's time on 2xH200.
+  double prune_factor = 2.0;
+  double prune_growth = 1.25;  // "further behind": by this factor since the size before (noise-proof)
   std::optional<std::size_t> always_keep;  // e.g. NCCL's "auto": measured at full length
 };
 
@@ -88,6 +95,8 @@ class SuccessiveHalving : public Strategy {
   std::vector<Request> batch_;
   std::vector<std::optional<Measurement>> round_results_;  // [candidate], this round
   std::vector<std::size_t> final_order_;                   // previous size, best first
+  std::vector<bool> pruned_;                               // [candidate]: no longer screened
+  std::vector<double> behind_;                             // [candidate]: screened time / best, last size
   std::vector<std::optional<std::size_t>> best_;
 };
 

@@ -18,7 +18,9 @@ std::string unsupported_reason(Collective c, const PointConfig& config, const Sp
   const std::string coll = to_string(c);
   if ((a == "auto") != (p == "auto"))
     return "an algorithm and a protocol are forced together (the plugin sets one cost-table entry); \"auto\" must be paired with \"auto\"";
-  if (a == "auto") return channel_reason(config, channel_ceiling);
+  if (a == "auto")
+    return config.channels > 0 ? "a channel count is forced together with an algorithm and a protocol; with \"auto\" NCCL picks all three"
+                               : std::string();
   if (ctx.nranks == 1) return "a single rank: NCCL copies locally whatever is forced";
   if ((c == Collective::Broadcast || c == Collective::Reduce) && a != "ring") return "NCCL runs " + coll + " with ring only";
   if (a == "tree" && c != Collective::AllReduce) return "NCCL's tree algorithm implements allreduce only";

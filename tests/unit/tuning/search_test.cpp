@@ -140,6 +140,32 @@ TEST(Search, CandidatesThatCannotRunAreDropped) {
   EXPECT_FALSE(none.best(0));
 }
 
+TEST(Search, CandidatesFallingFurtherBehindAreNotScreenedAtLargerSizes) {
+  HalvingOptions options;
+  options.always_keep = 9;  // NCCL's default: screened at every size even when it loses
+  SuccessiveHalving h(4, 10, options);
+  std::vector<std::size_t> screened_at_size3;
+  run_search(h, [&](const Request& r) {
+    if (r.size_index == 3 && r.iterations == options.first_iterations) screened_at_size3.push_back(r.candidate);
+    const double s = static_cast<double>(r.size_index);
+    // 6..8 and the default fall further behind with size (3x, 6x, 12x...: bandwidth losers);
+    // 5 is 3x behind but catching up (2.9x, 2.8x...: a latency loser) and stays in.
+    if (r.candidate >= 6) return Measurement{300.0 * std::pow(2.0, s), 0.0};
+    if (r.candidate == 5) return Measurement{100.0 * (3.0 - 0.1 * s), 0.0};
+    return Measurement{100.0 + static_cast<double>(r.candidate), 0.0};
+  });
+  EXPECT_EQ(screened_at_size3, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 9}));
+  HalvingOptions off = options;
+  off.prune_factor = 0;
+  SuccessiveHalving all(3, 10, off);
+  std::size_t screened = 0;
+  run_search(all, [&](const Request& r) {
+    if (r.size_index == 2 && r.iterations == off.first_iterations) ++screened;
+    return Measurement{r.candidate >= 6 ? 300.0 : 100.0, 0.0};
+  });
+  EXPECT_EQ(screened, 10u);
+}
+
 TEST(Search, FewCandidatesGoStraightToFullLength) {
   SuccessiveHalving h(1, 3);
   auto batch = h.next();
