@@ -31,7 +31,7 @@ class TuneCommand : public Command {
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str();
     cmd_->add_option("--plugin", plugin_, "absolute path of libnccl-tuner-cctune.so for nccl.env (default: the one built next to cctune)");
-    cmd_->add_flag("--no-extend", no_extend_, "do not extend the first/last range of each shape to 0 / the largest size");
+    cmd_->add_flag("--no-extend", no_extend_, "do not extend the first rule of each shape down to 0 bytes");
     cmd_->add_flag("-v,--verbose", verbose_, "print the decision and its reason at every size");
   }
   bool selected() const override { return cmd_->parsed(); }
