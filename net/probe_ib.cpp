@@ -114,20 +114,9 @@ void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, co
     nlohmann::json entry = nullptr;
     if (peer >= 0) {
       const bool initiator = me.rank < peer;
-      const auto& a = endpoints[static_cast<std::size_t>(initiator ? me.rank : peer)];
-      const auto& b = endpoints[static_cast<std::size_t>(initiator ? peer : me.rank)];
-      entry = {{"role", initiator ? "initiator" : "responder"},
-               {"round", r},
-               {"initiator", a["rank"]},
-               {"responder", b["rank"]},
-               {"initiator_host", a["host"]},
-               {"responder_host", b["host"]},
-               {"same_host", a["host"] == b["host"]},
-               {"transport", "ib"},
-               {"initiator_endpoint", a["device"].get<std::string>() + ":" + std::to_string(a["port"].get<int>())},
-               {"responder_endpoint", b["device"].get<std::string>() + ":" + std::to_string(b["port"].get<int>())},
-               {"port_rate_Gbps", std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>())},
-               {"error", nullptr}};
+      entry = pair_entry(endpoints, r, me.rank, peer, "ib", [](const nlohmann::json& e) {
+        return e["device"].get<std::string>() + ":" + std::to_string(e["port"].get<int>());
+      });
       try {
         bool numa_bound = false;
         const auto m = run_pair(comm, initiator, peer, port, o, numa_bound);
