@@ -35,7 +35,8 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
   });
   const nlohmann::json mine = {{"rank", me.rank},          {"host", me.hosts[static_cast<std::size_t>(me.rank)]},
                                {"interface", iface.name},  {"address", iface.ipv4},
-                               {"port", port},             {"port_rate_Gbps", iface.speed_Gbps}};
+                               {"port", port},             {"port_rate_Gbps", iface.speed_Gbps},
+                               {"buffer", "host"}};
   nlohmann::json endpoints = nlohmann::json::array();
   for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
   result["endpoints"] = endpoints;
