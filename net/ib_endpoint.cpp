@@ -1,5 +1,7 @@
 #include "net/ib_endpoint.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -7,17 +9,21 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "net/ib_common.hpp"
 
 namespace cctune::net::ib {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using detail::Clock;
+using detail::round_up;
+using detail::verbs_error;
+
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
-std::string verbs_error(const std::string& call, int err) {
-  return call + " failed: " + std::strerror(err > 0 ? err : errno);
-}
+// Pre-posted receives on QP 0 for write-with-immediate latency: one is consumed per
+// message and posted again at once; a few spare keep a late repost from causing an RNR NAK.
+constexpr int lat_recv_depth = 4;
 
 std::string hex(const unsigned char* raw, std::size_t n) {
   static const char* digits = "0123456789abcdef";
@@ -38,9 +44,6 @@ ibv_mtu mtu_enum(int bytes) {
   if (bytes >= 512) return IBV_MTU_512;
   return IBV_MTU_256;
 }
-
-constexpr std::size_t page = 4096;
-std::size_t round_up(std::size_t n) { return (n + page - 1) / page * page; }
 
 }  // namespace
 
@@ -68,7 +71,8 @@ ConnInfo ConnInfo::from_text(const std::string& text) {
   }
 }
 
-Endpoint::Endpoint(const PortInfo& port, const ProbeOptions& o) : port_(port), options_(o) {
+Endpoint::Endpoint(const PortInfo& port, const ProbeOptions& o, std::shared_ptr<const gpu::GpuContext> gpu)
+    : port_(port), options_(o) {
   int count = 0;
   auto list = get_device_list(count);
   for (int d = 0; d < count && !context_; ++d)
@@ -76,17 +80,36 @@ Endpoint::Endpoint(const PortInfo& port, const ProbeOptions& o) : port_(port), o
   if (!context_) throw EnvironmentError("cannot open RDMA device " + port.device);
   pd_.reset(ibv_alloc_pd(context_.get()));
   if (!pd_) throw EnvironmentError(verbs_error("ibv_alloc_pd on " + port.device, 0));
-  const int cq_depth = o.qps * o.window + 16;
+  const int cq_depth = o.qps * o.window + 16 + (gpu ? lat_recv_depth : 0);
   cq_.reset(ibv_create_cq(context_.get(), cq_depth, nullptr, nullptr, 0));
   if (!cq_) throw EnvironmentError(verbs_error("ibv_create_cq on " + port.device, 0));
 
   lat_offset_ = round_up(o.max_bytes);
   const std::size_t bytes = lat_offset_ + 2 * round_up(o.latency_bytes);
-  buffer_ = HostBuffer(bytes, port.numa_node);
-  mr_.reset(ibv_reg_mr(pd_.get(), buffer_.data(), bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
-  if (!mr_)
-    throw EnvironmentError(verbs_error("ibv_reg_mr of " + std::to_string(bytes) + " bytes on " + port.device, 0),
-                           "raise the locked-memory limit (ulimit -l unlimited)");
+  const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  if (gpu) {
+    gpu_buffer_.emplace(gpu, bytes);
+    base_ = gpu_buffer_->address();
+    // offset 0 into the dma-buf, iova = the GPU address: the peer writes to the same
+    // addresses it would use for host memory, and sge.addr stays base_ + offset.
+    mr_.reset(ibv_reg_dmabuf_mr(pd_.get(), 0, gpu_buffer_->size(), base_, gpu_buffer_->dmabuf_fd(), access));
+    if (!mr_) {
+      const int err = errno;
+      throw EnvironmentError(
+          verbs_error("ibv_reg_dmabuf_mr of " + std::to_string(gpu_buffer_->size()) + " bytes on " +
+                          gpu_buffer_->context().label() + " with " + port.device,
+                      err),
+          "GPUDirect RDMA through dma-buf needs the NIC driver to import dma-buf (mlx5 in Linux >= 5.12, or "
+          "MLNX_OFED/DOCA-OFED with dma-buf support) and rdma-core >= 34; nvidia-peermem is not needed");
+    }
+  } else {
+    host_buffer_ = HostBuffer(bytes, port.numa_node);
+    base_ = reinterpret_cast<std::uintptr_t>(host_buffer_.data());
+    mr_.reset(ibv_reg_mr(pd_.get(), host_buffer_.data(), bytes, access));
+    if (!mr_)
+      throw EnvironmentError(verbs_error("ibv_reg_mr of " + std::to_string(bytes) + " bytes on " + port.device, 0),
+                             "raise the locked-memory limit (ulimit -l unlimited)");
+  }
 
   std::random_device rd;
   psn_ = rd() & 0xffffff;
@@ -97,7 +120,7 @@ Endpoint::Endpoint(const PortInfo& port, const ProbeOptions& o) : port_(port), o
     init.qp_type = IBV_QPT_RC;
     init.sq_sig_all = 0;
     init.cap.max_send_wr = static_cast<std::uint32_t>(o.window);
-    init.cap.max_recv_wr = 1;
+    init.cap.max_recv_wr = gpu ? lat_recv_depth : 1;
     init.cap.max_send_sge = 1;
     init.cap.max_recv_sge = 1;
     init.cap.max_inline_data = 64;  // for latency messages; retried without if refused
@@ -110,6 +133,8 @@ Endpoint::Endpoint(const PortInfo& port, const ProbeOptions& o) : port_(port), o
     max_inline_ = init.cap.max_inline_data;  // the provider writes back what it granted
     qps_.push_back(std::move(qp));
   }
+  // Inline sends are copied by the CPU from sge.addr, which the CPU cannot read in GPU memory.
+  if (gpu) max_inline_ = 0;
 }
 
 ConnInfo Endpoint::local_info() const {
@@ -125,7 +150,7 @@ ConnInfo Endpoint::local_info() const {
   }
   c.gid_hex = hex(gid, 16);
   c.rkey = mr_->rkey;
-  c.addr = reinterpret_cast<std::uintptr_t>(buffer_.data());
+  c.addr = base_;
   c.lat_addr = c.addr + lat_offset_;
   c.mtu = port_.active_mtu;
   return c;
@@ -145,6 +170,11 @@ void Endpoint::connect(const ConnInfo& remote) {
     a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
     if (int e = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
       throw RuntimeFailure(verbs_error("ibv_modify_qp RESET->INIT", e));
+    // Receives for write-with-immediate latency go in now (INIT accepts them): the
+    // "ready" exchange that follows connect() then guarantees both sides have them
+    // before the first message.
+    if (q == 0 && gpu_buffer_)
+      for (int r = 0; r < lat_recv_depth; ++r) post_recv(0);
 
     // INIT -> RTR (RC): address vector, path MTU, destination QPN, receive PSN,
     // responder resources, minimum RNR NAK timer.
@@ -191,22 +221,35 @@ void Endpoint::connect(const ConnInfo& remote) {
 }
 
 void Endpoint::post_write(int q, const ConnInfo& remote, std::uint64_t local_offset, std::uint64_t remote_addr,
-                          std::uint32_t bytes, bool inline_data) {
+                          std::uint32_t bytes, bool inline_data, std::optional<std::uint32_t> imm) {
   ibv_sge sge{};
-  sge.addr = reinterpret_cast<std::uintptr_t>(buffer_.data()) + local_offset;
+  sge.addr = base_ + local_offset;
   sge.length = bytes;
   sge.lkey = mr_->lkey;
   ibv_send_wr wr{};
   wr.wr_id = static_cast<std::uint64_t>(q);
   wr.sg_list = &sge;
   wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.opcode = imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+  if (imm) wr.imm_data = htonl(*imm);
   wr.send_flags = IBV_SEND_SIGNALED | (inline_data ? IBV_SEND_INLINE : 0);
   wr.wr.rdma.remote_addr = remote_addr;
   wr.wr.rdma.rkey = remote.rkey;
   ibv_send_wr* bad = nullptr;
   if (int e = ibv_post_send(qps_[static_cast<std::size_t>(q)].get(), &wr, &bad))
-    throw RuntimeFailure(verbs_error("ibv_post_send (RDMA WRITE)", e));
+    throw RuntimeFailure(verbs_error(imm ? "ibv_post_send (RDMA WRITE WITH IMM)" : "ibv_post_send (RDMA WRITE)", e));
+}
+
+void Endpoint::post_recv(int q) {
+  // The immediate arrives in the completion; the data goes where the writer aimed it,
+  // so the receive needs no buffer of its own.
+  ibv_recv_wr wr{};
+  wr.wr_id = static_cast<std::uint64_t>(q);
+  wr.sg_list = nullptr;
+  wr.num_sge = 0;
+  ibv_recv_wr* bad = nullptr;
+  if (int e = ibv_post_recv(qps_[static_cast<std::size_t>(q)].get(), &wr, &bad))
+    throw RuntimeFailure(verbs_error("ibv_post_recv", e));
 }
 
 int Endpoint::poll(ibv_wc* wc, int max) {
@@ -250,57 +293,6 @@ BandwidthStats Endpoint::write_bw(const ConnInfo& remote, std::uint64_t size, lo
     }
   }
   return bandwidth_from_timestamps(size, posted, completed);
-}
-
-void Endpoint::wait_byte(std::uint64_t offset, std::uint8_t value, bool& send_done) {
-  const volatile std::uint8_t* p = static_cast<const volatile std::uint8_t*>(buffer_.data()) + offset;
-  const auto deadline = Clock::now() + options_.timeout;
-  ibv_wc wc[4];
-  for (long spins = 0;; ++spins) {
-    if (!send_done && poll(wc, 4) > 0) send_done = true;
-    if (*p == value && send_done) return;
-    if ((spins & 0xfffff) == 0 && Clock::now() > deadline)
-      throw RuntimeFailure("RDMA WRITE latency ping-pong: no answer from the peer within the timeout");
-  }
-}
-
-LatencyStats Endpoint::write_lat_initiate(const ConnInfo& remote, long iterations, long warmup) {
-  const auto bytes = static_cast<std::uint32_t>(options_.latency_bytes);
-  const std::uint64_t send_offset = lat_offset_ + round_up(bytes);
-  auto* send_last = static_cast<std::uint8_t*>(buffer_.data()) + send_offset + bytes - 1;
-  const bool use_inline = bytes <= max_inline_;
-  std::vector<double> one_way_us;
-  one_way_us.reserve(static_cast<std::size_t>(iterations));
-  for (long i = 0; i < warmup + iterations; ++i) {
-    const auto v = static_cast<std::uint8_t>(i % 255 + 1);
-    *send_last = v;
-    const auto t0 = Clock::now();
-    post_write(0, remote, send_offset, remote.lat_addr, bytes, use_inline);
-    bool send_done = false;
-    wait_byte(lat_offset_ + bytes - 1, v, send_done);
-    const auto t1 = Clock::now();
-    if (i >= warmup) one_way_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / 2);
-  }
-  return latency_from_samples(bytes, one_way_us);
-}
-
-void Endpoint::write_lat_respond(const ConnInfo& remote, long iterations, long warmup) {
-  const auto bytes = static_cast<std::uint32_t>(options_.latency_bytes);
-  const std::uint64_t send_offset = lat_offset_ + round_up(bytes);
-  auto* send_last = static_cast<std::uint8_t*>(buffer_.data()) + send_offset + bytes - 1;
-  const bool use_inline = bytes <= max_inline_;
-  for (long i = 0; i < warmup + iterations; ++i) {
-    const auto v = static_cast<std::uint8_t>(i % 255 + 1);
-    bool nothing_pending = true;
-    wait_byte(lat_offset_ + bytes - 1, v, nothing_pending);
-    *send_last = v;
-    post_write(0, remote, send_offset, remote.lat_addr, bytes, use_inline);
-    // Reap this write's completion before the next iteration so the SQ never fills.
-    ibv_wc wc[4];
-    const auto deadline = Clock::now() + options_.timeout;
-    while (poll(wc, 4) == 0)
-      if (Clock::now() > deadline) throw RuntimeFailure("RDMA WRITE latency: completion never arrived");
-  }
 }
 
 }  // namespace cctune::net::ib

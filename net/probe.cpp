@@ -71,7 +71,8 @@ nlohmann::json options_json(const ProbeOptions& o) {
           {"window", o.window},
           {"socket_ifname", o.socket_ifname},
           {"ib_device", o.ib_device},
-          {"timeout_s", o.timeout.count()}};
+          {"timeout_s", o.timeout.count()},
+          {"gpu_buffers", o.gpu_buffers}};
 }
 
 }  // namespace detail
@@ -117,7 +118,8 @@ nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const No
   if (o.kind == ProbeKind::ib) {
     if (!lacking.empty())
       throw EnvironmentError("--probe ib: no active RDMA device (ibverbs) on " + lacking,
-                             "use --probe tcp, or --probe auto to fall back to TCP");
+                             o.gpu_buffers ? "run on hosts with RDMA, or drop --gpu-buffers and use --probe tcp"
+                                           : "use --probe tcp, or --probe auto to fall back to TCP");
     transport = "ib";
     reason = "--probe ib";
   } else if (o.kind == ProbeKind::tcp) {
@@ -130,6 +132,10 @@ nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const No
     transport = "tcp";
     reason = "no active RDMA device (ibverbs) on " + lacking + ": measuring TCP instead";
   }
+  if (o.gpu_buffers && transport == "tcp")
+    throw EnvironmentError("--gpu-buffers: no active RDMA device (ibverbs) on " + lacking +
+                               ", and GPU buffers need RDMA",
+                           "run on hosts with RDMA, or drop --gpu-buffers to measure TCP");
   result["transport"] = transport;
   result["transport_reason"] = reason;
   if (transport == "tcp" && o.kind == ProbeKind::auto_select) say(reason);

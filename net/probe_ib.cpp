@@ -2,10 +2,13 @@
 // of a pair ends with both sides sending a status, so a failure on one side reaches
 // the other as a message and never as a receive that waits forever.
 #include "core/error.hpp"
+#include "net/gpu_buffer.hpp"
+#include "net/gpu_choice.hpp"
 #include "net/ib_device.hpp"
 #include "net/ib_endpoint.hpp"
 #include "net/pair_measurement.hpp"
 #include "net/probe_internal.hpp"
+#include "topology/node_probe.hpp"
 
 namespace cctune::net::detail {
 
@@ -27,6 +30,30 @@ std::string exchange(RankComm& comm, bool initiator, int peer, int tag, const st
 
 bool is_error(const std::string& s) { return s.rfind(err_prefix, 0) == 0; }
 
+// What travels to the peer and into the pair entry: the fix too, when there is one
+// (a dma-buf registration failure is useless without it).
+std::string one_line(const Error& e) { return e.fix().empty() ? e.what_only() : e.what_only() + "; fix: " + e.fix(); }
+
+// The GPU for this rank's buffers: nearest the NIC where the topology knows (NVML and
+// hwloc), else CUDA ordinal local_index mod the GPU count; checked for dma-buf export.
+std::shared_ptr<const gpu::GpuContext> open_gpu(const ib::PortInfo& port, int local_index) {
+  auto driver = cuda::Driver::load();
+  const auto bus_id = nearest_gpu_bus_id(topo::probe_local_node(), port.device, local_index);
+  auto context = std::make_shared<const gpu::GpuContext>(driver, bus_id, local_index);
+  context->require_dmabuf();
+  return context;
+}
+
+// Smallest endpoint that still allocates, exports and registers a buffer: run once per
+// rank before the rounds so a GPU or NIC that cannot do dma-buf is one error for the
+// whole run instead of a failure in every pair.
+ProbeOptions preflight_options(ProbeOptions o) {
+  o.min_bytes = o.max_bytes = 1;
+  o.qps = 1;
+  o.window = 1;
+  return o;
+}
+
 nlohmann::json port_json(const ib::PortInfo& p) {
   return {{"device", p.device},         {"port", p.port},         {"link_layer", p.ethernet ? "Ethernet" : "InfiniBand"},
           {"lid", p.lid},               {"gid_index", p.gid_index}, {"gid_type", p.gid_type},
@@ -35,14 +62,14 @@ nlohmann::json port_json(const ib::PortInfo& p) {
 
 // One pair, one side. Returns the measurement on the initiator; throws on failure.
 PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::PortInfo& port, const ProbeOptions& o,
-                         bool& numa_bound) {
+                         const std::shared_ptr<const gpu::GpuContext>& gpu, bool& numa_bound) {
   std::string mine, theirs;
   std::unique_ptr<ib::Endpoint> ep;
   try {
-    ep = std::make_unique<ib::Endpoint>(port, o);
+    ep = std::make_unique<ib::Endpoint>(port, o, gpu);
     mine = ep->local_info().to_text();
   } catch (const Error& e) {
-    mine = err_prefix + e.what_only();
+    mine = err_prefix + one_line(e);
   }
   theirs = exchange(comm, initiator, peer, tag_conn, mine);
   if (is_error(mine)) throw RuntimeFailure(mine.substr(err_prefix.size()));
@@ -55,7 +82,7 @@ PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::Por
   try {
     ep->connect(remote);
   } catch (const Error& e) {
-    status = err_prefix + e.what_only();
+    status = err_prefix + one_line(e);
   }
   theirs = exchange(comm, initiator, peer, tag_ready, status);
   if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
@@ -68,7 +95,7 @@ PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::Por
       for (const auto size : bandwidth_sizes(o))
         m.bandwidth.push_back(ep->write_bw(remote, size, o.iterations, o.warmup_iterations));
     } catch (const Error& e) {
-      status = err_prefix + e.what_only();
+      status = err_prefix + one_line(e);
     }
   }
   theirs = exchange(comm, initiator, peer, tag_bw_done, status);
@@ -80,7 +107,7 @@ PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::Por
     if (initiator) m.latency = ep->write_lat_initiate(remote, o.latency_iterations, o.warmup_iterations);
     else ep->write_lat_respond(remote, o.latency_iterations, o.warmup_iterations);
   } catch (const Error& e) {
-    status = err_prefix + e.what_only();
+    status = err_prefix + one_line(e);
   }
   theirs = exchange(comm, initiator, peer, tag_done, status);
   if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
@@ -92,16 +119,18 @@ PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::Por
 
 void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, const std::vector<Round>& rounds,
                    nlohmann::json& result) {
-  if (o.gpu_buffers)
-    throw UsageError("GPU buffers (GPUDirect RDMA via dma-buf) are not implemented in this build",
-                     "drop --gpu-buffers; see docs/NETWORK.md");
   std::vector<ib::PortInfo> ports;
   ib::PortInfo port;
+  std::shared_ptr<const gpu::GpuContext> gpu;
   agree(comm, me, [&] {
     ports = ib::active_ports();
     port = ib::choose_port(ports, o.ib_device, me.local_index);
+    if (!o.gpu_buffers) return;
+    gpu = open_gpu(port, me.local_index);
+    const ib::Endpoint preflight(port, preflight_options(o), gpu);
   });
   nlohmann::json mine = port_json(port);
+  mine["buffer"] = gpu ? gpu::buffer_label(*gpu) : "host";
   mine["rank"] = me.rank;
   mine["host"] = me.hosts[static_cast<std::size_t>(me.rank)];
   nlohmann::json endpoints = nlohmann::json::array();
@@ -114,29 +143,19 @@ void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, co
     nlohmann::json entry = nullptr;
     if (peer >= 0) {
       const bool initiator = me.rank < peer;
-      const auto& a = endpoints[static_cast<std::size_t>(initiator ? me.rank : peer)];
-      const auto& b = endpoints[static_cast<std::size_t>(initiator ? peer : me.rank)];
-      entry = {{"role", initiator ? "initiator" : "responder"},
-               {"round", r},
-               {"initiator", a["rank"]},
-               {"responder", b["rank"]},
-               {"initiator_host", a["host"]},
-               {"responder_host", b["host"]},
-               {"same_host", a["host"] == b["host"]},
-               {"transport", "ib"},
-               {"initiator_endpoint", a["device"].get<std::string>() + ":" + std::to_string(a["port"].get<int>())},
-               {"responder_endpoint", b["device"].get<std::string>() + ":" + std::to_string(b["port"].get<int>())},
-               {"port_rate_Gbps", std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>())},
-               {"error", nullptr}};
+      entry = pair_entry(endpoints, r, me.rank, peer, "ib", [](const nlohmann::json& e) {
+        return e["device"].get<std::string>() + ":" + std::to_string(e["port"].get<int>());
+      });
       try {
         bool numa_bound = false;
-        const auto m = run_pair(comm, initiator, peer, port, o, numa_bound);
+        const auto m = run_pair(comm, initiator, peer, port, o, gpu, numa_bound);
         if (initiator) {
           nlohmann::json bw = nlohmann::json::array();
           for (const auto& s : m.bandwidth) bw.push_back(s);
           entry["bandwidth"] = bw;
           entry["latency"] = m.latency;
-          entry["buffer_numa_bound"] = numa_bound;
+          entry["latency_method"] = gpu ? "rdma_write_with_imm" : "rdma_write_poll_last_byte";
+          if (!gpu) entry["buffer_numa_bound"] = numa_bound;
         }
       } catch (const Error& e) {
         entry["error"] = e.what_only();

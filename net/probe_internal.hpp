@@ -26,6 +26,15 @@ void agree(RankComm& comm, const RankInfo& me, const std::function<void()>& loca
 // initiator's entry is kept, with the responder's error merged in when it had one.
 std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine);
 
+// How a transport names one end of a pair in its entry ("mlx5_0:1", "eth0 10.0.0.1"),
+// given that rank's element of result["endpoints"].
+using EndpointLabel = std::function<std::string(const nlohmann::json& endpoint)>;
+
+// The start of this rank's pair entry for `round` against `peer`: role, ranks, hosts,
+// endpoint labels, the slower port's rate and no error yet. The lower rank initiates.
+nlohmann::json pair_entry(const nlohmann::json& endpoints, std::size_t round, int me, int peer,
+                          const std::string& transport, const EndpointLabel& label);
+
 // Per-transport drivers: fill result["endpoints"], result["pairs"].
 void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o,
                     const std::vector<Round>& rounds, nlohmann::json& result);

@@ -32,6 +32,9 @@ void validate(const ProbeOptions& o) {
   if (o.window < 1 || o.window > 4096) throw UsageError("--window must be in 1..4096");
   if (o.latency_bytes < 1) throw UsageError("--lat-bytes must be at least 1");
   if (o.timeout.count() < 1) throw UsageError("--timeout must be at least 1 s");
+  if (o.gpu_buffers && o.kind == ProbeKind::tcp)
+    throw UsageError("--gpu-buffers needs the ibverbs probe (RDMA from GPU memory); TCP sends from host memory",
+                     "use --probe ib, or drop --gpu-buffers");
 }
 
 }  // namespace cctune::net

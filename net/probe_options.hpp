@@ -26,7 +26,7 @@ struct ProbeOptions {
   std::uint64_t latency_bytes = 2;   // perftest's default latency size
   int qps = 1;                       // ibverbs QPs per pair (TCP: one stream)
   int window = 128;                  // ibverbs outstanding writes per QP
-  bool gpu_buffers = false;          // GPU memory via dma-buf (needs a CUDA build)
+  bool gpu_buffers = false;          // ibverbs: GPU memory via dma-buf (libcuda.so.1 loaded at run time)
   double port_fraction_warn = 0.8;   // flag pairs below this fraction of the port rate
   std::chrono::seconds timeout{60};  // per connection step and per transfer; no hang
 };

@@ -2,6 +2,9 @@
 // what their ports promise. Pure functions over the JSON, tested without a network.
 #include <algorithm>
 #include <fmt/format.h>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/statistics.hpp"
 #include "net/probe.hpp"
@@ -18,6 +21,26 @@ const nlohmann::json* headline(const nlohmann::json& pair) {
   return &pair["bandwidth"].back();
 }
 constexpr std::size_t slowest_listed = 3;
+
+// "host memory" when every rank used host memory, else each buffer with its ranks:
+// "gpu:0:dmabuf (ranks 0, 2), gpu:1:dmabuf (rank 1)".
+std::string buffers_line(const nlohmann::json& endpoints) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (const auto& e : endpoints) {
+    const std::string label = e.value("buffer", "host");
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {label, {}});
+    it->second.push_back(e.value("rank", -1));
+  }
+  if (groups.empty() || (groups.size() == 1 && groups[0].first == "host")) return "host memory";
+  std::string out;
+  for (const auto& [label, ranks] : groups) {
+    out += (out.empty() ? "" : ", ") + label + (ranks.size() == 1 ? " (rank " : " (ranks ");
+    for (std::size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+    out += ")";
+  }
+  return out;
+}
 }  // namespace
 
 nlohmann::json summarize_pairs(const nlohmann::json& pairs, const ProbeOptions& o) {
@@ -76,6 +99,7 @@ std::string format_network_probe(const nlohmann::json& net) {
   std::string out = fmt::format("# network probe: {} ({}), {} ranks, {} rounds\n", net["transport"].get<std::string>(),
                                 net["transport_reason"].get<std::string>(), net["nranks"].get<int>(),
                                 net["schedule"]["rounds"].get<std::size_t>());
+  out += "# buffers: " + detail::buffers_line(net.value("endpoints", nlohmann::json::array())) + "\n";
   out += fmt::format("# {:>5} {:>5} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}  {}\n", "init", "resp", "size_B",
                      "avg_GBps", "peak_GBps", "avg_Gbps", "peak_Gbps", "lat_typ", "lat_p99", "lat_max", "endpoints");
   for (const auto& p : net["pairs"]) {
@@ -94,8 +118,10 @@ std::string format_network_probe(const nlohmann::json& net) {
                          lat["max_us"].get<double>(), ends);
   }
   const auto& s = net["summary"];
-  out += fmt::format("# latency: one-way = RTT/2 of {}-byte ping-pong, microseconds\n",
-                     net["options"]["latency_bytes"].get<std::uint64_t>());
+  const bool imm = net["options"].value("gpu_buffers", false);
+  out += fmt::format("# latency: one-way = RTT/2 of {}-byte {}ping-pong, microseconds\n",
+                     net["options"]["latency_bytes"].get<std::uint64_t>(),
+                     imm ? "RDMA write-with-immediate " : "");
   if (s.contains("median_avg_GBps"))
     out += fmt::format("# summary: {} pairs, median {:.3f} GB/s ({:.2f} Gb/s) at {} B; {} failed\n",
                        s["pairs_measured"].get<std::size_t>(), s["median_avg_GBps"].get<double>(),

@@ -35,7 +35,8 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
   });
   const nlohmann::json mine = {{"rank", me.rank},          {"host", me.hosts[static_cast<std::size_t>(me.rank)]},
                                {"interface", iface.name},  {"address", iface.ipv4},
-                               {"port", port},             {"port_rate_Gbps", iface.speed_Gbps}};
+                               {"port", port},             {"port_rate_Gbps", iface.speed_Gbps},
+                               {"buffer", "host"}};
   nlohmann::json endpoints = nlohmann::json::array();
   for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
   result["endpoints"] = endpoints;
@@ -47,22 +48,12 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
     nlohmann::json entry = nullptr;
     if (peer >= 0) {
       const bool initiator = me.rank < peer;
-      const auto& a = endpoints[static_cast<std::size_t>(initiator ? me.rank : peer)];
-      const auto& b = endpoints[static_cast<std::size_t>(initiator ? peer : me.rank)];
-      entry = {{"role", initiator ? "initiator" : "responder"},
-               {"round", r},
-               {"initiator", a["rank"]},
-               {"responder", b["rank"]},
-               {"initiator_host", a["host"]},
-               {"responder_host", b["host"]},
-               {"same_host", a["host"] == b["host"]},
-               {"transport", "tcp"},
-               {"initiator_endpoint", a["interface"].get<std::string>() + " " + a["address"].get<std::string>()},
-               {"responder_endpoint", b["interface"].get<std::string>() + " " + b["address"].get<std::string>()},
-               {"port_rate_Gbps", std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>())},
-               {"error", nullptr}};
+      entry = pair_entry(endpoints, r, me.rank, peer, "tcp", [](const nlohmann::json& e) {
+        return e["interface"].get<std::string>() + " " + e["address"].get<std::string>();
+      });
       try {
         if (initiator) {
+          const auto& b = endpoints[static_cast<std::size_t>(peer)];
           Fd conn = connect_tcp(b["address"], b["port"], timeout);
           configure_stream(conn, timeout);
           const std::int32_t hello = me.rank;

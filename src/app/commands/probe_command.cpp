@@ -33,6 +33,9 @@ class ProbeCommand : public Command {
     cmd_->add_option("--lat-bytes", lat_bytes_, "latency message size");
     cmd_->add_option("--qps", o_.qps, "ibverbs: queue pairs per rank pair");
     cmd_->add_option("--window", o_.window, "ibverbs: outstanding RDMA writes per QP");
+    cmd_->add_flag("--gpu-buffers", o_.gpu_buffers,
+                   "ibverbs: buffers in GPU memory registered through dma-buf (GPUDirect RDMA), on the GPU nearest "
+                   "the NIC; needs libcuda.so.1 at run time");
     cmd_->add_option("--timeout", timeout_s_, "seconds before a silent peer counts as failed");
     cmd_->add_option("-o,--output", output_, "write the JSON `net` section to this file");
     cmd_->add_flag("--json", json_, "print the JSON instead of the table");

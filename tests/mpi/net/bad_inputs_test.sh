@@ -52,4 +52,22 @@ assert n['schedule']['rounds']==3 and len(n['pairs'])==3 and all(p['error'] is N
 timeout 60 "${mpirun[@]}" -np 1 "$cctune" probe --probe tcp "${fast[@]}" >"$work/out" 2>"$work/err"
 rc=$?; cat "$work/err"
 [[ $rc -eq 2 ]] || fail "-np 1 exited $rc, expected 2"
+# 6. --gpu-buffers with TCP: usage error (exit 2), one line, before anything is measured.
+timeout 60 "${mpirun[@]}" -np 2 "$cctune" probe --probe tcp --gpu-buffers "${fast[@]}" >"$work/out" 2>"$work/err"
+rc=$?; cat "$work/err"
+[[ $rc -eq 2 ]] || fail "--probe tcp --gpu-buffers exited $rc, expected 2"
+[[ $(grep -c "cctune: error:" "$work/err") -eq 1 ]] || fail "expected one error line"
+grep -q -- "--gpu-buffers needs the ibverbs probe" "$work/err" || fail "message does not say why"
+
+# 7. --gpu-buffers where auto would fall back to TCP, and with --probe ib: environment
+#    error (exit 3), one line naming the missing RDMA device (what a GPU host without
+#    RDMA shows too: tests/gpu/dmabuf_gpu_check.sh).
+for kind in auto ib; do
+  timeout 60 "${mpirun[@]}" -np 2 "$cctune" probe --probe $kind --gpu-buffers "${fast[@]}" >"$work/out" 2>"$work/err"
+  rc=$?; cat "$work/err"
+  [[ $rc -eq 3 ]] || fail "--probe $kind --gpu-buffers exited $rc, expected 3"
+  [[ $(grep -c "cctune: error:" "$work/err") -eq 1 ]] || fail "expected one error line"
+  grep -q "no active RDMA device" "$work/err" || fail "message does not say why"
+  grep -q "measuring TCP" "$work/err" && fail "--gpu-buffers must not fall back to TCP"
+done
 echo "PASS"

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "net/probe.hpp"
 #include "net/probe_internal.hpp"
 
 namespace cctune::net {
@@ -33,6 +34,20 @@ TEST(ProbeSummary, UnknownPortRatesSaySo) {
   const auto s = detail::summarize_pairs(nlohmann::json::array({pair(0, 1, 1.0, 0)}), o);
   EXPECT_TRUE(s["below_port_rate"].empty());
   EXPECT_NE(s["notes"].dump().find("port rates unknown"), std::string::npos);
+}
+
+TEST(ProbeSummary, TextNamesGpuBuffersAndTheLatencyMethod) {
+  nlohmann::json net = {
+      {"transport", "ib"}, {"transport_reason", "--probe ib"}, {"nranks", 3},
+      {"schedule", {{"rounds", 3}}},
+      {"options", {{"latency_bytes", 2}, {"gpu_buffers", true}}},
+      {"endpoints", {{{"rank", 0}, {"buffer", "gpu:0:dmabuf"}}, {{"rank", 1}, {"buffer", "gpu:1:dmabuf"}},
+                     {{"rank", 2}, {"buffer", "gpu:0:dmabuf"}}}},
+      {"pairs", nlohmann::json::array()},
+      {"summary", {{"pairs_measured", 0}}}};
+  const auto text = format_network_probe(net);
+  EXPECT_NE(text.find("# buffers: gpu:0:dmabuf (ranks 0, 2), gpu:1:dmabuf (rank 1)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("2-byte RDMA write-with-immediate ping-pong"), std::string::npos) << text;
 }
 
 }  // namespace

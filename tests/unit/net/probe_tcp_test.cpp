@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "net/ib_device.hpp"
 #include "net/probe.hpp"
 #include "net/socket.hpp"
 #include "thread_comm.hpp"
@@ -117,6 +118,37 @@ TEST(ProbeOptions, ParseAndValidate) {
   o = {};
   o.qps = 0;
   EXPECT_THROW(validate(o), UsageError);
+  // GPU buffers are an ibverbs feature: refused with --probe tcp, allowed with auto and ib.
+  o = {};
+  o.gpu_buffers = true;
+  o.kind = ProbeKind::tcp;
+  EXPECT_THROW(validate(o), UsageError);
+  o.kind = ProbeKind::auto_select;
+  EXPECT_NO_THROW(validate(o));
+}
+
+TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
+  auto o = small_tcp();
+  o.kind = ProbeKind::auto_select;
+  o.gpu_buffers = true;
+  if (!ib::active_ports().empty()) GTEST_SKIP() << "this machine has RDMA";
+  const auto errors = test::run_ranks(2, [&](RankComm& c) -> std::string {
+    try {
+      run_network_probe(c, o);
+    } catch (const EnvironmentError& e) {
+      return e.what_only();
+    }
+    return "no error";
+  });
+  for (const auto& e : errors) EXPECT_NE(e.find("--gpu-buffers: no active RDMA device"), std::string::npos) << e;
+}
+
+TEST(ProbeTcp, EndpointsSayHostMemory) {
+  const auto o = small_tcp();
+  const auto results = test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+  for (const auto& e : results[0]["endpoints"]) EXPECT_EQ(e["buffer"], "host");
+  EXPECT_FALSE(results[0]["options"]["gpu_buffers"].get<bool>());
+  EXPECT_NE(format_network_probe(results[0]).find("# buffers: host memory"), std::string::npos);
 }
 
 }  // namespace
