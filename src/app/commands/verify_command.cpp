@@ -128,8 +128,8 @@ class VerifyCommand : public Command {
 
     const auto gpus = query_nccl_backend(session, /*required=*/true);
     SweepPlan plan = resolve_sweep(args_, true, gpus && gpus->device_count > 0);
-    runtime::ConfigGroup a{"default", {}};
-    runtime::ConfigGroup b{"profile", profile.env};
+    runtime::ConfigGroup a{"default", {}, {}};
+    runtime::ConfigGroup b{"profile", profile.env, {}};
     // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (nccl_sweep.cpp):
     // B's workers load the production plugin exactly as a deployment would.
     b.env["NCCL_TUNER_PLUGIN"] = plugin;

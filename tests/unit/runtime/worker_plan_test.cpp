@@ -83,7 +83,9 @@ TEST(WorkerPlan, StrategyAndPlannedSkips) {
     const SkipRule* skip = planned_skip(w, p);
     const bool expected = p.collective == Collective::AllGather && p.config.algo == "tree";
     EXPECT_EQ(skip != nullptr, expected) << describe(p);
-    if (skip) EXPECT_EQ(skip->reason, "NCCL has no tree allgather");
+    if (skip) {
+      EXPECT_EQ(skip->reason, "NCCL has no tree allgather");
+    }
   }
   j["search"] = "random";
   EXPECT_THROW(worker_plan_from_json(j), UsageError);

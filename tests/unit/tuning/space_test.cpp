@@ -110,8 +110,11 @@ TEST(Plan, SingleEightGpuNodeSkipsWhatNcclCannotRun) {
   EXPECT_NE(group(plan, "ib-hca-nearest").skip_reason.find("across nodes"), std::string::npos);
   EXPECT_NE(group(plan, "ib-qps-4").skip_reason, "");
   // allgather sizes are whole multiples of nranks x 4 bytes
-  for (const PlannedPoint& p : d.points)
-    if (p.collective == Collective::AllGather) EXPECT_EQ(p.size_bytes % 32, 0u);
+  for (const PlannedPoint& p : d.points) {
+    if (p.collective == Collective::AllGather) {
+      EXPECT_EQ(p.size_bytes % 32, 0u);
+    }
+  }
   EXPECT_GT(plan.points, 0u);
   EXPECT_GT(plan.estimated_s, 0.0);
 
@@ -142,7 +145,10 @@ TEST(Plan, OneGpuPerNodeAcrossNodesRunsPatAndDerivesNics) {
 TEST(Plan, AutoMustPairWithAuto) {
   const SpaceContext ctx{8, 1, false, false, {}, 0};
   EXPECT_NE(unsupported_reason(Collective::AllReduce, {"auto", "simple", 0, false}, ctx, 0), "");
-  EXPECT_EQ(unsupported_reason(Collective::AllReduce, {"auto", "auto", 16, false}, ctx, 0), "");
+  EXPECT_EQ(unsupported_reason(Collective::AllReduce, {"auto", "auto", 0, false}, ctx, 0), "");
+  // The plugin forces channels only with an algorithm and a protocol (the backend refuses it).
+  EXPECT_NE(unsupported_reason(Collective::AllReduce, {"auto", "auto", 16, false}, ctx, 0).find("with \"auto\" NCCL picks all three"),
+            std::string::npos);
   EXPECT_NE(unsupported_reason(Collective::Broadcast, {"tree", "ll", 0, false}, ctx, 0), "");
   EXPECT_EQ(unsupported_reason(Collective::Broadcast, {"ring", "ll", 0, false}, ctx, 0), "");
 }
