@@ -13,7 +13,7 @@ void run_halving_points(CollectiveBackend& backend, RankComm& comm, const Worker
                         const std::vector<PointSpec>& points, const Emit& emit);
 
 // The measurement settings of a screening round of `iterations` timed operations: one batch,
-// a short warm-up (the communicator is warm already), no noise target.
+// one warm-up operation, no noise target.
 MeasureSettings screening_settings(const MeasureSettings& full, int iterations);
 
 }  // namespace cctune::runtime

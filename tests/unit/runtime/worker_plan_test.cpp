@@ -5,6 +5,7 @@
 
 #include "app/sweep_options.hpp"
 #include "core/error.hpp"
+#include "runtime/halving_loop.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -89,6 +90,21 @@ TEST(WorkerPlan, StrategyAndPlannedSkips) {
   }
   j["search"] = "random";
   EXPECT_THROW(worker_plan_from_json(j), UsageError);
+}
+
+TEST(WorkerPlan, ScreeningIsOneShortBatchWithoutNoiseTarget) {
+  MeasureSettings full;
+  full.warmup_iters = 5;
+  full.check = true;
+  full.stop.max_time_s = 0.5;
+  const MeasureSettings s = screening_settings(full, 4);
+  EXPECT_EQ(s.warmup_iters, 1);
+  EXPECT_EQ(s.batch_iters, 4);
+  EXPECT_EQ(s.min_batches, 1);
+  EXPECT_EQ(s.stop.min_iterations, 4);
+  EXPECT_EQ(s.stop.max_iterations, 4);  // ends on iterations, never waits for the noise target
+  EXPECT_FALSE(s.check);
+  EXPECT_EQ(s.stop.max_time_s, 0.5);
 }
 
 TEST(WorkerPlan, Malformed) { EXPECT_THROW(worker_plan_from_json({{"collectives", 3}}), UsageError); }
