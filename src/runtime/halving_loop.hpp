@@ -13,7 +13,7 @@ void run_halving_points(CollectiveBackend& backend, RankComm& comm, const Worker
                         const std::vector<PointSpec>& points, const Emit& emit);
 
 // The measurement settings of a screening round of `iterations` timed operations: one batch,
-// one warm-up operation, no noise target.
+// two warm-up operations, no noise target.
 MeasureSettings screening_settings(const MeasureSettings& full, int iterations);
 
 }  // namespace cctune::runtime

@@ -98,7 +98,7 @@ TEST(WorkerPlan, ScreeningIsOneShortBatchWithoutNoiseTarget) {
   full.check = true;
   full.stop.max_time_s = 0.5;
   const MeasureSettings s = screening_settings(full, 4);
-  EXPECT_EQ(s.warmup_iters, 1);
+  EXPECT_EQ(s.warmup_iters, 2);
   EXPECT_EQ(s.batch_iters, 4);
   EXPECT_EQ(s.min_batches, 1);
   EXPECT_EQ(s.stop.min_iterations, 4);
