@@ -84,9 +84,13 @@ class SweepCommand : public Command {
     // A dry run plans NCCL groups even where no GPU is visible (a login node).
     const bool nccl_usable = gpus.has_value() || args_.dry_run;
     SweepPlan plan = resolve_sweep(args_, /*nccl_built=*/nccl_usable, /*gpus_present=*/nccl_usable && (!gpus || gpus->device_count > 0));
-    if (space && plan.backend != BackendChoice::Nccl)
-      throw UsageError("--space tunes NCCL configurations and needs the NCCL backend, not --backend " + args_.backend,
-                       "drop --backend or use --backend nccl");
+    if (space && plan.backend != BackendChoice::Nccl) {
+      if (args_.backend == "mpi")
+        throw UsageError("--space tunes NCCL configurations and needs the NCCL backend, not --backend mpi",
+                         "drop --backend or use --backend nccl");
+      throw EnvironmentError("--space tunes NCCL on GPUs, and no GPU is visible on this node",
+                             "run it on the GPU nodes (check nvidia-smi and CUDA_VISIBLE_DEVICES), or add --dry-run to see the plan");
+    }
     if (space && !resume_dir_.empty())
       throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
     check_job_consistency(session);  // one MPI job, one set of library versions, before measuring

@@ -103,6 +103,9 @@ def bad_inputs(opts):
         lines = [l for l in p.stderr.splitlines() if l.strip()]
         check(p.returncode == code and len(lines) == 1 and all(x in p.stderr for x in parts),
               f"{' '.join(args[:4])}: one line, exit {code}", p.detail)
+    p = run(opts, ["--space", "quick", "-o", os.path.join(opts.workdir, "bad")], env={"CCTUNE_SELFTEST_GPUS": "0"})
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    check(p.returncode == 3 and len(lines) == 1 and "no GPU is visible" in p.stderr, "--space where no GPU is visible: one line, exit 3", p.detail)
 
 
 def sweep_space(opts, strategy, np=None):
