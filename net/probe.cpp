@@ -11,36 +11,6 @@ namespace cctune::net {
 
 namespace detail {
 
-namespace {
-enum class ErrorKind { usage = 1, environment = 2, runtime = 3 };
-}
-
-void agree(RankComm& comm, const RankInfo& me, const std::function<void()>& local) {
-  nlohmann::json mine = nullptr;
-  try {
-    local();
-  } catch (const UsageError& e) {
-    mine = {{"kind", static_cast<int>(ErrorKind::usage)}, {"what", e.what_only()}, {"fix", e.fix()}};
-  } catch (const EnvironmentError& e) {
-    mine = {{"kind", static_cast<int>(ErrorKind::environment)}, {"what", e.what_only()}, {"fix", e.fix()}};
-  } catch (const Error& e) {
-    mine = {{"kind", static_cast<int>(ErrorKind::runtime)}, {"what", e.what_only()}, {"fix", e.fix()}};
-  }
-  const auto all = comm.allgather(mine.dump());
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    const auto j = nlohmann::json::parse(all[r]);
-    if (j.is_null()) continue;
-    const std::string what = j.at("what").get<std::string>() + " (on host " + me.hosts.at(r) + ", rank " +
-                             std::to_string(r) + ")";
-    const std::string fix = j.at("fix");
-    switch (static_cast<ErrorKind>(j.at("kind").get<int>())) {
-      case ErrorKind::usage: throw UsageError(what, fix);
-      case ErrorKind::environment: throw EnvironmentError(what, fix);
-      default: throw RuntimeFailure(what, fix);
-    }
-  }
-}
-
 std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine) {
   const auto all = comm.allgather(mine.dump());
   std::vector<nlohmann::json> entries;

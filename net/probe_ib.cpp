@@ -1,6 +1,7 @@
 // The ibverbs driver of the probe. Connection data travels over RankComm; every step
 // of a pair ends with both sides sending a status, so a failure on one side reaches
 // the other as a message and never as a receive that waits forever.
+#include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "net/gpu_buffer.hpp"
 #include "net/gpu_choice.hpp"
@@ -122,7 +123,7 @@ void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, co
   std::vector<ib::PortInfo> ports;
   ib::PortInfo port;
   std::shared_ptr<const gpu::GpuContext> gpu;
-  agree(comm, me, [&] {
+  agree_on_errors(comm, [&] {
     ports = ib::active_ports();
     port = ib::choose_port(ports, o.ib_device, me.local_index);
     if (!o.gpu_buffers) return;

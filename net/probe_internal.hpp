@@ -18,10 +18,6 @@ struct RankInfo {
   std::vector<std::string> hosts;  // every rank's host name
 };
 
-// Runs `local` on every rank; if it throws cctune::Error on any rank, every rank throws
-// the first such error (same type, naming host and rank), so no rank is left waiting.
-void agree(RankComm& comm, const RankInfo& me, const std::function<void()>& local);
-
 // One round of pair entries: each rank contributes its entry (or null); the
 // initiator's entry is kept, with the responder's error merged in when it had one.
 std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine);

@@ -3,6 +3,7 @@
 // higher one and streams to it.
 #include <cstdlib>
 
+#include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "net/probe_internal.hpp"
 #include "net/socket.hpp"
@@ -25,7 +26,7 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
   Interface iface;
   Fd listener;
   int port = 0;
-  agree(comm, me, [&] {
+  agree_on_errors(comm, [&] {
     std::string spec = o.socket_ifname, source = "--socket-ifname";
     if (spec.empty()) {
       if (const char* env = std::getenv("NCCL_SOCKET_IFNAME")) { spec = env; source = "NCCL_SOCKET_IFNAME"; }

@@ -9,10 +9,10 @@
 
 namespace {
 
-// Usage and environment errors are raised on every rank alike (commands agree on them
-// with agree_on_errors() before measuring), so only rank 0 speaks and every rank exits
-// normally. Anything else may have struck one rank alone, so the others are stopped
-// rather than left waiting in a collective.
+// Usage and environment errors, and any error agree_on_errors() relayed, are raised on
+// every rank alike, so only rank 0 speaks and every rank exits normally. Anything else
+// may have struck one rank alone, so the others are stopped rather than left waiting in a
+// collective.
 int report(const cctune::Error& e, cctune::app::Session& session, int code, bool symmetric) {
   const bool multi_rank = session.mpi_started() && session.comm().size() > 1;
   if (!symmetric || !session.mpi_started() || session.rank() == 0)
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   } catch (const cctune::EnvironmentError& e) {
     return report(e, session, cctune::exit_code::environment, true);
   } catch (const cctune::Error& e) {
-    return report(e, session, cctune::exit_code::failure, false);
+    return report(e, session, cctune::exit_code::failure, e.agreed());
   } catch (const std::exception& e) {
     return report(cctune::Error(e.what()), session, cctune::exit_code::failure, false);
   }

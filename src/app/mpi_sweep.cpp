@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "app/agreement.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "collectives/mpi/mpi_backend.hpp"

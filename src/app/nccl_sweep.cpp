@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "app/agreement.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "core/error.hpp"

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "app/agreement.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/results_json.hpp"

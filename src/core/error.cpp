@@ -7,7 +7,8 @@ namespace cctune {
 Error::Error(std::string what, std::string fix)
     : std::runtime_error(what), what_(std::move(what)), fix_(std::move(fix)) {}
 
-std::string Error::describe(const ErrorSite& site) const {
+std::string Error::describe(const ErrorSite& caller_site) const {
+  const ErrorSite& site = site_ ? *site_ : caller_site;
   std::ostringstream out;
   out << what_;
   if (!site.host.empty() || site.rank >= 0) {

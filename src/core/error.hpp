@@ -1,6 +1,7 @@
 #pragma once
 // One error hierarchy for the whole tool. Messages say what failed, where, and the fix;
 // only the app layer turns them into exit codes.
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -18,12 +19,19 @@ class Error : public std::runtime_error {
   Error(std::string what, std::string fix = {});
   const std::string& fix() const noexcept { return fix_; }
   const std::string& what_only() const noexcept { return what_; }
-  // "what (on host H, rank R). Fix: ..." on one line.
+  // "what (on host H, rank R). Fix: ..." on one line. The error's own site, when it has
+  // one, wins over `site` (the caller's, which may be another rank's).
   std::string describe(const ErrorSite& site = {}) const;
+
+  // Set by agree_on_errors(): every rank throws this same error, which happened at `site`.
+  void set_agreed_site(ErrorSite site) { site_ = std::move(site); }
+  bool agreed() const noexcept { return site_.has_value(); }
+  const std::optional<ErrorSite>& site() const noexcept { return site_; }
 
  private:
   std::string what_;
   std::string fix_;
+  std::optional<ErrorSite> site_;
 };
 
 // Bad command line, bad config or input file: the user's input is wrong.

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "app/agreement.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/mpi_sweep.hpp"

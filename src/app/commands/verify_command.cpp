@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "app/agreement.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/nccl_sweep.hpp"
