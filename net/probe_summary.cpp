@@ -96,9 +96,10 @@ nlohmann::json summarize_pairs(const nlohmann::json& pairs, const ProbeOptions& 
 
 std::string format_network_probe(const nlohmann::json& net) {
   if (net.value("skipped", false)) return "network probe skipped: " + net.value("reason", std::string()) + "\n";
-  std::string out = fmt::format("# network probe: {} ({}), {} ranks, {} rounds\n", net["transport"].get<std::string>(),
-                                net["transport_reason"].get<std::string>(), net["nranks"].get<int>(),
-                                net["schedule"]["rounds"].get<std::size_t>());
+  const auto rounds = net["schedule"]["rounds"].get<std::size_t>();
+  std::string out = fmt::format("# network probe: {} ({}), {} ranks, {} round{}\n", net["transport"].get<std::string>(),
+                                net["transport_reason"].get<std::string>(), net["nranks"].get<int>(), rounds,
+                                rounds == 1 ? "" : "s");
   out += "# buffers: " + detail::buffers_line(net.value("endpoints", nlohmann::json::array())) + "\n";
   out += fmt::format("# {:>5} {:>5} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}  {}\n", "init", "resp", "size_B",
                      "avg_GBps", "peak_GBps", "avg_Gbps", "peak_Gbps", "lat_typ", "lat_p99", "lat_max", "endpoints");
