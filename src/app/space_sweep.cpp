@@ -1,9 +1,11 @@
 #include "app/space_sweep.hpp"
 
+#include <cstdint>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/units.hpp"
 
 namespace cctune::app {
 namespace {
@@ -20,6 +22,18 @@ std::string join_sizes(const std::vector<std::uint64_t>& sizes) {
   return s;
 }
 
+// The sizes of a space's list within [lo, hi]; none is an error naming the flags.
+std::vector<std::uint64_t> sizes_within(const std::vector<std::uint64_t>& list, const std::string& space, std::uint64_t lo,
+                                        std::uint64_t hi) {
+  std::vector<std::uint64_t> out;
+  for (const auto v : list)
+    if (v >= lo && v <= hi) out.push_back(v);
+  if (out.empty())
+    throw UsageError("no size of space " + space + "'s list lies within --min-bytes/--max-bytes",
+                     "widen -b/-e, or give the sizes with --sizes");
+  return out;
+}
+
 }  // namespace
 
 void apply_space_defaults(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed, SweepArgs& a) {
@@ -28,16 +42,18 @@ void apply_space_defaults(const tuner::SearchSpace& space, const std::function<b
       throw UsageError(std::string(replaced) + " cannot be combined with --space: the space sets the configs and groups",
                        "drop " + std::string(replaced) + ", or copy the space file, edit it and pass its path to --space");
   if (!typed("--collectives")) a.collectives = join_collectives(space.collectives);
-  const bool sizes_typed = typed("--min-bytes") || typed("--max-bytes") || typed("--step-factor") || typed("--step-bytes") || typed("--sizes");
-  if (!sizes_typed) {
-    const SizeSequence& s = space.sizes;
-    if (!s.list.empty()) {
-      a.sizes = join_sizes(s.list);
-    } else {
-      a.min_bytes = std::to_string(s.min_bytes);
-      a.max_bytes = std::to_string(s.max_bytes);
-      a.factor = s.factor;
+  // Each size flag you type replaces its part of the space's sizes: -b/-e narrow them,
+  // -f changes the step; --sizes or -i replace them whole.
+  const SizeSequence& s = space.sizes;
+  if (!typed("--sizes") && !typed("--step-bytes")) {
+    if (s.list.empty()) {
+      if (!typed("--min-bytes")) a.min_bytes = std::to_string(s.min_bytes);
+      if (!typed("--max-bytes")) a.max_bytes = std::to_string(s.max_bytes);
+      if (!typed("--step-factor")) a.factor = s.factor;
       a.step_bytes = std::to_string(s.step_bytes);
+    } else if (!typed("--step-factor")) {
+      a.sizes = join_sizes(sizes_within(s.list, space.name, typed("--min-bytes") ? parse_size(a.min_bytes, "--min-bytes") : 0,
+                                        typed("--max-bytes") ? parse_size(a.max_bytes, "--max-bytes") : UINT64_MAX));
     }
   }
   if (!typed("--dtype")) a.dtype = to_string(space.dtype);

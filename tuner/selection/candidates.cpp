@@ -1,16 +1,26 @@
 #include "tuner/selection/candidates.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "tuner/profile/profile.hpp"
 
 namespace cctune::tuner {
 namespace {
 
+// A run records the environment its workers had, including what cctune set only to
+// measure (its in-executable plugin); a profile's env carries the group's own settings.
+std::map<std::string, std::string> group_settings(const std::map<std::string, std::string>& run_env) {
+  auto env = run_env;
+  for (const char* key : {"NCCL_TUNER_PLUGIN", "CCTUNE_PROFILE"}) env.erase(key);
+  return env;
+}
+
 std::size_t group_index(CandidateSet& set, const RunResult& run) {
   for (std::size_t i = 0; i < set.groups.size(); ++i)
     if (set.groups[i].name == run.group) return i;
-  set.groups.push_back({run.group, run.env});
+  set.groups.push_back({run.group, group_settings(run.env)});
   return set.groups.size() - 1;
 }
 

@@ -72,6 +72,22 @@ TEST(Ranges, GeometricMidpointsAndEdges) {
   EXPECT_THROW(merge_ranges({64, 8}, {1, 1}, true), std::invalid_argument);
 }
 
+TEST(Selection, ProfileEnvHoldsTheGroupsSettingsNotTheSweepsPlugin) {
+  // What a real sweep records per run: the group's settings plus NVLS off and the
+  // in-executable plugin the workers measured with.
+  Results results = fixture("h200x8_allreduce.results.json");
+  for (RunResult& run : results.runs) {
+    run.env["NCCL_NVLS_ENABLE"] = "0";
+    run.env["NCCL_TUNER_PLUGIN"] = "STATIC_PLUGIN";
+  }
+  TuneOptions options;
+  const TuneOutputs out = tune_results(results, options);
+  ASSERT_EQ(out.group, "channels-32");
+  const std::map<std::string, std::string> want = {
+      {"NCCL_MAX_CTAS", "32"}, {"NCCL_MIN_CTAS", "32"}, {"NCCL_NVLS_ENABLE", "0"}};
+  EXPECT_EQ(out.profile.env, want);
+}
+
 TEST(Selection, SingleNodePicksRaisedCeilingGroupAndMergesRanges) {
   TuneOptions options;
   options.space = "default";
