@@ -85,7 +85,9 @@ for run in runs:
             a, pr, ch = forced.split("/")
             got = f"{chosen.get('algo')}/{chosen.get('proto')}/{chosen.get('channels')}"
             if got != f"{a}/{pr}/{ch}": problems.append(f"{where}: chosen {got}, forced {forced}")
-        if not (p.get("busbw_GBps", 0) > 0): problems.append(f"{where}: busbw {p.get('busbw_GBps')}")
+        # busbw = algbw x (n-1)/n or 2(n-1)/n, which is 0 for one rank (as nccl-tests prints it).
+        bw = "busbw_GBps" if run.get("nranks", 0) > 1 else "algbw_GBps"
+        if not (p.get(bw, 0) > 0): problems.append(f"{where}: {bw} {p.get(bw)}")
 print(f"   {ok} ok point(s), {skipped} skipped, nnodes={[r.get('nnodes') for r in runs]}")
 if ok == 0: problems.append("no point measured")
 for x in problems[:20]: print("   problem: " + x)
