@@ -11,23 +11,6 @@ namespace cctune::net {
 
 namespace detail {
 
-std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine) {
-  const auto all = comm.allgather(mine.dump());
-  std::vector<nlohmann::json> entries;
-  for (const auto& text : all) entries.push_back(nlohmann::json::parse(text));
-  std::vector<nlohmann::json> pairs;
-  for (const auto& e : entries) {
-    if (e.is_null() || e.value("role", "") != "initiator") continue;
-    nlohmann::json p = e;
-    p.erase("role");
-    const auto& resp = entries.at(p.at("responder").get<std::size_t>());
-    if (resp.is_object() && resp.contains("error") && !resp["error"].is_null())
-      p["responder_error"] = resp["error"];
-    pairs.push_back(std::move(p));
-  }
-  return pairs;
-}
-
 nlohmann::json options_json(const ProbeOptions& o) {
   return {{"probe", to_string(o.kind)},
           {"min_bytes", o.min_bytes},

@@ -134,39 +134,24 @@ void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, co
   mine["buffer"] = gpu ? gpu::buffer_label(*gpu) : "host";
   mine["rank"] = me.rank;
   mine["host"] = me.hosts[static_cast<std::size_t>(me.rank)];
-  nlohmann::json endpoints = nlohmann::json::array();
-  for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
+  const auto endpoints = gather_endpoints(comm, mine);
   result["endpoints"] = endpoints;
-
-  nlohmann::json pairs = nlohmann::json::array();
-  for (std::size_t r = 0; r < rounds.size(); ++r) {
-    const int peer = peer_in_round(rounds[r], me.rank);
-    nlohmann::json entry = nullptr;
-    if (peer >= 0) {
-      const bool initiator = me.rank < peer;
-      entry = pair_entry(endpoints, r, me.rank, peer, "ib", [](const nlohmann::json& e) {
-        return e["device"].get<std::string>() + ":" + std::to_string(e["port"].get<int>());
-      });
-      try {
-        bool numa_bound = false;
-        const auto m = run_pair(comm, initiator, peer, port, o, gpu, numa_bound);
-        if (initiator) {
-          nlohmann::json bw = nlohmann::json::array();
-          for (const auto& s : m.bandwidth) bw.push_back(s);
-          entry["bandwidth"] = bw;
-          entry["latency"] = m.latency;
-          entry["latency_method"] = gpu ? "rdma_write_with_imm" : "rdma_write_poll_last_byte";
-          if (!gpu) entry["buffer_numa_bound"] = numa_bound;
-        }
-      } catch (const Error& e) {
-        entry["error"] = e.what_only();
-      }
-    }
-    for (auto& p : gather_round(comm, entry)) pairs.push_back(std::move(p));
-  }
-  result["pairs"] = pairs;
+  const auto label = [](const nlohmann::json& e) {
+    return e["device"].get<std::string>() + ":" + std::to_string(e["port"].get<int>());
+  };
   // NIC-to-NIC inside a node: ranks on one host take NICs by local index, so with one
   // rank per NIC the pairs with same_host = true are exactly those.
+  result["pairs"] = run_rounds(comm, me, rounds, endpoints, "ib", label, [&](int peer, bool initiator, nlohmann::json& entry) {
+    bool numa_bound = false;
+    const auto m = run_pair(comm, initiator, peer, port, o, gpu, numa_bound);
+    if (!initiator) return;
+    nlohmann::json bw = nlohmann::json::array();
+    for (const auto& s : m.bandwidth) bw.push_back(s);
+    entry["bandwidth"] = bw;
+    entry["latency"] = m.latency;
+    entry["latency_method"] = gpu ? "rdma_write_with_imm" : "rdma_write_poll_last_byte";
+    if (!gpu) entry["buffer_numa_bound"] = numa_bound;
+  });
 }
 
 }  // namespace cctune::net::detail

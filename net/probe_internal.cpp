@@ -2,7 +2,32 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
+
 namespace cctune::net::detail {
+
+namespace {
+
+// One round of pair entries: each rank contributes its entry (or null); the
+// initiator's entry is kept, with the responder's error merged in when it had one.
+std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine) {
+  const auto all = comm.allgather(mine.dump());
+  std::vector<nlohmann::json> entries;
+  for (const auto& text : all) entries.push_back(nlohmann::json::parse(text));
+  std::vector<nlohmann::json> pairs;
+  for (const auto& e : entries) {
+    if (e.is_null() || e.value("role", "") != "initiator") continue;
+    nlohmann::json p = e;
+    p.erase("role");
+    const auto& resp = entries.at(p.at("responder").get<std::size_t>());
+    if (resp.is_object() && resp.contains("error") && !resp["error"].is_null())
+      p["responder_error"] = resp["error"];
+    pairs.push_back(std::move(p));
+  }
+  return pairs;
+}
+
+}  // namespace
 
 nlohmann::json pair_entry(const nlohmann::json& endpoints, std::size_t round, int me, int peer,
                           const std::string& transport, const EndpointLabel& label) {
@@ -21,6 +46,32 @@ nlohmann::json pair_entry(const nlohmann::json& endpoints, std::size_t round, in
           {"responder_endpoint", label(b)},
           {"port_rate_Gbps", std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>())},
           {"error", nullptr}};
+}
+
+nlohmann::json gather_endpoints(RankComm& comm, const nlohmann::json& mine) {
+  nlohmann::json endpoints = nlohmann::json::array();
+  for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
+  return endpoints;
+}
+
+nlohmann::json run_rounds(RankComm& comm, const RankInfo& me, const std::vector<Round>& rounds,
+                          const nlohmann::json& endpoints, const std::string& transport, const EndpointLabel& label,
+                          const MeasurePair& measure) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    const int peer = peer_in_round(rounds[r], me.rank);
+    nlohmann::json entry = nullptr;
+    if (peer >= 0) {
+      entry = pair_entry(endpoints, r, me.rank, peer, transport, label);
+      try {
+        measure(peer, me.rank < peer, entry);
+      } catch (const Error& e) {
+        entry["error"] = e.what_only();
+      }
+    }
+    for (auto& p : gather_round(comm, entry)) pairs.push_back(std::move(p));
+  }
+  return pairs;
 }
 
 }  // namespace cctune::net::detail

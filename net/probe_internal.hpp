@@ -18,10 +18,6 @@ struct RankInfo {
   std::vector<std::string> hosts;  // every rank's host name
 };
 
-// One round of pair entries: each rank contributes its entry (or null); the
-// initiator's entry is kept, with the responder's error merged in when it had one.
-std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine);
-
 // How a transport names one end of a pair in its entry ("mlx5_0:1", "eth0 10.0.0.1"),
 // given that rank's element of result["endpoints"].
 using EndpointLabel = std::function<std::string(const nlohmann::json& endpoint)>;
@@ -30,6 +26,20 @@ using EndpointLabel = std::function<std::string(const nlohmann::json& endpoint)>
 // endpoint labels, the slower port's rate and no error yet. The lower rank initiates.
 nlohmann::json pair_entry(const nlohmann::json& endpoints, std::size_t round, int me, int peer,
                           const std::string& transport, const EndpointLabel& label);
+
+// Every rank's endpoint description (its element of result["endpoints"]), in rank order.
+nlohmann::json gather_endpoints(RankComm& comm, const nlohmann::json& mine);
+
+// Measures this rank's pair of a round and fills `entry` (the initiator's entry is the
+// one kept); throws cctune::Error on failure.
+using MeasurePair = std::function<void(int peer, bool initiator, nlohmann::json& entry)>;
+
+// The rounds, the same for every transport: in each, this rank measures with its peer
+// (if it has one); an Error becomes the entry's "error" and the other pairs go on; then
+// the round's entries are gathered. Returns result["pairs"], the same on every rank.
+nlohmann::json run_rounds(RankComm& comm, const RankInfo& me, const std::vector<Round>& rounds,
+                          const nlohmann::json& endpoints, const std::string& transport, const EndpointLabel& label,
+                          const MeasurePair& measure);
 
 // Per-transport drivers: fill result["endpoints"], result["pairs"].
 void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o,

@@ -38,48 +38,35 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
                                {"interface", iface.name},  {"address", iface.ipv4},
                                {"port", port},             {"port_rate_Gbps", iface.speed_Gbps},
                                {"buffer", "host"}};
-  nlohmann::json endpoints = nlohmann::json::array();
-  for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
+  const auto endpoints = gather_endpoints(comm, mine);
   result["endpoints"] = endpoints;
 
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.timeout);
-  nlohmann::json pairs = nlohmann::json::array();
-  for (std::size_t r = 0; r < rounds.size(); ++r) {
-    const int peer = peer_in_round(rounds[r], me.rank);
-    nlohmann::json entry = nullptr;
-    if (peer >= 0) {
-      const bool initiator = me.rank < peer;
-      entry = pair_entry(endpoints, r, me.rank, peer, "tcp", [](const nlohmann::json& e) {
-        return e["interface"].get<std::string>() + " " + e["address"].get<std::string>();
-      });
-      try {
-        if (initiator) {
-          const auto& b = endpoints[static_cast<std::size_t>(peer)];
-          Fd conn = connect_tcp(b["address"], b["port"], timeout);
-          configure_stream(conn, timeout);
-          const std::int32_t hello = me.rank;
-          send_all(conn, &hello, sizeof hello);
-          entry.update(measurement_json(tcp_initiate(conn, o)));
-        } else {
-          // A connection from anyone but this round's peer (a late retry of an earlier
-          // round) is dropped.
-          for (;;) {
-            Fd conn = accept_tcp(listener, timeout);
-            configure_stream(conn, timeout);
-            std::int32_t hello = -1;
-            recv_all(conn, &hello, sizeof hello);
-            if (hello != peer) continue;
-            tcp_respond(conn, o);
-            break;
-          }
-        }
-      } catch (const Error& e) {
-        entry["error"] = e.what_only();
-      }
+  const auto label = [](const nlohmann::json& e) {
+    return e["interface"].get<std::string>() + " " + e["address"].get<std::string>();
+  };
+  result["pairs"] = run_rounds(comm, me, rounds, endpoints, "tcp", label, [&](int peer, bool initiator, nlohmann::json& entry) {
+    if (initiator) {
+      const auto& b = endpoints[static_cast<std::size_t>(peer)];
+      Fd conn = connect_tcp(b["address"], b["port"], timeout);
+      configure_stream(conn, timeout);
+      const std::int32_t hello = me.rank;
+      send_all(conn, &hello, sizeof hello);
+      entry.update(measurement_json(tcp_initiate(conn, o)));
+      return;
     }
-    for (auto& p : gather_round(comm, entry)) pairs.push_back(std::move(p));
-  }
-  result["pairs"] = pairs;
+    // A connection from anyone but this round's peer (a late retry of an earlier round)
+    // is dropped.
+    for (;;) {
+      Fd conn = accept_tcp(listener, timeout);
+      configure_stream(conn, timeout);
+      std::int32_t hello = -1;
+      recv_all(conn, &hello, sizeof hello);
+      if (hello != peer) continue;
+      tcp_respond(conn, o);
+      return;
+    }
+  });
 }
 
 }  // namespace cctune::net::detail
