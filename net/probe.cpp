@@ -40,7 +40,8 @@ std::string hostname() {
 
 }  // namespace
 
-nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const NoteFn& note) {
+nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note) {
+  const ProbeOptions o = with_test_hooks(options);
   validate(o);
   if (o.kind == ProbeKind::none) return {{"skipped", true}, {"reason", "--probe none"}};
   detail::RankInfo me;

@@ -104,6 +104,7 @@ PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::Por
   if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
 
   status = "ok";
+  if (!initiator) stall_if_asked(o, comm.rank());
   try {
     if (initiator) m.latency = ep->write_lat_initiate(remote, o.latency_iterations, o.warmup_iterations);
     else ep->write_lat_respond(remote, o.latency_iterations, o.warmup_iterations);

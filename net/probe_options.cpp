@@ -1,5 +1,9 @@
 #include "net/probe_options.hpp"
 
+#include <cstdlib>
+#include <string>
+#include <thread>
+
 #include "core/error.hpp"
 
 namespace cctune::net {
@@ -35,6 +39,26 @@ void validate(const ProbeOptions& o) {
   if (o.gpu_buffers && o.kind == ProbeKind::tcp)
     throw UsageError("--gpu-buffers needs the ibverbs probe (RDMA from GPU memory); TCP sends from host memory",
                      "use --probe ib, or drop --gpu-buffers");
+}
+
+ProbeOptions with_test_hooks(ProbeOptions o) {
+  const char* env = std::getenv("CCTUNE_TEST_PROBE_STALL");
+  if (env == nullptr || *env == 0) return o;
+  const std::string text = env;
+  const auto colon = text.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    o.test_stall_rank = std::stoi(text.substr(0, colon));
+    o.test_stall_s = std::stod(text.substr(colon + 1));
+  } catch (const std::exception&) {
+    throw UsageError("CCTUNE_TEST_PROBE_STALL='" + text + "' is not RANK:SECONDS", "unset it (it is for tests)");
+  }
+  return o;
+}
+
+void stall_if_asked(const ProbeOptions& o, int rank) {
+  if (rank == o.test_stall_rank && o.test_stall_s > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.test_stall_s));
 }
 
 }  // namespace cctune::net

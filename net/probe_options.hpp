@@ -29,7 +29,18 @@ struct ProbeOptions {
   bool gpu_buffers = false;          // ibverbs: GPU memory via dma-buf (libcuda.so.1 loaded at run time)
   double port_fraction_warn = 0.8;   // flag pairs below this fraction of the port rate
   std::chrono::seconds timeout{60};  // per connection step and per transfer; no hang
+  // Tests only: rank `test_stall_rank` sleeps `test_stall_s` before it answers as a
+  // responder, so the timeouts meet a real stalled peer (CCTUNE_TEST_PROBE_STALL=RANK:SECONDS).
+  int test_stall_rank = -1;
+  double test_stall_s = 0;
 };
+
+// `o` with the test hook from CCTUNE_TEST_PROBE_STALL when it is set; throws UsageError
+// when it is malformed.
+ProbeOptions with_test_hooks(ProbeOptions o);
+
+// Sleeps when `rank` is the one the test hook stalls.
+void stall_if_asked(const ProbeOptions& o, int rank);
 
 // Throws UsageError when the options contradict each other (sizes, counts).
 void validate(const ProbeOptions& o);

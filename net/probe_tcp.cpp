@@ -55,6 +55,7 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
       entry.update(measurement_json(tcp_initiate(conn, o)));
       return;
     }
+    stall_if_asked(o, me.rank);
     // A connection from anyone but this round's peer (a late retry of an earlier round)
     // is dropped.
     for (;;) {

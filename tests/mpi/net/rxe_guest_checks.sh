@@ -54,6 +54,18 @@ rc=$?; cat "$work/np3.err"; [[ $rc -eq 0 ]] || fail "probe -np 3 exited $rc"
 grep -q "odd" "$work/np3.err" || fail "odd rank count not said"
 check "$work/np3.json" --transport ib --pairs 3 --rounds 3 --sizes 65536
 
+step "a stalled peer: rank 1 answers the latency ping-pong only after 8 s, the timeout is 3 s"
+start=$(date +%s)
+CCTUNE_TEST_PROBE_STALL=1:8 timeout 300 "${mpirun[@]}" -np 2 -x CCTUNE_TEST_PROBE_STALL "$cctune" probe --probe ib \
+  -b 64K -e 64K -n 100 -w 5 --lat-iters 100 --timeout 3 -o "$work/stall.json" > "$work/stall.out" 2>&1
+rc=$?; took=$(( $(date +%s) - start )); tail -n 4 "$work/stall.out"
+[[ $rc -eq 1 ]] || fail "stalled peer: exit $rc, expected 1 (a pair failed)"
+[[ $took -lt 120 ]] || fail "stalled peer: took $took s"
+python3 -c "
+import json; n = json.load(open('$work/stall.json')); p = n['pairs'][0]
+assert n['summary']['pairs_failed'] == 1 and 'within the timeout' in p['error'], p
+print('stalled pair recorded:', p['error'], '| responder:', p.get('responder_error'))" || fail "stalled pair not recorded as failed"
+
 step "sweep --probe ib writes the net section"
 timeout 400 "${mpirun[@]}" -np 2 "$cctune" sweep --backend mpi --collectives allreduce -b 1K -e 1K --max-time 0.05 \
   --probe ib --no-tune -o "$work/sweep" > "$work/sweep.out" 2>&1

@@ -57,6 +57,29 @@ TEST(ProbeTcp, ThreeRanksRunThreeRoundsWithOneIdleEach) {
   EXPECT_NE(net["summary"]["notes"].dump().find("odd"), std::string::npos);
 }
 
+TEST(ProbeTcp, StalledPeerFailsItsPairOnlyAndNothingHangs) {
+  auto o = small_tcp();
+  o.max_bytes = o.min_bytes;
+  o.timeout = std::chrono::seconds(1);
+  o.test_stall_rank = 1;  // answers only after 3 s: rank 0, its initiator, must give up at 1 s
+  o.test_stall_s = 3;
+  const auto start = std::chrono::steady_clock::now();
+  const auto results = test::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(elapsed, 20);
+  const auto& net = results[0];
+  ASSERT_EQ(net["pairs"].size(), 6u);
+  for (const auto& p : net["pairs"]) {
+    const bool stalled = p["initiator"] == 0 && p["responder"] == 1;
+    EXPECT_EQ(p["error"].is_null(), !stalled) << p.dump();
+    if (stalled) {
+      EXPECT_NE(p["error"].get<std::string>().find("timed out"), std::string::npos) << p.dump();
+    }
+  }
+  EXPECT_EQ(net["summary"]["pairs_failed"], 1);
+  EXPECT_EQ(net["summary"]["pairs_measured"], 5);
+}
+
 TEST(ProbeTcp, AutoFallsBackToTcpAndSaysWhy) {
   auto o = small_tcp();
   o.kind = ProbeKind::auto_select;
