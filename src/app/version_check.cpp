@@ -135,10 +135,12 @@ void check_versions_match(RankComm& comm, const std::string& host, Versions mine
                            "container image), or exclude the odd nodes from the allocation");
 }
 
-void check_job_consistency(Session& session) {
+void check_job_consistency(Session& session, const Versions& more) {
   RankComm& comm = session.comm();
   check_launch(comm, session.hostname());
-  check_versions_match(comm, session.hostname(), local_versions());
+  Versions mine = local_versions();
+  mine.insert(more.begin(), more.end());
+  check_versions_match(comm, session.hostname(), mine);
 }
 
 }  // namespace cctune::app

@@ -4,7 +4,7 @@
 //  - the launcher wired the ranks together (srun without PMIx, or a foreign mpirun,
 //    starts N singletons that would each sweep alone and overwrite one results.json);
 //  - every rank runs the same cctune build and MPI library (and, with the NCCL backend,
-//    the same NCCL: the runtime calls check_versions_match() with its workers' versions).
+//    the same NCCL, as its workers report it).
 //
 // Tests simulate a mismatch without a second installation:
 //   CCTUNE_TEST_FAKE_VERSION="1:mpi=Open MPI v9.9.9;2:nccl=2.99.0"
@@ -44,8 +44,8 @@ std::string describe_version_mismatch(const std::vector<Versions>& per_rank, con
 // Applies CCTUNE_TEST_FAKE_VERSION for `rank` to `v` (see above).
 void apply_test_override(int rank, Versions& v, const char* spec);
 
-// What sweep and probe call right after resolving options: check_launch, then
-// check_versions_match(local_versions()).
-void check_job_consistency(Session& session);
+// What sweep and verify call right after resolving options: check_launch, then
+// check_versions_match(local_versions() plus `more`, e.g. {"nccl": the workers' NCCL}).
+void check_job_consistency(Session& session, const Versions& more = {});
 
 }  // namespace cctune::app

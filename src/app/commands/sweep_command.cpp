@@ -93,7 +93,8 @@ class SweepCommand : public Command {
     }
     if (space && !resume_dir_.empty())
       throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
-    check_job_consistency(session);  // one MPI job, one set of library versions, before measuring
+    // One MPI job, one set of library versions (NCCL's too when it measures), before measuring.
+    check_job_consistency(session, plan.backend == BackendChoice::Nccl && gpus ? Versions{{"nccl", gpus->nccl_version}} : Versions{});
     Results topology_holder;
     attach_topology(session, topology_holder);  // rank 0 only; the space's NCCL_IB_HCA needs it
     std::optional<tuner::SpacePlan> planned;

@@ -136,7 +136,7 @@ class VerifyCommand : public Command {
     b.env["CCTUNE_PROFILE"] = profile_abs;
     plan.nccl.groups.clear();
     for (int r = 0; r < rounds_; ++r) plan.nccl.groups.insert(plan.nccl.groups.end(), {a, b});
-    check_job_consistency(session);
+    check_job_consistency(session, {{"nccl", gpus->nccl_version}});
     const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
     agree_on_errors(comm, [&] {
       if (comm.rank() == 0) ensure_writable_directory(plan.output_dir);

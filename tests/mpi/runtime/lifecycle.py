@@ -211,6 +211,10 @@ def scenario_bad_inputs(opts):
     # The selftest module and the real NCCL module word it differently; both name GPU memory.
     one_line_error(r, 3, "GPU memory" if GPU["on"] else "do not fit")
     check(not stray_workers(r.outdir), "no worker left running")
+    # Ranks whose workers load different NCCL releases stop before measuring, naming both.
+    r = sweep(opts, "nccl_mismatch", SMALL, {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAKE_VERSION": "1:nccl=2.99.0"}, np=2)
+    one_line_error(r, 3, "and '2.99.0' on rank 1")
+    check("nccl is missing" not in r.err, "rank 0's own NCCL version is named", r)
 
 
 def scenario_emulate_nodes(opts):
