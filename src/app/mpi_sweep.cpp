@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "collectives/rank_agreement.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "collectives/mpi/mpi_backend.hpp"
 #include "collectives/mpi/mpi_rank_comm.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "core/sizes.hpp"
 #include "core/units.hpp"
 

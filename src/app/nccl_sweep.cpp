@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <regex>
 
-#include "collectives/rank_agreement.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/units.hpp"

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "collectives/rank_agreement.hpp"
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/mpi_sweep.hpp"
@@ -18,6 +17,7 @@
 #include "app/sweep_options.hpp"
 #include "app/sweep_outputs.hpp"
 #include "app/version_check.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 

@@ -10,7 +10,6 @@
 #include <set>
 #include <sstream>
 
-#include "collectives/rank_agreement.hpp"
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/nccl_sweep.hpp"
@@ -21,6 +20,7 @@
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "app/version_check.hpp"
+#include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/results_json.hpp"
