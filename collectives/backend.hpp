@@ -40,6 +40,9 @@ class CollectiveBackend {
   virtual long count_wrong() = 0;
   // What actually ran at the last batch (NCCL: algo/proto/channels observed); may be empty.
   virtual PointConfig chosen() const { return {}; }
+  // NCCL: the algorithms NCCL's cost table offered for the prepared point (names, NCCL's
+  // order), as the tuner plugin saw them; empty where unknown.
+  virtual std::vector<std::string> offered_algorithms() const { return {}; }
 };
 
 }  // namespace cctune

@@ -80,6 +80,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   result.chosen_algo = ran.algo == "auto" ? "" : ran.algo;
   result.chosen_proto = ran.proto == "auto" ? "" : ran.proto;
   result.chosen_channels = ran.channels;
+  result.offered_algos = backend.offered_algorithms();
   return result;
 }
 

@@ -73,6 +73,7 @@ void TunedBackend::prepare(const PointSpec& spec) {
   current_ = spec.config;
   observation_.reset();
   report_.reset();
+  offered_ = 0;
   apply(current_);
   inner_->prepare(spec);
 }
@@ -85,7 +86,10 @@ BatchTiming TunedBackend::run_batch(int n) {
 }
 
 void TunedBackend::snapshot() {
-  if (auto o = control_.last_observation(); o && o->calls > 0) observation_ = o;
+  if (auto o = control_.last_observation(); o && o->calls > 0) {
+    observation_ = o;
+    offered_ |= o->offered;
+  }
   if (control_.mode() == tuner::SweepMode::Forced)
     if (auto r = control_.forced_report(); r.calls > 0) report_ = r;
 }
@@ -103,6 +107,8 @@ PointConfig TunedBackend::chosen() const {
   }
   return ran;
 }
+
+std::vector<std::string> TunedBackend::offered_algorithms() const { return tuner::algorithm_names(offered_); }
 
 std::unique_ptr<CollectiveBackend> wrap_with_sweep_control(std::unique_ptr<CollectiveBackend> backend, RankComm& comm) {
   return std::make_unique<TunedBackend>(std::move(backend), tuner::SweepControl::instance(), comm.size());

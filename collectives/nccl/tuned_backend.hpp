@@ -43,6 +43,7 @@ class TunedBackend final : public CollectiveBackend {
   BatchTiming run_batch(int n) override;
   long count_wrong() override { return inner_->count_wrong(); }
   PointConfig chosen() const override;
+  std::vector<std::string> offered_algorithms() const override;
 
   CollectiveBackend& inner() { return *inner_; }
 
@@ -57,6 +58,7 @@ class TunedBackend final : public CollectiveBackend {
   // What the plugin saw in the latest batch that reached it (graph replays do not).
   std::optional<tuner::Observation> observation_;
   std::optional<tuner::ForcedReport> report_;
+  tuner::AlgorithmSet offered_ = 0;  // union over the point's batches
   // Probe results per (collective, dtype, op, in_place, size, algo, proto, channels).
   using ProbeKey = std::tuple<int, int, int, bool, std::uint64_t, std::string, std::string, int>;
   mutable std::map<ProbeKey, std::string> probes_;

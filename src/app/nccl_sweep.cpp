@@ -127,7 +127,7 @@ class PointFeed {
 
 std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool required) {
   RankComm& comm = session.comm();
-  const auto env = runtime::worker_environment(runtime::current_environment(), {}, false);
+  const auto env = runtime::worker_environment(runtime::current_environment(), {});
   std::optional<runtime::GpuQuery> q;
   if (required) {
     agree_on_errors(comm, [&] {
@@ -183,7 +183,6 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
   settings.executable = session.executable();
   settings.log_dir = worker_log_dir(plan.output_dir);
   settings.base_env = runtime::current_environment();
-  settings.allow_nvls = ns.allow_nvls;
   settings.point_timeout_s = ns.point_timeout_s;
   // Automatic deadline: start-up plus three time caps per point, generously.
   settings.group_timeout_s = ns.group_timeout_s > 0 ? ns.group_timeout_s
@@ -228,7 +227,10 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
       RunResult run;
       run.backend = "nccl";
       run.group = group.label;
-      run.env = runtime::worker_environment({}, effective.env, ns.allow_nvls);
+      // The group's own settings (what a profile may carry), and everything NCCL reads in
+      // the workers: the caller's NCCL_* variables as well.
+      run.env = effective.env;
+      run.nccl_env = runtime::nccl_variables(runtime::worker_environment(settings.base_env, effective.env));
       if (ns.emulate_nodes > 1)
         run.env["NCCL_HOSTID"] = "<host>-emu<j>: " + std::to_string(ns.emulate_nodes) + " emulated nodes per host";
       run.nranks = nranks;

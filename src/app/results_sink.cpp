@@ -2,6 +2,7 @@
 
 #include "app/run_meta.hpp"
 #include "core/results_json.hpp"
+#include "tuner/profile/algo_proto.hpp"
 
 namespace cctune::app {
 
@@ -20,7 +21,13 @@ void ResultsSink::begin_collective(Collective c, const std::string& context) {
 }
 
 void ResultsSink::add_point(const PointResult& p) {
-  results_.runs.back().points.push_back(p);
+  RunResult& run = results_.runs.back();
+  run.points.push_back(p);
+  if (!p.offered_algos.empty()) {
+    // The run's summary: per collective, every algorithm NCCL offered at any of its points.
+    std::vector<std::string>& offered = run.nccl_offered[to_string(p.collective)];
+    offered = tuner::algorithm_names(tuner::algorithm_set(offered) | tuner::algorithm_set(p.offered_algos));
+  }
   if (p.status == PointStatus::Ok) {
     busbw_sum_ += p.busbw_GBps;
     ++busbw_points_;

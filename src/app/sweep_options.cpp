@@ -47,7 +47,6 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
       ->capture_default_str();
   cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
       ->capture_default_str();
-  cmd.add_flag("--allow-nvls", a.allow_nvls, "nccl: let NCCL use NVLink SHARP (default: NCCL_NVLS_ENABLE=0)");
   cmd.add_flag("--graph", a.graph, "nccl: time CUDA-graph replays of the operations");
   cmd.add_option("--configs", a.configs,
                  "nccl: comma-separated in-process configs: auto (NCCL's choice) or algo/proto[/channels], "
@@ -119,7 +118,6 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.emulate_nodes = a.emulate_nodes;
   n.point_timeout_s = a.point_timeout_s;
   n.group_timeout_s = a.group_timeout_s;
-  n.allow_nvls = a.allow_nvls;
   n.graph = a.graph;
   n.configs = parse_point_configs(a.configs, a.graph);
   if (!a.strategy.empty() && a.strategy != "exhaustive" && a.strategy != "halving")
@@ -215,7 +213,6 @@ nlohmann::json to_json(const SweepPlan& p) {
                  {"emulate_nodes", p.nccl.emulate_nodes},
                  {"point_timeout_s", p.nccl.point_timeout_s},
                  {"group_timeout_s", p.nccl.group_timeout_s},
-                 {"allow_nvls", p.nccl.allow_nvls},
                  {"graph", p.nccl.graph},
                  {"configs", p.nccl.configs},
                  {"search", p.nccl.search}};

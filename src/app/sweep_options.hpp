@@ -39,7 +39,6 @@ struct SweepArgs {  // what the user typed
   int emulate_nodes = 1;
   double point_timeout_s = 60;
   double group_timeout_s = 0;            // 0: automatic from the number of points
-  bool allow_nvls = false;
   bool graph = false;
   std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
   // Tuning (docs/TUNING.md): a search space decides the dimensions; flags typed override.
@@ -54,7 +53,6 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   int emulate_nodes = 1;
   double point_timeout_s = 60;
   double group_timeout_s = 0;
-  bool allow_nvls = false;
   bool graph = false;
   std::vector<PointConfig> configs;  // measured on one communicator, in this order
   std::string search = "exhaustive"; // exhaustive | halving (over `configs`, per size)

@@ -49,6 +49,7 @@ struct PointResult {
   std::string chosen_algo;       // what the backend actually ran (NCCL: observed by the plugin)
   std::string chosen_proto;
   int chosen_channels = 0;
+  std::vector<std::string> offered_algos;  // algorithms NCCL's cost table offered for this call
   // Successive halving's short screening measurements (runs[].screened) carry their round
   // (0, 1, ...); -1 for a full measurement.
   int screen_round = -1;
@@ -58,7 +59,14 @@ struct PointResult {
 struct RunResult {
   std::string backend;   // "mpi" | "nccl"
   std::string group;     // label, e.g. "default", "pcie"
+  // The group's own settings plus the sweep's own plugin variable (NCCL_TUNER_PLUGIN).
   std::map<std::string, std::string> env;
+  // NCCL backend: every NCCL_* variable the workers ran with (the caller's, the group's,
+  // the sweep's), on rank 0's host. Empty in results of cctune before it was recorded.
+  std::map<std::string, std::string> nccl_env;
+  // NCCL backend: per collective, the algorithms NCCL's cost table offered (an entry >= 0
+  // for some protocol) on the run's communicator, as the tuner plugin saw them.
+  std::map<std::string, std::vector<std::string>> nccl_offered;
   int nranks = 0;
   int nnodes = 0;
   std::string status = "ok";  // ok | failed | interrupted

@@ -70,7 +70,10 @@ void to_json(json& j, const PointResult& p) {
   j["iterations"] = p.iterations;
   j["stop_reason"] = p.stop_reason;
   j["rel_noise"] = p.rel_noise;
-  if (!p.chosen_algo.empty()) j["chosen"] = json{{"algo", p.chosen_algo}, {"proto", p.chosen_proto}, {"channels", p.chosen_channels}};
+  if (!p.chosen_algo.empty()) {
+    j["chosen"] = json{{"algo", p.chosen_algo}, {"proto", p.chosen_proto}, {"channels", p.chosen_channels}};
+    if (!p.offered_algos.empty()) j["chosen"]["offered"] = p.offered_algos;
+  }
 }
 
 void from_json(const json& j, PointResult& p) {
@@ -100,6 +103,7 @@ void from_json(const json& j, PointResult& p) {
     p.chosen_algo = c.value("algo", "");
     p.chosen_proto = c.value("proto", "");
     p.chosen_channels = c.value("channels", 0);
+    p.offered_algos = c.value("offered", std::vector<std::string>{});
   }
 }
 
@@ -110,6 +114,8 @@ void to_json(json& j, const RunResult& r) {
   if (!r.screened.empty()) j["screened"] = r.screened;
   if (r.duration_s > 0) j["duration_s"] = r.duration_s;
   if (r.startup_s > 0) j["startup_s"] = r.startup_s;
+  if (!r.nccl_env.empty()) j["nccl_env"] = r.nccl_env;
+  if (!r.nccl_offered.empty()) j["nccl_offered"] = r.nccl_offered;
 }
 void from_json(const json& j, RunResult& r) {
   r.backend = j.at("backend");
@@ -123,6 +129,8 @@ void from_json(const json& j, RunResult& r) {
   r.screened = j.value("screened", std::vector<PointResult>{});
   r.duration_s = j.value("duration_s", 0.0);
   r.startup_s = j.value("startup_s", 0.0);
+  r.nccl_env = j.value("nccl_env", std::map<std::string, std::string>{});
+  r.nccl_offered = j.value("nccl_offered", std::map<std::string, std::vector<std::string>>{});
 }
 
 void to_json(json& j, const Meta& m) {

@@ -89,7 +89,7 @@ class Supervisor {
       req.args = {"__worker", "--log", t.log_path};
       std::map<std::string, std::string> env = group_.env;
       for (const auto& [k, v] : w.env) env[k] = v;
-      req.env = worker_environment(settings_.base_env, env, settings_.allow_nvls);
+      req.env = worker_environment(settings_.base_env, env);
       req.log_path = t.log_path;
       t.proc = std::make_unique<WorkerProcess>(WorkerProcess::spawn(req));
       t.reader = std::make_unique<LineReader>(t.proc->message_fd());

@@ -20,7 +20,6 @@ struct GroupSettings {
   std::string executable;                      // the cctune binary (workers are `cctune __worker`)
   std::string log_dir;                         // <output>/workers (created by the caller)
   std::map<std::string, std::string> base_env; // the supervisor's environment
-  bool allow_nvls = false;
   double point_timeout_s = 60;                 // heartbeat: longest silence of a worker
   double group_timeout_s = 600;                // deadline of the whole group
   double tick_s = 0.2;                         // agreement period

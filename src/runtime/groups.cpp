@@ -41,7 +41,12 @@ ConfigGroup parse_env_group(const std::string& text) {
   for (std::string kv; std::getline(in, kv, ',');) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--env-group '" + text + "': '" + kv + "' is not KEY=VALUE", fix);
-    g.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    // NVLS is NCCL's to enable (and the caller's); a group may only switch it off, to compare.
+    if (key == "NCCL_NVLS_ENABLE" && value != "0")
+      throw UsageError("--env-group " + g.label + " sets NCCL_NVLS_ENABLE=" + value + ": a group may only disable NVLS",
+                       "use NCCL_NVLS_ENABLE=0 to compare with NVLS off, or leave it out: NCCL enables NVLS where it can");
+    g.env[key] = value;
   }
   return g;
 }

@@ -16,6 +16,7 @@
 #include "runtime/protocol.hpp"
 #include "runtime/worker_loop.hpp"
 #include "runtime/worker_plan.hpp"
+#include "runtime/worker_process.hpp"
 #if CCTUNE_HAVE_TOPOLOGY
 #include "topology/binding.hpp"
 #include "topology/hwloc_probe.hpp"
@@ -69,6 +70,14 @@ void bind_to_gpu_numa_node([[maybe_unused]] int device, [[maybe_unused]] const s
 #endif
 }
 
+// What NCCL will read, in the worker's log: the first thing to check when a number looks
+// wrong is the environment it was measured under (NVLS on or off, a stray NCCL_ALGO...).
+void log_nccl_environment(int rank) {
+  std::string line;
+  for (const auto& [k, v] : nccl_variables(current_environment())) line += " " + k + "=" + v;
+  std::fprintf(stderr, "cctune worker rank %d: NCCL environment:%s\n", rank, line.empty() ? " (none)" : line.c_str());
+}
+
 std::string kind_of(const std::exception& e) {
   if (dynamic_cast<const UsageError*>(&e)) return "usage";
   if (dynamic_cast<const EnvironmentError*>(&e)) return "environment";
@@ -103,6 +112,7 @@ int run_worker(const std::string& executable) {
     std::string line;
     if (!std::getline(std::cin, line)) throw UsageError("no worker spec on stdin", "`cctune __worker` is started by `cctune sweep`, not by hand");
     spec = worker_spec_from_json(nlohmann::json::parse(line));
+    log_nccl_environment(spec.rank);
     const WorkerPlan plan = worker_plan_from_json(spec.plan);
     const auto points = enumerate_points(plan, spec.nranks);
 

@@ -85,16 +85,19 @@ std::map<std::string, std::string> current_environment() {
 }
 
 std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& base,
-                                                      const std::map<std::string, std::string>& group_env,
-                                                      bool allow_nvls) {
+                                                      const std::map<std::string, std::string>& group_env) {
   std::map<std::string, std::string> env;
   for (const auto& [k, v] : base)
     if (!is_launcher_variable(k)) env[k] = v;
   for (const auto& [k, v] : group_env) env[k] = v;
-  // NVLink SHARP multicast objects can outlive a killed process and wedge the fabric;
-  // only a user on their own cluster may turn it back on.
-  if (!allow_nvls) env["NCCL_NVLS_ENABLE"] = "0";
   return env;
+}
+
+std::map<std::string, std::string> nccl_variables(const std::map<std::string, std::string>& env) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : env)
+    if (k.rfind("NCCL_", 0) == 0) out.emplace(k, v);
+  return out;
 }
 
 WorkerProcess WorkerProcess::spawn(const SpawnRequest& request) {

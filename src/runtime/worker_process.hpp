@@ -55,11 +55,13 @@ std::string signal_name(int sig);
 
 // Launcher variables a worker must not inherit (it would think it is an MPI rank).
 bool is_launcher_variable(const std::string& key);
-// The worker environment: `base` minus launcher variables, plus `group_env` (which wins),
-// plus NCCL_NVLS_ENABLE=0 unless `allow_nvls`.
+// The worker environment: `base` (the caller's) minus launcher variables, plus `group_env`
+// (the group's settings and the sweep's own plugin variables), which wins. Nothing else:
+// workers measure what the caller's jobs run, NVLS included where NCCL enables it.
 std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& base,
-                                                      const std::map<std::string, std::string>& group_env,
-                                                      bool allow_nvls);
+                                                      const std::map<std::string, std::string>& group_env);
+// The NCCL_* variables of an environment: what NCCL reads, as results record it.
+std::map<std::string, std::string> nccl_variables(const std::map<std::string, std::string>& env);
 // This process's environment as a map.
 std::map<std::string, std::string> current_environment();
 

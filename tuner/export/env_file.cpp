@@ -19,6 +19,14 @@ void add_line(std::string& out, const std::string& key, const std::string& value
   out += key + "=" + value + "\n";
 }
 
+// Comment text comes from files cctune reads (a space's name): one line of printable ASCII,
+// so a newline can never start a line that `. nccl.env` would run.
+std::string comment_text(std::string_view text) {
+  std::string out;
+  for (char c : text) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
+}
+
 }  // namespace
 
 bool portable_env_value(std::string_view value) {
@@ -40,9 +48,10 @@ std::string format_env_file(const Profile& profile, const EnvFileOptions& option
   std::string out;
   out += "# Written by cctune tune (cctune.profile/1). Use as NCCL_CONF_FILE=<this file>,\n";
   out += "# docker run --env-file <this file>, or: set -a; . <this file>; set +a\n";
-  out += "# Measured with NCCL " + profile.provenance.nccl_version;
-  if (!profile.provenance.space.empty()) out += ", space " + profile.provenance.space;
+  out += "# Measured with NCCL " + comment_text(profile.provenance.nccl_version);
+  if (!profile.provenance.space.empty()) out += ", space " + comment_text(profile.provenance.space);
   out += "\n";
+
   for (const auto& [key, value] : profile.env) {
     if (key == "NCCL_TUNER_PLUGIN" || key == "CCTUNE_PROFILE") continue;  // ours win, written below
     add_line(out, key, value);

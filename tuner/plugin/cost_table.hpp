@@ -5,6 +5,8 @@
 // loop and protocols in the inner one and keeping the first of equal entries.
 #include <optional>
 
+#include "tuner/profile/algo_proto.hpp"
+
 namespace cctune::tuner {
 
 struct CostCell {
@@ -36,6 +38,17 @@ class CostTable {
         }
       }
     return best;
+  }
+  // The algorithms NCCL offers for this call: those with a supported entry for some protocol.
+  AlgorithmSet offered() const noexcept {
+    AlgorithmSet set = 0;
+    for (int a = 0; a < num_algo_ && a < kAlgorithmCount; ++a)
+      for (int p = 0; p < num_proto_; ++p)
+        if (supported(a, p)) {
+          set |= AlgorithmSet{1} << a;
+          break;
+        }
+    return set;
   }
   // Makes NCCL pick (algorithm, protocol): a zero cost beats every other supported entry.
   // Only for supported cells; returns false (and changes nothing) otherwise.

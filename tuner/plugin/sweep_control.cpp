@@ -54,9 +54,10 @@ ForcedReport SweepControl::forced_report() const {
   return report_;
 }
 
-void SweepControl::observe_locked(int nccl_func, std::uint64_t n_bytes, Algorithm algorithm, Protocol protocol) {
+void SweepControl::observe_locked(int nccl_func, std::uint64_t n_bytes, Algorithm algorithm, Protocol protocol,
+                                  AlgorithmSet offered) {
   if (!observation_) {
-    observation_ = Observation{nccl_func, collective_of(nccl_func), n_bytes, algorithm, protocol, 1, true};
+    observation_ = Observation{nccl_func, collective_of(nccl_func), n_bytes, algorithm, protocol, 1, true, offered};
     return;
   }
   Observation& o = *observation_;
@@ -66,6 +67,7 @@ void SweepControl::observe_locked(int nccl_func, std::uint64_t n_bytes, Algorith
   o.n_bytes = n_bytes;
   o.algorithm = algorithm;
   o.protocol = protocol;
+  o.offered |= offered;
   ++o.calls;
 }
 
@@ -81,7 +83,7 @@ bool SweepControl::on_get_coll_info(int nccl_func, std::uint64_t n_bytes, float*
     // points keep it for comparison.
     if (auto cell = table.cheapest())
       if (auto a = algorithm_from_index(cell->algorithm))
-        if (auto p = protocol_from_index(cell->protocol)) observe_locked(nccl_func, n_bytes, *a, *p);
+        if (auto p = protocol_from_index(cell->protocol)) observe_locked(nccl_func, n_bytes, *a, *p, table.offered());
     if (mode == SweepMode::Observe) return true;
 
     ++report_.calls;

@@ -41,6 +41,7 @@ struct Observation {
   Protocol protocol = Protocol::Simple;
   std::uint64_t calls = 0;  // calls observed since the last set_*()
   bool consistent = true;   // every one of those calls had the same pick
+  AlgorithmSet offered = 0;  // algorithms NCCL offered in any of those calls (cost entry >= 0)
 };
 
 struct ForcedReport {
@@ -77,7 +78,7 @@ class SweepControl {
 
  private:
   void reset_locked(SweepMode mode);
-  void observe_locked(int nccl_func, std::uint64_t n_bytes, Algorithm algorithm, Protocol protocol);
+  void observe_locked(int nccl_func, std::uint64_t n_bytes, Algorithm algorithm, Protocol protocol, AlgorithmSet offered);
 
   std::atomic<SweepMode> mode_{SweepMode::Off};
   mutable std::mutex mutex_;  // guards everything below; taken only in sweep modes

@@ -71,6 +71,27 @@ Result init_common(void** context, std::size_t n_ranks, std::size_t n_nodes, Log
   return nccl_abi::kSuccess;
 }
 
+// A profile's rules only won against the algorithms offered when they were measured. Where
+// NCCL now offers another (NVLS in production, measured with NVLS off), the rule never
+// competed against it: NCCL keeps its choice, and the process says why once per collective.
+bool offers_unmeasured(const PluginContext& ctx, Collective collective, const CostTable& table) noexcept {
+  const AlgorithmSet extra = table.offered() & ~ctx.rules.offered(collective);
+  if (!extra) return false;
+  static std::atomic<std::uint32_t> warned{0};
+  const std::uint32_t bit = 1u << (static_cast<unsigned>(collective) & 31u);
+  if (ctx.log && !(warned.fetch_or(bit) & bit)) {
+    try {
+      const std::string name(profile_collective_name(collective));
+      log_line(ctx.log, nccl_abi::kLogWarn,
+               "cctune tuner: NCCL offers " + join_algorithm_names(extra) + " for " + name +
+                   " on this communicator, but the profile was measured where it was not offered, so its rules never "
+                   "competed against it; " + name + " is left to NCCL's own choice (re-tune in this environment to include it)");
+    } catch (...) {
+    }
+  }
+  return true;
+}
+
 void apply_profile(PluginContext& ctx, int nccl_func, std::size_t n_bytes, float* cells, int num_algo, int num_proto,
                    int* n_channels) noexcept {
   if (ctx.rules.empty()) return;
@@ -79,6 +100,7 @@ void apply_profile(PluginContext& ctx, int nccl_func, std::size_t n_bytes, float
   const RuleChoice* rule = ctx.rules.find(*collective, n_bytes);
   if (!rule) return;
   CostTable table(cells, num_algo, num_proto);
+  if (offers_unmeasured(ctx, *collective, table)) return;
   if (table.choose(static_cast<int>(rule->algorithm), static_cast<int>(rule->protocol))) {
     if (rule->channels > 0 && n_channels) *n_channels = rule->channels;
     return;

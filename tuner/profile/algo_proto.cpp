@@ -5,7 +5,7 @@
 namespace cctune::tuner {
 namespace {
 
-constexpr std::array<std::string_view, kAlgorithmCount> algorithm_names{
+constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
     "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
 constexpr std::array<std::string_view, kProtocolCount> protocol_names{"ll", "ll128", "simple"};
 
@@ -27,7 +27,7 @@ std::optional<int> find_name(const std::array<std::string_view, N>& names, std::
 
 std::string_view to_string(Algorithm a) noexcept {
   const auto i = static_cast<std::size_t>(a);
-  return i < algorithm_names.size() ? algorithm_names[i] : std::string_view{"unknown"};
+  return i < kAlgorithmNames.size() ? kAlgorithmNames[i] : std::string_view{"unknown"};
 }
 
 std::string_view to_string(Protocol p) noexcept {
@@ -36,7 +36,7 @@ std::string_view to_string(Protocol p) noexcept {
 }
 
 std::optional<Algorithm> parse_algorithm(std::string_view s) noexcept {
-  if (auto i = find_name(algorithm_names, s)) return static_cast<Algorithm>(*i);
+  if (auto i = find_name(kAlgorithmNames, s)) return static_cast<Algorithm>(*i);
   return std::nullopt;
 }
 
@@ -60,6 +60,26 @@ const std::array<Algorithm, kAlgorithmCount>& all_algorithms() noexcept {
                                                               Algorithm::CollnetChain, Algorithm::Nvls, Algorithm::NvlsTree,
                                                               Algorithm::Pat};
   return all;
+}
+
+std::vector<std::string> algorithm_names(AlgorithmSet set) {
+  std::vector<std::string> out;
+  for (Algorithm a : all_algorithms())
+    if (set & algorithm_bit(a)) out.emplace_back(to_string(a));
+  return out;
+}
+
+std::string join_algorithm_names(AlgorithmSet set) {
+  std::string out;
+  for (const std::string& name : algorithm_names(set)) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+AlgorithmSet algorithm_set(const std::vector<std::string>& names) noexcept {
+  AlgorithmSet set = 0;
+  for (const std::string& name : names)
+    if (auto a = parse_algorithm(name)) set |= algorithm_bit(*a);
+  return set;
 }
 
 const std::array<Protocol, kProtocolCount>& all_protocols() noexcept {

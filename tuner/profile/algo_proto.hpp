@@ -3,8 +3,11 @@
 // The enumerator values are NCCL's own indices into the tuner cost table (rows are
 // algorithms, columns protocols), so the tuner plugin indexes the table with them directly.
 #include <array>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace cctune::tuner {
 
@@ -28,6 +31,18 @@ std::optional<Algorithm> algorithm_from_index(int index) noexcept;
 std::optional<Protocol> protocol_from_index(int index) noexcept;
 
 const std::array<Algorithm, kAlgorithmCount>& all_algorithms() noexcept;
+
+// A set of algorithms as a bit mask (bit i: NCCL's algorithm index i): no allocation, so the
+// tuner plugin can compute and compare sets on the launch path.
+using AlgorithmSet = std::uint32_t;
+constexpr AlgorithmSet algorithm_bit(Algorithm a) noexcept { return AlgorithmSet{1} << static_cast<int>(a); }
+inline constexpr AlgorithmSet kEveryAlgorithm = (AlgorithmSet{1} << kAlgorithmCount) - 1;
+// Names in NCCL's index order ("tree", "ring", ...).
+std::vector<std::string> algorithm_names(AlgorithmSet set);
+// "nvls, nvls_tree"; empty for the empty set.
+std::string join_algorithm_names(AlgorithmSet set);
+// Unknown names are ignored (they come from files written by other versions).
+AlgorithmSet algorithm_set(const std::vector<std::string>& names) noexcept;
 const std::array<Protocol, kProtocolCount>& all_protocols() noexcept;
 
 }  // namespace cctune::tuner

@@ -130,6 +130,47 @@ ProfileRule read_rule(const json& j, std::size_t index, std::string& error) {
   return rule;
 }
 
+void read_string_map(FieldReader& reader, const char* key, std::map<std::string, std::string>& out) {
+  const json* map = reader.find(key, false);
+  if (!map) return;
+  if (!map->is_object()) return reader.fail(key, "must be an object of strings");
+  for (const auto& [k, v] : map->items()) {
+    if (!v.is_string()) return reader.fail(key, "value of " + k + " must be a string");
+    out[k] = v.get<std::string>();
+  }
+}
+
+void read_offered(FieldReader& reader, std::vector<OfferedAlgorithms>& out, std::string& error) {
+  const json* list = reader.find("offered", false);
+  if (!list) return;
+  if (!list->is_array() || list->size() > kMaxProfileRules) return reader.fail("offered", "must be an array of at most 100000 entries");
+  for (std::size_t i = 0; i < list->size() && error.empty(); ++i) {
+    const json& j = (*list)[i];
+    const std::string path = "profile.provenance.offered[" + std::to_string(i) + "]";
+    if (!j.is_object()) {
+      error = path + " must be an object";
+      return;
+    }
+    FieldReader r(j, path, error);
+    OfferedAlgorithms o;
+    std::string collective;
+    r.string("collective", collective, true);
+    r.integer("nranks", 1, std::numeric_limits<int>::max(), o.nranks, true);
+    r.integer("nnodes", 1, std::numeric_limits<int>::max(), o.nnodes, true);
+    const json* algos = r.find("algorithms", true);
+    if (!error.empty()) return;
+    if (auto c = parse_profile_collective(collective)) o.collective = *c;
+    else return r.fail("collective", "\"" + collective + "\" is not a collective a profile can tune");
+    if (!algos->is_array()) return r.fail("algorithms", "must be an array of algorithm names");
+    for (const json& a : *algos) {
+      const auto algorithm = a.is_string() ? parse_algorithm(a.get<std::string>()) : std::nullopt;
+      if (!algorithm) return r.fail("algorithms", "holds " + a.dump() + ", not one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
+      o.algorithms |= algorithm_bit(*algorithm);
+    }
+    out.push_back(o);
+  }
+}
+
 Profile read_profile(const json& doc, std::string& error) {
   Profile profile;
   if (!doc.is_object()) {
@@ -153,18 +194,9 @@ Profile read_profile(const json& doc, std::string& error) {
   p.string("created", profile.provenance.created, false);
   p.string("cctune_version", profile.provenance.cctune_version, false);
   p.string("results", profile.provenance.results, false);
-
-  if (const json* env = top.find("env", false)) {
-    if (!env->is_object()) top.fail("env", "must be an object of strings");
-    else
-      for (const auto& [key, value] : env->items()) {
-        if (!value.is_string()) {
-          top.fail("env", "value of " + key + " must be a string");
-          break;
-        }
-        profile.env[key] = value.get<std::string>();
-      }
-  }
+  read_offered(p, profile.provenance.offered, error);
+  read_string_map(p, "baseline_env", profile.provenance.baseline_env);
+  read_string_map(top, "env", profile.env);
 
   const json* rules = top.find("rules", true);
   if (rules && !rules->is_array()) top.fail("rules", "must be an array");
@@ -232,6 +264,11 @@ std::string validate_profile(const Profile& profile) {
   for (const auto& [key, value] : profile.env)
     if (!valid_env_name(key)) return "profile.env key \"" + key + "\" is not an environment variable name";
   if (profile.rules.size() > kMaxProfileRules) return "profile.rules holds more than " + std::to_string(kMaxProfileRules) + " rules";
+  for (const auto& [key, value] : profile.provenance.baseline_env)
+    if (!valid_env_name(key)) return "profile.provenance.baseline_env key \"" + key + "\" is not an environment variable name";
+  for (const OfferedAlgorithms& o : profile.provenance.offered)
+    if (profile_collective_name(o.collective) == "unsupported" || o.nranks < 1 || o.nnodes < 1 || (o.algorithms & ~kEveryAlgorithm))
+      return "profile.provenance.offered holds an entry that is not a (collective, nranks, nnodes, algorithms) a profile can name";
   for (std::size_t i = 0; i < profile.rules.size(); ++i) {
     const ProfileRule& r = profile.rules[i];
     const std::string where = "rules[" + std::to_string(i) + "]";
@@ -335,6 +372,18 @@ std::string format_profile(const Profile& profile) {
   doc["provenance"] = {{"nccl_version", p.nccl_version}, {"topology_fingerprint", p.topology_fingerprint},
                        {"space", p.space},               {"created", p.created},
                        {"cctune_version", p.cctune_version}, {"results", p.results}};
+  if (!p.offered.empty()) {
+    auto& list = doc["provenance"]["offered"] = nlohmann::ordered_json::array();
+    for (const OfferedAlgorithms& o : p.offered)
+      list.push_back({{"collective", profile_collective_name(o.collective)},
+                      {"nranks", o.nranks},
+                      {"nnodes", o.nnodes},
+                      {"algorithms", algorithm_names(o.algorithms)}});
+  }
+  if (!p.baseline_env.empty()) {
+    auto& env = doc["provenance"]["baseline_env"] = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : p.baseline_env) env[key] = value;
+  }
   doc["env"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : profile.env) doc["env"][key] = value;
   doc["rules"] = nlohmann::ordered_json::array();

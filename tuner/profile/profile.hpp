@@ -24,6 +24,21 @@ inline constexpr int kMaxRuleChannels = 64;
 inline constexpr std::size_t kMaxProfileRules = 100000;
 inline constexpr std::size_t kMaxProfileFileBytes = 64u << 20;
 
+// The algorithms NCCL's cost table offered for one (collective, nranks, nnodes) while the
+// profile's measurements were made: its rules competed against these and no others.
+struct OfferedAlgorithms {
+  Collective collective = Collective::AllReduce;
+  int nranks = 0;
+  int nnodes = 0;
+  AlgorithmSet algorithms = 0;
+  bool operator==(const OfferedAlgorithms&) const = default;
+};
+
+// What a profile assumes was offered where its provenance records nothing (profiles written
+// before cctune recorded it): those sweeps always ran with NCCL_NVLS_ENABLE=0.
+inline constexpr AlgorithmSet kUnrecordedOffer =
+    kEveryAlgorithm & ~(algorithm_bit(Algorithm::Nvls) | algorithm_bit(Algorithm::NvlsTree));
+
 struct ProfileProvenance {
   std::string nccl_version;          // "2.28.3": the library the measurements were made with
   std::string topology_fingerprint;  // hex; empty when unknown
@@ -31,6 +46,8 @@ struct ProfileProvenance {
   std::string created;  // ISO 8601
   std::string cctune_version;
   std::string results;  // path of the results the profile was derived from
+  std::vector<OfferedAlgorithms> offered;           // empty: not recorded
+  std::map<std::string, std::string> baseline_env;  // NCCL_* the measuring workers ran with
   bool operator==(const ProfileProvenance&) const = default;
 };
 

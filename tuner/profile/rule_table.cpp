@@ -6,6 +6,11 @@ namespace cctune::tuner {
 
 RuleTable RuleTable::for_communicator(const Profile& profile, int nranks, int nnodes) {
   RuleTable table;
+  table.offered_.fill(kUnrecordedOffer);
+  for (const OfferedAlgorithms& o : profile.provenance.offered) {
+    const auto slot = static_cast<std::size_t>(o.collective);
+    if (o.nranks == nranks && o.nnodes == nnodes && slot < kSlots) table.offered_[slot] = o.algorithms;
+  }
   for (std::size_t i = 0; i < profile.rules.size(); ++i) {
     const ProfileRule& r = profile.rules[i];
     const auto slot = static_cast<std::size_t>(r.collective);
@@ -28,6 +33,11 @@ const RuleChoice* RuleTable::find(Collective collective, std::uint64_t n_bytes) 
   if (it == rules.begin()) return nullptr;
   --it;
   return n_bytes <= it->max_bytes ? &*it : nullptr;
+}
+
+AlgorithmSet RuleTable::offered(Collective collective) const noexcept {
+  const auto slot = static_cast<std::size_t>(collective);
+  return slot < kSlots ? offered_[slot] : kUnrecordedOffer;
 }
 
 std::size_t RuleTable::size() const noexcept {

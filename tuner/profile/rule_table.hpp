@@ -28,6 +28,9 @@ class RuleTable {
 
   // The rule whose [min_bytes, max_bytes] holds n_bytes, or nullptr. O(log rules).
   const RuleChoice* find(Collective collective, std::uint64_t n_bytes) const noexcept;
+  // The algorithms NCCL offered for this collective and communicator shape when the rules
+  // were measured (kUnrecordedOffer where the profile does not say).
+  AlgorithmSet offered(Collective collective) const noexcept;
   std::size_t size() const noexcept;
   bool empty() const noexcept { return size() == 0; }
 
@@ -35,6 +38,7 @@ class RuleTable {
   // Indexed by Collective's value: AllReduce, AllGather, ReduceScatter, Broadcast, Reduce.
   static constexpr std::size_t kSlots = 5;
   std::array<std::vector<RuleChoice>, kSlots> by_collective_;
+  std::array<AlgorithmSet, kSlots> offered_{};
 };
 
 }  // namespace cctune::tuner

@@ -5,22 +5,27 @@
 #include <string>
 
 #include "tuner/profile/profile.hpp"
+#include "tuner/selection/provenance.hpp"
 
 namespace cctune::tuner {
 namespace {
 
-// A run records the environment its workers had, including what cctune set only to
-// measure (its in-executable plugin); a profile's env carries the group's own settings.
-std::map<std::string, std::string> group_settings(const std::map<std::string, std::string>& run_env) {
-  auto env = run_env;
-  for (const char* key : {"NCCL_TUNER_PLUGIN", "CCTUNE_PROFILE"}) env.erase(key);
+// A run's env holds the group's settings and what cctune set only to measure (its
+// in-executable plugin); a profile's env carries the group's own settings. Runs that predate
+// `nccl_env` also hold the NCCL_NVLS_ENABLE=0 that cctune then forced on every worker: not a
+// group's choice, and written into nccl.env it would switch production's NVLS off.
+std::map<std::string, std::string> group_settings(const RunResult& run) {
+  std::map<std::string, std::string> env;
+  for (const auto& [k, v] : run.env)
+    if (!is_sweep_variable(k)) env.emplace(k, v);
+  if (run.nccl_env.empty()) env.erase("NCCL_NVLS_ENABLE");
   return env;
 }
 
 std::size_t group_index(CandidateSet& set, const RunResult& run) {
   for (std::size_t i = 0; i < set.groups.size(); ++i)
     if (set.groups[i].name == run.group) return i;
-  set.groups.push_back({run.group, group_settings(run.env)});
+  set.groups.push_back({run.group, group_settings(run)});
   return set.groups.size() - 1;
 }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "tuner/selection/provenance.hpp"
 #include "tuner/selection/ranges.hpp"
 
 namespace cctune::tuner {
@@ -245,6 +246,8 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
     chosen = *best;
   out.group = set.groups[chosen].name;
   profile.env = set.groups[chosen].env;
+  profile.provenance.offered = offered_algorithms(results, out.group);
+  profile.provenance.baseline_env = baseline_environment(results, out.group);
   for (const auto& [key, d] : per_group[chosen]) out.decisions.push_back(d);
   profile.rules = rules_from(per_group[chosen], options, out.rule_observed_channels);
   if (unexpressible)

@@ -10,9 +10,35 @@ std::string channel_reason(const PointConfig& config, int channel_ceiling) {
   return {};
 }
 
+bool reduces_or_gathers(Collective c) {
+  return c == Collective::AllReduce || c == Collective::AllGather || c == Collective::ReduceScatter;
+}
+
+// NVLS and CollNet: what NCCL implements at all. Whether it offers them here is NCCL's call.
+std::string structural_reason(Collective c, const std::string& a, const std::string& p, const SpaceContext& ctx) {
+  if (a == "nvls" || a == "nvls_tree") {
+    if (!reduces_or_gathers(c)) return "NVLS implements allreduce, allgather and reducescatter only";
+    if (a == "nvls_tree" && (c != Collective::AllReduce || ctx.nnodes < 2)) return "NVLS tree is allreduce across nodes only";
+    if (p != "simple") return "NVLS runs the simple protocol only";
+  }
+  if (a == "collnet_direct" || a == "collnet_chain") {
+    if (!reduces_or_gathers(c)) return "CollNet implements allreduce, allgather and reducescatter only";
+    if (a == "collnet_chain" && c != Collective::AllReduce) return "CollNet chain implements allreduce only";
+    if (p != "simple") return "CollNet runs the simple protocol only";
+  }
+  return {};
+}
+
+std::string join(const std::set<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "nothing" : s;
+}
+
 }  // namespace
 
-std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& ctx, int channel_ceiling) {
+std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& ctx, int channel_ceiling,
+                               bool group_disables_nvls) {
   const std::string& a = config.algo;
   const std::string& p = config.proto;
   const std::string coll = to_string(c);
@@ -30,16 +56,13 @@ std::string unsupported_reason(Collective c, const PointConfig& config, const Sp
       return "PAT needs one GPU per node (here " + std::to_string(ctx.nranks) + " ranks on " + std::to_string(ctx.nnodes) + " node(s))";
     if (p != "simple") return "PAT runs the simple protocol only";
   }
+  if (std::string why = structural_reason(c, a, p, ctx); !why.empty()) return why;
   if (a == "nvls" || a == "nvls_tree") {
-    if (!ctx.nvls_enabled) return "NVLS is off (cctune never enables it; NCCL_NVLS_ENABLE stays unset or 0)";
-    if (a == "nvls_tree" && (c != Collective::AllReduce || ctx.nnodes < 2)) return "NVLS tree is allreduce across nodes only";
-    if (p != "simple") return "NVLS runs the simple protocol only";
+    if (group_disables_nvls) return "this group sets NCCL_NVLS_ENABLE=0";
+    if (ctx.caller_disables_nvls) return "the caller's environment sets NCCL_NVLS_ENABLE=0";
   }
-  if (a == "collnet_direct" || a == "collnet_chain") {
-    if (!ctx.collnet_supported) return "CollNet needs a CollNet (SHARP) network plugin, which is not present";
-    if (a == "collnet_chain" && c != Collective::AllReduce) return "CollNet chain implements allreduce only";
-    if (p != "simple") return "CollNet runs the simple protocol only";
-  }
+  if (auto it = ctx.offered.find(c); it != ctx.offered.end() && !it->second.count(a))
+    return "NCCL's cost table offered no " + a + " for " + coll + " on this job's communicators (it offered " + join(it->second) + ")";
   return channel_reason(config, channel_ceiling);
 }
 

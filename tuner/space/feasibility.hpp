@@ -1,7 +1,12 @@
 #pragma once
 // Which (collective, algorithm, protocol, channels) NCCL can run on a communicator; the
 // others are skipped with a reason, never run and never failed (nvbench's skip).
-// Mirrors NCCL 2.28's own checks (src/enqueue.cc, src/graph/tuning.cc).
+// Structural limits mirror NCCL 2.28's own checks (src/enqueue.cc, src/graph/tuning.cc).
+// Whether NCCL offers NVLS or CollNet on a communicator is NCCL's to say (its cost table):
+// where the plan does not know, the point is planned and the worker skips it at run time
+// with NCCL's answer.
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,13 +19,17 @@ namespace cctune::tuner {
 struct SpaceContext {
   int nranks = 0;
   int nnodes = 1;
-  bool nvls_enabled = false;       // cctune never enables NVLS; true only if NCCL reports it on
-  bool collnet_supported = false;  // a CollNet/SHARP plugin is present
+  // Per collective, the algorithms NCCL's cost table offered on this job's communicators
+  // (an earlier sweep's runs[].nccl_offered); a collective not listed is unknown.
+  std::map<Collective, std::set<std::string>> offered;
+  bool caller_disables_nvls = false;  // the caller's environment holds NCCL_NVLS_ENABLE=0
   std::vector<std::string> nearest_nics;  // RDMA devices nearest the GPUs, e.g. mlx5_0
   int channel_ceiling = 0;         // channels NCCL's default communicator has; 0 unknown
 };
 
-// Empty when NCCL can run it; otherwise why not. `channel_ceiling` is the group's (0 unknown).
-std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& context, int channel_ceiling);
+// Empty when NCCL can run it; otherwise why not. `channel_ceiling` is the group's (0 unknown);
+// `group_disables_nvls`: the group sets NCCL_NVLS_ENABLE=0.
+std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& context, int channel_ceiling,
+                               bool group_disables_nvls = false);
 
 }  // namespace cctune::tuner

@@ -68,6 +68,8 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
     g.channel_ceiling = env_int(g.env, "NCCL_MAX_CTAS");
     if (!g.channel_ceiling) g.channel_ceiling = env_int(g.env, "NCCL_MAX_NCHANNELS");
     if (!g.channel_ceiling) g.channel_ceiling = ctx.channel_ceiling;
+    const auto nvls = g.env.find("NCCL_NVLS_ENABLE");
+    const bool group_disables_nvls = nvls != g.env.end() && nvls->second == "0";
     double seconds = 0;
     for (Collective c : space.collectives) {
       const std::vector<std::uint64_t> sizes = sizes_for(space, c, ctx);
@@ -78,7 +80,7 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
             // Mixed pairs are not part of the product (the plugin forces (algo, proto) pairs).
             if ((a == "auto") != (p == "auto")) continue;
             PointConfig config{a, p, ch, false};
-            if (std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling); !why.empty()) {
+            if (std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, group_disables_nvls); !why.empty()) {
               g.skipped.push_back({c, config, why, sizes.size()});
               plan.skipped_points += sizes.size();
               continue;

@@ -20,6 +20,7 @@
 #include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "runtime/worker_process.hpp"
 
 namespace cctune::app {
 namespace {
@@ -44,6 +45,12 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
   std::string nics = comm.rank() == 0 ? nlohmann::json(nearest_nics_of(topology)).dump() : std::string();
   comm.broadcast(nics, 0);
   context.nearest_nics = nlohmann::json::parse(nics).get<std::vector<std::string>>();
+  // Rank 0's environment decides, so every rank plans the same points.
+  const auto caller_env = runtime::current_environment();
+  const auto nvls = caller_env.find("NCCL_NVLS_ENABLE");
+  std::string disables = comm.rank() == 0 && nvls != caller_env.end() && nvls->second == "0" ? "1" : "0";
+  comm.broadcast(disables, 0);
+  context.caller_disables_nvls = disables == "1";
   plan.nccl.configs = space_configs(space, plan.nccl.graph);
   tuner::SpacePlan planned = tuner::plan_space(space, context);
   planned.strategy = plan.nccl.search;

@@ -99,8 +99,37 @@ def group(res, label):
     return runs[0]
 
 
+# What scenario_ok's caller adds to its environment: NVLS off (as on the shared GPU
+# machines) and a variable cctune has no reason to touch.
+CALLER_NCCL = {"NCCL_NVLS_ENABLE": "0", "NCCL_DEBUG_SUBSYS": "INIT"}
+
+
+def caller_nccl_env():
+    """The NCCL_* variables sweep() hands the launcher (the caller's environment)."""
+    e = {k: v for k, v in os.environ.items() if k.startswith("NCCL_")}
+    e.update(CALLER_NCCL)
+    return e
+
+
+def expected_nccl_env(group_env):
+    e = caller_nccl_env()
+    e.update({k: v for k, v in group_env.items() if k.startswith("NCCL_")})
+    e.setdefault("NCCL_TUNER_PLUGIN", "STATIC_PLUGIN")
+    return e
+
+
+def worker_nccl_env(log):
+    """The worker's own account of its NCCL_* environment, the first line it logs."""
+    with open(log) as f:
+        for line in f:
+            if "NCCL environment:" in line:
+                items = line.split("NCCL environment:", 1)[1].split()
+                return dict(i.split("=", 1) for i in items if "=" in i)
+    return None
+
+
 def scenario_ok(opts):
-    r = sweep(opts, "ok", SMALL + ["--transport", "nvlink,pcie,net"], {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
+    r = sweep(opts, "ok", SMALL + ["--transport", "nvlink,pcie,net"], dict(CALLER_NCCL, CCTUNE_SELFTEST_GPUS="2"), np=2)
     check(r.rc == 0, "sweep under mpirun -np 2 succeeds", r)
     res = r.results()
     check(res["meta"]["status"] == "complete", "meta status complete")
@@ -110,7 +139,8 @@ def scenario_ok(opts):
     for g in res["runs"]:
         check(g["backend"] == "nccl" and g["status"] == "ok" and g["nranks"] == 2 and g["nnodes"] == 1,
               f"group {g['group']}: nccl, ok, 2 ranks, 1 node")
-        check(g["env"].get("NCCL_NVLS_ENABLE") == "0", f"group {g['group']}: NCCL_NVLS_ENABLE=0 recorded")
+        check("NCCL_NVLS_ENABLE" not in g["env"], f"group {g['group']}: cctune sets no NCCL_NVLS_ENABLE of its own")
+        check(g["nccl_env"] == expected_nccl_env(g["env"]), f"group {g['group']}: nccl_env is the caller's NCCL_* plus the group's: {g['nccl_env']}")
         check(len(g["points"]) == 3 * 16 * 2, f"group {g['group']}: all 96 points ({len(g['points'])})")
         check(all(p["status"] == "ok" and p["busbw_GBps"] > 0 for p in g["points"]), f"group {g['group']}: points measured")
     check(group(res, "pcie")["env"].get("NCCL_P2P_DISABLE") == "1", "pcie sets NCCL_P2P_DISABLE=1")
@@ -120,6 +150,11 @@ def scenario_ok(opts):
     check("# results:" in r.out and "allreduce" in r.out, "table printed")
     logs = sorted(os.listdir(os.path.join(r.outdir, "workers")))
     check(logs == sorted(f"{g}.r{k}.log" for g in ["nvlink", "pcie", "net"] for k in (0, 1)), f"one log per worker: {logs}")
+    # What each worker process really had: caller + group + the sweep's plugin, nothing else.
+    for g in res["runs"]:
+        for k in (0, 1):
+            seen = worker_nccl_env(os.path.join(r.outdir, "workers", f"{g['group']}.r{k}.log"))
+            check(seen == expected_nccl_env(g["env"]), f"worker {g['group']}.r{k} ran with exactly {seen}")
     check(not stray_workers(r.outdir), "no worker left running")
 
 
@@ -215,6 +250,9 @@ def scenario_bad_inputs(opts):
     r = sweep(opts, "nccl_mismatch", SMALL, {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAKE_VERSION": "1:nccl=2.99.0"}, np=2)
     one_line_error(r, 3, "and '2.99.0' on rank 1")
     check("nccl is missing" not in r.err, "rank 0's own NCCL version is named", r)
+    # NVLS is NCCL's and the caller's to enable; a group may only switch it off.
+    r = sweep(opts, "nvls_on", SMALL + ["--env-group", "on:NCCL_NVLS_ENABLE=1"], {"CCTUNE_SELFTEST_GPUS": "2"})
+    one_line_error(r, 2, "may only disable NVLS")
 
 
 def scenario_emulate_nodes(opts):

@@ -30,6 +30,21 @@ TEST(Groups, EnvGroup) {
   for (const char* bad : {"nolabel", ":A=1", "x:A", "x:=1", "a b:A=1"}) EXPECT_THROW(parse_env_group(bad), UsageError) << bad;
 }
 
+TEST(Groups, EnvGroupMayOnlyDisableNvls) {
+  EXPECT_EQ(parse_env_group("nvls-off:NCCL_NVLS_ENABLE=0").env, (Env{{"NCCL_NVLS_ENABLE", "0"}}));
+  for (const char* value : {"1", "2", ""}) {
+    try {
+      parse_env_group(std::string("on:NCCL_NVLS_ENABLE=") + value);
+      ADD_FAILURE() << "NCCL_NVLS_ENABLE=" << value << " was accepted";
+    } catch (const UsageError& e) {
+      const std::string m = e.describe();
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_NE(m.find("may only disable NVLS"), std::string::npos) << m;
+      EXPECT_NE(m.find("NCCL_NVLS_ENABLE=0"), std::string::npos) << m;
+    }
+  }
+}
+
 TEST(Groups, OwnershipOneRankPerNode) {
   EXPECT_EQ(owned_devices("h", 1, 0, 8, 0), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(owned_devices("h", 1, 0, 8, 2), (std::vector<int>{0, 1}));

@@ -42,11 +42,11 @@ void wait_exit(WorkerProcess& w) {
   for (int i = 0; i < 500 && !w.poll_exit(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-TEST(WorkerEnvironment, StripsLauncherVariablesAndDisablesNvls) {
+TEST(WorkerEnvironment, StripsLauncherVariablesAndKeepsTheCallersNccl) {
   const std::map<std::string, std::string> base = {
       {"PATH", "/bin"}, {"OMPI_COMM_WORLD_RANK", "1"}, {"PMIX_RANK", "1"}, {"PMI_RANK", "1"}, {"SLURM_PROCID", "1"},
       {"SLURM_STEP_ID", "0"}, {"SLURM_JOB_ID", "42"}, {"NCCL_DEBUG", "WARN"}, {"NCCL_NVLS_ENABLE", "1"}};
-  const auto env = worker_environment(base, {{"NCCL_P2P_DISABLE", "1"}}, false);
+  const auto env = worker_environment(base, {{"NCCL_P2P_DISABLE", "1"}});
   for (const auto& [k, v] : env) {
     EXPECT_NE(k.rfind("OMPI_", 0), 0u) << k;
     EXPECT_NE(k.rfind("PMIX_", 0), 0u) << k;
@@ -57,20 +57,52 @@ TEST(WorkerEnvironment, StripsLauncherVariablesAndDisablesNvls) {
   EXPECT_EQ(env.at("SLURM_JOB_ID"), "42");
   EXPECT_EQ(env.at("NCCL_DEBUG"), "WARN");
   EXPECT_EQ(env.at("NCCL_P2P_DISABLE"), "1");
-  EXPECT_EQ(env.at("NCCL_NVLS_ENABLE"), "0");  // the user's 1 does not survive without --allow-nvls
-  EXPECT_EQ(worker_environment(base, {}, true).at("NCCL_NVLS_ENABLE"), "1");
+  EXPECT_EQ(env.at("NCCL_NVLS_ENABLE"), "1");  // the caller's setting reaches NCCL unchanged
+}
+
+// The whole contract: caller's environment (less the launcher's) + group settings + the
+// sweep's own variables, and nothing else; NVLS only where the caller or the group set it.
+TEST(WorkerEnvironment, IsCallerPlusGroupAndNothingElse) {
+  const std::map<std::string, std::string> caller = {
+      {"PATH", "/bin"}, {"HOME", "/root"}, {"NCCL_DEBUG", "INFO"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"NCCL_IB_HCA", "mlx5_0"}};
+  const std::map<std::string, std::string> group = {
+      {"NCCL_BUFFSIZE", "8388608"}, {"NCCL_IB_HCA", "=mlx5_1"}, {"NCCL_TUNER_PLUGIN", "STATIC_PLUGIN"}};
+  const std::map<std::string, std::string> want = {{"PATH", "/bin"},
+                                                   {"HOME", "/root"},
+                                                   {"NCCL_DEBUG", "INFO"},
+                                                   {"NCCL_IB_HCA", "=mlx5_1"},
+                                                   {"NCCL_BUFFSIZE", "8388608"},
+                                                   {"NCCL_TUNER_PLUGIN", "STATIC_PLUGIN"}};
+  EXPECT_EQ(worker_environment(caller, group), want);
+  EXPECT_EQ(worker_environment(caller, group).count("NCCL_NVLS_ENABLE"), 0u);
+
+  auto caller_off = caller;
+  caller_off["NCCL_NVLS_ENABLE"] = "0";
+  EXPECT_EQ(worker_environment(caller_off, group).at("NCCL_NVLS_ENABLE"), "0");
+  auto group_off = group;
+  group_off["NCCL_NVLS_ENABLE"] = "0";
+  EXPECT_EQ(worker_environment(caller, group_off).at("NCCL_NVLS_ENABLE"), "0");
+
+  const std::map<std::string, std::string> nccl = {{"NCCL_DEBUG", "INFO"},
+                                                   {"NCCL_IB_HCA", "=mlx5_1"},
+                                                   {"NCCL_BUFFSIZE", "8388608"},
+                                                   {"NCCL_TUNER_PLUGIN", "STATIC_PLUGIN"},
+                                                   {"NCCL_NVLS_ENABLE", "0"}};
+  EXPECT_EQ(nccl_variables(worker_environment(caller_off, group)), nccl);
 }
 
 TEST(WorkerProcess, SpawnedProcessSeesOnlyTheGivenEnvironment) {
   const std::string log = temp_log("env.log");
-  auto env = worker_environment({{"PATH", "/usr/bin:/bin"}, {"OMPI_COMM_WORLD_RANK", "0"}, {"PMIX_NAMESPACE", "x"}}, {}, false);
+  auto env = worker_environment({{"PATH", "/usr/bin:/bin"}, {"OMPI_COMM_WORLD_RANK", "0"}, {"PMIX_NAMESPACE", "x"}},
+                                {{"NCCL_BUFFSIZE", "8388608"}});
   SpawnRequest r = shell("env", log);
   r.env = env;
   auto w = WorkerProcess::spawn(r);
   wait_exit(w);
   ASSERT_TRUE(w.exited_ok());
   const std::string out = slurp(log);
-  EXPECT_NE(out.find("NCCL_NVLS_ENABLE=0"), std::string::npos) << out;
+  EXPECT_NE(out.find("NCCL_BUFFSIZE=8388608"), std::string::npos) << out;
+  EXPECT_EQ(out.find("NCCL_NVLS_ENABLE"), std::string::npos) << out;  // cctune adds no NVLS setting
   EXPECT_EQ(out.find("OMPI_"), std::string::npos) << out;
   EXPECT_EQ(out.find("PMIX_"), std::string::npos) << out;
   std::filesystem::remove(log);

@@ -153,6 +153,73 @@ TEST(PluginSo, SurvivesNullArguments) {
   });
 }
 
+// The cost table of the same communicator with NVLS enabled: NCCL offers nvls/simple too.
+FakeCostTable with_nvls_offered() {
+  FakeCostTable t;
+  t.cells[4][kSimple] = 18.0f;
+  return t;
+}
+
+Call get_from(void* ctx, int func, std::size_t bytes, const FakeCostTable& table) {
+  Call c;
+  c.table = table;
+  SCENARIO_CHECK(v5().get_coll_info(ctx, func, bytes, 1, c.table.as_nccl_passes_it(), testing::kAlgos, testing::kProtos, 0,
+                                    &c.channels) == nccl_abi::kSuccess);
+  return c;
+}
+
+int warnings_mentioning(const std::string& text) {
+  int n = 0;
+  for (const auto& [level, line] : testing::captured_log()) n += level == nccl_abi::kLogWarn && line.find(text) != std::string::npos;
+  return n;
+}
+
+// unit_profile.json records no offered algorithms: it was measured the way cctune used to,
+// with NVLS forced off, so its rules never competed against NVLS.
+TEST(PluginSo, NvlsOfferedWhereTheProfileNeverMetItIsLeftToNcclWithOneWarning) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    const FakeCostTable nvls = with_nvls_offered();
+    for (int comm = 0; comm < 3; ++comm) {
+      void* ctx = init(8, 1);
+      for (std::size_t bytes : {std::size_t(4096), std::size_t(1) << 20, std::size_t(1) << 30}) {
+        const Call c = get_from(ctx, nccl_abi::kFuncAllReduce, bytes, nvls);
+        SCENARIO_CHECK(c.table.equals(nvls) && c.channels == 0);
+      }
+      // Where NCCL offers nothing new, the rule still applies.
+      SCENARIO_CHECK(chose(get(ctx, nccl_abi::kFuncAllReduce, 4096), kRing, kLL));
+      v5().finalize(ctx);
+    }
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+    SCENARIO_CHECK(warnings_mentioning("NCCL offers nvls for allreduce") == 1);
+    SCENARIO_CHECK(warnings_mentioning("never competed against it") == 1);
+  });
+}
+
+TEST(PluginSo, ProfileMeasuredWithNvlsSteersToIt) {
+  RUN_SCENARIO({
+    use_profile("nvls_profile.json");
+    void* ctx = init(8, 1);
+    const Call big = get_from(ctx, nccl_abi::kFuncAllReduce, std::size_t(1) << 30, with_nvls_offered());
+    FakeCostTable want = with_nvls_offered();
+    want.cells[4][kSimple] = 0.0f;
+    SCENARIO_CHECK(big.table.equals(want) && big.channels == 0);
+    // AllGather as NCCL tables it (no tree). With NVLS offered too, which that profile's
+    // allgather rules never met, NCCL keeps its choice; without it the rule applies.
+    FakeCostTable gather_table;
+    for (int p = 0; p < testing::kProtos; ++p) gather_table.cells[kTree][p] = testing::kIgnore;
+    FakeCostTable gather_nvls = gather_table;
+    gather_nvls.cells[4][kSimple] = 18.0f;
+    SCENARIO_CHECK(get_from(ctx, nccl_abi::kFuncAllGather, 8388608, gather_nvls).table.equals(gather_nvls));
+    FakeCostTable gather_want = gather_table;
+    gather_want.cells[kRing][kLL128] = 0.0f;
+    const Call gather = get_from(ctx, nccl_abi::kFuncAllGather, 8388608, gather_table);
+    SCENARIO_CHECK(gather.table.equals(gather_want) && gather.channels == 16);
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+    SCENARIO_CHECK(warnings_mentioning("NCCL offers nvls for allgather") == 1);
+  });
+}
+
 TEST(PluginSo, OlderInterfaceVersionsBehaveTheSame) {
   RUN_SCENARIO({
     use_profile("unit_profile.json");

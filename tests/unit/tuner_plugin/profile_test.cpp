@@ -117,6 +117,42 @@ TEST(ProfileParse, NamesTheBadFieldOfARule) {
   EXPECT_NE(error_of(minimal_with_rule("7")).find("rules[0] must be an object"), std::string::npos);
 }
 
+TEST(ProfileParse, ReadsWhatWasOfferedAndTheBaselineEnvironment) {
+  ProfileResult r = load_profile(kFixture + "nvls_profile.json");
+  ASSERT_TRUE(r.profile) << r.error;
+  const ProfileProvenance& p = r.profile->provenance;
+  ASSERT_EQ(p.offered.size(), 2u);
+  EXPECT_EQ(p.offered[0], (OfferedAlgorithms{Collective::AllReduce, 8, 1,
+                                             algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring) |
+                                                 algorithm_bit(Algorithm::Nvls)}));
+  EXPECT_EQ(p.offered[1].algorithms, algorithm_bit(Algorithm::Ring));
+  EXPECT_EQ(p.baseline_env, (std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}}));
+  const ProfileResult back = parse_profile(format_profile(*r.profile));
+  ASSERT_TRUE(back.profile) << back.error;
+  EXPECT_EQ(*back.profile, *r.profile);
+  // Absent, the offer is the one every earlier cctune measured under: NVLS off.
+  EXPECT_TRUE(load_profile(kFixture + "unit_profile.json").profile->provenance.offered.empty());
+  EXPECT_EQ(kUnrecordedOffer & algorithm_bit(Algorithm::Nvls), 0u);
+  EXPECT_NE(kUnrecordedOffer & algorithm_bit(Algorithm::Ring), 0u);
+}
+
+TEST(ProfileParse, NamesTheBadFieldOfAnOfferedEntry) {
+  const std::string head = R"({"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.3", "offered": [)";
+  const std::string tail = R"(]}, "rules": []})";
+  EXPECT_NE(error_of(head + R"({"collective": "allreduce", "nranks": 8, "nnodes": 1, "algorithms": ["warp"]})" + tail)
+                .find("profile.provenance.offered[0].algorithms holds \"warp\""),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"({"collective": "allreduce", "nranks": 8, "algorithms": []})" + tail)
+                .find("profile.provenance.offered[0].nnodes is missing"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"({"collective": "alltoall", "nranks": 8, "nnodes": 1, "algorithms": []})" + tail)
+                .find("offered[0].collective"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.3", "baseline_env": {"A": 1}}, "rules": []})")
+                .find("baseline_env"),
+            std::string::npos);
+}
+
 TEST(ProfileParse, RefusesOverlappingRangesOfOneShape) {
   ProfileResult r = load_profile(kFixture + "overlapping_profile.json");
   ASSERT_FALSE(r.profile);

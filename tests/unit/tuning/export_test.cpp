@@ -97,6 +97,23 @@ TEST(EnvFile, RejectsWhatCannotBeWrittenUnquoted) {
   EXPECT_TRUE(portable_env_value("=mlx5_0:1,mlx5_1:1"));
 }
 
+// Hardening: a space name is outside input (a space file, or meta.settings.space of a results
+// file); one holding a newline put `touch ...` on a line of its own, which `. nccl.env` ran.
+TEST(EnvFile, SpaceNameCannotStartALine) {
+  Profile profile = tuned("h200x8_allreduce.results.json").profile;
+  const fs::path dir = temp_dir("env-injection");
+  const fs::path victim = dir / "pwned";
+  profile.provenance.space = "x\ntouch " + victim.string() + "\r\n#";
+  const std::string text = format_env_file(profile, {"/opt/cctune/lib/libnccl-tuner-cctune.so", "/tmp/out/profile.json"});
+  write_file_atomically((dir / "nccl.env").string(), text);
+  const auto bash = source_in_bash(dir / "nccl.env");
+  EXPECT_EQ(bash.count("rc") ? bash.at("rc") : "", "0");
+  EXPECT_FALSE(fs::exists(victim)) << text;
+  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1))
+    EXPECT_NE(text.compare(at + 1, 5, "touch"), 0) << text;
+  fs::remove_all(dir);
+}
+
 TEST(ExampleTunerConf, ParsesLikeNcclsExamplePlugin) {
   const TuneOutputs out = tuned("h200x8_allreduce.results.json");
   const std::string text = format_example_tuner_conf(out.profile, out.rule_observed_channels);

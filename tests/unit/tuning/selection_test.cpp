@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "tuner/export/env_file.hpp"
 #include "tuner/selection/ranges.hpp"
 #include "tuner/selection/selection.hpp"
 #include "tuner/selection/timing.hpp"
@@ -73,19 +74,85 @@ TEST(Ranges, GeometricMidpointsAndEdges) {
 }
 
 TEST(Selection, ProfileEnvHoldsTheGroupsSettingsNotTheSweepsPlugin) {
-  // What a real sweep records per run: the group's settings plus NVLS off and the
-  // in-executable plugin the workers measured with.
+  // What a sweep records per run: the group's settings plus the in-executable plugin the
+  // workers measured with, and (nccl_env) everything NCCL read, the caller's NVLS=0 included.
   Results results = fixture("h200x8_allreduce.results.json");
   for (RunResult& run : results.runs) {
-    run.env["NCCL_NVLS_ENABLE"] = "0";
     run.env["NCCL_TUNER_PLUGIN"] = "STATIC_PLUGIN";
+    run.nccl_env = run.env;
+    run.nccl_env["NCCL_NVLS_ENABLE"] = "0";
+    run.nccl_env["NCCL_DEBUG"] = "WARN";
   }
-  TuneOptions options;
-  const TuneOutputs out = tune_results(results, options);
+  const TuneOutputs out = tune_results(results, TuneOptions{});
   ASSERT_EQ(out.group, "channels-32");
-  const std::map<std::string, std::string> want = {
-      {"NCCL_MAX_CTAS", "32"}, {"NCCL_MIN_CTAS", "32"}, {"NCCL_NVLS_ENABLE", "0"}};
-  EXPECT_EQ(out.profile.env, want);
+  const std::map<std::string, std::string> want = {{"NCCL_MAX_CTAS", "32"}, {"NCCL_MIN_CTAS", "32"}};
+  EXPECT_EQ(out.profile.env, want);  // the caller's NVLS=0 is provenance, not a setting to deploy
+  const std::map<std::string, std::string> baseline = {
+      {"NCCL_DEBUG", "WARN"}, {"NCCL_MAX_CTAS", "32"}, {"NCCL_MIN_CTAS", "32"}, {"NCCL_NVLS_ENABLE", "0"}};
+  EXPECT_EQ(out.profile.provenance.baseline_env, baseline);
+}
+
+TEST(Selection, GroupThatDisablesNvlsKeepsItAndOlderResultsDoNot) {
+  Results results = fixture("h200x8_allreduce.results.json");
+  // Older cctune forced NVLS off in every run's env and recorded no nccl_env: not a group's choice.
+  for (RunResult& run : results.runs) run.env["NCCL_NVLS_ENABLE"] = "0";
+  EXPECT_EQ(tune_results(results, TuneOptions{}).profile.env.count("NCCL_NVLS_ENABLE"), 0u);
+  // A group that sets it (to compare NVLS on and off) carries it into the profile.
+  for (RunResult& run : results.runs) run.nccl_env = run.env;
+  EXPECT_EQ(tune_results(results, TuneOptions{}).profile.env.at("NCCL_NVLS_ENABLE"), "0");
+}
+
+// An 8-GPU NVSwitch node with NVLS on: NCCL offers nvls for allreduce, and forced nvls/simple
+// beats NCCL's own choice at large sizes.
+Results with_nvls_winning() {
+  Results results = fixture("h200x8_allreduce.results.json");
+  results.runs.resize(1);  // the "default" group
+  RunResult& run = results.runs[0];
+  run.env = {{"NCCL_TUNER_PLUGIN", "STATIC_PLUGIN"}};
+  run.nccl_env = run.env;
+  std::vector<PointResult> nvls;
+  for (PointResult& p : run.points) {
+    if (p.status != PointStatus::Ok) continue;
+    p.offered_algos = {"tree", "ring", "nvls"};
+    if (p.in_place || p.config.algo != "auto" || p.size_bytes < (32u << 20)) continue;
+    PointResult n = p;
+    n.config = {"nvls", "simple", 0, false};
+    n.chosen_algo = "nvls";
+    n.chosen_proto = "simple";
+    n.iter_us.median = p.iter_us.median * 0.6;
+    n.batch_us = p.batch_us * 0.6;
+    n.rel_noise = 0.005;
+    nvls.push_back(n);
+  }
+  run.points.insert(run.points.end(), nvls.begin(), nvls.end());
+  return results;
+}
+
+TEST(Selection, PicksNvlsWhereItWinsAndRecordsWhatWasOffered) {
+  const TuneOutputs out = tune_results(with_nvls_winning(), TuneOptions{});
+  const ProfileRule* nvls_rule = nullptr;
+  for (const ProfileRule& r : out.profile.rules)
+    if (r.algorithm == Algorithm::Nvls) nvls_rule = &r;
+  ASSERT_NE(nvls_rule, nullptr) << format_profile(out.profile);
+  EXPECT_EQ(nvls_rule->protocol, Protocol::Simple);
+  EXPECT_EQ(nvls_rule->max_bytes, 128u << 20);
+  EXPECT_LE(nvls_rule->min_bytes, 32u << 20);
+  EXPECT_NEAR(nvls_rule->expected_speedup, 1 / 0.6, 0.01);
+  ASSERT_EQ(out.profile.provenance.offered.size(), 1u);
+  const OfferedAlgorithms& o = out.profile.provenance.offered[0];
+  EXPECT_EQ(o.collective, Collective::AllReduce);
+  EXPECT_EQ(o.nranks, 8);
+  EXPECT_EQ(o.nnodes, 1);
+  EXPECT_EQ(o.algorithms, algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls));
+  // nccl.env: the group's settings (none) and the plugin lines; no NVLS setting of cctune's own.
+  const std::string env = format_env_file(out.profile, {"/opt/cctune/lib/libnccl-tuner-cctune.so", "/out/profile.json"});
+  EXPECT_EQ(env.find("NCCL_NVLS_ENABLE"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_TUNER_PLUGIN=/opt/cctune/lib/libnccl-tuner-cctune.so\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nCCTUNE_PROFILE=/out/profile.json\n"), std::string::npos) << env;
+  // ...and the profile reads back with its provenance.
+  const ProfileResult back = parse_profile(format_profile(out.profile));
+  ASSERT_TRUE(back.profile) << back.error;
+  EXPECT_EQ(back.profile->provenance, out.profile.provenance);
 }
 
 TEST(Selection, SingleNodePicksRaisedCeilingGroupAndMergesRanges) {

@@ -100,8 +100,12 @@ TEST(Plan, SingleEightGpuNodeSkipsWhatNcclCannotRun) {
   EXPECT_GT(skipped_with(d, Collective::AllGather, "tree", "allreduce only"), 0u);
   EXPECT_GT(skipped_with(d, Collective::ReduceScatter, "tree", "allreduce only"), 0u);
   EXPECT_GT(skipped_with(d, Collective::AllGather, "pat", "one GPU per node"), 0u);
-  EXPECT_GT(skipped_with(d, Collective::AllReduce, "nvls", "NVLS is off"), 0u);
-  EXPECT_GT(skipped_with(d, Collective::AllReduce, "collnet_direct", "CollNet"), 0u);
+  // Whether NCCL offers NVLS or CollNet is unknown here: planned, NCCL answers at run time.
+  EXPECT_TRUE(planned(d, Collective::AllReduce, "nvls", "simple", 0));
+  EXPECT_GT(skipped_with(d, Collective::AllReduce, "nvls", "simple protocol only"), 0u);
+  EXPECT_GT(skipped_with(d, Collective::AllReduce, "nvls_tree", "across nodes only"), 0u);
+  EXPECT_TRUE(planned(d, Collective::AllReduce, "collnet_direct", "simple", 0));
+  EXPECT_GT(skipped_with(d, Collective::AllGather, "collnet_chain", "allreduce only"), 0u);
   EXPECT_TRUE(planned(d, Collective::AllReduce, "tree", "ll128", 8));
   EXPECT_TRUE(planned(d, Collective::AllGather, "auto", "auto", 0));
   EXPECT_FALSE(planned(d, Collective::AllReduce, "ring", "simple", 32));  // above 24
@@ -142,8 +146,39 @@ TEST(Plan, OneGpuPerNodeAcrossNodesRunsPatAndDerivesNics) {
   EXPECT_TRUE(group(plan, "ib-qps-4").skip_reason.empty());
 }
 
+TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
+  const SearchSpace space = load_space("default", {kSpaces});
+  SpaceContext ctx;
+  ctx.nranks = 8;
+  ctx.nnodes = 1;
+  // As an 8-GPU NVSwitch node's cost tables report it with NVLS enabled (NCCL's default there).
+  ctx.offered[Collective::AllReduce] = {"tree", "ring", "nvls"};
+  ctx.offered[Collective::AllGather] = {"ring", "nvls"};
+  ctx.offered[Collective::ReduceScatter] = {"ring", "nvls"};
+  const SpacePlan on = plan_space(space, ctx);
+  const PlannedGroup& d = group(on, "default");
+  EXPECT_TRUE(planned(d, Collective::AllReduce, "nvls", "simple", 0));
+  EXPECT_TRUE(planned(d, Collective::AllReduce, "nvls", "simple", 16));
+  EXPECT_TRUE(planned(d, Collective::AllGather, "nvls", "simple", 0));
+  EXPECT_GT(skipped_with(d, Collective::AllReduce, "collnet_direct", "cost table offered no collnet_direct"), 0u);
+
+  ctx.offered[Collective::AllReduce] = {"tree", "ring"};  // NVLS off, or no NVSwitch
+  const SpacePlan off = plan_space(space, ctx);
+  EXPECT_FALSE(planned(group(off, "default"), Collective::AllReduce, "nvls", "simple", 0));
+  EXPECT_GT(skipped_with(group(off, "default"), Collective::AllReduce, "nvls", "cost table offered no nvls for allreduce"), 0u);
+
+  SpaceContext caller_off;
+  caller_off.nranks = 8;
+  caller_off.caller_disables_nvls = true;
+  const SpacePlan c = plan_space(space, caller_off);
+  EXPECT_GT(skipped_with(group(c, "default"), Collective::AllReduce, "nvls", "caller's environment sets NCCL_NVLS_ENABLE=0"), 0u);
+  EXPECT_NE(unsupported_reason(Collective::AllReduce, {"nvls", "simple", 0, false}, SpaceContext{}, 0, true).find("this group sets"),
+            std::string::npos);
+}
+
 TEST(Plan, AutoMustPairWithAuto) {
-  const SpaceContext ctx{8, 1, false, false, {}, 0};
+  SpaceContext ctx;
+  ctx.nranks = 8;
   EXPECT_NE(unsupported_reason(Collective::AllReduce, {"auto", "simple", 0, false}, ctx, 0), "");
   EXPECT_EQ(unsupported_reason(Collective::AllReduce, {"auto", "auto", 0, false}, ctx, 0), "");
   // The plugin forces channels only with an algorithm and a protocol (the backend refuses it).

@@ -1,0 +1,38 @@
+#include "tuner/selection/provenance.hpp"
+
+#include <tuple>
+
+namespace cctune::tuner {
+
+bool is_sweep_variable(const std::string& key) { return key == "NCCL_TUNER_PLUGIN" || key == "CCTUNE_PROFILE"; }
+
+std::vector<OfferedAlgorithms> offered_algorithms(const Results& results, const std::string& group) {
+  std::map<std::tuple<int, int, int>, AlgorithmSet> by_shape;
+  for (const RunResult& run : results.runs) {
+    if (run.backend != "nccl" || run.group != group) continue;
+    for (const PointResult& p : run.points) {
+      const auto c = parse_profile_collective(to_string(p.collective));
+      if (!c || p.offered_algos.empty()) continue;
+      by_shape[{static_cast<int>(*c), run.nranks, run.nnodes}] |= algorithm_set(p.offered_algos);
+    }
+  }
+  std::vector<OfferedAlgorithms> out;
+  for (const auto& [shape, set] : by_shape) {
+    const auto& [collective, nranks, nnodes] = shape;
+    out.push_back({static_cast<Collective>(collective), nranks, nnodes, set});
+  }
+  return out;
+}
+
+std::map<std::string, std::string> baseline_environment(const Results& results, const std::string& group) {
+  for (const RunResult& run : results.runs) {
+    if (run.backend != "nccl" || run.group != group) continue;
+    std::map<std::string, std::string> env;
+    for (const auto& [k, v] : run.nccl_env)
+      if (!is_sweep_variable(k)) env.emplace(k, v);
+    return env;
+  }
+  return {};
+}
+
+}  // namespace cctune::tuner
