@@ -26,6 +26,6 @@ struct RuntimeVersions {
   std::string module_path;  // the module that answered; empty when none did
 };
 RuntimeVersions query_versions(const std::string& executable, const std::map<std::string, std::string>& env,
-                               const std::string& scratch_dir, double timeout_s = 30);
+                               const std::string& scratch_dir, double timeout_s = 20);
 
 }  // namespace cctune::runtime
