@@ -34,6 +34,14 @@ pass "mpirun -np 2 $cctune sweep --backend mpi -b 8 -e 1K"
 grep -q '^# space quick' "$logs/dry_run.txt" || fail "the dry run printed no plan of the space 'quick'"
 pass "sweep --space quick --dry-run: $(grep -c '^group ' "$logs/dry_run.txt") group line(s)"
 
+# An unknown space: exit 2, and the places it names are the moved tree's (the outer script
+# checks that no log names the source or build tree).
+"$cctune" sweep --space no-such-space --dry-run >"$logs/unknown_space.txt" 2>&1
+rc=$?
+[[ $rc -eq 2 ]] && grep -q "looked in $prefix/share/cctune/spaces" "$logs/unknown_space.txt" ||
+  fail "--space no-such-space: exit $rc, $(cat "$logs/unknown_space.txt")"
+pass "--space no-such-space: exit 2, looked in the moved tree"
+
 "$cctune" tune "$work/fixture.results.json" -o "$work/tune" >"$logs/tune.txt" 2>&1 || fail "cctune tune exited $?"
 [[ -s $work/tune/profile.json && -s $work/tune/nccl.env ]] || fail "tune wrote no profile.json or nccl.env"
 pass "tune: $(grep -c . "$work/tune/nccl.env") line(s) in nccl.env"
