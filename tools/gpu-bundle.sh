@@ -17,4 +17,11 @@ for f in cctune libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalo
     echo "gpu-bundle: warning: $build/$f not built" >&2
   fi
 done
+# The packaged tree (tools/package.sh BUILD_DIR) for tests/gpu/installed_tree_gpu_check.sh.
+if compgen -G "$build/package/cctune-*.tar.gz" >/dev/null; then
+  mkdir -p "$dest/package"
+  cp "$build"/package/cctune-*.tar.gz "$dest/package/"
+else
+  echo "gpu-bundle: warning: no $build/package/cctune-*.tar.gz (run tools/package.sh $build first)" >&2
+fi
 du -sh "$dest"

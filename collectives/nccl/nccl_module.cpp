@@ -76,7 +76,8 @@ class NcclModuleImpl final : public NcclModule {
     int runtime = 0, driver = 0;
     CCTUNE_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     CCTUNE_CUDA_CHECK(cudaDriverGetVersion(&driver));
-    return "runtime " + version_string(runtime) + ", driver " + version_string(driver);
+    // cudaDriverGetVersion reports 0 where no driver is installed.
+    return "runtime " + version_string(runtime) + ", driver " + (driver > 0 ? version_string(driver) : "not found");
   }
 
   std::string new_unique_id_hex() override {

@@ -5,6 +5,7 @@
 
 #include "app/command.hpp"
 #include "app/session.hpp"
+#include "app/version_info.hpp"
 #include "core/error.hpp"
 
 namespace {
@@ -29,7 +30,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // As in nccl-tests and most CLIs, a repeated flag means its last value.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.set_version_flag("--version", std::string(CCTUNE_VERSION) + " (" + CCTUNE_GIT_SHA + ")");
+  app.set_version_flag("--version", [&session] { return cctune::app::version_text(session.executable()); },
+                       "print cctune's version and the NCCL, CUDA and MPI it finds, then exit");
   auto commands = cctune::app::make_commands();
   for (auto& c : commands) c->setup(app);
   try {

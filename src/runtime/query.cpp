@@ -5,18 +5,29 @@
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "core/error.hpp"
 #include "runtime/worker_process.hpp"
 
 namespace cctune::runtime {
+namespace {
 
-GpuQuery query_gpus(const std::string& executable, const std::map<std::string, std::string>& env,
-                    const std::string& scratch_dir, double timeout_s) {
+// What one `cctune __worker <flag>` printed: its last JSON line, the last other line, and
+// how it ended; nothing when it did not end within `timeout_s` (it is then killed).
+struct WorkerAnswer {
+  nlohmann::json json;
+  std::string other_line;
+  int wait_status = 0;
+};
+
+std::optional<WorkerAnswer> ask_worker(const std::string& executable, const std::string& flag,
+                                       const std::map<std::string, std::string>& env, const std::string& scratch_dir,
+                                       double timeout_s) {
   SpawnRequest req;
   req.executable = executable;
-  req.args = {"__worker", "--query"};
+  req.args = {"__worker", flag};
   req.env = env;
   req.log_path = scratch_dir + "/cctune-query." + std::to_string(::getpid()) + ".out";
   auto proc = WorkerProcess::spawn(req);
@@ -26,37 +37,78 @@ GpuQuery query_gpus(const std::string& executable, const std::map<std::string, s
     if (std::chrono::steady_clock::now() - t0 > std::chrono::duration<double>(timeout_s)) {
       proc.kill_and_reap();
       ::unlink(req.log_path.c_str());
-      throw RuntimeFailure("`cctune __worker --query` (CUDA and NCCL discovery) did not answer within " +
-                               std::to_string(static_cast<int>(timeout_s)) + " s",
-                           "check the GPU driver with nvidia-smi");
+      return std::nullopt;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  WorkerAnswer a;
+  a.wait_status = *proc.status();
   std::ifstream in(req.log_path);
-  nlohmann::json answer;
-  std::string other;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.front() == '{') {
       try {
-        answer = nlohmann::json::parse(line);
+        a.json = nlohmann::json::parse(line);
       } catch (const nlohmann::json::exception&) {
       }
     } else if (!line.empty()) {
-      other = line;
+      a.other_line = line;
     }
   }
   ::unlink(req.log_path.c_str());
+  return a;
+}
+
+}  // namespace
+
+GpuQuery query_gpus(const std::string& executable, const std::map<std::string, std::string>& env,
+                    const std::string& scratch_dir, double timeout_s) {
+  const auto a = ask_worker(executable, "--query", env, scratch_dir, timeout_s);
+  if (!a)
+    throw RuntimeFailure("`cctune __worker --query` (CUDA and NCCL discovery) did not answer within " +
+                             std::to_string(static_cast<int>(timeout_s)) + " s",
+                         "check the GPU driver with nvidia-smi");
+  const nlohmann::json& answer = a->json;
   if (answer.is_object() && answer.contains("error"))
     throw EnvironmentError(answer["error"].get<std::string>(), answer.value("fix", ""));
   if (!answer.is_object() || !answer.contains("device_count"))
-    throw EnvironmentError("`cctune __worker --query` gave no answer (" + describe_wait_status(*proc.status()) +
-                               (other.empty() ? "" : ": " + other) + ")",
+    throw EnvironmentError("`cctune __worker --query` gave no answer (" + describe_wait_status(a->wait_status) +
+                               (a->other_line.empty() ? "" : ": " + a->other_line) + ")",
                            "run `cctune __worker --query` by hand to see why");
   GpuQuery q;
   q.device_count = answer["device_count"].get<int>();
   q.nccl_version = answer.value("nccl_version", "");
   q.cuda = answer.value("cuda", "");
   return q;
+}
+
+RuntimeVersions query_versions(const std::string& executable, const std::map<std::string, std::string>& env,
+                               const std::string& scratch_dir, double timeout_s) {
+  RuntimeVersions v;
+  std::optional<WorkerAnswer> a;
+  try {
+    a = ask_worker(executable, "--versions", env, scratch_dir, timeout_s);
+  } catch (const Error& e) {
+    v.nccl = v.cuda = "not found (" + e.what_only() + ")";
+    return v;
+  }
+  if (!a) {
+    v.nccl = v.cuda = "not found (the NCCL module did not answer within " + std::to_string(static_cast<int>(timeout_s)) + " s)";
+    return v;
+  }
+  const nlohmann::json& j = a->json;
+  if (!j.is_object()) {
+    v.nccl = v.cuda = "not found (the NCCL module query " + describe_wait_status(a->wait_status) +
+                      (a->other_line.empty() ? "" : ": " + a->other_line) + ")";
+    return v;
+  }
+  if (j.contains("error")) {
+    v.nccl = v.cuda = "not found (" + j.value("error", "") + ")";
+    return v;
+  }
+  v.module_path = j.value("module", "");
+  v.nccl = j.contains("nccl_version") ? j.value("nccl_version", "") : "not found (" + j.value("nccl_error", "") + ")";
+  v.cuda = j.contains("cuda") ? j.value("cuda", "") : "not found (" + j.value("cuda_error", "") + ")";
+  return v;
 }
 
 }  // namespace cctune::runtime

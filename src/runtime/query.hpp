@@ -18,4 +18,14 @@ struct GpuQuery {
 GpuQuery query_gpus(const std::string& executable, const std::map<std::string, std::string>& env,
                     const std::string& scratch_dir, double timeout_s = 120);
 
+// For `cctune --version`: NCCL's and CUDA's versions as the NCCL module sees them, or
+// "not found (reason)" for each. Never throws and never waits longer than `timeout_s`.
+struct RuntimeVersions {
+  std::string nccl;         // "2.28.3" or "not found (...)"
+  std::string cuda;         // "runtime 13.0, driver 12.8" or "not found (...)"
+  std::string module_path;  // the module that answered; empty when none did
+};
+RuntimeVersions query_versions(const std::string& executable, const std::map<std::string, std::string>& env,
+                               const std::string& scratch_dir, double timeout_s = 20);
+
 }  // namespace cctune::runtime

@@ -104,6 +104,32 @@ int run_worker_query(const std::string& executable) {
   return code;
 }
 
+int run_worker_versions(const std::string& executable) {
+  nlohmann::json out;
+  try {
+    auto module = load_worker_module(executable);
+    out["module"] = nccl_module_path(executable);
+    // Each asked on its own: a host with NCCL but no driver still reports NCCL's release.
+    try {
+      out["nccl_version"] = module->nccl_version();
+    } catch (const std::exception& e) {
+      out["nccl_error"] = e.what();
+    }
+    try {
+      out["cuda"] = module->cuda_versions();
+    } catch (const std::exception& e) {
+      out["cuda_error"] = e.what();
+    }
+  } catch (const Error& e) {
+    out = {{"error", e.what_only()}};
+  } catch (const std::exception& e) {
+    out = {{"error", e.what()}};
+  }
+  std::printf("%s\n", out.dump().c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
 int run_worker(const std::string& executable) {
   follow_parent();
   std::signal(SIGPIPE, SIG_DFL);

@@ -56,7 +56,8 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
 // <dir>/<name>.json in `search_dirs` in order. Throws UsageError listing what exists.
 SearchSpace load_space(const std::string& name_or_path, const std::vector<std::string>& search_dirs);
 // $CCTUNE_SPACES_DIR, then next to the executable (<exe>/../share/cctune/spaces, and
-// <exe>/../configs/spaces for a build tree inside the checkout), then the source tree.
+// <exe>/../configs/spaces for a build tree inside the checkout), then the source tree
+// (not for an installed tree, which has <exe>/../share/cctune/spaces).
 std::vector<std::string> default_space_dirs(const std::string& executable_path);
 
 }  // namespace cctune::tuner

@@ -15,17 +15,20 @@ class WorkerCommand : public Command {
     cmd_ = parent.add_subcommand("__worker", "internal: a GPU worker of `cctune sweep --backend nccl`");
     cmd_->group("");  // hidden from --help
     cmd_->add_flag("--query", query_, "print the GPU count and NCCL/CUDA versions as JSON and exit");
+    cmd_->add_flag("--versions", versions_, "print the NCCL and CUDA versions as JSON (no GPU needed) and exit");
     cmd_->add_option("--log", log_, "where the supervisor sends this worker's output (informational)");
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return false; }
   int run(Session& session) override {
+    if (versions_) return runtime::run_worker_versions(session.executable());
     return query_ ? runtime::run_worker_query(session.executable()) : runtime::run_worker(session.executable());
   }
 
  private:
   CLI::App* cmd_ = nullptr;
   bool query_ = false;
+  bool versions_ = false;
   std::string log_;
 };
 
