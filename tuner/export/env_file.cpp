@@ -51,7 +51,6 @@ std::string format_env_file(const Profile& profile, const EnvFileOptions& option
   out += "# Measured with NCCL " + comment_text(profile.provenance.nccl_version);
   if (!profile.provenance.space.empty()) out += ", space " + comment_text(profile.provenance.space);
   out += "\n";
-
   for (const auto& [key, value] : profile.env) {
     if (key == "NCCL_TUNER_PLUGIN" || key == "CCTUNE_PROFILE") continue;  // ours win, written below
     add_line(out, key, value);
