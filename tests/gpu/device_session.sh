@@ -1,31 +1,48 @@
 #!/usr/bin/env bash
-# Everything we run on a lent multi-GPU machine in one call, from the repository root:
-#   tests/gpu/device_session.sh BUNDLE_DIR RESULT_DIR
-# BUNDLE_DIR: a build or tools/gpu-bundle.sh output. Runs the GPU checks, the side-by-side
-# reference benchmark, and full-range sweeps (singleton and one rank per GPU), then packs
-# RESULT_DIR into RESULT_DIR.tgz. NCCL_NVLS_ENABLE=0 throughout.
+# Everything we run on a lent GPU machine, in parts that each fit one device call (< 10 min):
+#   tests/gpu/device_session.sh BUNDLE_DIR OUT_DIR PART
+# BUNDLE_DIR: a build folder or tools/gpu-bundle.sh output. PART:
+#   checks  the GPU runner (tests/gpu/run_gpu_tests.sh): every check, multi-rank ones through
+#           the shared-GPU test mode on a one-GPU machine
+#   bench   bench/nccl_side_by_side.sh (cctune's batch_us against the reference loop)
+#   sweeps  a quick space sweep and a shared-GPU sweep whose results show what NCCL offered
+# Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
+# step summary and the tail of each step (the device tool brings back 8 files at most).
+# NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
-g=${2:?RESULT_DIR}
-mkdir -p "$g"; g=$(cd "$g" && pwd)
+out=${2:?OUT_DIR}
+part=${3:?PART: checks, bench or sweeps}
+mkdir -p "$out"; out=$(cd "$out" && pwd)
+g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-{ nvidia-smi -L; nvidia-smi topo -m; ldd "$b/cctune" "$b/libcctune-nccl.so" | grep -E 'not found|nccl|mpi|hwloc'
-  # Whether this kernel could host soft-RoCE (rdma_rxe) for the ibverbs probe.
-  uname -r; ls /sys/class/infiniband; zcat /proc/config.gz | grep -E '^CONFIG_(INFINIBAND|RDMA_RXE|RDMA_SIW)='; } > "$g/env.txt" 2>&1
+summary=$out/$part.txt
+{ date -u; nvidia-smi -L; uname -r; ldd "$b/cctune" | grep -E 'not found|mpi|hwloc' ; } > "$summary" 2>&1
+
 step() {  # step NAME SECONDS COMMAND...: bounded, logged, timed
   local name=$1 limit=$2; shift 2
-  local t0=$(date +%s)
-  timeout "$limit" "$@" > "$g/$name.txt" 2>&1
-  echo "step $name: rc=$? $(( $(date +%s) - t0 )) s" | tee -a "$g/steps.txt"
+  local t0; t0=$(date +%s)
+  timeout "$limit" "$@" > "$g/$name.log" 2>&1
+  local rc=$?
+  { echo "== step $name: rc=$rc $(( $(date +%s) - t0 )) s"; tail -n 40 "$g/$name.log"; } >> "$summary"
+  echo "step $name: rc=$rc $(( $(date +%s) - t0 )) s"
 }
-step checks 360 tests/gpu/run_gpu_tests.sh "$b" "$g/checks"
-step side_by_side 40 bench/nccl_side_by_side.sh "$b" "$g/bench"
-step full_singleton 40 "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 2 --placement out --max-time 0.25 -o "$g/full"
-step full_mpi 40 mpirun --oversubscribe -np "$ngpu" -x NCCL_NVLS_ENABLE "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 4 \
-  --max-time 0.25 -c 1 -o "$g/mpi"
-step space_plan 20 "$b/cctune" sweep --space default --dry-run
-step space_quick 90 "$b/cctune" sweep --space quick -e 1M -o "$g/space"
-step graph 20 "$b/cctune" sweep --backend nccl -b 8 -e 64K -f 8 --graph --placement out -o "$g/graph"
-tar czf "$g.tgz" -C "$(dirname "$g")" "$(basename "$g")"
-cat "$g/steps.txt"
+
+case $part in
+  checks)
+    step checks 540 tests/gpu/run_gpu_tests.sh "$b" "$g/checks" ;;
+  bench)
+    step side_by_side 420 bench/nccl_side_by_side.sh "$b" "$g" ;;
+  sweeps)
+    step space_plan 30 "$b/cctune" sweep --space default --dry-run
+    step space_quick 150 "$b/cctune" sweep --space quick -e 1M -o "$g/space"
+    step shared_offered 150 "$b/cctune" sweep --backend nccl --test-shared-gpu 2 -b 1K -e 64K -f 8 --max-time 0.1 \
+      --configs auto,ring/simple,tree/ll --env-group nvls-off:NCCL_NVLS_ENABLE=0 -o "$g/shared"
+    step offered 10 python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+for run in r["runs"]:
+    print(run["group"], "nccl_env:", run.get("nccl_env"), "offered:", run.get("nccl_offered"))' "$g/shared/results.json" ;;
+  *) echo "unknown part $part"; exit 2 ;;
+esac
+tar czf "$out/$part.tgz" -C "$g" .
+cat "$summary" | grep '^== step'
