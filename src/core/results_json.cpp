@@ -110,6 +110,10 @@ void to_json(json& j, const RunResult& r) {
   if (!r.screened.empty()) j["screened"] = r.screened;
   if (r.duration_s > 0) j["duration_s"] = r.duration_s;
   if (r.startup_s > 0) j["startup_s"] = r.startup_s;
+  if (!r.test_mode.empty()) {
+    j["test_mode"] = r.test_mode;
+    j["test_shared_gpu"] = r.test_shared_gpu;
+  }
 }
 void from_json(const json& j, RunResult& r) {
   r.backend = j.at("backend");
@@ -123,6 +127,8 @@ void from_json(const json& j, RunResult& r) {
   r.screened = j.value("screened", std::vector<PointResult>{});
   r.duration_s = j.value("duration_s", 0.0);
   r.startup_s = j.value("startup_s", 0.0);
+  r.test_mode = j.value("test_mode", "");
+  r.test_shared_gpu = j.value("test_shared_gpu", 0);
 }
 
 void to_json(json& j, const Meta& m) {
@@ -160,6 +166,14 @@ void from_json(const json& j, Results& r) {
   r.runs = j.at("runs").get<std::vector<RunResult>>();
   r.topology = j.value("topology", json());
   r.net = j.value("net", json());
+}
+
+std::string test_mode_of(const Results& r) {
+  const auto& s = r.meta.settings;
+  if (s.is_object() && s.contains("test_mode") && s.at("test_mode").is_string()) return s.at("test_mode").get<std::string>();
+  for (const auto& run : r.runs)
+    if (!run.test_mode.empty()) return run.test_mode;
+  return {};
 }
 
 Results load_results(const std::string& path) {

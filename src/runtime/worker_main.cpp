@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <tuple>
 
@@ -25,6 +26,8 @@
 #include "collectives/nccl/tuned_backend.hpp"
 #include "collectives/nccl/worker_setup.hpp"
 #endif
+
+extern char** environ;
 
 namespace cctune::runtime {
 namespace {
@@ -69,6 +72,16 @@ void bind_to_gpu_numa_node([[maybe_unused]] int device, [[maybe_unused]] const s
 #endif
 }
 
+// One log line naming the worker and every NCCL_* variable it runs with, so a log shows what
+// NCCL read (NCCL_HOSTID in the shared-GPU test mode, NCCL_NVLS_ENABLE, a group's settings).
+void log_identity(const WorkerSpec& spec) {
+  std::string nccl_env;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "NCCL_", 5) == 0) nccl_env += std::string(" ") + *e;
+  std::fprintf(stderr, "cctune worker: rank %d of %d on device %d, group %s; environment:%s\n", spec.rank, spec.nranks, spec.device,
+               spec.group.c_str(), nccl_env.empty() ? " no NCCL_* variable" : nccl_env.c_str());
+}
+
 std::string kind_of(const std::exception& e) {
   if (dynamic_cast<const UsageError*>(&e)) return "usage";
   if (dynamic_cast<const EnvironmentError*>(&e)) return "environment";
@@ -103,6 +116,7 @@ int run_worker(const std::string& executable) {
     std::string line;
     if (!std::getline(std::cin, line)) throw UsageError("no worker spec on stdin", "`cctune __worker` is started by `cctune sweep`, not by hand");
     spec = worker_spec_from_json(nlohmann::json::parse(line));
+    log_identity(spec);
     const WorkerPlan plan = worker_plan_from_json(spec.plan);
     const auto points = enumerate_points(plan, spec.nranks);
 
