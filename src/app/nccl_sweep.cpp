@@ -40,9 +40,9 @@ std::string worker_log_dir(const std::string& output_dir) {
 }
 
 struct Placement {
-  std::vector<int> devices;        // CUDA devices this supervisor owns
+  std::vector<int> devices;        // the CUDA device of each of this supervisor's workers
   runtime::WorkerLayout layout;    // NCCL ranks of its workers
-  std::vector<std::string> host_ids;  // NCCL_HOSTID per owned device, with --emulate-nodes
+  std::vector<std::string> host_ids;  // NCCL_HOSTID per worker (--emulate-nodes, --test-shared-gpu)
   int nnodes = 1;
 };
 
@@ -56,18 +56,19 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
       ++ranks_on_node;
       if (r < comm.rank()) ++local_index;
     }
-  agree_on_errors(comm, [&] { p.devices = runtime::owned_devices(host, ranks_on_node, local_index, device_count, ns.gpus); });
+  const bool shared = ns.test_shared_gpu > 0;
+  agree_on_errors(comm, [&] {
+    p.devices = runtime::worker_devices(runtime::owned_devices(host, ranks_on_node, local_index, device_count, ns.gpus, shared),
+                                        ns.test_shared_gpu);
+  });
   const auto counts = comm.allgather(std::to_string(p.devices.size()));
   std::vector<runtime::SupervisorSlot> slots;
   for (std::size_t r = 0; r < hosts.size(); ++r) slots.push_back({hosts[r], std::stoi(counts[r])});
   p.layout = runtime::layout_workers(slots, comm.rank());
   agree_on_errors(comm, [&] {
-    for (std::size_t i = 0; i < p.devices.size(); ++i)
-      p.host_ids.push_back(ns.emulate_nodes > 1 ? runtime::emulated_host_id(host, p.layout.node_offset + static_cast<int>(i),
-                                                                             p.layout.node_workers, ns.emulate_nodes)
-                                                : std::string());
+    p.host_ids = runtime::worker_host_ids(host, p.layout, static_cast<int>(p.devices.size()), ns.emulate_nodes, shared);
   });
-  p.nnodes = p.layout.real_nodes * ns.emulate_nodes;
+  p.nnodes = runtime::job_nodes(p.layout, ns.emulate_nodes, shared);
   return p;
 }
 
@@ -222,7 +223,10 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
     }
 
     const std::string context = "backend nccl, group " + group.label + ", " + std::to_string(nranks) + " ranks on " +
-                                std::to_string(place.nnodes) + " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype);
+                                std::to_string(place.nnodes) + " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype) +
+                                (ns.test_shared_gpu > 0 ? ", TEST MODE shared-gpu (" + std::to_string(ns.test_shared_gpu) +
+                                                              " per GPU, socket transport): functional check, not performance"
+                                                        : std::string());
     if (sink) {
       RunResult run;
       run.backend = "nccl";
@@ -233,6 +237,11 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
       run.nccl_env = runtime::nccl_variables(runtime::worker_environment(settings.base_env, effective.env));
       if (ns.emulate_nodes > 1)
         run.env["NCCL_HOSTID"] = "<host>-emu<j>: " + std::to_string(ns.emulate_nodes) + " emulated nodes per host";
+      if (ns.test_shared_gpu > 0) {
+        run.env["NCCL_HOSTID"] = "<host>-shared<j>: one NCCL host per worker (shared-GPU test mode)";
+        run.test_mode = test_mode_shared_gpu;
+        run.test_shared_gpu = ns.test_shared_gpu;
+      }
       run.nranks = nranks;
       run.nnodes = place.nnodes;
       sink->begin_run(run);

@@ -48,6 +48,9 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
       ->capture_default_str();
   cmd.add_flag("--graph", a.graph, "nccl: time CUDA-graph replays of the operations");
+  cmd.add_option("--test-shared-gpu", a.test_shared_gpu,
+                 "nccl, functional tests only: K workers per GPU, each its own NCCL host (NCCL_HOSTID); "
+                 "allows more ranks than GPUs; results are marked and never tuned");
   cmd.add_option("--configs", a.configs,
                  "nccl: comma-separated in-process configs: auto (NCCL's choice) or algo/proto[/channels], "
                  "e.g. auto,ring/simple/32,tree/ll")
@@ -101,6 +104,18 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
 }
 
 namespace {
+int resolve_test_shared_gpu(const SweepArgs& a) {
+  const int k = a.test_shared_gpu;
+  if (k == 0) return 0;
+  if (k < 1 || k > 16) throw UsageError("--test-shared-gpu must be 1..16", "use e.g. --test-shared-gpu 2 (workers per GPU)");
+  // Every worker is a host of its own already; grouping them into K nodes would put two
+  // ranks of one GPU on one NCCL host, which NCCL refuses.
+  if (a.emulate_nodes > 1)
+    throw UsageError("--test-shared-gpu and --emulate-nodes cannot be combined: in the shared-GPU test mode every worker is its own NCCL node",
+                     "drop --emulate-nodes (--test-shared-gpu 2 already runs 2 ranks as 2 nodes)");
+  return k;
+}
+
 NcclSettings resolve_nccl(const SweepArgs& a) {
   NcclSettings n;
   if (a.gpus < 0) throw UsageError("--gpus must not be negative", "use --gpus N, or leave it out to use every GPU");
@@ -119,6 +134,7 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.point_timeout_s = a.point_timeout_s;
   n.group_timeout_s = a.group_timeout_s;
   n.graph = a.graph;
+  n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = parse_point_configs(a.configs, a.graph);
   if (!a.strategy.empty() && a.strategy != "exhaustive" && a.strategy != "halving")
     throw UsageError("--strategy '" + a.strategy + "' is unknown", "use exhaustive or halving");
@@ -182,6 +198,8 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   p.measure.stop.target_rel_noise = a.target_noise;
   p.output_dir = a.output_dir;
   if (p.backend == BackendChoice::Nccl) p.nccl = resolve_nccl(a);
+  else if (a.test_shared_gpu != 0)
+    throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
   return p;
 }
 
@@ -216,6 +234,11 @@ nlohmann::json to_json(const SweepPlan& p) {
                  {"graph", p.nccl.graph},
                  {"configs", p.nccl.configs},
                  {"search", p.nccl.search}};
+    // Only in the test mode, so that a performance run's settings stay as they were.
+    if (p.nccl.test_shared_gpu > 0) {
+      j["test_mode"] = test_mode_shared_gpu;
+      j["nccl"]["test_shared_gpu"] = p.nccl.test_shared_gpu;
+    }
   }
   return j;
 }

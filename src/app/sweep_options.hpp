@@ -40,6 +40,7 @@ struct SweepArgs {  // what the user typed
   double point_timeout_s = 60;
   double group_timeout_s = 0;            // 0: automatic from the number of points
   bool graph = false;
+  int test_shared_gpu = 0;               // K workers per GPU, each its own NCCL host (0: off)
   std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
   // Tuning (docs/TUNING.md): a search space decides the dimensions; flags typed override.
   std::string space;                     // name (configs/spaces/NAME.json) or path
@@ -54,6 +55,9 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   double point_timeout_s = 60;
   double group_timeout_s = 0;
   bool graph = false;
+  // The shared-GPU test mode (docs/NCCL_BACKEND.md): K workers per owned GPU, each its own NCCL
+  // host; functional checks only, never performance. 0: off.
+  int test_shared_gpu = 0;
   std::vector<PointConfig> configs;  // measured on one communicator, in this order
   std::string search = "exhaustive"; // exhaustive | halving (over `configs`, per size)
 };

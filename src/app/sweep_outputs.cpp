@@ -37,6 +37,9 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
   DerivedOutputs out;
   if (!tune) {
     out.notes.push_back("tune: skipped (--no-tune)");
+  } else if (!test_mode_of(results).empty()) {
+    out.notes.push_back("tune: skipped: measured in the " + test_mode_of(results) +
+                        " test mode (--test-shared-gpu), whose times are not performance; re-run without it for a profile");
   } else if (!tuner::has_nccl_measurements(results)) {
     out.notes.push_back("tune: skipped: profiles are for NCCL, and this run measured the MPI backend");
   } else {

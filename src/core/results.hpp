@@ -13,6 +13,9 @@
 namespace cctune {
 
 inline constexpr const char* results_schema = "cctune.results/1";
+// meta.settings.test_mode and runs[].test_mode of a sweep in the shared-GPU test mode
+// (--test-shared-gpu): several NCCL ranks on one GPU over sockets, functional checks only.
+inline constexpr const char* test_mode_shared_gpu = "shared-gpu";
 
 enum class PointStatus { Ok, Skipped, Failed };
 std::string to_string(PointStatus s);
@@ -77,6 +80,9 @@ struct RunResult {
   std::vector<PointResult> screened;
   double duration_s = 0;  // NCCL backend: the group's wall time, start-up included (0: unknown)
   double startup_s = 0;   // ...of which until its first point (spawn, NCCL init, first warm-up)
+  // Empty for a measurement; "shared-gpu" for the test mode, whose times are not performance.
+  std::string test_mode;
+  int test_shared_gpu = 0;  // its K: workers each supervisor ran per GPU it owned
 };
 
 struct Meta {
@@ -99,5 +105,9 @@ struct Results {
   nlohmann::json topology;  // null until a topology is attached
   nlohmann::json net;       // null unless a network probe ran
 };
+
+// The test mode a results file was measured in ("shared-gpu"), from meta.settings or any
+// run; empty for a performance run.
+std::string test_mode_of(const Results& r);
 
 }  // namespace cctune

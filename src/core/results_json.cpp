@@ -116,6 +116,10 @@ void to_json(json& j, const RunResult& r) {
   if (r.startup_s > 0) j["startup_s"] = r.startup_s;
   if (!r.nccl_env.empty()) j["nccl_env"] = r.nccl_env;
   if (!r.nccl_offered.empty()) j["nccl_offered"] = r.nccl_offered;
+  if (!r.test_mode.empty()) {
+    j["test_mode"] = r.test_mode;
+    j["test_shared_gpu"] = r.test_shared_gpu;
+  }
 }
 void from_json(const json& j, RunResult& r) {
   r.backend = j.at("backend");
@@ -131,6 +135,8 @@ void from_json(const json& j, RunResult& r) {
   r.startup_s = j.value("startup_s", 0.0);
   r.nccl_env = j.value("nccl_env", std::map<std::string, std::string>{});
   r.nccl_offered = j.value("nccl_offered", std::map<std::string, std::vector<std::string>>{});
+  r.test_mode = j.value("test_mode", "");
+  r.test_shared_gpu = j.value("test_shared_gpu", 0);
 }
 
 void to_json(json& j, const Meta& m) {
@@ -168,6 +174,14 @@ void from_json(const json& j, Results& r) {
   r.runs = j.at("runs").get<std::vector<RunResult>>();
   r.topology = j.value("topology", json());
   r.net = j.value("net", json());
+}
+
+std::string test_mode_of(const Results& r) {
+  const auto& s = r.meta.settings;
+  if (s.is_object() && s.contains("test_mode") && s.at("test_mode").is_string()) return s.at("test_mode").get<std::string>();
+  for (const auto& run : r.runs)
+    if (!run.test_mode.empty()) return run.test_mode;
+  return {};
 }
 
 Results load_results(const std::string& path) {

@@ -1,5 +1,6 @@
 #include "runtime/groups.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
@@ -52,7 +53,7 @@ ConfigGroup parse_env_group(const std::string& text) {
 }
 
 std::vector<int> owned_devices(const std::string& host, int ranks_on_node, int local_index, int device_count,
-                               int gpus_requested) {
+                               int gpus_requested, bool shared_gpu) {
   if (device_count <= 0)
     throw EnvironmentError("no GPU is visible on " + host, "check nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend mpi");
   if (gpus_requested < 0) throw UsageError("--gpus must not be negative", "use --gpus N with 1 <= N <= the GPUs of a node");
@@ -66,15 +67,22 @@ std::vector<int> owned_devices(const std::string& host, int ranks_on_node, int l
     for (int d = 0; d < n; ++d) out.push_back(d);
     return out;
   }
-  if (ranks_on_node > device_count)
+  if (ranks_on_node > device_count && !shared_gpu)
     throw UsageError(std::to_string(ranks_on_node) + " ranks on " + host + " but only " + std::to_string(device_count) + " GPU" +
                          (device_count == 1 ? "" : "s"),
                      "launch at most one rank per GPU (mpirun -npernode " + std::to_string(device_count) +
-                         "), or one rank per node to use all its GPUs");
+                         "), or one rank per node to use all its GPUs (functional tests only: --test-shared-gpu 1)");
   if (gpus_requested > 1)
     throw UsageError("--gpus " + std::to_string(gpus_requested) + " with " + std::to_string(ranks_on_node) + " ranks on " + host,
                      "with several ranks per node each rank owns one GPU; launch one rank per node to use --gpus");
-  out.push_back(local_index);
+  out.push_back(local_index % device_count);
+  return out;
+}
+
+std::vector<int> worker_devices(const std::vector<int>& owned, int per_gpu) {
+  std::vector<int> out;
+  for (int d : owned)
+    for (int k = 0; k < std::max(1, per_gpu); ++k) out.push_back(d);
   return out;
 }
 
@@ -106,6 +114,24 @@ std::string emulated_host_id(const std::string& host, int node_index, int node_w
     throw UsageError("--emulate-nodes " + std::to_string(k) + " does not divide the " + std::to_string(node_workers) + " GPU workers on " + host,
                      "choose K that divides the GPUs per node (e.g. 2 for 8 GPUs), or use --gpus");
   return host + "-emu" + std::to_string(node_index / (node_workers / k));
+}
+
+std::string shared_gpu_host_id(const std::string& host, int node_index) { return host + "-shared" + std::to_string(node_index); }
+
+std::vector<std::string> worker_host_ids(const std::string& host, const WorkerLayout& layout, int workers, int emulate_nodes,
+                                         bool shared_gpu) {
+  std::vector<std::string> out;
+  for (int i = 0; i < workers; ++i) {
+    const int node_index = layout.node_offset + i;
+    out.push_back(shared_gpu          ? shared_gpu_host_id(host, node_index)
+                  : emulate_nodes > 1 ? emulated_host_id(host, node_index, layout.node_workers, emulate_nodes)
+                                      : std::string());
+  }
+  return out;
+}
+
+int job_nodes(const WorkerLayout& layout, int emulate_nodes, bool shared_gpu) {
+  return shared_gpu ? layout.nranks : layout.real_nodes * emulate_nodes;
 }
 
 }  // namespace cctune::runtime

@@ -35,10 +35,16 @@ ConfigGroup parse_env_group(const std::string& text);
 
 // GPUs a supervisor owns. `ranks_on_node`: supervisors on this host; `local_index`: this
 // supervisor's position among them; `gpus_requested`: --gpus (0: all, one rank per node).
+// `shared_gpu`: the shared-GPU test mode (--test-shared-gpu), where more ranks than GPUs are
+// allowed and rank i of the host owns GPU i % device_count.
 // Throws UsageError (too many ranks for the GPUs, --gpus above what exists) or
 // EnvironmentError (no GPU at all), before anything is measured.
 std::vector<int> owned_devices(const std::string& host, int ranks_on_node, int local_index, int device_count,
-                               int gpus_requested);
+                               int gpus_requested, bool shared_gpu = false);
+
+// The device of each of a supervisor's workers: one per owned GPU, or `per_gpu` on each in the
+// shared-GPU test mode (0 or 1: one). Workers of one GPU are adjacent: {0, 0, 1, 1} for 2 each.
+std::vector<int> worker_devices(const std::vector<int>& owned, int per_gpu);
 
 // Where each supervisor's workers sit in the job.
 struct SupervisorSlot {
@@ -60,5 +66,16 @@ WorkerLayout layout_workers(const std::vector<SupervisorSlot>& slots, int my_ran
 // split into `k` emulated nodes (contiguous blocks). Throws UsageError when k does not
 // divide node_workers or exceeds it.
 std::string emulated_host_id(const std::string& host, int node_index, int node_workers, int k);
+
+// NCCL_HOSTID of the worker at `node_index` among its host's workers in the shared-GPU test
+// mode: every worker is a host of its own, since NCCL refuses two ranks on one GPU of one host.
+std::string shared_gpu_host_id(const std::string& host, int node_index);
+
+// NCCL_HOSTID of each of a supervisor's `workers` (empty: NCCL's own host id), and the NCCL
+// node count of the job: hosts x `emulate_nodes`, or one node per worker when `shared_gpu`.
+// Throws as emulated_host_id does.
+std::vector<std::string> worker_host_ids(const std::string& host, const WorkerLayout& layout, int workers, int emulate_nodes,
+                                         bool shared_gpu);
+int job_nodes(const WorkerLayout& layout, int emulate_nodes, bool shared_gpu);
 
 }  // namespace cctune::runtime

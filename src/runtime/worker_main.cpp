@@ -70,12 +70,14 @@ void bind_to_gpu_numa_node([[maybe_unused]] int device, [[maybe_unused]] const s
 #endif
 }
 
-// What NCCL will read, in the worker's log: the first thing to check when a number looks
-// wrong is the environment it was measured under (NVLS on or off, a stray NCCL_ALGO...).
-void log_nccl_environment(int rank) {
-  std::string line;
-  for (const auto& [k, v] : nccl_variables(current_environment())) line += " " + k + "=" + v;
-  std::fprintf(stderr, "cctune worker rank %d: NCCL environment:%s\n", rank, line.empty() ? " (none)" : line.c_str());
+// One log line naming the worker and every NCCL_* variable it runs with: the first thing to
+// check when a number looks wrong is what NCCL read (NCCL_NVLS_ENABLE, NCCL_HOSTID in the
+// shared-GPU test mode, a group's settings, a stray NCCL_ALGO).
+void log_identity(const WorkerSpec& spec) {
+  std::string nccl_env;
+  for (const auto& [k, v] : nccl_variables(current_environment())) nccl_env += " " + k + "=" + v;
+  std::fprintf(stderr, "cctune worker: rank %d of %d on device %d, group %s; environment:%s\n", spec.rank, spec.nranks, spec.device,
+               spec.group.c_str(), nccl_env.empty() ? " no NCCL_* variable" : nccl_env.c_str());
 }
 
 std::string kind_of(const std::exception& e) {
@@ -138,7 +140,7 @@ int run_worker(const std::string& executable) {
     std::string line;
     if (!std::getline(std::cin, line)) throw UsageError("no worker spec on stdin", "`cctune __worker` is started by `cctune sweep`, not by hand");
     spec = worker_spec_from_json(nlohmann::json::parse(line));
-    log_nccl_environment(spec.rank);
+    log_identity(spec);
     const WorkerPlan plan = worker_plan_from_json(spec.plan);
     const auto points = enumerate_points(plan, spec.nranks);
 

@@ -6,6 +6,11 @@
 # reported for every auto point; forced algo/proto/channels reach NCCL (NCCL_DEBUG_SUBSYS=TUNING
 # lines in the rank-0 worker log); --transport pcie / net and --emulate-nodes 2 (>= 2 GPUs);
 # a size larger than GPU memory is refused with a one-line error before measuring.
+# With one GPU the multi-rank parts run in the shared-GPU test mode (--test-shared-gpu 2: two
+# workers on the GPU, each its own NCCL host, socket transport; small sizes): a data check over
+# 2 ranks, forced configs, --transport net, 2 NCCL nodes; and every worker of those sweeps must
+# show NCCL_NVLS_ENABLE=0 in its environment and in NCCL's own INFO line. --transport pcie (SHM
+# between GPUs of one host) has no meaning there and is skipped with its reason.
 # Env: CCTUNE_FORCE_FLAGS: template for forcing a config, e.g. '--configs {algo}/{proto}/{channels}'
 #      (default: detected from `cctune sweep --help`).
 set -euo pipefail
@@ -28,6 +33,9 @@ CCTUNE=$BUILD/cctune
 command -v python3 >/dev/null || { echo "FAIL: python3 is needed to read results.json"; exit 1; }
 
 FAILS=0
+# One GPU: the multi-rank parts let 2 workers share it (functional checks, not performance).
+SHARED=()
+if [[ "$NGPU" -lt 2 ]]; then SHARED=(--test-shared-gpu 2); fi
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 echo "== nccl_gpu_check: $NGPU GPU(s), output in $OUTDIR"
@@ -112,13 +120,47 @@ for op in max min; do
   else check_results "$OUTDIR/op_$op" || true; fail "op $op (rc=$RC)"; fi
 done
 
+# check_nvls_off DIR: every worker of DIR shows NCCL_NVLS_ENABLE=0 in its environment (its first
+# log line) and in NCCL's INFO line (misc/param.cc: "%s set by environment to %lld.", subsystem
+# ENV, so the sweep needs NCCL_DEBUG=INFO with ENV in NCCL_DEBUG_SUBSYS).
+check_nvls_off() {
+  local dir=$1 logs=("$1"/workers/*.log) log bad=0
+  for log in "${logs[@]}"; do
+    [[ -f "$log" ]] || { echo "   no worker log in $dir/workers"; return 1; }
+    grep -m1 '^cctune worker: rank' "$log" | grep -q ' NCCL_NVLS_ENABLE=0\b' || { echo "   $log: environment lacks NCCL_NVLS_ENABLE=0"; bad=1; }
+    grep -qF 'NCCL_NVLS_ENABLE set by environment to 0.' "$log" || { echo "   $log: no NCCL INFO 'NCCL_NVLS_ENABLE set by environment to 0.'"; bad=1; }
+  done
+  [[ $bad -eq 0 ]] && echo "   ${#logs[@]} worker(s): NCCL_NVLS_ENABLE=0 in the environment and in NCCL's INFO line"
+  return $bad
+}
+# check_shared DIR: a shared-GPU sweep is recorded as such, each worker its own NCCL host.
+check_shared() {
+  python3 - "$1" <<'PY'
+import glob, json, re, sys
+d = sys.argv[1]
+res = json.load(open(d + "/results.json"))
+ok = res["meta"]["settings"].get("test_mode") == "shared-gpu" and all(r.get("test_mode") == "shared-gpu" for r in res["runs"])
+ids = [re.search(r" NCCL_HOSTID=(\S+)", open(f).readline() or "") for f in glob.glob(d + "/workers/*.log")]
+ids = [m.group(1) if m else None for m in ids]
+print(f"   test_mode recorded: {ok}; NCCL_HOSTIDs {sorted(map(str, ids))}; nnodes {[r['nnodes'] for r in res['runs']]}")
+sys.exit(0 if ok and ids and None not in ids and len(set(ids)) == len(ids) and all(r["nnodes"] == r["nranks"] for r in res["runs"]) else 1)
+PY
+}
+
+if [[ ${#SHARED[@]} -gt 0 ]]; then
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV sweep shared_auto "${SHARED[@]}" -b 8 -e 1M -f 32 -n 5 -w 2 -c 1 --max-time 0.1 --min-iters 5
+  if [[ $RC -eq 0 ]] && check_results "$OUTDIR/shared_auto" && check_shared "$OUTDIR/shared_auto" && check_nvls_off "$OUTDIR/shared_auto"
+  then pass "2 ranks sharing the GPU (--test-shared-gpu 2): #wrong == 0, chosen algo/proto everywhere, NVLS off in every worker"
+  else fail "shared-GPU sweep (rc=$RC), see $OUTDIR/shared_auto"; fi
+fi
+
 # 3. Forced choices reach NCCL: its own TUNING lines (rank 0 prints them) say what ran.
-if [[ $NGPU -ge 2 ]]; then
+if [[ $NGPU -ge 2 || ${#SHARED[@]} -gt 0 ]]; then
   check_forced() {  # name algo proto channels size
     local name=$1 algo=$2 proto=$3 channels=$4 size=$5 flags
     flags=$(force_flags "$algo" "$proto" "$channels") || { fail "forced $algo/$proto/$channels: no flag to force it"; return; }
     # shellcheck disable=SC2086
-    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING sweep "$name" --collectives allreduce --placement out --sizes "$size" \
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING sweep "$name" "${SHARED[@]}" --collectives allreduce --placement out --sizes "$size" \
       -n 5 -w 2 -c 1 --max-time 0.2 --min-iters 5 $flags
     local log want_algo want_proto lines other
     log=$(find "$OUTDIR/$name/workers" -name '*.r0.log' 2>/dev/null | head -n 1 || true)
@@ -145,12 +187,13 @@ if [[ $NGPU -ge 2 ]]; then
     check_results "$OUTDIR/$name" --forced "$algo/$proto/$channels" || { fail "forced $algo/$proto/$channels: results"; return; }
     pass "forced $algo/$proto/$channels reached NCCL on every operation ($(grep -c . <<<"$lines") TUNING lines)"
   }
-  check_forced forced_ring_simple_16 ring simple 16 4194304
+  if [[ ${#SHARED[@]} -eq 0 ]]; then check_forced forced_ring_simple_16 ring simple 16 4194304
+  else check_forced forced_ring_simple_1 ring simple 1 1048576; fi  # over sockets: few channels, small sizes
   check_forced forced_ring_ll ring ll 0 65536
   # An impossible choice is a skip with NCCL's reason, never a failure: tree cannot do allgather.
   if flags=$(force_flags tree simple 0); then
     # shellcheck disable=SC2086
-    sweep forced_unsupported --collectives allgather --placement out --sizes 1048576 -n 3 -w 1 --max-time 0.1 $flags
+    sweep forced_unsupported "${SHARED[@]}" --collectives allgather --placement out --sizes 1048576 -n 3 -w 1 --max-time 0.1 $flags
     if [[ $RC -eq 0 ]] && python3 - "$OUTDIR/forced_unsupported" <<'PY'
 import json, sys
 pts = [p for r in json.load(open(sys.argv[1] + "/results.json"))["runs"] for p in r["points"]]
@@ -164,7 +207,7 @@ else
 fi
 
 # 4. Transports and emulated nodes.
-if [[ $NGPU -ge 2 ]]; then
+if [[ $NGPU -ge 2 || ${#SHARED[@]} -gt 0 ]]; then
   check_transport() {  # name want_pattern forbidden_pattern args...
     local name=$1 want=$2 forbid=$3; shift 3
     NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV sweep "$name" -b 1K -e 1M -f 32 -n 3 -w 1 -c 1 --max-time 0.1 --min-iters 3 "$@"
@@ -174,10 +217,20 @@ if [[ $NGPU -ge 2 ]]; then
     if [[ -n "$forbid" ]] && grep -q -- "$forbid" "${logs[@]}"; then fail "$name: '$forbid' found in the worker logs"; return; fi
     pass "$name: #wrong == 0, NCCL logs show '$want'"
   }
-  check_transport transport_pcie "via SHM" "via P2P" --transport pcie
-  check_transport transport_net "via NET/" "via P2P" --transport net
-  if (( NGPU % 2 == 0 )); then check_transport emulate_2_nodes "via NET/" "" --emulate-nodes 2
-  else echo "SKIP: --emulate-nodes 2 needs an even GPU count ($NGPU)"; fi
+  if [[ ${#SHARED[@]} -eq 0 ]]; then
+    check_transport transport_pcie "via SHM" "via P2P" --transport pcie
+    check_transport transport_net "via NET/" "via P2P" --transport net
+    if (( NGPU % 2 == 0 )); then check_transport emulate_2_nodes "via NET/" "" --emulate-nodes 2
+    else echo "SKIP: --emulate-nodes 2 needs an even GPU count ($NGPU)"; fi
+  else
+    echo "SKIP: --transport pcie needs 2 GPUs of one NCCL host (SHM between them); shared-GPU workers are separate hosts"
+    check_transport transport_net "via NET/" "via P2P" "${SHARED[@]}" --transport net
+    # Two workers as two NCCL nodes: what --emulate-nodes 2 checks on 2 GPUs.
+    check_transport shared_2_nodes "via NET/" "via P2P" "${SHARED[@]}"
+    if check_shared "$OUTDIR/shared_2_nodes" && check_nvls_off "$OUTDIR/shared_2_nodes"; then
+      pass "shared_2_nodes: 2 ranks on 2 NCCL nodes, distinct NCCL_HOSTIDs, NVLS off in every worker"
+    else fail "shared_2_nodes: test mode, host ids or NVLS check"; fi
+  fi
 fi
 
 # 5. A size larger than GPU memory is refused before measuring, in one line.

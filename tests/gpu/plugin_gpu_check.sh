@@ -6,7 +6,11 @@
 #
 # Usage: tests/gpu/plugin_gpu_check.sh BUILD_DIR
 #   BUILD_DIR configured with -DCCTUNE_WITH_CUDA=ON; build targets standalone_allreduce and
-#   nccl-tuner-cctune first. Exits 0 with "SKIP: reason" without 2 GPUs, 1 when a check fails.
+#   nccl-tuner-cctune first. Exits 0 with "SKIP: reason" without a GPU, 1 when a check fails.
+# With 2+ GPUs one process drives 2, 4 or 8 of them (1 NCCL node). With one GPU, 2 processes
+# share it, each its own NCCL host (standalone_allreduce --shared-gpu 2: NCCL_HOSTID per
+# process, socket transport), so NCCL sees 2 ranks on 2 nodes and the profile's rules are the
+# shared-GPU fixture's (LL128 is not offered over sockets).
 set -u
 build=${1:?usage: plugin_gpu_check.sh BUILD_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +19,7 @@ prog=$build/tests/gpu/standalone_allreduce
 plugin=$build/lib/libnccl-tuner-cctune.so
 fixture=$repo/tests/fixtures/tuner/gpu_check_profile.json
 failures=0
+export NCCL_NVLS_ENABLE=0  # never NVLS/multicast in tests
 
 skip() { echo "SKIP: $*"; exit 0; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -22,15 +27,21 @@ pass() { echo "ok:   $*"; }
 
 command -v nvidia-smi >/dev/null 2>&1 || skip "nvidia-smi not found (no NVIDIA driver on this machine)"
 ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-[ "$ngpus" -ge 2 ] || skip "needs at least 2 GPUs, found $ngpus"
+[ "$ngpus" -ge 1 ] || skip "no GPU found"
 [ -x "$prog" ] || { echo "FAIL: $prog is not built (configure with -DCCTUNE_WITH_CUDA=ON, build standalone_allreduce)"; exit 1; }
 [ -f "$plugin" ] || { echo "FAIL: $plugin is not built (build nccl-tuner-cctune)"; exit 1; }
 
 n=2
 [ "$ngpus" -ge 4 ] && n=4
 [ "$ngpus" -ge 8 ] && n=8
+if [ "$ngpus" -ge 2 ]; then
+  mode=(--ngpus "$n"); nnodes=1; processes=1
+else  # one GPU: two processes share it as two NCCL hosts
+  mode=(--shared-gpu "$n"); nnodes=$n; processes=$n
+  fixture=$repo/tests/fixtures/tuner/gpu_check_profile_shared_gpu.json
+fi
 version=$("$prog" --version) || { echo "FAIL: $prog --version"; exit 1; }
-echo "NCCL $version, $n of $ngpus GPUs, plugin $plugin"
+echo "NCCL $version, $n ranks on $nnodes NCCL node(s), $ngpus GPU(s) (${mode[*]}), plugin $plugin"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -42,7 +53,7 @@ ops="allreduce:4096 allreduce:1048576 allreduce:16777216 allgather:16777216"
 run() { # NAME [ENV...]: runs the program with NCCL's tuning log, output in $work/NAME.log
   local name=$1
   shift
-  env "$@" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING NCCL_NVLS_ENABLE=0 "$prog" --ngpus "$n" $ops >"$work/$name.log" 2>&1
+  env "$@" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING NCCL_NVLS_ENABLE=0 timeout 180 "$prog" "${mode[@]}" $ops >"$work/$name.log" 2>&1
   local rc=$?
   [ $rc -eq 77 ] && skip "standalone_allreduce found fewer than 2 usable GPUs"
   [ $rc -eq 0 ] || { fail "$name run exited $rc"; tail -20 "$work/$name.log"; }
@@ -56,11 +67,16 @@ choice() { # LOG FUNC PRINTED_BYTES
     awk '{ printf "%s %s %d\n", tolower($1), tolower($2), $4 - $3 + 1 }'
 }
 
-# Expected from tests/fixtures/tuner/gpu_check_profile.json (same rules for 2, 4 and 8 ranks):
+# Expected from the fixture (gpu_check_profile.json: same rules for 2, 4 and 8 ranks on 1 node;
+# gpu_check_profile_shared_gpu.json: 2 ranks on 2 nodes):
 #   FUNC PRINTED_BYTES NCCL_nBYTES ALGO PROTO MAX_CHANNELS
 expected="AllReduce 4096 4096 ring simple 2
 AllReduce 1048576 1048576 ring ll 4
 AllReduce 16777216 16777216 ring ll128 8
+AllGather $((16777216 / n)) 16777216 ring ll 4"
+[ "$nnodes" -gt 1 ] && expected="AllReduce 4096 4096 ring simple 2
+AllReduce 1048576 1048576 ring ll 4
+AllReduce 16777216 16777216 ring simple 1
 AllGather $((16777216 / n)) 16777216 ring ll 4"
 
 run baseline
@@ -69,9 +85,9 @@ run other_release NCCL_TUNER_PLUGIN="$plugin" CCTUNE_PROFILE="$work/other_releas
 
 grep -q "TUNER/Plugin: Using cctune" "$work/profile.log" && pass "NCCL loaded the cctune tuner" ||
   fail "no 'TUNER/Plugin: Using cctune' line: NCCL did not load $plugin"
-grep -q "cctune tuner: profile .* rules apply to nranks=$n nnodes=1" "$work/profile.log" &&
+grep -q "cctune tuner: profile .* rules apply to nranks=$n nnodes=$nnodes" "$work/profile.log" &&
   pass "$(grep -o 'cctune tuner: profile .* rules apply to nranks=[0-9]* nnodes=[0-9]*' "$work/profile.log" | head -1)" ||
-  fail "the plugin did not report the profile's rules for nranks=$n"
+  fail "the plugin did not report the profile's rules for nranks=$n nnodes=$nnodes"
 grep -q "cctune tuner: not using the profile" "$work/profile.log" && fail "unexpected warning: $(grep 'cctune tuner' "$work/profile.log" | head -1)"
 
 differs=0
@@ -91,9 +107,12 @@ while read -r func printed nbytes algo proto maxch; do
   [ "${other% *}" = "$algo $proto" ] || differs=$((differs + 1))
 done <<<"$expected"
 
+# One warning per process (NCCL's log lines start "host:pid:tid"): 1, or one per shared-GPU rank.
 warnings=$(grep -c "cctune tuner: not using the profile" "$work/other_release.log")
-[ "$warnings" -eq 1 ] && pass "profile of another NCCL release: one warning: $(grep -o 'cctune tuner: not using.*' "$work/other_release.log" | head -1)" ||
-  fail "profile of another NCCL release: expected exactly 1 warning, saw $warnings"
+warned_pids=$(grep "cctune tuner: not using the profile" "$work/other_release.log" | sed -E 's/^[^:]*:([0-9]+):.*/\1/' | sort -u | grep -c .)
+[ "$warnings" -eq "$processes" ] && [ "$warned_pids" -eq "$processes" ] &&
+  pass "profile of another NCCL release: one warning in each of $processes process(es): $(grep -o 'cctune tuner: not using.*' "$work/other_release.log" | head -1)" ||
+  fail "profile of another NCCL release: expected 1 warning in each of $processes process(es), saw $warnings from $warned_pids"
 [ "$differs" -gt 0 ] || fail "the refused profile's choices all equal NCCL's defaults: this check cannot tell them apart"
 
 if [ "$failures" -gt 0 ]; then

@@ -3,7 +3,9 @@
 #   tests/gpu/run_gpu_tests.sh [BUILD_DIR] [OUTPUT_DIR]
 # BUILD_DIR defaults to build/ (a CUDA-enabled build), OUTPUT_DIR to $OUT or gpu-test-out.
 # Each check is a script beside this one; its log goes to OUTPUT_DIR/<name>.log and a
-# summary table ends the output. Without a GPU every check prints SKIP and exits 0.
+# summary table ends the output. Without a GPU every check prints SKIP and exits 0. On one GPU
+# the multi-rank parts run in cctune's shared-GPU test mode (--test-shared-gpu: several workers on
+# the GPU, each its own NCCL host, socket transport; docs/NCCL_BACKEND.md) instead of skipping.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd) || { echo "run_gpu_tests: build directory ${1:-build} not found"; exit 2; }

@@ -39,8 +39,10 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
     std::vector<std::string> hosts = comm.allgather(session.hostname());
     std::sort(hosts.begin(), hosts.end());
     const auto nhosts = static_cast<int>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
-    context.nranks = plan.nccl.gpus > 0 ? plan.nccl.gpus * nhosts : 0;
-    context.nnodes = nhosts * plan.nccl.emulate_nodes;
+    const int per_gpu = std::max(1, plan.nccl.test_shared_gpu);
+    context.nranks = plan.nccl.gpus > 0 ? plan.nccl.gpus * nhosts * per_gpu : 0;
+    // The shared-GPU test mode makes every worker a node; unknown worker count, unknown nodes.
+    context.nnodes = plan.nccl.test_shared_gpu > 0 ? std::max(1, context.nranks) : nhosts * plan.nccl.emulate_nodes;
   }
   std::string nics = comm.rank() == 0 ? nlohmann::json(nearest_nics_of(topology)).dump() : std::string();
   comm.broadcast(nics, 0);

@@ -39,6 +39,10 @@ class TuneCommand : public Command {
 
   int run(Session& session) override {
     const Results results = load_results(results_);
+    if (const std::string mode = test_mode_of(results); !mode.empty())
+      throw UsageError(results_ + " was measured in the " + mode +
+                           " test mode (--test-shared-gpu: several ranks on one GPU over sockets); its times are no basis for a profile",
+                       "re-run the sweep without --test-shared-gpu (one GPU per rank) and tune that");
     tuner::TuneOptions options;
     options.min_gain = min_gain_;
     options.min_gain_us = min_gain_us_;

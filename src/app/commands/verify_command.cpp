@@ -149,6 +149,9 @@ class VerifyCommand : public Command {
       initial.meta.settings = to_json(plan);
       record_versions(*gpus, initial.meta);
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
+      if (plan.nccl.test_shared_gpu > 0)
+        std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its verdicts are not performance\n",
+                    plan.nccl.test_shared_gpu);
       sink = std::make_unique<ResultsSink>(initial, path, false);
     }
     const NcclSweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, sink.get());
@@ -223,7 +226,7 @@ class VerifyCommand : public Command {
     if (nranks > 0 && std::none_of(profile.rules.begin(), profile.rules.end(), [&](const auto& r) { return r.nranks == nranks && r.nnodes == nnodes; }))
       std::printf("# note: no rule of the profile is for nranks=%d nnodes=%d; only its env can make a difference here\n", nranks, nnodes);
 
-    const nlohmann::json doc = {{"schema", "cctune.verify/1"},
+    nlohmann::json doc = {{"schema", "cctune.verify/1"},
                                 {"profile", profile_abs},
                                 {"results", (std::filesystem::path(dir) / "results.json").string()},
                                 {"rounds", rounds_},
@@ -239,6 +242,7 @@ class VerifyCommand : public Command {
                                 {"slower", rep.slower},
                                 {"regressed", rep.regressed()},
                                 {"rows", rows}};
+    if (const std::string mode = test_mode_of(results); !mode.empty()) doc["test_mode"] = mode;
     const std::string out = (std::filesystem::path(dir) / "verify.json").string();
     write_file_atomically(out, doc.dump(2) + "\n");
     std::printf("# verify: %s\n", std::filesystem::absolute(out).c_str());

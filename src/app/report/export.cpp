@@ -50,6 +50,7 @@ json to_json(const Comparison& c) {
     const RunResult& r = c.run_of(s);
     series.push_back({{"label", s.label}, {"file", file_name(c.files[s.file], s.file)}, {"group", r.group}, {"backend", r.backend},
                       {"nranks", r.nranks}, {"nnodes", r.nnodes}, {"status", r.status}, {"reason", r.reason}});
+    if (const std::string mode = c.test_mode_of_series(i); !mode.empty()) series.back()["test_mode"] = mode;
   }
   json tables = json::array();
   for (const auto& t : c.tables) {

@@ -32,7 +32,13 @@ std::string Comparison::describe_series(std::size_t i) const {
                     std::to_string(r.nranks) + (r.nranks == 1 ? " rank, " : " ranks, ") + std::to_string(r.nnodes) +
                     (r.nnodes == 1 ? " node" : " nodes");
   if (r.status != "ok") out += ", " + r.status;
+  if (const std::string mode = test_mode_of_series(i); !mode.empty()) out += ", TEST MODE " + mode + ": not performance";
   return out + ")";
+}
+
+std::string Comparison::test_mode_of_series(std::size_t i) const {
+  const RunResult& r = run_of(series[i]);
+  return r.test_mode.empty() ? test_mode_of(results_of(series[i])) : r.test_mode;
 }
 
 namespace {

@@ -96,8 +96,10 @@ struct Comparison {
 
   const RunResult& run_of(const Series& s) const { return files[s.file].results.runs[s.run]; }
   const Results& results_of(const Series& s) const { return files[s.file].results; }
-  // "shm = a.json (mpi, group default, 2 ranks, 1 node)"
+  // "shm = a.json (mpi, group default, 2 ranks, 1 node)"; a test-mode run says so.
   std::string describe_series(std::size_t i) const;
+  // "shared-gpu" when the series was measured in a test mode (never performance), else empty.
+  std::string test_mode_of_series(std::size_t i) const;
 };
 
 struct CompareOptions {

@@ -48,13 +48,16 @@ std::string list(const std::vector<std::string>& items, const std::string& css =
 std::string runs_section(const Comparison& c) {
   std::string o = "<section id=\"runs\"><h2>Runs</h2><table><tr><th>label</th><th>file</th><th>backend</th><th>group</th><th>ranks</th>"
                   "<th>nodes</th><th>status</th><th>hosts</th><th>versions</th><th>time</th></tr>";
-  for (const auto& s : c.series) {
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const Series& s = c.series[i];
     const RunResult& r = c.run_of(s);
     const Meta& m = c.results_of(s).meta;
     std::string hosts, versions;
     for (const auto& h : m.hostnames) hosts += (hosts.empty() ? "" : ", ") + h;
     for (const auto& [k, v] : m.versions) versions += (versions.empty() ? "" : ", ") + k + " " + v;
-    const std::string status = r.status + (m.status != "complete" ? " (sweep " + m.status + ")" : "");
+    const std::string mode = c.test_mode_of_series(i);
+    const std::string status = r.status + (m.status != "complete" ? " (sweep " + m.status + ")" : "") +
+                               (mode.empty() ? "" : ", TEST MODE " + mode + ": not performance");
     o += "<tr><td>" + escape(s.label) + "</td><td>" + escape(file_name(c.files[s.file], s.file)) + "</td><td>" + escape(r.backend) + "</td><td>" +
          escape(r.group) + "</td><td>" + std::to_string(r.nranks) + "</td><td>" + std::to_string(r.nnodes) + "</td><td" +
          (status != "ok" ? " class=\"bad\"" : "") + ">" + escape(status) + "</td><td>" + escape(hosts) + "</td><td>" + escape(versions) +

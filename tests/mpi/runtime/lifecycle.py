@@ -5,11 +5,16 @@ Workers run the selftest stand-in (CCTUNE_TEST_WORKER_BACKEND=selftest); everyth
 the real thing: supervisors under mpirun, posix_spawn'd worker processes, pipes, signals,
 timeouts, kills and agreement across ranks. One scenario per ctest test:
 
-  lifecycle.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR [--gpu]
+  lifecycle.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR [--gpu] [--shared-gpu]
 
 With --gpu (on a GPU host, CUDA build: tests/gpu/runtime_gpu_check.sh) the same scenarios run
 with real NCCL workers: CCTUNE_SELFTEST_* switches are dropped, counts come from the GPUs, the
 init failure comes from NCCL_SOCKET_IFNAME=nonexistent_if0, and timeouts allow for NCCL init.
+
+With --shared-gpu every multi-rank scenario runs on ONE GPU through the shared-GPU test mode
+(--test-shared-gpu: each worker its own NCCL host): mpirun -np 2 gets --test-shared-gpu 1, a
+singleton's --gpus N becomes --test-shared-gpu N. Without --gpu the selftest stand-in pretends
+to have one GPU, so CI runs the very path the one-GPU machine runs.
 """
 import argparse
 import json
@@ -44,20 +49,48 @@ def check(cond, what, run=None):
     print(f"ok: {what}")
 
 
-GPU = {"on": False, "count": 0}
+GPU = {"on": False, "count": 0, "shared": False}
 
 
 def gpus(selftest_count):
+    if GPU["shared"]:
+        return 1
     return GPU["count"] if GPU["on"] else selftest_count
 
 
-def sweep(opts, name, extra, env=None, np=None):
+def workers_args(n):
+    """A singleton's n workers: n GPUs, or n workers sharing the one GPU."""
+    return ["--test-shared-gpu", str(n)] if GPU["shared"] else ["--gpus", str(n)]
+
+
+def small_sizes():
+    # Socket transport on one GPU is slow: fewer sizes there (points per group below).
+    return 8 if GPU["shared"] else 16
+
+
+def small():
+    args = list(SMALL)
+    if GPU["shared"]:
+        args[args.index("-e") + 1] = "1K"
+    return args
+
+
+def points_per_group():
+    return 3 * small_sizes() * 2
+
+
+def sweep(opts, name, extra, env=None, np=None, share=True):
+    """share: under mpirun in --shared-gpu mode, let the ranks share the one GPU."""
     outdir = os.path.join(opts.workdir, name)
     shutil.rmtree(outdir, ignore_errors=True)
     e = dict(os.environ)
     e["CCTUNE_TEST_WORKER_BACKEND"] = "selftest"
     e.pop("CCTUNE_TEST_FAULT", None)
     e.update(env or {})
+    if GPU["shared"] and "CCTUNE_SELFTEST_GPUS" in e:
+        e["CCTUNE_SELFTEST_GPUS"] = "1"
+    if GPU["shared"] and np and share:
+        extra = list(extra) + ["--test-shared-gpu", "1"]
     if GPU["on"]:
         e.pop("CCTUNE_TEST_WORKER_BACKEND", None)
         for k in [k for k in e if k.startswith("CCTUNE_SELFTEST_")]:
@@ -112,36 +145,40 @@ def caller_nccl_env():
 
 
 def expected_nccl_env(group_env):
+    """Caller + group + the sweep's plugin; NCCL_HOSTID is per worker (emulated or shared
+    nodes) and the run's env only describes it."""
     e = caller_nccl_env()
-    e.update({k: v for k, v in group_env.items() if k.startswith("NCCL_")})
+    e.update({k: v for k, v in group_env.items() if k.startswith("NCCL_") and k != "NCCL_HOSTID"})
     e.setdefault("NCCL_TUNER_PLUGIN", "STATIC_PLUGIN")
     return e
 
 
 def worker_nccl_env(log):
-    """The worker's own account of its NCCL_* environment, the first line it logs."""
+    """The worker's own account of its NCCL_* environment (its first log line), less the
+    NCCL_HOSTID the shared-GPU mode gives each worker."""
     with open(log) as f:
         for line in f:
-            if "NCCL environment:" in line:
-                items = line.split("NCCL environment:", 1)[1].split()
-                return dict(i.split("=", 1) for i in items if "=" in i)
+            if line.startswith("cctune worker: rank ") and "; environment:" in line:
+                items = line.split("; environment:", 1)[1].split()
+                return {k: v for k, v in (i.split("=", 1) for i in items if "=" in i) if k != "NCCL_HOSTID"}
     return None
 
 
 def scenario_ok(opts):
-    r = sweep(opts, "ok", SMALL + ["--transport", "nvlink,pcie,net"], dict(CALLER_NCCL, CCTUNE_SELFTEST_GPUS="2"), np=2)
+    r = sweep(opts, "ok", small() + ["--transport", "nvlink,pcie,net"], dict(CALLER_NCCL, CCTUNE_SELFTEST_GPUS="2"), np=2)
     check(r.rc == 0, "sweep under mpirun -np 2 succeeds", r)
     res = r.results()
     check(res["meta"]["status"] == "complete", "meta status complete")
     check(res["meta"]["versions"].get("nccl") == ("selftest" if not GPU["on"] else res["meta"]["versions"].get("nccl")) and
           res["meta"]["versions"].get("nccl"), "NCCL version from the query in meta.versions")
     check([g["group"] for g in res["runs"]] == ["nvlink", "pcie", "net"], "one run per transport, in order")
+    nodes = 2 if GPU["shared"] else 1
     for g in res["runs"]:
-        check(g["backend"] == "nccl" and g["status"] == "ok" and g["nranks"] == 2 and g["nnodes"] == 1,
-              f"group {g['group']}: nccl, ok, 2 ranks, 1 node")
+        check(g["backend"] == "nccl" and g["status"] == "ok" and g["nranks"] == 2 and g["nnodes"] == nodes,
+              f"group {g['group']}: nccl, ok, 2 ranks, {nodes} node(s)")
         check("NCCL_NVLS_ENABLE" not in g["env"], f"group {g['group']}: cctune sets no NCCL_NVLS_ENABLE of its own")
         check(g["nccl_env"] == expected_nccl_env(g["env"]), f"group {g['group']}: nccl_env is the caller's NCCL_* plus the group's: {g['nccl_env']}")
-        check(len(g["points"]) == 3 * 16 * 2, f"group {g['group']}: all 96 points ({len(g['points'])})")
+        check(len(g["points"]) == points_per_group(), f"group {g['group']}: all {points_per_group()} points ({len(g['points'])})")
         check(all(p["status"] == "ok" and p["busbw_GBps"] > 0 for p in g["points"]), f"group {g['group']}: points measured")
     check(group(res, "pcie")["env"].get("NCCL_P2P_DISABLE") == "1", "pcie sets NCCL_P2P_DISABLE=1")
     net = group(res, "net")["env"]
@@ -158,9 +195,15 @@ def scenario_ok(opts):
     check(not stray_workers(r.outdir), "no worker left running")
 
 
+def gpu_point_timeout():
+    # Long enough for CUDA and NCCL init before a worker's first message; shorter on one
+    # shared GPU (two ranks start faster than 8) to keep the GPU runner within its budget.
+    return "20" if GPU["shared"] else "30"
+
+
 def fault_run(opts, name, fault, extra=(), np=2):
-    timeout = "30" if GPU["on"] else "3"
-    return sweep(opts, name, SMALL + ["--transport", "nvlink,pcie", "--point-timeout", timeout, "--group-timeout", "240"] + list(extra),
+    timeout = gpu_point_timeout() if GPU["on"] else "3"
+    return sweep(opts, name, small() + ["--transport", "nvlink,pcie", "--point-timeout", timeout, "--group-timeout", "240"] + list(extra),
                  {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAULT": fault}, np=np)
 
 
@@ -175,7 +218,7 @@ def check_failed_then_next(r, reason_parts, earliest_points):
         check(part in bad["reason"], f"reason names '{part}': {bad['reason']}")
     got = [i for i, p in enumerate(bad["points"]) if p["status"] == "ok"]
     check(got[:earliest_points] == list(range(earliest_points)), f"points before the fault kept ({len(got)} in results.json)")
-    check(good["status"] == "ok" and len(good["points"]) == 96, "the next group still ran completely")
+    check(good["status"] == "ok" and len(good["points"]) == points_per_group(), "the next group still ran completely")
     check("FAILED" in r.err, "the failure is said on stderr")
 
 
@@ -201,14 +244,14 @@ def scenario_exit(opts):
 
 def scenario_singleton_hang(opts):
     # No launcher: the singleton supervisor owns --gpus 2 workers itself.
-    r = sweep(opts, "singleton_hang", SMALL + ["--gpus", "2", "--transport", "nvlink,pcie", "--point-timeout", "30" if GPU["on"] else "2"],
+    r = sweep(opts, "singleton_hang", small() + workers_args(2) + ["--transport", "nvlink,pcie", "--point-timeout", gpu_point_timeout() if GPU["on"] else "2"],
               {"CCTUNE_SELFTEST_GPUS": "4", "CCTUNE_TEST_FAULT": "hang:0:5:nvlink"})
     check_failed_then_next(r, ["sent nothing", "at point 5"], 5)
 
 
 def scenario_init_failure(opts):
     bad_env = "NCCL_SOCKET_IFNAME=nonexistent_if0" if GPU["on"] else "CCTUNE_SELFTEST_INIT_ERROR=ncclInvalidUsage"
-    r = sweep(opts, "init_failure", SMALL + ["--transport", "nvlink", "--env-group", "bad:" + bad_env,
+    r = sweep(opts, "init_failure", small() + ["--transport", "nvlink", "--env-group", "bad:" + bad_env,
                                             "--env-group", "after:NCCL_BUFFSIZE=8388608"], {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
     check(r.rc == 1, "exit code 1 with a failed group", r)
     res = r.results()
@@ -230,15 +273,16 @@ def one_line_error(r, code, text):
 
 
 def scenario_missing_module(opts):
-    r = sweep(opts, "missing_module", SMALL, {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
+    r = sweep(opts, "missing_module", small(), {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
     one_line_error(r, 3, "NCCL backend could not be loaded: /nonexistent.so")
 
 
 def scenario_bad_inputs(opts):
     n = gpus(2)
-    r = sweep(opts, "too_many_ranks", SMALL, {"CCTUNE_SELFTEST_GPUS": "2"}, np=n + 1)
+    # More ranks than GPUs is an error outside the shared-GPU test mode, whatever the machine.
+    r = sweep(opts, "too_many_ranks", small(), {"CCTUNE_SELFTEST_GPUS": "2"}, np=n + 1, share=False)
     one_line_error(r, 2, f"{n + 1} ranks on")
-    r = sweep(opts, "too_many_gpus", SMALL + ["--gpus", str(n + 6)], {"CCTUNE_SELFTEST_GPUS": "2"})
+    r = sweep(opts, "too_many_gpus", small() + ["--gpus", str(n + 6)], {"CCTUNE_SELFTEST_GPUS": "2"})
     one_line_error(r, 2, f"--gpus {n + 6} but")
     sizes = ["--sizes", "200G"] if GPU["on"] else ["-b", "1M", "-e", "64M"]
     r = sweep(opts, "too_big", sizes + ["--collectives", "allreduce"],
@@ -247,7 +291,7 @@ def scenario_bad_inputs(opts):
     one_line_error(r, 3, "GPU memory" if GPU["on"] else "do not fit")
     check(not stray_workers(r.outdir), "no worker left running")
     # Ranks whose workers load different NCCL releases stop before measuring, naming both.
-    r = sweep(opts, "nccl_mismatch", SMALL, {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAKE_VERSION": "1:nccl=2.99.0"}, np=2)
+    r = sweep(opts, "nccl_mismatch", small(), {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAKE_VERSION": "1:nccl=2.99.0"}, np=2)
     one_line_error(r, 3, "and '2.99.0' on rank 1")
     check("nccl is missing" not in r.err, "rank 0's own NCCL version is named", r)
     # NVLS is NCCL's and the caller's to enable; a group may only switch it off.
@@ -256,23 +300,33 @@ def scenario_bad_inputs(opts):
 
 
 def scenario_emulate_nodes(opts):
+    if GPU["shared"]:
+        # Every worker is its own node already: 2 workers on the GPU are 2 NCCL nodes, and
+        # --emulate-nodes on top is refused.
+        r = sweep(opts, "emulate", small() + workers_args(2) + ["--collectives", "allreduce"], {"CCTUNE_SELFTEST_GPUS": "1"})
+        check(r.rc == 0, "shared-GPU sweep of 2 workers succeeds", r)
+        g = r.results()["runs"][0]
+        check(g["nranks"] == 2 and g["nnodes"] == 2, f"2 ranks on 2 NCCL nodes ({g['nranks']}, {g['nnodes']})")
+        r = sweep(opts, "emulate_bad", small() + workers_args(2) + ["--emulate-nodes", "2"], {"CCTUNE_SELFTEST_GPUS": "1"})
+        one_line_error(r, 2, "--test-shared-gpu and --emulate-nodes cannot be combined")
+        return
     # Four GPUs where there are (selftest, 4+ GPU hosts), else two: split into 2 NCCL nodes.
     n = 4 if gpus(4) >= 4 else 2
-    r = sweep(opts, "emulate", SMALL + ["--gpus", str(n), "--emulate-nodes", "2", "--collectives", "allreduce"], {"CCTUNE_SELFTEST_GPUS": "4"})
+    r = sweep(opts, "emulate", small() + ["--gpus", str(n), "--emulate-nodes", "2", "--collectives", "allreduce"], {"CCTUNE_SELFTEST_GPUS": "4"})
     check(r.rc == 0, "emulated nodes sweep succeeds", r)
     g = r.results()["runs"][0]
     check(g["nranks"] == n and g["nnodes"] == 2, f"{n} ranks on 2 emulated nodes ({g['nranks']}, {g['nnodes']})")
-    r = sweep(opts, "emulate_bad", SMALL + ["--gpus", str(n), "--emulate-nodes", "3"], {"CCTUNE_SELFTEST_GPUS": "4"})
+    r = sweep(opts, "emulate_bad", small() + ["--gpus", str(n), "--emulate-nodes", "3"], {"CCTUNE_SELFTEST_GPUS": "4"})
     one_line_error(r, 2, "--emulate-nodes 3 does not divide")
 
 
 def scenario_auto(opts):
-    r = sweep(opts, "auto", SMALL + ["--collectives", "allreduce", "--backend", "auto"], {"CCTUNE_SELFTEST_GPUS": "1"})
+    r = sweep(opts, "auto", small() + ["--collectives", "allreduce", "--backend", "auto"], {"CCTUNE_SELFTEST_GPUS": "1"})
     check(r.rc == 0, "auto sweep succeeds", r)
     check(r.results()["runs"][0]["backend"] == "nccl", "auto picks nccl when the worker module answers")
     check(r.results()["meta"]["versions"].get("nccl") not in (None, ""), "NCCL version in meta.versions")
-    r = sweep(opts, "auto_mpi", SMALL + ["--collectives", "allreduce", "--backend", "auto", "-e", "1K"],
-              {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
+    r = sweep(opts, "auto_mpi", small() + ["--collectives", "allreduce", "--backend", "auto", "-e", "1K"],
+              {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2, share=False)
     check(r.rc == 0, "auto without the module falls back", r)
     check(r.results()["runs"][0]["backend"] == "mpi", "auto picks mpi when the module cannot be loaded")
 
@@ -280,11 +334,12 @@ def scenario_auto(opts):
 def scenario_interrupt(opts):
     outdir = os.path.join(opts.workdir, "interrupt")
     shutil.rmtree(outdir, ignore_errors=True)
-    e = dict(os.environ, NCCL_NVLS_ENABLE="0") if GPU["on"] else dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest", CCTUNE_SELFTEST_GPUS="2")
+    e = dict(os.environ, NCCL_NVLS_ENABLE="0") if GPU["on"] else dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest",
+                                                                      CCTUNE_SELFTEST_GPUS="1" if GPU["shared"] else "2")
     e.pop("CCTUNE_TEST_FAULT", None)
     # A noise target nobody reaches: every point runs its full 0.2 s, so the sweep is still running.
     args = ["-b", "8", "-e", "256K", "-n", "5", "-w", "1", "--min-iters", "5", "--max-time", "0.2", "--target-noise", "0.000001"]
-    p = subprocess.Popen([opts.cctune, "sweep", "--backend", "nccl", "-o", outdir, "--gpus", "2"] + args,
+    p = subprocess.Popen([opts.cctune, "sweep", "--backend", "nccl", "-o", outdir] + workers_args(2) + args,
                          env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(15 if GPU["on"] else 3)
     p.send_signal(2)
@@ -296,6 +351,11 @@ def scenario_interrupt(opts):
     check(not stray_workers(outdir), "no worker left running")
 
 
+def scenario_shared_gpu(opts):
+    import shared_gpu_scenario  # beside this file; it uses this module's helpers
+    shared_gpu_scenario.run(sys.modules[__name__], opts)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario")
@@ -303,7 +363,9 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--gpu", action="store_true", help="real NCCL workers on this host's GPUs")
+    ap.add_argument("--shared-gpu", action="store_true", help="multi-rank scenarios on one GPU (--test-shared-gpu)")
     opts = ap.parse_args()
+    GPU["shared"] = opts.shared_gpu
     if opts.gpu:
         GPU["on"] = True
         GPU["count"] = len([l for l in subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.splitlines()

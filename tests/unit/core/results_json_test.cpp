@@ -63,6 +63,24 @@ TEST(ResultsJson, RoundTripKeepsEverything) {
   EXPECT_EQ(nlohmann::json(back), j);
 }
 
+TEST(ResultsJson, TestModeIsKeptAndFound) {
+  Results r = sample();
+  EXPECT_EQ(test_mode_of(r), "");
+  EXPECT_FALSE(nlohmann::json(r)["runs"][0].contains("test_mode"));  // a measurement carries no test keys
+  r.runs[0].test_mode = test_mode_shared_gpu;
+  r.runs[0].test_shared_gpu = 2;
+  const nlohmann::json j = r;
+  EXPECT_EQ(j["runs"][0]["test_mode"], "shared-gpu");
+  EXPECT_EQ(j["runs"][0]["test_shared_gpu"], 2);
+  const Results back = j.get<Results>();
+  EXPECT_EQ(back.runs[0].test_shared_gpu, 2);
+  EXPECT_EQ(test_mode_of(back), "shared-gpu");
+  // meta.settings alone marks the file too (a run that never began still was a test).
+  Results settings_only = sample();
+  settings_only.meta.settings["test_mode"] = "shared-gpu";
+  EXPECT_EQ(test_mode_of(settings_only), "shared-gpu");
+}
+
 TEST(ResultsJson, RejectsOtherSchemasAndTruncatedFiles) {
   const auto dir = std::filesystem::temp_directory_path() / ("cctune-rj-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

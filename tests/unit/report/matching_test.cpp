@@ -187,6 +187,16 @@ TEST(Matching, PerGroupLabelsForOneFile) {
   EXPECT_EQ(c.series[1].label, "pcie");
 }
 
+TEST(Matching, TestModeRunsAreMarked) {
+  auto files = load_fixtures({"mpi_shm.json", "mpi_tcp.json"});
+  files[1].results.runs[0].test_mode = test_mode_shared_gpu;
+  const Comparison c = build_comparison(std::move(files), {});
+  EXPECT_EQ(c.test_mode_of_series(0), "");
+  EXPECT_EQ(c.test_mode_of_series(1), "shared-gpu");
+  EXPECT_EQ(c.describe_series(0).find("TEST MODE"), std::string::npos);
+  EXPECT_NE(c.describe_series(1).find("TEST MODE shared-gpu: not performance"), std::string::npos) << c.describe_series(1);
+}
+
 TEST(Matching, DescribesConfigs) {
   EXPECT_EQ(describe(PointConfig{}), "auto");
   EXPECT_EQ(describe(PointConfig{"ring", "LL", 0, false}), "ring/LL");

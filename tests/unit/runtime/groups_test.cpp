@@ -96,5 +96,53 @@ TEST(Groups, EmulatedHostIds) {
   EXPECT_THROW(emulated_host_id("h", 0, 2, 0), UsageError);
 }
 
+TEST(Groups, SharedGpuOwnership) {
+  // More ranks than GPUs: refused, except in the shared-GPU test mode (rank i on GPU i % n).
+  EXPECT_THROW(owned_devices("h", 2, 1, 1, 0), UsageError);
+  EXPECT_EQ(owned_devices("h", 2, 1, 1, 0, true), std::vector<int>{0});
+  EXPECT_EQ(owned_devices("h", 4, 3, 2, 0, true), std::vector<int>{1});
+  EXPECT_EQ(owned_devices("h", 4, 2, 2, 0, true), std::vector<int>{0});
+  // With enough GPUs nothing changes; --gpus keeps its rules; no GPU is still no GPU.
+  EXPECT_EQ(owned_devices("h", 2, 1, 8, 0, true), std::vector<int>{1});
+  EXPECT_EQ(owned_devices("h", 1, 0, 4, 2, true), (std::vector<int>{0, 1}));
+  EXPECT_THROW(owned_devices("h", 1, 0, 1, 2, true), UsageError);
+  EXPECT_THROW(owned_devices("h", 3, 0, 1, 2, true), UsageError);
+  EXPECT_THROW(owned_devices("h", 2, 0, 0, 0, true), EnvironmentError);
+}
+
+TEST(Groups, SharedGpuWorkerDevices) {
+  EXPECT_EQ(worker_devices({0, 1}, 0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(worker_devices({0, 1}, 1), (std::vector<int>{0, 1}));
+  EXPECT_EQ(worker_devices({0, 1}, 2), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(worker_devices({0}, 4), (std::vector<int>{0, 0, 0, 0}));
+}
+
+// A whole job on one host: each supervisor's workers and their NCCL_HOSTIDs.
+std::vector<std::string> job_host_ids(const std::vector<SupervisorSlot>& slots, int emulate_nodes, bool shared) {
+  std::vector<std::string> all;
+  for (int r = 0; r < static_cast<int>(slots.size()); ++r) {
+    const auto ids = worker_host_ids(slots[static_cast<std::size_t>(r)].host, layout_workers(slots, r),
+                                     slots[static_cast<std::size_t>(r)].workers, emulate_nodes, shared);
+    all.insert(all.end(), ids.begin(), ids.end());
+  }
+  return all;
+}
+
+TEST(Groups, SharedGpuHostIds) {
+  // One GPU, mpirun -np 2, --test-shared-gpu 2: four workers, four hosts.
+  const std::vector<SupervisorSlot> two = {{"h", 2}, {"h", 2}};
+  EXPECT_EQ(job_host_ids(two, 1, true), (std::vector<std::string>{"h-shared0", "h-shared1", "h-shared2", "h-shared3"}));
+  EXPECT_EQ(job_nodes(layout_workers(two, 0), 1, true), 4);
+  // Two real hosts: ids stay distinct across the job (the host name leads).
+  const std::vector<SupervisorSlot> hosts = {{"a", 2}, {"b", 2}};
+  EXPECT_EQ(job_host_ids(hosts, 1, true), (std::vector<std::string>{"a-shared0", "a-shared1", "b-shared0", "b-shared1"}));
+  EXPECT_EQ(job_nodes(layout_workers(hosts, 1), 1, true), 4);
+  // Outside the test mode: NCCL's own host id, or --emulate-nodes' blocks.
+  EXPECT_EQ(job_host_ids(two, 1, false), (std::vector<std::string>(4, "")));
+  EXPECT_EQ(job_host_ids(two, 2, false), (std::vector<std::string>{"h-emu0", "h-emu0", "h-emu1", "h-emu1"}));
+  EXPECT_EQ(job_nodes(layout_workers(two, 0), 2, false), 2);
+  EXPECT_EQ(job_nodes(layout_workers(hosts, 0), 1, false), 2);
+}
+
 }  // namespace
 }  // namespace cctune::runtime

@@ -125,5 +125,35 @@ TEST(SweepOptions, NcclOptionsAreValidated) {
   EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
 }
 
+TEST(SweepOptions, SharedGpuTestMode) {
+  app::SweepArgs a;
+  a.backend = "nccl";
+  EXPECT_FALSE(app::to_json(app::resolve_sweep(a, true, true)).contains("test_mode"));
+  a.test_shared_gpu = 2;
+  const auto plan = app::resolve_sweep(a, true, true);
+  EXPECT_EQ(plan.nccl.test_shared_gpu, 2);
+  const nlohmann::json j = app::to_json(plan);
+  EXPECT_EQ(j["test_mode"], "shared-gpu");
+  EXPECT_EQ(j["nccl"]["test_shared_gpu"], 2);
+  auto error_of = [](const app::SweepArgs& args) {
+    try {
+      app::resolve_sweep(args, true, true);
+    } catch (const UsageError& e) {
+      return e.describe();
+    }
+    return std::string("no error");
+  };
+  a.emulate_nodes = 2;
+  EXPECT_NE(error_of(a).find("--test-shared-gpu and --emulate-nodes cannot be combined"), std::string::npos) << error_of(a);
+  a.emulate_nodes = 1;
+  a.test_shared_gpu = -1;
+  EXPECT_NE(error_of(a).find("--test-shared-gpu must be 1..16"), std::string::npos) << error_of(a);
+  a.test_shared_gpu = 17;
+  EXPECT_NE(error_of(a).find("--test-shared-gpu must be 1..16"), std::string::npos);
+  a.test_shared_gpu = 2;
+  a.backend = "mpi";
+  EXPECT_NE(error_of(a).find("needs the NCCL backend"), std::string::npos) << error_of(a);
+}
+
 }  // namespace
 }  // namespace cctune::runtime
