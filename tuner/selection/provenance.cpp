@@ -4,7 +4,11 @@
 
 namespace cctune::tuner {
 
-bool is_sweep_variable(const std::string& key) { return key == "NCCL_TUNER_PLUGIN" || key == "CCTUNE_PROFILE"; }
+// NCCL_HOSTID: set per worker by --emulate-nodes and --test-shared-gpu (the run's env only
+// describes it); a deployed profile must never split a host.
+bool is_sweep_variable(const std::string& key) {
+  return key == "NCCL_TUNER_PLUGIN" || key == "CCTUNE_PROFILE" || key == "NCCL_HOSTID";
+}
 
 std::vector<OfferedAlgorithms> offered_algorithms(const Results& results, const std::string& group) {
   std::map<std::tuple<int, int, int>, AlgorithmSet> by_shape;

@@ -19,7 +19,8 @@ std::vector<OfferedAlgorithms> offered_algorithms(const Results& results, const 
 // `group`'s first NCCL run's NCCL_* environment, without the sweep's own plugin variables.
 std::map<std::string, std::string> baseline_environment(const Results& results, const std::string& group);
 
-// The variables cctune sets only to measure (its in-executable plugin), never a group's setting.
+// The variables cctune sets only to measure (its in-executable plugin, emulated hosts), never
+// a group's setting.
 bool is_sweep_variable(const std::string& key);
 
 }  // namespace cctune::tuner

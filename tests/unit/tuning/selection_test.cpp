@@ -92,6 +92,16 @@ TEST(Selection, ProfileEnvHoldsTheGroupsSettingsNotTheSweepsPlugin) {
   EXPECT_EQ(out.profile.provenance.baseline_env, baseline);
 }
 
+// --emulate-nodes records how it split the host in the run's env; that is no setting to deploy
+// (and its text cannot be written to nccl.env: tune used to fail on such results).
+TEST(Selection, EmulatedHostIdsStayOutOfTheProfile) {
+  Results results = fixture("h200x8_allreduce.results.json");
+  for (RunResult& run : results.runs) run.env["NCCL_HOSTID"] = "<host>-emu<j>: 2 emulated nodes per host";
+  const TuneOutputs out = tune_results(results, TuneOptions{});
+  EXPECT_EQ(out.profile.env.count("NCCL_HOSTID"), 0u);
+  EXPECT_NO_THROW(format_env_file(out.profile, {"/opt/lib/libnccl-tuner-cctune.so", "/out/profile.json"}));
+}
+
 TEST(Selection, GroupThatDisablesNvlsKeepsItAndOlderResultsDoNot) {
   Results results = fixture("h200x8_allreduce.results.json");
   // Older cctune forced NVLS off in every run's env and recorded no nccl_env: not a group's choice.
