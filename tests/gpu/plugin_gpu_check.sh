@@ -2,7 +2,9 @@
 # Shows on a GPU machine that libnccl-tuner-cctune.so steers a program that knows nothing of
 # cctune (standalone_allreduce): with NCCL_TUNER_PLUGIN and CCTUNE_PROFILE set, NCCL's TUNING
 # lines must show the profile's algorithm, protocol and at most its channel count per size;
-# a profile of another NCCL release must give exactly one warning and leave NCCL alone.
+# a profile of another NCCL release must give exactly one warning and leave NCCL alone; a
+# profile whose allreduce rules were measured where NCCL offered ring only must leave allreduce
+# to NCCL here (it offers more) with one warning per process, and still steer allgather.
 #
 # Usage: tests/gpu/plugin_gpu_check.sh BUILD_DIR
 #   BUILD_DIR configured with -DCCTUNE_WITH_CUDA=ON; build targets standalone_allreduce and
@@ -48,6 +50,16 @@ trap 'rm -rf "$work"' EXIT
 # The fixture's choices, for the NCCL release in use (the plugin refuses other releases).
 sed -E "s/\"nccl_version\": \"[0-9.]+\"/\"nccl_version\": \"$version\"/" "$fixture" >"$work/profile.json"
 sed -E "s/\"nccl_version\": \"[0-9.]+\"/\"nccl_version\": \"0.0.1\"/" "$fixture" >"$work/other_release.json"
+# The same rules, measured (says provenance.offered) where NCCL offered only ring for allreduce.
+python3 - "$work/profile.json" "$work/unmeasured.json" "$n" "$nnodes" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+n, nodes = int(sys.argv[3]), int(sys.argv[4])
+every = ["tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"]
+p["provenance"]["offered"] = [{"collective": "allreduce", "nranks": n, "nnodes": nodes, "algorithms": ["ring"]},
+                              {"collective": "allgather", "nranks": n, "nnodes": nodes, "algorithms": every}]
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+PY
 
 ops="allreduce:4096 allreduce:1048576 allreduce:16777216 allgather:16777216"
 run() { # NAME [ENV...]: runs the program with NCCL's tuning log, output in $work/NAME.log
@@ -82,6 +94,7 @@ AllGather $((16777216 / n)) 16777216 ring ll 4"
 run baseline
 run profile NCCL_TUNER_PLUGIN="$plugin" CCTUNE_PROFILE="$work/profile.json"
 run other_release NCCL_TUNER_PLUGIN="$plugin" CCTUNE_PROFILE="$work/other_release.json"
+run unmeasured NCCL_TUNER_PLUGIN="$plugin" CCTUNE_PROFILE="$work/unmeasured.json"
 
 grep -q "TUNER/Plugin: Using cctune" "$work/profile.log" && pass "NCCL loaded the cctune tuner" ||
   fail "no 'TUNER/Plugin: Using cctune' line: NCCL did not load $plugin"
@@ -115,9 +128,26 @@ warned_pids=$(grep "cctune tuner: not using the profile" "$work/other_release.lo
   fail "profile of another NCCL release: expected 1 warning in each of $processes process(es), saw $warnings from $warned_pids"
 [ "$differs" -gt 0 ] || fail "the refused profile's choices all equal NCCL's defaults: this check cannot tell them apart"
 
+# A rule steers only where it competed: NCCL offers more than ring for allreduce here.
+unmeasured_warnings=$(grep -c "cctune tuner: NCCL offers .* for allreduce" "$work/unmeasured.log")
+[ "$unmeasured_warnings" -eq "$processes" ] &&
+  pass "offered beyond the profile's measurements: one warning per process: $(grep -o 'cctune tuner: NCCL offers [^;]*' "$work/unmeasured.log" | head -1)" ||
+  fail "offered beyond the profile's measurements: expected $processes warning(s) naming allreduce, saw $unmeasured_warnings"
+while read -r func printed nbytes algo proto maxch; do
+  got=$(choice "$work/unmeasured.log" "$func" "$printed")
+  default=$(choice "$work/baseline.log" "$func" "$printed")
+  if [ "$func" = AllReduce ]; then
+    [ -n "$got" ] && [ "$got" = "$default" ] && pass "$func nBytes=$nbytes: left to NCCL: $got" ||
+      fail "$func nBytes=$nbytes: the profile measured without what NCCL offers still steered: '$got' (default '$default')"
+  else
+    [ "${got% *}" = "$algo $proto" ] && pass "$func nBytes=$nbytes: still steered to $algo/$proto ($got)" ||
+      fail "$func nBytes=$nbytes: expected the profile's $algo/$proto, NCCL ran '$got'"
+  fi
+done <<<"$expected"
+
 if [ "$failures" -gt 0 ]; then
   echo "plugin_gpu_check: $failures check(s) failed; logs:"
-  for f in baseline profile other_release; do echo "--- $f"; grep -E "Bytes -> Algo|cctune|TUNER" "$work/$f.log" | head -20; done
+  for f in baseline profile other_release unmeasured; do echo "--- $f"; grep -E "Bytes -> Algo|cctune|TUNER" "$work/$f.log" | head -20; done
   exit 1
 fi
 echo "plugin_gpu_check: all checks passed"
