@@ -209,6 +209,7 @@ class Supervisor {
           fail(kCause, with_log(t, who(t) + " exited without finishing, " + point_text(t.last_point)), "failure");
         continue;
       }
+      if (t.done) continue;  // waiting for its release, silent by design
       const double silent = seconds(now - t.last_message);
       if (silent > settings_.point_timeout_s)
         fail(kTimeout, with_log(t, who(t) + " sent nothing for " + fmt_seconds(silent) + " (--point-timeout " +
@@ -217,10 +218,22 @@ class Supervisor {
     }
   }
 
+  // Done: said so, and still running (waiting for release) or exited cleanly.
   bool all_done() const {
     for (const auto& t : workers_)
-      if (!t.proc->status() || !t.proc->exited_ok() || !t.done) return false;
+      if (!t.done || (t.proc->status() && !t.proc->exited_ok())) return false;
     return true;
+  }
+
+  // Every worker of the group, on every supervisor, is done: let them exit (a closed input
+  // is their release), and reap them; one that does not leave within a few seconds is killed.
+  void release_workers() {
+    for (auto& t : workers_) t.proc->close_stdin();
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    for (auto& t : workers_) {
+      while (!t.proc->poll_exit() && Clock::now() < deadline) poll(nullptr, 0, 5);
+      if (!t.proc->status()) t.proc->kill_and_reap();
+    }
   }
 
   std::optional<GroupOutcome> agree() {
@@ -266,6 +279,7 @@ class Supervisor {
       return o;
     }
     if (done) {
+      release_workers();
       GroupOutcome o;
       o.hello = hello_;
       return o;

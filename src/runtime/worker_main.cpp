@@ -183,6 +183,12 @@ int run_worker(const std::string& executable) {
     emit_line(done_message());
     std::fflush(stdout);
     std::fflush(stderr);
+    // Over NCCL's network transports a rank's last operation can be complete while its proxy
+    // thread still sends the final bytes to a peer: leaving now stranded the peer inside that
+    // operation (seen with two ranks over sockets on one H100). The supervisors release the
+    // workers, by closing their input, once every worker of the group has said done.
+    for (std::string rest; std::getline(std::cin, rest);) {
+    }
     // NCCL's and CUDA's teardown at exit is slow and can hang on a broken peer; the results
     // are sent, so leave now.
     ::_exit(0);

@@ -120,9 +120,11 @@ while read -r func printed nbytes algo proto maxch; do
   [ "${other% *}" = "$algo $proto" ] || differs=$((differs + 1))
 done <<<"$expected"
 
-# One warning per process (NCCL's log lines start "host:pid:tid"): 1, or one per shared-GPU rank.
+# One warning per process: 1, or one per shared-GPU rank. NCCL's lines name "host:pid:tid [dev]",
+# after a "[date time] " prefix on WARN lines.
 warnings=$(grep -c "cctune tuner: not using the profile" "$work/other_release.log")
-warned_pids=$(grep "cctune tuner: not using the profile" "$work/other_release.log" | sed -E 's/^[^:]*:([0-9]+):.*/\1/' | sort -u | grep -c .)
+warned_pids=$(grep "cctune tuner: not using the profile" "$work/other_release.log" | grep -oE '[^ ]+:[0-9]+:[0-9]+ \[' |
+  cut -d: -f2 | sort -u | grep -c .)
 [ "$warnings" -eq "$processes" ] && [ "$warned_pids" -eq "$processes" ] &&
   pass "profile of another NCCL release: one warning in each of $processes process(es): $(grep -o 'cctune tuner: not using.*' "$work/other_release.log" | head -1)" ||
   fail "profile of another NCCL release: expected 1 warning in each of $processes process(es), saw $warnings from $warned_pids"
