@@ -13,7 +13,7 @@ namespace {
 class ScriptedBackend : public CollectiveBackend {
  public:
   ScriptedBackend(int rank, double iter_us, std::string unsupported = {})
-      : rank_(rank), iter_us_(iter_us), wall_op_us(iter_us), unsupported_(std::move(unsupported)) {}
+      : wall_op_us(iter_us), rank_(rank), iter_us_(iter_us), unsupported_(std::move(unsupported)) {}
   std::string name() const override { return "scripted"; }
   std::string unsupported_reason(const PointSpec&) const override { return unsupported_; }
   void prepare(const PointSpec&) override { ++prepared; }
@@ -35,6 +35,7 @@ class ScriptedBackend : public CollectiveBackend {
     return t;
   }
   long count_wrong() override { return rank_; }
+  double wall_op_us;  // per operation in wall batches (defaults to iter_us)
   // Per-operation batches of more than one operation: the first gets one operation
   // stalled by `stall_us`.
   double stall_us = 0;
@@ -49,11 +50,6 @@ class ScriptedBackend : public CollectiveBackend {
  private:
   int rank_;
   double iter_us_;
-
- public:
-  double wall_op_us;  // per operation in wall batches (defaults to iter_us)
-
- private:
   std::string unsupported_;
 };
 
