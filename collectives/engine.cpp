@@ -54,13 +54,21 @@ std::optional<BatchPlan> plan_batches(CollectiveBackend& backend, RankComm& comm
   plan.per_op_ops = std::clamp(settings.batch_iters, 1, cap);
   plan.wall_ops = plan.per_op_ops;
   if (settings.min_batch_us <= 0) return plan;
+  // A batch slowed by a preemption would stop the growth too early, so the size must
+  // reach the target twice in a row.
+  int long_enough = 0;
   for (;;) {
     const BatchTiming t = backend.run_batch(request(plan.wall_ops, BatchKind::Wall, plan, settings));
     if (t.interrupted) return std::nullopt;
     const double slowest_us = std::max(comm.max(t.wall_us), 1e-3);
     // A timed batch says more than the probe (one operation, right after a barrier).
     if (plan.check_every > 0) plan.check_every = clamp_ops(kStopCheckEveryUs * plan.wall_ops / slowest_us);
-    if (slowest_us >= settings.min_batch_us || plan.wall_ops >= cap) return plan;
+    if (plan.wall_ops >= cap) return plan;
+    if (slowest_us >= settings.min_batch_us) {
+      if (++long_enough == 2) return plan;
+      continue;
+    }
+    long_enough = 0;
     // google/benchmark's rule: aim 40 % past the target, grow at least 2x and at most 10x.
     const double grow = std::clamp(1.4 * settings.min_batch_us / slowest_us, 2.0, 10.0);
     plan.wall_ops = std::min(cap, clamp_ops(std::ceil(plan.wall_ops * grow)));

@@ -47,7 +47,8 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
 
 // Sizes the batches of the prepared point (collective over `comm`): a one-operation probe
 // bounds them by max_batch_us; with min_batch_us > 0 the wall batch then grows, as
-// google/benchmark grows its iteration count, until the slowest rank's batch lasts that long.
+// google/benchmark grows its iteration count, until the slowest rank's batch lasts that long
+// (twice in a row).
 // Returns nullopt when a stop request ended a probe batch.
 std::optional<BatchPlan> plan_batches(CollectiveBackend& backend, RankComm& comm, const MeasureSettings& settings);
 
