@@ -4,8 +4,10 @@
 // MPI_Wtime. Time per call = the repetition's time / iters, averaged over ranks; the median
 // over repetitions is printed. `iters` is chosen once per size so that a repetition lasts
 // about `--ms` milliseconds (agreed with MPI_MAX, so every rank makes the same calls).
-// Many short repetitions (default 51 of 2 ms) and their median keep a busy machine's
-// preemptions out of the number; the barrier's exit skew (~1 us) is 0.05 % of 2 ms.
+// Many short repetitions (default 51 of 1 ms) and their median keep a busy machine's
+// preemptions out of the number: on a 2-core VM shared with compilers, 2 ms loops were hit
+// often enough (a few ms lost to another process every few ms of polling) to move the
+// median 5x, 1 ms loops were not. The barrier's exit skew (~1 us) is 0.1 % of 1 ms.
 //
 //   mpi_allreduce_loop [--reps R] [--ms T] SIZE_BYTES...     prints CSV: size_bytes,time_us,iters
 #include <mpi.h>
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int reps = 51;
-  double target_ms = 2;
+  double target_ms = 1;
   std::vector<long> sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cctune's MPI-backend batch_us for AllReduce next to a plain back-to-back MPI_Allreduce loop
-# (bench/mpi_allreduce_loop.cpp, no cctune code: median of 51 loops of ~2 ms), 2 ranks on this machine, float32 sum,
+# (bench/mpi_allreduce_loop.cpp, no cctune code: median of 51 loops of ~1 ms), 2 ranks on this machine, float32 sum,
 # out-of-place. REPS interleaved runs (reference, cctune, reference, cctune, ...); per size the
 # median of each tool's runs, the ratio cctune/reference, and PASS when within 10 %.
 #   bench/mpi_batch_vs_loop.sh BUILD_DIR [OUTPUT_DIR]   (OUTPUT_DIR defaults to $OUT, else a temp dir)
