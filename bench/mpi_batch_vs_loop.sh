@@ -4,7 +4,7 @@
 # out-of-place. REPS interleaved runs (reference, cctune, reference, cctune, ...); per size the
 # median of each tool's runs, the ratio cctune/reference, and PASS when within 10 %.
 #   bench/mpi_batch_vs_loop.sh BUILD_DIR [OUTPUT_DIR]   (OUTPUT_DIR defaults to $OUT, else a temp dir)
-# Env: SIZES (bytes, comma-separated; default 8,64,512,4096), REPS (default 5), NP (default 2).
+# Env: SIZES (bytes, comma-separated; default 8,64,512,4096), REPS (default 7), NP (default 2).
 # Exit status: 0 when every size passes, 1 otherwise. Full logs under OUTPUT_DIR/mpi_batch_vs_loop.
 set -euo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -15,7 +15,7 @@ OUTDIR=${2:-${OUT:-}}
 OUTDIR=$OUTDIR/mpi_batch_vs_loop
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
 SIZES=${SIZES:-8,64,512,4096}
-REPS=${REPS:-5}
+REPS=${REPS:-7}
 NP=${NP:-2}
 REF=$BUILD/bench/mpi_allreduce_loop
 for f in "$BUILD/cctune" "$REF"; do

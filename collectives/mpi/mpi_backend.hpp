@@ -12,8 +12,11 @@
 
 namespace cctune {
 
-// Shortest wall batch the MPI sweep asks of the engine (MeasureSettings::min_batch_us).
+// Shortest wall batch the MPI sweep asks of the engine (MeasureSettings::min_batch_us), and
+// the fewest of them per point (MeasureSettings::min_batches): 1 ms batches are cheap, and
+// on a busy host a median of three was moved by one or two preempted batches.
 inline constexpr double kMpiMinBatchUs = 1000;
+inline constexpr int kMpiMinBatches = 11;
 
 class MpiBackend : public CollectiveBackend {
  public:

@@ -60,6 +60,7 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, co
   // Batches of ~1 ms amortise the ranks' skew after each aggregation step (PERFORMANCE.md);
   // a signal ends even a long batch, agreed by all ranks inside it.
   measure.min_batch_us = kMpiMinBatchUs;
+  measure.min_batches = std::max(measure.min_batches, kMpiMinBatches);
   measure.stop_requested = [] { return stop_signal() != 0; };
   const long total = static_cast<long>(plan.collectives.size() * plan.sizes.size() * plan.placements.size());
   Progress progress(comm.rank() == 0 ? total : 0);
