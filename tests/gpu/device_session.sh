@@ -20,7 +20,7 @@ step() {  # step NAME SECONDS COMMAND...: bounded, logged, timed
   echo "step $name: rc=$? $(( $(date +%s) - t0 )) s" | tee -a "$g/steps.txt"
 }
 step checks 360 tests/gpu/run_gpu_tests.sh "$b" "$g/checks"
-step side_by_side 40 bench/nccl_side_by_side.sh "$b" "$g/bench"
+step side_by_side 240 bench/nccl_side_by_side.sh "$b" "$g/bench"
 step full_singleton 40 "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 2 --placement out --max-time 0.25 -o "$g/full"
 step full_mpi 40 mpirun --oversubscribe -np "$ngpu" -x NCCL_NVLS_ENABLE "$b/cctune" sweep --backend nccl -b 8 -e 8G -f 4 \
   --max-time 0.25 -c 1 -o "$g/mpi"
