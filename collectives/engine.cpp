@@ -69,9 +69,11 @@ std::optional<BatchPlan> plan_batches(CollectiveBackend& backend, RankComm& comm
       continue;
     }
     long_enough = 0;
-    // google/benchmark's rule: aim 40 % past the target, grow at least 2x and at most 10x.
-    const double grow = std::clamp(1.4 * settings.min_batch_us / slowest_us, 2.0, 10.0);
-    plan.wall_ops = std::min(cap, clamp_ops(std::ceil(plan.wall_ops * grow)));
+    // google/benchmark's rule: aim 40 % past the target from a batch that lasted at least a
+    // tenth of it, else grow 10x. No larger minimum step: a longer batch is more exposed to
+    // preemption on a busy host.
+    const double grow = slowest_us >= 0.1 * settings.min_batch_us ? 1.4 * settings.min_batch_us / slowest_us : 10.0;
+    plan.wall_ops = std::min(cap, std::max(plan.wall_ops + 1, clamp_ops(std::ceil(plan.wall_ops * grow))));
   }
 }
 
