@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# cctune's NCCL AllReduce timings next to an independent reference loop (tests/gpu/ref_allreduce.cu:
-# plain ncclAllReduce, nccl-tests' method, one process driving all local GPUs), same sizes,
-# float32 sum out-of-place, same -w/-n. Prints per size: both times, the ratio cctune/ref, busbw.
-#   bench/nccl_side_by_side.sh BUILD_DIR [OUTPUT_DIR]      (OUTPUT_DIR defaults to $OUT, else a temp dir)
-# Env: SIZES (bytes, comma-separated), ITERS (-n, default 20), WARMUP (-w, default 5).
-# Exits 0 with "SKIP: <reason>" without a GPU.
+# cctune's NCCL batch_us next to an independent reference loop (tests/gpu/ref_allreduce.cu,
+# built as cctune-ref-allreduce: plain ncclAllReduce/ncclAllGather/ncclReduceScatter,
+# nccl-tests' method, one process driving all local GPUs), for AllReduce, AllGather and
+# ReduceScatter, float32 sum out-of-place, same sizes and -w/-n.
+# RUNS interleaved runs (reference, cctune, reference, cctune, ...); per collective and size
+# the median of each tool's runs and a verdict: PASS when cctune's batch_us is within
+# max(1 %, 0.3 us) of the reference's time.
+#   bench/nccl_side_by_side.sh BUILD_DIR [OUTPUT_DIR]    (OUTPUT_DIR defaults to $OUT, else a temp dir)
+# Env: SIZES (bytes, comma-separated), ITERS (-n, default 20), WARMUP (-w, default 5),
+#      RUNS (default 3), MAX_TIME (cctune --max-time, default 1).
+# Prints a short table at the end; full logs under OUTPUT_DIR/nccl_side_by_side.
+# Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -13,10 +19,13 @@ BUILD=${1:?usage: nccl_side_by_side.sh BUILD_DIR [OUTPUT_DIR]}
 OUTDIR=${2:-${OUT:-}}
 [[ -n "$OUTDIR" ]] || OUTDIR=$(mktemp -d /tmp/cctune-side-by-side.XXXXXX)
 OUTDIR=$OUTDIR/nccl_side_by_side
-mkdir -p "$OUTDIR"
+rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
 SIZES=${SIZES:-8,1024,65536,1048576,16777216,134217728}
 ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
+RUNS=${RUNS:-3}
+MAX_TIME=${MAX_TIME:-1}
+COLLS=(allreduce allgather reducescatter)
 
 if ! command -v nvidia-smi >/dev/null 2>&1; then echo "SKIP: nvidia-smi not found"; exit 0; fi
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
@@ -25,36 +34,52 @@ for f in "$BUILD/cctune" "$BUILD/cctune-ref-allreduce"; do
   [[ -x "$f" ]] || { echo "FAIL: $f not found (configure with -DCCTUNE_WITH_CUDA=ON and build it)"; exit 1; }
 done
 
-echo "== reference loop: $NGPU GPU(s), -w $WARMUP -n $ITERS, sizes $SIZES"
-# shellcheck disable=SC2046
-timeout 900 "$BUILD/cctune-ref-allreduce" -w "$WARMUP" -n "$ITERS" -r 5 $(tr ',' ' ' <<<"$SIZES") | tee "$OUTDIR/ref.csv"
+echo "== $NGPU GPU(s), $RUNS interleaved runs, -w $WARMUP -n $ITERS, sizes $SIZES; logs in $OUTDIR"
+for run in $(seq 1 "$RUNS"); do
+  for coll in "${COLLS[@]}"; do
+    # shellcheck disable=SC2046
+    timeout 300 "$BUILD/cctune-ref-allreduce" --coll "$coll" -w "$WARMUP" -n "$ITERS" -r 5 $(tr ',' ' ' <<<"$SIZES") \
+      >"$OUTDIR/ref.$coll.$run.csv" 2>"$OUTDIR/ref.$coll.$run.stderr" \
+      || { echo "FAIL: reference $coll failed (run $run):"; tail -n 5 "$OUTDIR/ref.$coll.$run.stderr"; exit 1; }
+  done
+  timeout 600 "$BUILD/cctune" sweep --backend nccl --collectives "$(IFS=,; echo "${COLLS[*]}")" --placement out \
+    -d float32 --sizes "$SIZES" -w "$WARMUP" -n "$ITERS" -c 0 --max-time "$MAX_TIME" -o "$OUTDIR/cctune.$run" \
+    >"$OUTDIR/cctune.$run.stdout" 2>"$OUTDIR/cctune.$run.stderr" \
+    || { echo "FAIL: cctune sweep failed (run $run):"; tail -n 5 "$OUTDIR/cctune.$run.stderr"; exit 1; }
+  echo "   run $run of $RUNS done"
+done
 
-echo "== cctune sweep --backend nccl"
-rm -rf "$OUTDIR/cctune"
-timeout 900 "$BUILD/cctune" sweep --backend nccl --collectives allreduce --placement out -d float32 \
-  --sizes "$SIZES" -w "$WARMUP" -n "$ITERS" -c 0 -o "$OUTDIR/cctune" >"$OUTDIR/cctune.stdout" 2>"$OUTDIR/cctune.stderr" \
-  || { echo "FAIL: cctune sweep failed:"; tail -n 5 "$OUTDIR/cctune.stderr"; exit 1; }
-
-python3 - "$OUTDIR/ref.csv" "$OUTDIR/cctune/results.json" <<'PY' | tee "$OUTDIR/side_by_side.txt"
-import csv, json, sys
-ref = {int(r["size_bytes"]): r for r in csv.DictReader(open(sys.argv[1]))}
-res = json.load(open(sys.argv[2]))
-pts = {p["size_bytes"]: p for r in res["runs"] if r["backend"] == "nccl" for p in r["points"] if p["status"] == "ok"}
-print(f"{'size_bytes':>12} {'cctune_batch_us':>16} {'ref_us':>10} {'ratio':>7} {'cctune_iter_med_us':>19} "
-      f"{'cctune_busbw':>13} {'ref_busbw':>10} {'chosen':>14}")
-ratios = []
-for size in sorted(set(ref) & set(pts)):
-    p, r = pts[size], ref[size]
-    ratio = p["batch_us"] / float(r["time_us"])
-    ratios.append(ratio)
-    med = (p.get("iter_us") or {}).get("median", float("nan"))
-    chosen = p.get("chosen") or {}
-    print(f"{size:>12} {p['batch_us']:>16.2f} {float(r['time_us']):>10.2f} {ratio:>7.3f} {med:>19.2f} "
-          f"{p['busbw_GBps']:>13.2f} {float(r['busbw_GBps']):>10.2f} {chosen.get('algo','')+'/'+chosen.get('proto',''):>14}")
-missing = sorted(set(ref) ^ set(pts))
-if missing: print(f"sizes measured by only one side: {missing}")
-if ratios:
-    ratios.sort()
-    print(f"ratio cctune/ref: median {ratios[len(ratios)//2]:.3f}, min {ratios[0]:.3f}, max {ratios[-1]:.3f}")
+python3 - "$OUTDIR" "$RUNS" "${COLLS[@]}" <<'PY' | tee "$OUTDIR/summary.txt"
+import csv, json, statistics, sys
+out, runs, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+ref, cct, med = {}, {}, {}
+for run in range(1, runs + 1):
+    for coll in colls:
+        for row in csv.DictReader(open(f"{out}/ref.{coll}.{run}.csv")):
+            ref.setdefault((coll, int(row["size_bytes"])), []).append(float(row["time_us"]))
+    doc = json.load(open(f"{out}/cctune.{run}/results.json"))
+    for r in doc["runs"]:
+        for p in r["points"]:
+            if r["backend"] == "nccl" and p["status"] == "ok":
+                key = (p["collective"], p["size_bytes"])
+                cct.setdefault(key, []).append(p["batch_us"])
+                med.setdefault(key, []).append((p.get("iter_us") or {}).get("median", float("nan")))
+print(f"{'collective':<14}{'size_B':>11}{'ref_us':>10}{'cctune_us':>11}{'diff_us':>9}{'ratio':>7}  verdict"
+      f"   (medians of {runs} interleaved runs; cctune iter_us median in the logs)")
+bad, total = [], 0
+for key in sorted(set(ref) & set(cct), key=lambda k: (colls.index(k[0]) if k[0] in colls else 9, k[1])):
+    r, c = statistics.median(ref[key]), statistics.median(cct[key])
+    ok = abs(c - r) <= max(0.01 * r, 0.3)
+    total += 1
+    if not ok: bad.append(f"{key[0]} {key[1]}")
+    print(f"{key[0]:<14}{key[1]:>11}{r:>10.2f}{c:>11.2f}{c - r:>+9.2f}{c / r:>7.3f}  {'PASS' if ok else 'FAIL'}")
+missing = sorted(set(ref) ^ set(cct))
+if missing: bad.append(f"measured by one side only: {missing}")
+with open(f"{out}/per_run.txt", "w") as f:
+    for key in sorted(set(ref) | set(cct)):
+        f.write(f"{key}: ref {ref.get(key)} cctune batch_us {cct.get(key)} cctune iter_us median {med.get(key)}\n")
+if bad or total == 0:
+    print(f"nccl_side_by_side: FAIL ({len(bad)} of {total} outside max(1 %, 0.3 us): {'; '.join(bad)})")
+    sys.exit(1)
+print(f"nccl_side_by_side: PASS ({total} of {total} sizes within max(1 %, 0.3 us) of the reference)")
 PY
-echo "== outputs in $OUTDIR"

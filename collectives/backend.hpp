@@ -3,6 +3,7 @@
 // supervisor, NCCL in a worker). Backends launch and time; they never format or decide
 // when to stop.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,30 @@ struct PointSpec {
   PointConfig config;
 };
 
+// Two kinds of batch, never mixed, so that the wall-clock number is nccl-tests' own:
+enum class BatchKind {
+  // Host wall time around n back-to-back operations and one final synchronisation, with
+  // nothing else inside the timed loop (no event records, no per-operation clocks).
+  Wall,
+  // Each operation timed on its own (NCCL: CUDA events between launches; MPI: MPI_Wtime
+  // around each call). wall_us is filled but not used for batch_us.
+  PerOp,
+};
+
+struct BatchRequest {
+  int n = 1;
+  BatchKind kind = BatchKind::Wall;
+  // Backends whose batches can run long (MPI) ask `stop_requested` every `check_every`
+  // operations, collectively (so `check_every` must be the same on every rank; 0: never).
+  int check_every = 0;
+  const std::function<bool()>* stop_requested = nullptr;
+};
+
 struct BatchTiming {
   double wall_us = 0;              // host time around the whole batch, after a sync
-  std::vector<double> iter_us;     // one per operation
+  std::vector<double> iter_us;     // PerOp: one per operation run; Wall: empty
+  int ran = 0;                     // operations run: n, fewer when a stop request ended it
+  bool interrupted = false;        // a stop request (agreed by all ranks) ended the batch
 };
 
 class CollectiveBackend {
@@ -34,8 +56,10 @@ class CollectiveBackend {
   virtual std::string unsupported_reason(const PointSpec& spec) const = 0;
   // Allocates (or reuses) buffers and fills them with the deterministic inputs.
   virtual void prepare(const PointSpec& spec) = 0;
-  // Runs n back-to-back operations of the prepared point and waits for completion.
-  virtual BatchTiming run_batch(int n) = 0;
+  // Runs batch.n back-to-back operations of the prepared point and waits for completion.
+  virtual BatchTiming run_batch(const BatchRequest& batch) = 0;
+  // Shorthand for a wall batch of n operations (warm-up, the data check, probes).
+  BatchTiming run_wall(int n) { return run_batch(BatchRequest{n, BatchKind::Wall}); }
   // Wrong elements in this rank's output after exactly one operation on fresh inputs.
   virtual long count_wrong() = 0;
   // What actually ran at the last batch (NCCL: algo/proto/channels observed); may be empty.

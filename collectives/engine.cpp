@@ -1,6 +1,9 @@
 #include "collectives/engine.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cmath>
 #include <string>
 
 #include "core/statistics.hpp"
@@ -9,6 +12,24 @@ namespace cctune {
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int clamp_ops(double ops) { return static_cast<int>(std::clamp(std::floor(ops), 1.0, static_cast<double>(INT_MAX))); }
+
+BatchRequest request(int n, BatchKind kind, const BatchPlan& plan, const MeasureSettings& s) {
+  BatchRequest r;
+  r.n = n;
+  r.kind = kind;
+  r.check_every = plan.check_every;
+  r.stop_requested = s.stop_requested ? &s.stop_requested : nullptr;
+  return r;
+}
+
+int ran_of(const BatchTiming& t, int n) { return t.ran > 0 ? t.ran : n; }
+
+PointResult interrupted(PointResult result) {
+  result.stop_reason = "interrupted";
+  return result;
 }
 }  // namespace
 
@@ -24,6 +45,38 @@ PointResult describe_point(const PointSpec& spec) {
   return r;
 }
 
+std::optional<BatchPlan> plan_batches(CollectiveBackend& backend, RankComm& comm, const MeasureSettings& settings) {
+  // The slowest rank's single operation, agreed by all: every rank derives the same sizes.
+  const double probe_us = std::max(comm.max(backend.run_wall(1).wall_us), 1e-3);
+  const int cap = clamp_ops(max_batch_us(settings) / probe_us);
+  BatchPlan plan;
+  plan.check_every = settings.stop_requested ? clamp_ops(kStopCheckEveryUs / probe_us) : 0;
+  plan.per_op_ops = std::clamp(settings.batch_iters, 1, cap);
+  plan.wall_ops = plan.per_op_ops;
+  if (settings.min_batch_us <= 0) return plan;
+  // A batch slowed by a preemption would stop the growth too early, so the size must
+  // reach the target twice in a row.
+  int long_enough = 0;
+  for (;;) {
+    const BatchTiming t = backend.run_batch(request(plan.wall_ops, BatchKind::Wall, plan, settings));
+    if (t.interrupted) return std::nullopt;
+    const double slowest_us = std::max(comm.max(t.wall_us), 1e-3);
+    // A timed batch says more than the probe (one operation, right after a barrier).
+    if (plan.check_every > 0) plan.check_every = clamp_ops(kStopCheckEveryUs * plan.wall_ops / slowest_us);
+    if (plan.wall_ops >= cap) return plan;
+    if (slowest_us >= settings.min_batch_us) {
+      if (++long_enough == 2) return plan;
+      continue;
+    }
+    long_enough = 0;
+    // google/benchmark's rule: aim 40 % past the target from a batch that lasted at least a
+    // tenth of it, else grow 10x. No larger minimum step: a longer batch is more exposed to
+    // preemption on a busy host.
+    const double grow = slowest_us >= 0.1 * settings.min_batch_us ? 1.4 * settings.min_batch_us / slowest_us : 10.0;
+    plan.wall_ops = std::min(cap, std::max(plan.wall_ops + 1, clamp_ops(std::ceil(plan.wall_ops * grow))));
+  }
+}
+
 PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const PointSpec& spec,
                           const MeasureSettings& settings) {
   PointResult result = describe_point(spec);
@@ -37,31 +90,40 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
 
   backend.prepare(spec);
   if (settings.check) {
-    backend.run_batch(1);
+    backend.run_wall(1);
     result.wrong = static_cast<long>(comm.sum(static_cast<double>(backend.count_wrong())));
     backend.prepare(spec);  // in-place operations overwrote their inputs
   }
-  if (settings.warmup_iters > 0) backend.run_batch(settings.warmup_iters);
+  if (settings.warmup_iters > 0) backend.run_wall(settings.warmup_iters);
   comm.barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::optional<BatchPlan> plan = plan_batches(backend, comm, settings);
+  if (!plan) return interrupted(result);
 
   NoiseCriterion criterion(settings.stop);
   std::vector<double> batch_means;
-  const auto t0 = std::chrono::steady_clock::now();
-  const int n = std::max(1, settings.batch_iters);
   for (;;) {
-    // One untimed operation first: the cross-rank exchanges between batches (and the
+    // One untimed operation first: the cross-rank exchanges between rounds (and the
     // barrier before the first) perturb the next launch; on H200s a single first-launch
     // stall of ~1.6 ms was seen to inflate a 20-operation batch five-fold.
-    backend.run_batch(1);
-    BatchTiming timing = backend.run_batch(n);
+    backend.run_wall(1);
+    // The wall batch and the per-operation batch run back to back, with no cross-rank
+    // step between them; neither disturbs the other's timing.
+    const BatchTiming wall = backend.run_batch(request(plan->wall_ops, BatchKind::Wall, *plan, settings));
+    if (wall.interrupted) return interrupted(result);
+    BatchTiming per_op = backend.run_batch(request(plan->per_op_ops, BatchKind::PerOp, *plan, settings));
+    if (per_op.interrupted) return interrupted(result);
     // Per-iteration: the slowest rank defines the operation's time.
-    comm.allreduce_max(timing.iter_us);
-    criterion.add(timing.iter_us);
+    comm.allreduce_max(per_op.iter_us);
+    criterion.add(per_op.iter_us);
     // Batch: host time per operation averaged over ranks, as nccl-tests reports.
-    batch_means.push_back(comm.sum(timing.wall_us / n) / comm.size());
-    // Rank 0's clock decides the time cap for everyone.
-    double elapsed = comm.rank() == 0 ? seconds_since(t0) : 0.0;
-    elapsed = comm.max(elapsed);
+    batch_means.push_back(comm.sum(wall.wall_us / ran_of(wall, plan->wall_ops)) / comm.size());
+    // Rank 0's clock decides the time cap for everyone; any rank's stop request ends the point.
+    double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0,
+                        settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
+    comm.allreduce_max(agreed);
+    if (agreed[1] > 0.5) return interrupted(result);
+    const double elapsed = agreed[0];
     const bool enough_batches = static_cast<int>(batch_means.size()) >= settings.min_batches ||
                                 std::string(criterion.reason(elapsed)) != "noise";
     if (criterion.is_finished(elapsed) && enough_batches) {

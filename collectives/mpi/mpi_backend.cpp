@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "collectives/mpi/host_batch.hpp"
 #include "core/data_pattern.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -152,17 +153,14 @@ void MpiBackend::run_once() {
   }
 }
 
-BatchTiming MpiBackend::run_batch(int n) {
-  BatchTiming timing;
-  timing.iter_us.reserve(static_cast<std::size_t>(n));
-  const double start = MPI_Wtime();
-  for (int i = 0; i < n; ++i) {
-    const double t = MPI_Wtime();
-    run_once();
-    timing.iter_us.push_back((MPI_Wtime() - t) * 1e6);
-  }
-  timing.wall_us = (MPI_Wtime() - start) * 1e6;
-  return timing;
+BatchTiming MpiBackend::run_batch(const BatchRequest& batch) {
+  // Every rank asks its own flag; MPI_MAX makes one rank's request everyone's answer.
+  auto stop_agreed = [&] {
+    int mine = (*batch.stop_requested)() ? 1 : 0, any = 0;
+    check_mpi(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce (stop check)");
+    return any != 0;
+  };
+  return mpi_detail::time_host_batch(batch, [this] { run_once(); }, stop_agreed, [] { return MPI_Wtime() * 1e6; });
 }
 
 long MpiBackend::count_wrong() {

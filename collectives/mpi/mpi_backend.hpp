@@ -1,6 +1,9 @@
 #pragma once
 // MPI collectives on host buffers, measured in the supervisor processes themselves:
 // MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block (DESIGN.md, MPI backend).
+// Wall batches are plain back-to-back calls between two MPI_Wtime reads; per-operation
+// times come from separate batches (host_batch.hpp). The engine grows wall batches to ~1 ms
+// (MeasureSettings::min_batch_us) and passes the stop flag, checked collectively.
 #include <mpi.h>
 
 #include <vector>
@@ -9,13 +12,19 @@
 
 namespace cctune {
 
+// Shortest wall batch the MPI sweep asks of the engine (MeasureSettings::min_batch_us), and
+// the fewest of them per point (MeasureSettings::min_batches): 1 ms batches are cheap, and
+// on a busy host a median of three was moved by one or two preempted batches.
+inline constexpr double kMpiMinBatchUs = 1000;
+inline constexpr int kMpiMinBatches = 11;
+
 class MpiBackend : public CollectiveBackend {
  public:
   explicit MpiBackend(MPI_Comm comm);
   std::string name() const override { return "mpi"; }
   std::string unsupported_reason(const PointSpec& spec) const override;
   void prepare(const PointSpec& spec) override;
-  BatchTiming run_batch(int n) override;
+  BatchTiming run_batch(const BatchRequest& batch) override;
   long count_wrong() override;
 
   // Allocates for the largest point up front; throws EnvironmentError naming the size and

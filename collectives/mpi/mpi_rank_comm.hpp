@@ -6,7 +6,7 @@
 
 namespace cctune {
 
-// Initialises MPI (thread level FUNNELED) on construction and finalizes on destruction.
+// Initialises MPI (thread level SINGLE) on construction and finalizes on destruction.
 class MpiRuntime {
  public:
   MpiRuntime(int* argc, char*** argv);

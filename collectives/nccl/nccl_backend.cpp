@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "collectives/nccl/device_batch.hpp"
 #include "core/units.hpp"
 
 namespace cctune::nccl_detail {
@@ -145,44 +146,46 @@ void NcclBackend::ensure_events(std::size_t count) {
   while (events_.size() < count) events_.push_back(make_event());
 }
 
-namespace {
-double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
-  float ms = 0;
-  CCTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-  return static_cast<double>(ms) * 1000.0;
-}
-double us_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-}
-}  // namespace
+// The CUDA steps of time_device_batch: `launch` is one operation or one graph replay.
+class NcclBackend::Steps {
+ public:
+  Steps(NcclBackend& b, cudaGraphExec_t graph) : b_(b), stream_(b.ctx_->stream.get()), graph_(graph) {}
+  void sync() { CCTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  double clock_us() {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+  void launch() {
+    if (graph_)
+      CCTUNE_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+    else
+      b_.launch(stream_);
+  }
+  void ensure_events(int count) { b_.ensure_events(static_cast<std::size_t>(count)); }
+  void record(int i) { CCTUNE_CUDA_CHECK(cudaEventRecord(b_.events_[i].get(), stream_)); }
+  double elapsed_us(int from, int to) {
+    float ms = 0;
+    CCTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, b_.events_[from].get(), b_.events_[to].get()));
+    return static_cast<double>(ms) * 1000.0;
+  }
 
-BatchTiming NcclBackend::run_batch(int n) {
+ private:
+  NcclBackend& b_;
+  cudaStream_t stream_;
+  cudaGraphExec_t graph_;
+};
+
+BatchTiming NcclBackend::run_batch(const BatchRequest& batch) {
   if (!spec_) throw RuntimeFailure("NcclBackend::run_batch before prepare");
-  n = std::max(n, 1);
+  const int n = std::max(batch.n, 1);
   try {
-    return graph_ ? run_graph_batch(n) : run_stream_batch(n);
+    // Graph mode: n operations as n/k replays of a graph of k captured operations.
+    const int k = graph_ ? graph_ops_per_replay(n) : 1;
+    Steps steps(*this, graph_ ? graph_for(k) : nullptr);
+    return time_device_batch(steps, batch.kind, n / k, k);
   } catch (...) {
     ctx_->comm.mark_failed();  // abort, not destroy: peers may be stuck in this operation
     throw;
   }
-}
-
-BatchTiming NcclBackend::run_stream_batch(int n) {
-  cudaStream_t s = ctx_->stream.get();
-  ensure_events(static_cast<std::size_t>(n) + 1);
-  CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < n; ++i) {
-    CCTUNE_CUDA_CHECK(cudaEventRecord(events_[i].get(), s));
-    launch(s);
-  }
-  CCTUNE_CUDA_CHECK(cudaEventRecord(events_[n].get(), s));
-  CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
-  BatchTiming timing;
-  timing.wall_us = us_since(t0);
-  timing.iter_us.resize(n);
-  for (int i = 0; i < n; ++i) timing.iter_us[i] = elapsed_us(events_[i].get(), events_[i + 1].get());
-  return timing;
 }
 
 cudaGraphExec_t NcclBackend::graph_for(int k) {
@@ -204,27 +207,6 @@ cudaGraphExec_t NcclBackend::graph_for(int k) {
   cudaGraphExec_t exec = nullptr;
   CCTUNE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
   return graphs_.emplace(k, CudaGraphExec(exec)).first->second.get();
-}
-
-BatchTiming NcclBackend::run_graph_batch(int n) {
-  const int k = graph_ops_per_replay(n);
-  const int replays = n / k;
-  cudaGraphExec_t exec = graph_for(k);
-  cudaStream_t s = ctx_->stream.get();
-  ensure_events(static_cast<std::size_t>(replays) + 1);
-  CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < replays; ++r) {
-    CCTUNE_CUDA_CHECK(cudaEventRecord(events_[r].get(), s));
-    CCTUNE_CUDA_CHECK(cudaGraphLaunch(exec, s));
-  }
-  CCTUNE_CUDA_CHECK(cudaEventRecord(events_[replays].get(), s));
-  CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
-  BatchTiming timing;
-  timing.wall_us = us_since(t0);
-  timing.iter_us.resize(replays);
-  for (int r = 0; r < replays; ++r) timing.iter_us[r] = elapsed_us(events_[r].get(), events_[r + 1].get()) / k;
-  return timing;
 }
 
 CheckSpec NcclBackend::check_spec() const {

@@ -1,8 +1,8 @@
 #pragma once
 // NCCL collectives timed as nccl-tests times them, plus the device-side data check.
-//  - batch: after a stream sync, host wall time around n back-to-back launches and the final
-//    stream sync (the engine divides by n); per-iteration times from CUDA events recorded
-//    between the launches.
+//  - wall batch: after a stream sync, host wall time around n back-to-back launches and the
+//    final stream sync, nothing else inside (the engine divides by n).
+//  - per-operation batch: CUDA events recorded between the launches (device_batch.hpp).
 //  - CUDA-graph mode: n operations run as n/k replays of a graph of k captured operations;
 //    per-iteration times are event time around each replay divided by k.
 // Buffers are allocated once for the largest point (the worker passes it at creation).
@@ -39,7 +39,7 @@ class NcclBackend final : public CollectiveBackend {
   std::string name() const override { return "nccl"; }
   std::string unsupported_reason(const PointSpec& spec) const override;
   void prepare(const PointSpec& spec) override;
-  BatchTiming run_batch(int n) override;
+  BatchTiming run_batch(const BatchRequest& batch) override;
   long count_wrong() override;
   PointConfig chosen() const override;
 
@@ -52,8 +52,7 @@ class NcclBackend final : public CollectiveBackend {
   void ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_bytes);
   void ensure_events(std::size_t count);
   void launch(cudaStream_t stream);
-  BatchTiming run_stream_batch(int n);
-  BatchTiming run_graph_batch(int n);
+  class Steps;
   cudaGraphExec_t graph_for(int k);
   CheckSpec check_spec() const;
 

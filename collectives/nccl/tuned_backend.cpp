@@ -58,7 +58,7 @@ std::string TunedBackend::unsupported_reason(const PointSpec& spec) const {
   // One real operation under the forced choice; the plugin records whether NCCL took it.
   control_.set_forced(*choice);
   inner_->prepare(spec);
-  inner_->run_batch(1);
+  inner_->run_wall(1);
   const tuner::ForcedReport report = control_.forced_report();
   if (report.calls == 0)
     why_not = "the tuner plugin was not consulted, so " + spec.config.algo + "/" + spec.config.proto +
@@ -78,9 +78,9 @@ void TunedBackend::prepare(const PointSpec& spec) {
   inner_->prepare(spec);
 }
 
-BatchTiming TunedBackend::run_batch(int n) {
-  apply(current_);  // fresh counters for this batch alone
-  BatchTiming timing = inner_->run_batch(n);
+BatchTiming TunedBackend::run_batch(const BatchRequest& batch) {
+  apply(current_);  // fresh counters for this batch alone (wall and per-operation batches alike)
+  BatchTiming timing = inner_->run_batch(batch);
   snapshot();
   return timing;
 }

@@ -40,7 +40,7 @@ class TunedBackend final : public CollectiveBackend {
   std::string name() const override { return inner_->name(); }
   std::string unsupported_reason(const PointSpec& spec) const override;
   void prepare(const PointSpec& spec) override;
-  BatchTiming run_batch(int n) override;
+  BatchTiming run_batch(const BatchRequest& batch) override;
   long count_wrong() override { return inner_->count_wrong(); }
   PointConfig chosen() const override;
   std::vector<std::string> offered_algorithms() const override;

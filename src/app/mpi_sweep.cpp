@@ -56,6 +56,12 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, co
     run.nnodes = static_cast<int>(sink->results().meta.hostnames.size());
     sink->begin_run(resume ? resume->continue_run(run) : run);
   }
+  MeasureSettings measure = plan.measure;
+  // Batches of ~1 ms amortise the ranks' skew after each aggregation step (PERFORMANCE.md);
+  // a signal ends even a long batch, agreed by all ranks inside it.
+  measure.min_batch_us = kMpiMinBatchUs;
+  measure.min_batches = std::max(measure.min_batches, kMpiMinBatches);
+  measure.stop_requested = [] { return stop_signal() != 0; };
   const long total = static_cast<long>(plan.collectives.size() * plan.sizes.size() * plan.placements.size());
   Progress progress(comm.rank() == 0 ? total : 0);
   long done = 0;
@@ -74,7 +80,11 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, co
         }
         if (comm.rank() == 0)
           progress.update(done, to_string(c) + " " + format_size(spec.bytes.size_bytes) + (in_place ? " in-place" : " out-of-place"));
-        PointResult r = measure_point(backend, comm, spec, plan.measure);
+        PointResult r = measure_point(backend, comm, spec, measure);
+        if (r.stop_reason == "interrupted") {  // a signal cut the point short: not a measurement
+          progress.clear();
+          return stop_signal() != 0 ? stop_signal() : 15;
+        }
         ++done;
         if (sink) {
           progress.clear();

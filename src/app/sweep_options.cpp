@@ -25,7 +25,7 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str();
   cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying");
   cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)");
-  cmd.add_option("-n,--iters", a.iters, "operations per timed batch")->capture_default_str();
+  cmd.add_option("-n,--iters", a.iters, "operations per timed batch (MPI: wall batches grow from it to >= 1 ms)")->capture_default_str();
   cmd.add_option("-w,--warmup-iters", a.warmup, "warm-up operations per point")->capture_default_str();
   cmd.add_option("-c,--check", a.check, "check results: 1 on, 0 off")->capture_default_str();
   cmd.add_option("--collectives", a.collectives, "comma-separated: allreduce,allgather,reducescatter")->capture_default_str();

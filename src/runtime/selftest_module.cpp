@@ -42,21 +42,23 @@ class SelftestBackend : public CollectiveBackend {
   std::string name() const override { return "selftest"; }
   std::string unsupported_reason(const PointSpec&) const override { return {}; }
   void prepare(const PointSpec& spec) override { spec_ = spec; }
-  BatchTiming run_batch(int n) override {
+  BatchTiming run_batch(const BatchRequest& batch) override {
     // 2 us plus the size at 20 GB/s: small enough to keep CI fast, size-dependent so
     // results look like a sweep.
     // CCTUNE_SELFTEST_SLOWDOWN (a factor, per config group): lets verify's test see a regression.
     const char* slow = std::getenv("CCTUNE_SELFTEST_SLOWDOWN");
     const double factor = (slow && *slow ? std::atof(slow) : 1.0) * config_factor(spec_.config);
     const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20)));
+    const bool per_op = batch.kind == BatchKind::PerOp;
     BatchTiming t;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) {
-      const auto s = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch.n; ++i) {
+      const auto s = per_op ? std::chrono::steady_clock::now() : t0;  // wall batches read no clock inside
       std::this_thread::sleep_for(op);
-      t.iter_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
+      if (per_op) t.iter_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
     }
     t.wall_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    t.ran = batch.n;
     return t;
   }
   long count_wrong() override { return 0; }

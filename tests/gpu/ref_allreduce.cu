@@ -1,9 +1,12 @@
-// An independent reference for cctune's NCCL timings: a plain ncclAllReduce loop with
-// nccl-tests' method (one process driving all local GPUs through ncclCommInitAll; after a
-// sync, host time around n back-to-back grouped launches and the final sync, divided by n).
-// Deliberately shares no code with cctune. float32, sum, out-of-place, like nccl-tests' default.
+// An independent reference for cctune's NCCL timings: a plain ncclAllReduce (or ncclAllGather,
+// ncclReduceScatter) loop with nccl-tests' method (one process driving all local GPUs through
+// ncclCommInitAll; after a sync, host time around n back-to-back grouped launches and the
+// final sync, divided by n). Deliberately shares no code with cctune. float32, sum,
+// out-of-place, like nccl-tests' default. Sizes as nccl-tests: for allgather and
+// reducescatter the count per rank is SIZE/4/nranks and the size column is count*nranks*4.
 //
-//   cctune-ref-allreduce [--gpus N] [-w warmup] [-n iters] [-r batches] SIZE_BYTES...
+//   cctune-ref-allreduce [--coll allreduce|allgather|reducescatter] [--gpus N] [-w warmup]
+//                        [-n iters] [-r batches] SIZE_BYTES...
 // prints CSV: size_bytes,time_us,algbw_GBps,busbw_GBps  (time: median over batches)
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -36,7 +39,9 @@
 namespace {
 
 void usage() {
-  std::fprintf(stderr, "usage: cctune-ref-allreduce [--gpus N] [-w warmup] [-n iters] [-r batches] SIZE_BYTES...\n");
+  std::fprintf(stderr,
+               "usage: cctune-ref-allreduce [--coll allreduce|allgather|reducescatter] [--gpus N] [-w warmup] "
+               "[-n iters] [-r batches] SIZE_BYTES...\n");
   std::exit(2);
 }
 
@@ -46,12 +51,26 @@ struct Ranks {
   std::vector<void*> send, recv;
 };
 
-// nccl-tests launches each iteration as one group over the local GPUs.
-void run_iters(Ranks& g, size_t count, int n) {
+enum class Coll { AllReduce, AllGather, ReduceScatter };
+
+// nccl-tests launches each iteration as one group over the local GPUs. `count` is the count
+// passed to the call (per rank for allgather/reducescatter).
+void run_iters(Ranks& g, Coll coll, size_t count, int n) {
   for (int i = 0; i < n; ++i) {
     CHECK_NCCL(ncclGroupStart());
-    for (size_t r = 0; r < g.comms.size(); ++r)
-      CHECK_NCCL(ncclAllReduce(g.send[r], g.recv[r], count, ncclFloat32, ncclSum, g.comms[r], g.streams[r]));
+    for (size_t r = 0; r < g.comms.size(); ++r) {
+      switch (coll) {
+        case Coll::AllReduce:
+          CHECK_NCCL(ncclAllReduce(g.send[r], g.recv[r], count, ncclFloat32, ncclSum, g.comms[r], g.streams[r]));
+          break;
+        case Coll::AllGather:
+          CHECK_NCCL(ncclAllGather(g.send[r], g.recv[r], count, ncclFloat32, g.comms[r], g.streams[r]));
+          break;
+        case Coll::ReduceScatter:
+          CHECK_NCCL(ncclReduceScatter(g.send[r], g.recv[r], count, ncclFloat32, ncclSum, g.comms[r], g.streams[r]));
+          break;
+      }
+    }
     CHECK_NCCL(ncclGroupEnd());
   }
 }
@@ -67,11 +86,19 @@ void sync_all(Ranks& g) {
 
 int main(int argc, char** argv) {
   int gpus = 0, warmup = 5, iters = 20, batches = 5;
+  Coll coll = Coll::AllReduce;
   std::vector<size_t> sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { if (i + 1 >= argc) usage(); return std::atoi(argv[++i]); };
-    if (a == "--gpus") gpus = next();
+    if (a == "--coll") {
+      if (i + 1 >= argc) usage();
+      const std::string c = argv[++i];
+      if (c == "allreduce") coll = Coll::AllReduce;
+      else if (c == "allgather") coll = Coll::AllGather;
+      else if (c == "reducescatter") coll = Coll::ReduceScatter;
+      else usage();
+    } else if (a == "--gpus") gpus = next();
     else if (a == "-w") warmup = next();
     else if (a == "-n") iters = next();
     else if (a == "-r") batches = next();
@@ -101,24 +128,26 @@ int main(int argc, char** argv) {
   }
 
   std::printf("size_bytes,time_us,algbw_GBps,busbw_GBps\n");
+  const bool per_rank = coll != Coll::AllReduce;
   for (size_t bytes : sizes) {
-    const size_t count = bytes / sizeof(float);
+    const size_t count = bytes / sizeof(float) / (per_rank ? static_cast<size_t>(gpus) : 1);
     if (count == 0) continue;
-    run_iters(g, count, warmup);
+    const size_t size_bytes = count * sizeof(float) * (per_rank ? static_cast<size_t>(gpus) : 1);
+    run_iters(g, coll, count, warmup);
     sync_all(g);
     std::vector<double> times;
     for (int b = 0; b < batches; ++b) {
       sync_all(g);
       const auto t0 = std::chrono::steady_clock::now();
-      run_iters(g, count, iters);
+      run_iters(g, coll, count, iters);
       sync_all(g);
       times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
     }
     std::sort(times.begin(), times.end());
     const double t = times[times.size() / 2];
-    const double algbw = static_cast<double>(count * sizeof(float)) / t / 1e3;  // bytes/us -> GB/s
-    const double busbw = algbw * 2.0 * (gpus - 1) / gpus;
-    std::printf("%zu,%.2f,%.2f,%.2f\n", count * sizeof(float), t, algbw, busbw);
+    const double algbw = static_cast<double>(size_bytes) / t / 1e3;  // bytes/us -> GB/s
+    const double factor = per_rank ? static_cast<double>(gpus - 1) / gpus : 2.0 * (gpus - 1) / gpus;
+    std::printf("%zu,%.2f,%.2f,%.2f\n", size_bytes, t, algbw, algbw * factor);
     std::fflush(stdout);
   }
   for (int r = 0; r < gpus; ++r) {

@@ -8,32 +8,44 @@ using namespace cctune;
 namespace {
 
 // A backend whose operation times are scripted per rank, so the aggregation rules can be
-// checked exactly: per-iteration max over ranks, batch time averaged over ranks.
+// checked exactly: per-iteration max over ranks, batch time averaged over ranks. It logs
+// every batch (kind, n) so tests can check which kind fed which number.
 class ScriptedBackend : public CollectiveBackend {
  public:
   ScriptedBackend(int rank, double iter_us, std::string unsupported = {})
-      : rank_(rank), iter_us_(iter_us), unsupported_(std::move(unsupported)) {}
+      : wall_op_us(iter_us), rank_(rank), iter_us_(iter_us), unsupported_(std::move(unsupported)) {}
   std::string name() const override { return "scripted"; }
   std::string unsupported_reason(const PointSpec&) const override { return unsupported_; }
   void prepare(const PointSpec&) override { ++prepared; }
-  BatchTiming run_batch(int n) override {
+  BatchTiming run_batch(const BatchRequest& b) override {
     ++batches;
+    log.push_back({b.kind, b.n});
     BatchTiming t;
-    t.iter_us.assign(n, iter_us_);
-    if (n > 1 && stall_us > 0) {
+    t.ran = b.n;
+    if (b.kind == BatchKind::Wall) {
+      t.wall_us = wall_op_us * b.n;
+      return t;
+    }
+    t.iter_us.assign(b.n, iter_us_);
+    if (b.n > 1 && stall_us > 0) {
       t.iter_us[0] += stall_us;
       stall_us = 0;
     }
-    t.wall_us = 0;
     for (double x : t.iter_us) t.wall_us += x;
     return t;
   }
   long count_wrong() override { return rank_; }
-  // Batches of more than one operation (the untimed settle op has one): the first gets one
-  // operation stalled by `stall_us`.
+  double wall_op_us;  // per operation in wall batches (defaults to iter_us)
+  // Per-operation batches of more than one operation: the first gets one operation
+  // stalled by `stall_us`.
   double stall_us = 0;
   int prepared = 0;
   int batches = 0;
+  struct Batch {
+    BatchKind kind;
+    int n;
+  };
+  std::vector<Batch> log;
 
  private:
   int rank_;
@@ -88,7 +100,7 @@ TEST(Engine, OneStalledBatchDoesNotSetTheBatchTime) {
   std::vector<PointResult> results(2);
   cctune::testing::run_ranks(2, [&](RankComm& comm) {
     ScriptedBackend backend(comm.rank(), 10.0);
-    backend.stall_us = 2000.0;  // a 2 ms gap in the first timed batch, as seen on H200
+    backend.stall_us = 2000.0;  // a 2 ms gap in the first per-operation batch, as seen on H200
     MeasureSettings settings;
     settings.warmup_iters = 0;  // so the stall lands in a timed batch
     results[comm.rank()] = measure_point(backend, comm, spec(2), settings);
@@ -98,4 +110,94 @@ TEST(Engine, OneStalledBatchDoesNotSetTheBatchTime) {
     EXPECT_GE(r.iterations, 3 * 20);
     EXPECT_DOUBLE_EQ(r.iter_us.max, 2010.0);
   }
+}
+
+TEST(Engine, BatchTimeComesFromWallBatchesAndIterationsFromPerOpBatches) {
+  std::vector<PointResult> results(2);
+  std::vector<std::vector<ScriptedBackend::Batch>> logs(2);
+  cctune::testing::run_ranks(2, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 12.0);
+    backend.wall_op_us = 10.0 + comm.rank();  // 10 and 11 us: batch_us is their mean
+    MeasureSettings settings;
+    settings.warmup_iters = 5;
+    results[comm.rank()] = measure_point(backend, comm, spec(2), settings);
+    logs[comm.rank()] = backend.log;
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto& r = results[rank];
+    EXPECT_DOUBLE_EQ(r.batch_us, 10.5);
+    EXPECT_DOUBLE_EQ(r.iter_us.median, 12.0);
+    const auto& log = logs[rank];
+    // warm-up, probe, then rounds of: settle op, wall batch of -n, per-op batch of -n.
+    ASSERT_GE(log.size(), 2u + 3 * 3);
+    EXPECT_EQ(log[0].kind, BatchKind::Wall);
+    EXPECT_EQ(log[0].n, 5);
+    EXPECT_EQ(log[1].n, 1);
+    ASSERT_EQ((log.size() - 2) % 3, 0u);
+    for (std::size_t i = 2; i < log.size(); i += 3) {
+      EXPECT_EQ(log[i].kind, BatchKind::Wall);
+      EXPECT_EQ(log[i].n, 1);
+      EXPECT_EQ(log[i + 1].kind, BatchKind::Wall);
+      EXPECT_EQ(log[i + 1].n, 20);
+      EXPECT_EQ(log[i + 2].kind, BatchKind::PerOp);
+      EXPECT_EQ(log[i + 2].n, 20);
+    }
+    EXPECT_EQ(r.iterations, static_cast<long>((log.size() - 2) / 3 * 20));
+  }
+}
+
+TEST(Engine, WallBatchesGrowToTheMinimumDurationAndAllRanksAgree) {
+  std::vector<std::vector<ScriptedBackend::Batch>> logs(3);
+  std::vector<PointResult> results(3);
+  cctune::testing::run_ranks(3, [&](RankComm& comm) {
+    // MPI-like: 0.2, 0.3, 0.4 us per operation; only the slowest rank reaches 1 ms first.
+    ScriptedBackend backend(comm.rank(), 0.2 + 0.1 * comm.rank());
+    MeasureSettings settings;
+    settings.min_batch_us = 1000;
+    results[comm.rank()] = measure_point(backend, comm, spec(3), settings);
+    logs[comm.rank()] = backend.log;
+  });
+  for (int rank = 0; rank < 3; ++rank) {
+    int timed_wall = 0;
+    for (std::size_t i = 0; i + 1 < logs[rank].size(); ++i) {
+      const auto& b = logs[rank][i];
+      // The round's wall batch is the one followed by a per-op batch.
+      if (b.kind != BatchKind::Wall || logs[rank][i + 1].kind != BatchKind::PerOp) continue;
+      ++timed_wall;
+      EXPECT_GE(b.n * 0.4, 1000.0) << "rank " << rank;  // the slowest rank's batch lasts >= 1 ms
+      EXPECT_LE(b.n * 0.4, 10 * 1400.0);                  // and did not overshoot wildly
+      EXPECT_EQ(logs[rank][i + 1].n, 20);                 // per-op batches keep -n
+    }
+    EXPECT_GE(timed_wall, 3);
+    EXPECT_EQ(logs[rank].size(), logs[0].size());
+    for (std::size_t i = 0; i < logs[rank].size(); ++i) EXPECT_EQ(logs[rank][i].n, logs[0][i].n);
+    EXPECT_NEAR(results[rank].batch_us, 0.3, 1e-9);  // mean of 0.2, 0.3, 0.4
+  }
+}
+
+TEST(Engine, AHugeIterationCountIsBoundedByTheTimeCap) {
+  cctune::testing::run_ranks(2, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 1.0);
+    MeasureSettings settings;
+    settings.batch_iters = 2000000000;
+    settings.min_batch_us = 1000;
+    settings.stop.max_time_s = 0.1;
+    const PointResult r = measure_point(backend, comm, spec(2), settings);
+    EXPECT_EQ(r.status, PointStatus::Ok);
+    // 1 us per operation: no batch beyond a quarter of the 0.1 s cap.
+    for (const auto& b : backend.log) EXPECT_LE(b.n, 25000);
+  });
+}
+
+TEST(Engine, AStopRequestOnOneRankEndsThePointOnAll) {
+  std::vector<PointResult> results(2);
+  cctune::testing::run_ranks(2, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 10.0);
+    MeasureSettings settings;
+    settings.stop.target_rel_noise = -1;  // never stops on noise
+    int asked = 0;
+    settings.stop_requested = [&] { return comm.rank() == 1 && ++asked >= 2; };
+    results[comm.rank()] = measure_point(backend, comm, spec(2), settings);
+  });
+  for (const auto& r : results) EXPECT_EQ(r.stop_reason, "interrupted");
 }

@@ -32,15 +32,16 @@ class FakeNcclBackend : public CollectiveBackend {
     spec_ = spec;
     captured_ = false;
   }
-  BatchTiming run_batch(int n) override {
+  BatchTiming run_batch(const BatchRequest& batch) override {
     BatchTiming t;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < batch.n; ++i) {
       if (!graph || !captured_) last_ = operation();
       ran.push_back(last_);
-      t.iter_us.push_back(10.0);
+      if (batch.kind == BatchKind::PerOp) t.iter_us.push_back(10.0);
     }
     captured_ = true;
-    t.wall_us = 10.0 * n;
+    t.wall_us = 10.0 * batch.n;
+    t.ran = batch.n;
     return t;
   }
   long count_wrong() override { return 0; }
