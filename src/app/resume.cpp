@@ -5,6 +5,7 @@
 #include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "core/results_json.hpp"
 
 namespace cctune::app {
@@ -99,6 +100,9 @@ ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nloh
   comm.broadcast(text, 0);
   Results previous;
   agree_on_errors(comm, [&] {
+    if (json_nests_deeper_than(text))
+      throw UsageError("--resume " + dir + ": " + path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
+                       "start a new sweep with another -o directory");
     try {
       previous = nlohmann::json::parse(text).get<Results>();
     } catch (const nlohmann::json::exception& e) {

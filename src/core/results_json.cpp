@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 
 namespace cctune {
 
@@ -172,6 +173,9 @@ void from_json(const json& j, Results& r) {
 
 Results load_results(const std::string& path) {
   const std::string text = read_file(path);
+  if (json_nests_deeper_than(text))
+    throw UsageError(path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
+                     "pass a results.json written by cctune sweep");
   json j;
   try {
     j = json::parse(text);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/json_depth.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -30,6 +31,9 @@ std::string encode(const Message& m) {
 }
 
 Message decode(const std::string& line) {
+  if (json_nests_deeper_than(line))
+    throw RuntimeFailure("worker message nests deeper than " + std::to_string(max_json_depth) + " levels: " + line.substr(0, 200),
+                         "supervisor and worker must be the same cctune build");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "core/json_depth.hpp"
+
 namespace cctune::tuner {
 namespace {
 
@@ -27,25 +29,6 @@ constexpr std::array<std::pair<Collective, std::string_view>, 5> collective_name
 // nlohmann's parser is iterative, but deep nesting still costs memory and recursion in
 // places we do not control; a profile is at most four levels deep, so refuse early.
 constexpr int kMaxNesting = 32;
-
-bool nested_too_deeply(std::string_view text) noexcept {
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxNesting) return true;
-    } else if (c == ']' || c == '}') --depth;
-  }
-  return false;
-}
 
 // Reads fields of one JSON object; the first problem wins and names the field's path.
 class FieldReader {
@@ -306,7 +289,7 @@ ProfileResult parse_profile(std::string_view json_text) noexcept {
       result.error = "the profile is larger than " + std::to_string(kMaxProfileFileBytes >> 20) + " MiB";
       return result;
     }
-    if (nested_too_deeply(json_text)) {
+    if (json_nests_deeper_than(json_text, kMaxNesting)) {
       result.error = "the profile nests arrays/objects deeper than " + std::to_string(kMaxNesting) + " levels";
       return result;
     }

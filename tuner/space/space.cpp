@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "core/units.hpp"
 #include "tuner/export/env_file.hpp"
 #include "tuner/profile/algo_proto.hpp"
@@ -153,6 +154,9 @@ std::string to_string(GroupRequirement r) { return r == GroupRequirement::Net ? 
 
 SearchSpace parse_space(const std::string& json_text, const std::string& source) {
   SpaceReader r(source);
+  if (json_nests_deeper_than(json_text))
+    throw UsageError("space file " + source + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
+                     "a space file is a flat object of lists; see configs/spaces/");
   json j;
   try {
     j = json::parse(json_text);
