@@ -108,6 +108,11 @@ SizeSequence read_sizes(const SpaceReader& r, const json& j) {
     s.max_bytes = r.size(j.at("max"), "sizes.max");
     if (s.min_bytes == 0 || s.min_bytes > s.max_bytes) r.fail("sizes", "min must be in [1, max]", "");
     if (j.contains("factor")) s.factor = r.number(j.at("factor"), "sizes.factor", 1.000001, 1024);
+    try {
+      s.expand();  // counts the sizes before anything plans with them
+    } catch (const UsageError& e) {
+      r.fail("sizes", e.what_only(), "a larger factor");
+    }
   }
   return s;
 }

@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "net/ib_device.hpp"
+#include "net/pair_measurement.hpp"
 #include "net/probe.hpp"
 #include "net/socket.hpp"
 #include "thread_comm.hpp"
@@ -148,6 +149,32 @@ TEST(ProbeOptions, ParseAndValidate) {
   EXPECT_THROW(validate(o), UsageError);
   o.kind = ProbeKind::auto_select;
   EXPECT_NO_THROW(validate(o));
+}
+
+// Issue 15 item 8: `probe -f 9223372036854775808` wrapped the size loop to 0 and allocated
+// until bad_alloc; the loop now stops before it could pass max or wrap.
+TEST(ProbeOptions, HugeStepFactorGivesMinAndMaxOnly) {
+  ProbeOptions o;
+  o.min_bytes = 1 << 20;
+  o.max_bytes = 1 << 30;
+  o.step_factor = 9223372036854775808ull;
+  EXPECT_NO_THROW(validate(o));
+  EXPECT_EQ(bandwidth_sizes(o), (std::vector<std::uint64_t>{1 << 20, 1 << 30}));
+  o.min_bytes = 3;
+  o.max_bytes = ~0ull >> 1;
+  o.step_factor = 1ull << 62;
+  EXPECT_EQ(bandwidth_sizes(o), (std::vector<std::uint64_t>{3, ~0ull >> 1}));  // 3 * 2^62 passes max: stops
+}
+
+// Issue 15 item 9: an RDMA write's length is 32-bit; -e 4G was truncated but credited in full.
+TEST(ProbeOptions, SizesOverTwoGibAreRefused) {
+  ProbeOptions o;
+  o.max_bytes = 4ull << 30;
+  EXPECT_THROW(validate(o), UsageError);
+  o.max_bytes = 2ull << 30;
+  EXPECT_NO_THROW(validate(o));
+  o.latency_bytes = (2ull << 30) + 1;
+  EXPECT_THROW(validate(o), UsageError);
 }
 
 TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
