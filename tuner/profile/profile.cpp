@@ -1,6 +1,11 @@
 #include "tuner/profile/profile.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -321,21 +326,32 @@ ProfileResult parse_profile(std::string_view json_text) noexcept {
 ProfileResult load_profile(const std::string& path) noexcept {
   ProfileResult result;
   try {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    // O_NONBLOCK and a regular-file check: a FIFO or device named by CCTUNE_PROFILE must
+    // not block NCCL's init or feed it without end.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
       result.error = "cannot open profile " + path;
+      return result;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      result.error = "profile " + path + " is not a regular file";
       return result;
     }
     std::string text;
     char buffer[65536];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-      text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    ssize_t n = 0;
+    while ((n = ::read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
       if (text.size() > kMaxProfileFileBytes) {
+        ::close(fd);
         result.error = "profile " + path + " is larger than " + std::to_string(kMaxProfileFileBytes >> 20) + " MiB";
         return result;
       }
     }
-    if (in.bad()) {
+    ::close(fd);
+    if (n < 0) {
       result.error = "cannot read profile " + path;
       return result;
     }
