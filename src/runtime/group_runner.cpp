@@ -155,11 +155,11 @@ class Supervisor {
       case MessageType::Uid: uid_ = m.body.at("uid").get<std::string>(); break;
       case MessageType::Ready: t.ready = true; break;
       case MessageType::Progress:
-        t.last_point = m.body.at("point").get<long>();
+        t.last_point = message_point(m);
         if (t.spec.spec.rank == 0 && cb_.on_progress) cb_.on_progress(t.last_point);
         break;
       case MessageType::Point: {
-        const long point = m.body.at("point").get<long>();
+        const long point = message_point(m);
         const nlohmann::json& result = m.body.at("result");
         if (!result.is_object()) throw RuntimeFailure("point message whose result is not an object");
         if (cb_.on_point) cb_.on_point(point, result);

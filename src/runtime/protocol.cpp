@@ -45,6 +45,14 @@ Message decode(const std::string& line) {
   return {parse_message_type(j["type"].get<std::string>()), std::move(j)};
 }
 
+long message_point(const Message& m) {
+  const auto it = m.body.find("point");
+  // is_number_integer: a float such as 1e300 would not convert to long (undefined behaviour).
+  if (it == m.body.end() || !it->is_number_integer())
+    throw RuntimeFailure(to_string(m.type) + " message without an integer \"point\"", "supervisor and worker must be the same cctune build");
+  return it->get<long>();
+}
+
 Message hello_message(int rank, int device, const std::string& pci_bus_id, const std::string& nccl_version,
                       const std::string& cuda) {
   return make(MessageType::Hello,

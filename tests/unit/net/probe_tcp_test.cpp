@@ -188,6 +188,15 @@ TEST(ProbeOptions, SizesOverTwoGibAreRefused) {
   EXPECT_THROW(validate(o), UsageError);
 }
 
+// Issue 15 item 13: --timeout above 2 147 483 s overflowed poll()'s millisecond argument.
+TEST(ProbeOptions, TimeoutIsBounded) {
+  ProbeOptions o;
+  o.timeout = std::chrono::seconds(2147484);
+  EXPECT_THROW(validate(o), UsageError);
+  o.timeout = std::chrono::seconds(86400);
+  EXPECT_NO_THROW(validate(o));
+}
+
 TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
   auto o = small_tcp();
   o.kind = ProbeKind::auto_select;

@@ -69,7 +69,7 @@ TEST(GroupRunner, MissingFieldFailsTheGroupNotTheSupervisor) {
 }
 
 TEST(GroupRunner, MistypedFieldFailsTheGroupNotTheSupervisor) {
-  for (const char* msg : {R"({"type":"progress","point":"x"})", R"({"type":"uid","uid":7})",
+  for (const char* msg : {R"({"type":"progress","point":"x"})", R"({"type":"progress","point":1e300})", R"({"type":"uid","uid":7})",
                           R"({"type":"point","point":0,"result":[1]})", R"({"type":"error","message":5,"kind":[]})"}) {
     const auto s = run_script(std::string("echo '") + msg + "' >&3; echo '{\"type\":\"done\"}' >&3");
     EXPECT_EQ(s.outcome.status, GroupStatus::Failed) << msg;
