@@ -165,7 +165,7 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
   json j;
   try {
     j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 5e555
     throw UsageError("space file " + source + " is not valid JSON: " + e.what(), "fix the JSON syntax");
   }
   r.only_keys(j, "", kTopKeys);
