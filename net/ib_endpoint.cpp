@@ -263,6 +263,9 @@ int Endpoint::poll(ibv_wc* wc, int max) {
 }
 
 BandwidthStats Endpoint::write_bw(const ConnInfo& remote, std::uint64_t size, long iterations, long warmup) {
+  // post_write's length is 32-bit: a larger size would move less than it is credited with.
+  if (size > max_probe_message_bytes)
+    throw UsageError("an RDMA write of " + std::to_string(size) + " bytes is over the 2 GiB limit", "use -e 2G or less");
   const int nq = static_cast<int>(qps_.size());
   const auto deadline = Clock::now() + options_.timeout;
   std::vector<double> posted, completed;

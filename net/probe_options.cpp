@@ -35,7 +35,13 @@ void validate(const ProbeOptions& o) {
   if (o.qps < 1 || o.qps > 64) throw UsageError("--qps must be in 1..64");
   if (o.window < 1 || o.window > 4096) throw UsageError("--window must be in 1..4096");
   if (o.latency_bytes < 1) throw UsageError("--lat-bytes must be at least 1");
+  // One RDMA write carries a 32-bit length (and ports cap it at 2 GiB); the TCP probe keeps
+  // one buffer of the largest size. Larger sizes would be truncated, not measured.
+  if (o.max_bytes > max_probe_message_bytes || o.latency_bytes > max_probe_message_bytes)
+    throw UsageError("probe message sizes are at most 2 GiB (one RDMA write's limit)", "use -e 2G or less");
   if (o.timeout.count() < 1) throw UsageError("--timeout must be at least 1 s");
+  // poll() takes milliseconds in an int: above 2 147 483 s it would wrap to a negative wait.
+  if (o.timeout.count() > 86400) throw UsageError("--timeout must be at most 86400 s (a day)", "use a smaller --timeout");
   if (o.gpu_buffers && o.kind == ProbeKind::tcp)
     throw UsageError("--gpu-buffers needs the ibverbs probe (RDMA from GPU memory); TCP sends from host memory",
                      "use --probe ib, or drop --gpu-buffers");

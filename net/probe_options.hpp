@@ -13,6 +13,8 @@ enum class ProbeKind { auto_select, ib, tcp, none };
 std::string to_string(ProbeKind k);
 ProbeKind parse_probe_kind(std::string_view text);  // throws UsageError
 
+inline constexpr std::uint64_t max_probe_message_bytes = 1ull << 31;
+
 struct ProbeOptions {
   ProbeKind kind = ProbeKind::auto_select;
   std::string socket_ifname;         // empty: NCCL_SOCKET_IFNAME, else NCCL's default choice

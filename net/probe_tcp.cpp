@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "net/probe_internal.hpp"
 #include "net/socket.hpp"
+#include "net/tcp_hello.hpp"
 #include "net/tcp_pair.hpp"
 
 namespace cctune::net::detail {
@@ -39,6 +40,7 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
                                {"port", port},             {"port_rate_Gbps", iface.speed_Gbps},
                                {"buffer", "host"}};
   const auto endpoints = gather_endpoints(comm, mine);
+  const std::string token = job_token(comm);
   result["endpoints"] = endpoints;
 
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.timeout);
@@ -50,23 +52,16 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
       const auto& b = endpoints[static_cast<std::size_t>(peer)];
       Fd conn = connect_tcp(b["address"], b["port"], timeout);
       configure_stream(conn, timeout);
-      const std::int32_t hello = me.rank;
-      send_all(conn, &hello, sizeof hello);
+      send_hello(conn, token, me.rank);
       entry.update(measurement_json(tcp_initiate(conn, o)));
       return;
     }
     stall_if_asked(o, me.rank);
-    // A connection from anyone but this round's peer (a late retry of an earlier round)
-    // is dropped.
-    for (;;) {
-      Fd conn = accept_tcp(listener, timeout);
-      configure_stream(conn, timeout);
-      std::int32_t hello = -1;
-      recv_all(conn, &hello, sizeof hello);
-      if (hello != peer) continue;
-      tcp_respond(conn, o);
-      return;
-    }
+    // Only this round's peer with this job's token starts the pair; anything else that
+    // connects (a late retry of an earlier round, a stranger) is dropped.
+    Fd conn = accept_peer(listener, token, peer, timeout);
+    configure_stream(conn, timeout);
+    tcp_respond(conn, o);
   });
 }
 

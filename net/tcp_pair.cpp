@@ -18,7 +18,11 @@ constexpr int peak_slices = 10;
 
 std::vector<std::uint64_t> bandwidth_sizes(const ProbeOptions& o) {
   std::vector<std::uint64_t> sizes;
-  for (std::uint64_t s = o.min_bytes; s < o.max_bytes; s *= o.step_factor) sizes.push_back(s);
+  // Stops before s * step_factor could pass max_bytes or wrap around 2^64.
+  for (std::uint64_t s = o.min_bytes; s < o.max_bytes; s *= o.step_factor) {
+    sizes.push_back(s);
+    if (s > o.max_bytes / o.step_factor) break;
+  }
   sizes.push_back(o.max_bytes);
   return sizes;
 }

@@ -182,6 +182,24 @@ cmd_stop() {
   say "stopped"
 }
 
+# The state directory sits at a fixed, guessable path (under /tmp by default), and its
+# slurm.conf is run as root by the daemons: it must be a real directory that we own and no
+# one else can write, or someone else planted it. Created here (mode 0755) when absent.
+check_dir() {
+  if [[ ! -e $dir && ! -L $dir ]]; then
+    mkdir -m 0755 "$dir" || die "cannot create $dir"
+  fi
+  [[ -L $dir ]] && die "$dir is a symbolic link, not a directory this script created. Fix: remove it, or set CCTUNE_SLURM_DIR"
+  [[ -d $dir ]] || die "$dir is not a directory. Fix: remove it, or set CCTUNE_SLURM_DIR"
+  local owner mode
+  owner=$(stat -c %u "$dir") mode=$(stat -c %a "$dir")
+  [[ $owner == "$(id -u)" ]] || die "$dir belongs to uid $owner, not to us. Fix: remove it, or set CCTUNE_SLURM_DIR"
+  (( (8#$mode & 8#022) == 0 )) || die "$dir is writable by others (mode $mode). Fix: remove it, or set CCTUNE_SLURM_DIR"
+}
+
+case ${1:-} in
+  start|status) check_dir ;;
+esac
 case ${1:-} in
   start) cmd_start ;;
   stop) cmd_stop ;;

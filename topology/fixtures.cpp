@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/json_depth.hpp"
 #include "core/files.hpp"
 #include "topology/hwloc_probe.hpp"
 #include "topology/node_probe.hpp"
@@ -99,7 +100,9 @@ unsigned architecture_for_sm(int sm) {
 NodeTopology load_node_fixture(const std::string& hwloc_xml_path, const std::string& facts_json_path) {
   NodeTopology node;
   try {
-    node = node_from_json(nlohmann::json::parse(read_input(facts_json_path)));
+    const std::string text = read_input(facts_json_path);
+    if (json_nests_deeper_than(text)) throw UsageError("nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels");
+    node = node_from_json(nlohmann::json::parse(text));
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("fixture " + facts_json_path + " is not valid: " + e.what());
   } catch (const UsageError& e) {

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "topology/paths.hpp"
 
 namespace cctune::topo {
@@ -235,6 +236,13 @@ Topology load_topology_file(const std::string& path) {
   } catch (const Error& e) {
     throw UsageError("cannot read topology file " + path + ": " + e.what_only(), e.fix());
   }
+  return parse_topology(text, path);
+}
+
+Topology parse_topology(const std::string& text, const std::string& path) {
+  if (json_nests_deeper_than(text))
+    throw UsageError("topology file " + path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
+                     "pass a file written by `cctune topo --json`");
   try {
     return topology_from_json(json::parse(text));
   } catch (const json::exception& e) {

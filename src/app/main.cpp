@@ -10,15 +10,22 @@
 
 namespace {
 
+// Seconds a rank waits in MPI_Finalize for the others after an error they should all have
+// seen before it ends the job itself.
+constexpr int shutdown_bound_s = 20;
+
 // Usage and environment errors, and any error agree_on_errors() relayed, are raised on
 // every rank alike, so only rank 0 speaks and every rank exits normally. Anything else
-// may have struck one rank alone, so the others are stopped rather than left waiting in a
-// collective.
+// (and any error marked rank-local) may have struck one rank alone, so the others are
+// stopped rather than left waiting in a collective. Should a "symmetric" error have been
+// raised on some ranks only after all, bound_shutdown() still ends the job.
 int report(const cctune::Error& e, cctune::app::Session& session, int code, bool symmetric) {
+  symmetric = symmetric && !e.rank_local();
   const bool multi_rank = session.mpi_started() && session.comm().size() > 1;
   if (!symmetric || !session.mpi_started() || session.rank() == 0)
     std::fprintf(stderr, "cctune: error: %s\n", e.describe(session.site()).c_str());
   if (multi_rank && !symmetric) session.abort_job(code);
+  if (multi_rank) session.bound_shutdown(code, shutdown_bound_s);
   return code;
 }
 

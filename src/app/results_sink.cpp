@@ -1,6 +1,7 @@
 #include "app/results_sink.hpp"
 
 #include "app/run_meta.hpp"
+#include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "tuner/profile/algo_proto.hpp"
 
@@ -65,7 +66,15 @@ void ResultsSink::set_run_timing(double duration_s, double startup_s) {
   save();
 }
 
-void ResultsSink::save() { save_results(results_, path_); }
+void ResultsSink::save() {
+  try {
+    save_results(results_, path_);
+  } catch (Error& e) {
+    // Only rank 0 writes: the other ranks must be stopped, not left in their next collective.
+    e.mark_rank_local();
+    throw;
+  }
+}
 
 void ResultsSink::finish(const std::string& status) {
   flush_row();

@@ -1,10 +1,15 @@
 #include "app/resume.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
+#include "core/collective.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "core/results_json.hpp"
 
 namespace cctune::app {
@@ -44,12 +49,35 @@ const RunResult* sized_run(const Results& r) {
   return nullptr;
 }
 
+// A carried point must be one this sweep would measure (its size is in the plan) and its
+// numbers must agree with each other (busbw = algbw x the collective's bus factor), so an
+// edited file cannot slip invented results into the new one.
+void check_carried_points(const Results& previous, const nlohmann::json& settings, const std::string& dir, const std::string& fix) {
+  std::set<std::uint64_t> sizes;
+  if (const auto it = settings.find("sizes_bytes"); it != settings.end() && it->is_array())
+    for (const auto& s : *it) sizes.insert(s.get<std::uint64_t>());
+  for (const auto& run : previous.runs)
+    for (const auto& p : run.points) {
+      if (!completed(p)) continue;
+      const std::string what = "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
+      if (!sizes.empty() && !sizes.count(p.size_bytes)) throw UsageError(what + " is not among this sweep's sizes", fix);
+      if (p.status != PointStatus::Ok) continue;
+      const double expected = p.algbw_GBps * bus_factor(p.collective, run.nranks);
+      const bool sane = std::isfinite(p.busbw_GBps) && std::isfinite(p.algbw_GBps) && std::isfinite(p.batch_us) && p.busbw_GBps >= 0 &&
+                        p.algbw_GBps >= 0 && p.batch_us >= 0 && std::fabs(p.busbw_GBps - expected) <= 1e-3 * std::max(1.0, expected);
+      if (!sane)
+        throw UsageError(what + " has busbw " + std::to_string(p.busbw_GBps) + " GB/s, which its algbw and " + std::to_string(run.nranks) +
+                             " ranks do not give (an edited file?)",
+                         fix);
+    }
+}
+
 }  // namespace
 
 std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now) {
   // Sizes and stopping rules may change between invocations (a resumed sweep may extend
   // the size range); these decide what a point *is*, so they must not.
-  static const char* const keys[] = {"backend", "collectives", "dtype", "op", "placements"};
+  static const char* const keys[] = {"backend", "collectives", "dtype", "op", "placements", "iters", "warmup_iters", "check", "nccl"};
   for (const char* k : keys) {
     const auto a = before.contains(k) ? before.at(k) : nlohmann::json();
     const auto b = now.contains(k) ? now.at(k) : nlohmann::json();
@@ -75,6 +103,7 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
                            std::to_string(nnodes) + " now",
                        fix);
   }
+  check_carried_points(previous, settings, dir, fix);
   ResumeState s;
   s.dir_ = dir;
   for (const auto& run : previous.runs)
@@ -99,6 +128,9 @@ ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nloh
   comm.broadcast(text, 0);
   Results previous;
   agree_on_errors(comm, [&] {
+    if (json_nests_deeper_than(text))
+      throw UsageError("--resume " + dir + ": " + path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
+                       "start a new sweep with another -o directory");
     try {
       previous = nlohmann::json::parse(text).get<Results>();
     } catch (const nlohmann::json::exception& e) {

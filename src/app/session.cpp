@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "collectives/mpi/mpi_rank_comm.hpp"
 
@@ -50,6 +52,15 @@ ErrorSite Session::site() {
   s.host = hostname_;
   if (comm_) s.rank = comm_->rank();
   return s;
+}
+
+void Session::bound_shutdown(int code, int seconds) {
+  std::thread([code, seconds] {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    static const char msg[] = "cctune: error: the other ranks did not stop after the error above; ending the job\n";
+    [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    std::_Exit(code);
+  }).detach();
 }
 
 void Session::abort_job(int code) {

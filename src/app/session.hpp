@@ -28,6 +28,10 @@ class Session {
   ErrorSite site();
   // Ends every rank of the job after an error only some ranks saw (MPI_Abort).
   [[noreturn]] void abort_job(int code);
+  // After an error every rank is meant to have seen: if the job has not shut down within
+  // `seconds` (some rank is still waiting in a collective after all), this process exits
+  // with `code` without MPI_Finalize, and mpirun then ends the other ranks.
+  void bound_shutdown(int code, int seconds);
 
  private:
   std::vector<std::string> argv_;

@@ -150,6 +150,7 @@ std::vector<std::uint64_t> parse_size_list(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ','))
     if (!item.empty()) out.push_back(parse_size(item, "--sizes entry"));
+  if (out.empty()) throw UsageError("--sizes '" + text + "' lists no size", "give sizes such as --sizes 8,1K,1M, or drop --sizes");
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "app/sweep_outputs.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -41,7 +42,9 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
     out.notes.push_back("tune: skipped: measured in the " + test_mode_of(results) +
                         " test mode (--test-shared-gpu), whose times are not performance; re-run without it for a profile");
   } else if (!tuner::has_nccl_measurements(results)) {
-    out.notes.push_back("tune: skipped: profiles are for NCCL, and this run measured the MPI backend");
+    const bool nccl_ran = std::any_of(results.runs.begin(), results.runs.end(), [](const RunResult& r) { return r.backend == "nccl"; });
+    out.notes.push_back(nccl_ran ? "tune: skipped: no NCCL point was measured (every config group failed; reasons in results.json)"
+                                 : "tune: skipped: profiles are for NCCL, and this run measured the MPI backend");
   } else {
     try {
       tuner::TuneOptions options;

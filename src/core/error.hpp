@@ -27,11 +27,16 @@ class Error : public std::runtime_error {
   void set_agreed_site(ErrorSite site) { site_ = std::move(site); }
   bool agreed() const noexcept { return site_.has_value(); }
   const std::optional<ErrorSite>& site() const noexcept { return site_; }
+  // Marks an error raised by work only this rank does (rank 0's results file): whatever its
+  // kind, the other ranks cannot know of it, so the app layer stops the whole job.
+  void mark_rank_local() noexcept { rank_local_ = true; }
+  bool rank_local() const noexcept { return rank_local_; }
 
  private:
   std::string what_;
   std::string fix_;
   std::optional<ErrorSite> site_;
+  bool rank_local_ = false;
 };
 
 // Bad command line, bad config or input file: the user's input is wrong.

@@ -1,13 +1,21 @@
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace cctune {
 
-// Writes `content` to `path` through a temporary file in the same directory and rename(2).
+// The largest file read_file() reads unless told otherwise.
+inline constexpr std::size_t max_input_file_bytes = std::size_t{1} << 30;
+
+// Writes `content` to `path` through a temporary created exclusively (mkstemp) in the same
+// directory, fsynced and closed with errors checked, then rename(2) and an fsync of the
+// directory: `path` is either the old file or the whole new one, even after a power loss.
 // Throws EnvironmentError naming the path.
 void write_file_atomically(const std::string& path, const std::string& content);
-// Throws EnvironmentError (naming the path) when it cannot be read.
-std::string read_file(const std::string& path);
+// Reads a regular file of at most `max_bytes`. Throws EnvironmentError (naming the path)
+// when it cannot be read, UsageError when it is not a regular file (a FIFO, /dev/zero) or
+// is too large.
+std::string read_file(const std::string& path, std::size_t max_bytes = max_input_file_bytes);
 // Creates the directory (and parents) and checks that a file can be written there.
 // Throws EnvironmentError naming the directory and the fix.
 void ensure_writable_directory(const std::string& dir);

@@ -1,13 +1,41 @@
 #include "core/results_json.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 
 namespace cctune {
 
 using nlohmann::json;
+
+namespace {
+
+// A whole number in [lo, hi] under `key` (or `otherwise` when absent). A float (1e30), a
+// negative byte count (-1 would read as 2^64-1) or a value out of range is a UsageError.
+template <class T>
+T whole(const json& j, const char* key, T lo, T hi, std::optional<T> otherwise = std::nullopt) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (otherwise) return *otherwise;
+    throw UsageError(std::string("\"") + key + "\" is missing", "pass a results.json written by cctune sweep");
+  }
+  bool fits = false;
+  if (it->is_number_unsigned()) fits = it->get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) && (lo <= 0 || it->get<std::uint64_t>() >= static_cast<std::uint64_t>(lo));
+  else if (it->is_number_integer()) fits = it->get<std::int64_t>() >= static_cast<std::int64_t>(lo) && it->get<std::int64_t>() <= static_cast<std::int64_t>(std::min<std::uint64_t>(hi, INT64_MAX));
+  if (!fits)
+    throw UsageError(std::string("\"") + key + "\" is " + it->dump().substr(0, 40) + ", not a whole number in [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "]",
+                     "pass a results.json written by cctune sweep");
+  return it->is_number_unsigned() ? static_cast<T>(it->get<std::uint64_t>()) : static_cast<T>(it->get<std::int64_t>());
+}
+
+}  // namespace
 
 std::string to_string(PointStatus s) {
   switch (s) {
@@ -46,7 +74,7 @@ void to_json(json& j, const PointConfig& c) {
 void from_json(const json& j, PointConfig& c) {
   c.algo = j.value("algo", "auto");
   c.proto = j.value("proto", "auto");
-  c.channels = j.value("channels", 0);
+  c.channels = whole(j, "channels", 0, 1 << 16, std::optional<int>(0));
   c.graph = j.value("graph", false);
 }
 
@@ -81,19 +109,19 @@ void from_json(const json& j, PointResult& p) {
   p.dtype = parse_dtype(j.at("dtype").get<std::string>());
   p.op = parse_reduce_op(j.value("op", "sum"));
   p.in_place = j.value("in_place", false);
-  p.size_bytes = j.at("size_bytes");
-  p.count = j.value("count", std::uint64_t{0});
+  p.size_bytes = whole<std::uint64_t>(j, "size_bytes", 0, std::uint64_t{1} << 50);
+  p.count = whole<std::uint64_t>(j, "count", 0, std::uint64_t{1} << 50, std::uint64_t{0});
   if (j.contains("config")) p.config = j.at("config").get<PointConfig>();
   p.status = parse_point_status(j.at("status").get<std::string>());
-  p.screen_round = j.value("screen_round", -1);
+  p.screen_round = whole(j, "screen_round", -1, 1 << 20, std::optional<int>(-1));
   p.reason = j.value("reason", "");
   if (p.status != PointStatus::Ok) return;
   p.batch_us = j.at("batch_us");
   p.iter_us = j.at("iter_us").get<Summary>();
   p.algbw_GBps = j.at("algbw_GBps");
   p.busbw_GBps = j.at("busbw_GBps");
-  p.wrong = j.value("wrong", -1L);
-  p.iterations = j.value("iterations", 0L);
+  p.wrong = whole(j, "wrong", -1L, LONG_MAX, std::optional<long>(-1));
+  p.iterations = whole(j, "iterations", 0L, LONG_MAX, std::optional<long>(0));
   p.stop_reason = j.value("stop_reason", "");
   // Too few samples leave the noise infinite, which JSON writes as null.
   const auto noise = j.find("rel_noise");
@@ -125,8 +153,8 @@ void from_json(const json& j, RunResult& r) {
   r.backend = j.at("backend");
   r.group = j.value("group", "default");
   r.env = j.value("env", std::map<std::string, std::string>{});
-  r.nranks = j.at("nranks");
-  r.nnodes = j.value("nnodes", 1);
+  r.nranks = whole(j, "nranks", 1, 1 << 24);  // 0 would skip --resume's rank check
+  r.nnodes = whole(j, "nnodes", 1, 1 << 24, std::optional<int>(1));
   r.status = j.value("status", "ok");
   r.reason = j.value("reason", "");
   r.points = j.at("points").get<std::vector<PointResult>>();
@@ -185,7 +213,13 @@ std::string test_mode_of(const Results& r) {
 }
 
 Results load_results(const std::string& path) {
-  const std::string text = read_file(path);
+  return parse_results(read_file(path), path);
+}
+
+Results parse_results(const std::string& text, const std::string& path) {
+  if (json_nests_deeper_than(text))
+    throw UsageError(path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
+                     "pass a results.json written by cctune sweep");
   json j;
   try {
     j = json::parse(text);

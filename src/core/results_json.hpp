@@ -23,6 +23,8 @@ void from_json(const nlohmann::json& j, Results& r);
 
 // Reads and validates a results file; errors name the path and what is wrong.
 Results load_results(const std::string& path);
+// The text of a results file; `source` names it in errors. Throws UsageError like load_results.
+Results parse_results(const std::string& text, const std::string& source);
 // Writes through a temporary file and rename(2): readers never see half a file.
 void save_results(const Results& r, const std::string& path);
 

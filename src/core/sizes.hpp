@@ -5,6 +5,9 @@
 
 namespace cctune {
 
+// The most sizes one sequence may have; checked before any is generated.
+inline constexpr std::uint64_t max_size_count = 100000;
+
 struct SizeSequence {
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 64ull << 20;

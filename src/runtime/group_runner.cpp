@@ -131,39 +131,62 @@ class Supervisor {
     fix_ = fix;
   }
 
+  // Never throws: a message with a missing or mistyped field fails the group, naming the
+  // worker, rather than ending the supervisor with results.json left "running".
   void handle(Tracked& t, const std::string& line) {
     t.last_message = Clock::now();
-    Message m;
     try {
-      m = decode(line);
+      handle_message(t, decode(line));
     } catch (const Error& e) {
+      if (e.rank_local()) throw;  // rank 0's results file failed: the job ends (main.cpp)
       fail(kCause, who(t) + ": " + e.what_only(), "failure");
-      return;
+    } catch (const std::exception& e) {
+      fail(kCause, who(t) + " sent a malformed message (" + e.what() + "): " + line.substr(0, 200), "failure",
+           "supervisor and worker must be the same cctune build");
     }
+  }
+
+  // Fields are read with their types checked (.at().get<T>() throws on a wrong type).
+  void handle_message(Tracked& t, const Message& m) {
     switch (m.type) {
       case MessageType::Hello:
         if (hello_.is_null()) hello_ = m.body;
         break;
-      case MessageType::Uid: uid_ = m.body.value("uid", ""); break;
+      case MessageType::Uid: uid_ = m.body.at("uid").get<std::string>(); break;
       case MessageType::Ready: t.ready = true; break;
       case MessageType::Progress:
-        t.last_point = m.body.value("point", -1L);
+        t.last_point = message_point(m);
         if (t.spec.spec.rank == 0 && cb_.on_progress) cb_.on_progress(t.last_point);
         break;
-      case MessageType::Point:
-        if (cb_.on_point) cb_.on_point(m.body.value("point", -1L), m.body.at("result"));
+      case MessageType::Point: {
+        const long point = message_point(m);
+        const nlohmann::json& result = m.body.at("result");
+        if (!result.is_object()) throw RuntimeFailure("point message whose result is not an object");
+        if (cb_.on_point) cb_.on_point(point, result);
         break;
+      }
       case MessageType::Done: t.done = true; break;
       case MessageType::Error: {
-        const std::string kind = m.body.value("kind", "failure");
-        const std::string text = m.body.value("message", "(no message)");
+        const std::string kind = text_field(m.body, "kind", "failure");
+        const std::string text = text_field(m.body, "message", "(no message)");
         if (kind == "usage" || kind == "environment")
-          fail(kCause, text, kind, m.body.value("fix", ""));  // the user's problem: said as the worker said it
+          fail(kCause, text, kind, text_field(m.body, "fix", ""));  // the user's problem: said as the worker said it
         else
           fail(kCause, with_log(t, who(t) + " failed " + point_text(t.last_point) + ": " + text), "failure");
         break;
       }
     }
+  }
+
+  static std::string text_field(const nlohmann::json& body, const char* key, const std::string& otherwise) {
+    const auto it = body.find(key);
+    return it != body.end() && it->is_string() ? it->get<std::string>() : otherwise;
+  }
+
+  void note_overlong(Tracked& t) {
+    if (t.reader->overlong())
+      fail(kCause, who(t) + " sent a line longer than " + std::to_string(t.reader->max_line()) + " bytes; it is no longer read",
+           "failure");
   }
 
   // Reads worker messages until `until`; returns early only when nothing is left to read.
@@ -189,6 +212,7 @@ class Supervisor {
         std::vector<std::string> lines;
         owners[i]->reader->read_available(lines);
         for (const auto& l : lines) handle(*owners[i], l);
+        note_overlong(*owners[i]);
       }
     }
   }
@@ -197,11 +221,16 @@ class Supervisor {
     const auto now = Clock::now();
     for (auto& t : workers_) {
       if (t.proc->poll_exit()) {
-        // Drain what it wrote before exiting (its last point, its error message).
-        std::vector<std::string> lines;
-        while (t.reader->read_available(lines)) {
+        // Drain what it wrote before exiting (its last point, its error message): all of it
+        // is in the pipe now (no more than the pipe holds, or it would not have exited), so
+        // one read takes it. Not until end-of-file: a process it started may hold fd 3.
+        if (!t.reader->eof()) {
+          std::vector<std::string> lines;
+          t.reader->read_available(lines);
+          for (const auto& l : lines) handle(t, l);
+          note_overlong(t);
+          t.reader->close_reading();
         }
-        for (const auto& l : lines) handle(t, l);
         if (!t.proc->exited_ok())
           fail(kCause, with_log(t, who(t) + " " + describe_wait_status(*t.proc->status()) + " " + point_text(t.last_point)),
                "failure");

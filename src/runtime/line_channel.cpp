@@ -11,11 +11,15 @@
 namespace cctune::runtime {
 
 bool LineReader::read_available(std::vector<std::string>& out) {
+  constexpr std::size_t per_call_bytes = 4 << 20;
   char buf[65536];
-  while (!eof_) {
+  std::size_t taken = 0;
+  while (!eof_ && taken < per_call_bytes) {
     const ssize_t n = ::read(fd_, buf, sizeof buf);
     if (n > 0) {
       buffer_.append(buf, static_cast<std::size_t>(n));
+      taken += static_cast<std::size_t>(n);
+      split_lines(out);
       continue;
     }
     if (n == 0) {
@@ -26,11 +30,22 @@ bool LineReader::read_available(std::vector<std::string>& out) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) break;
     eof_ = true;  // any other error: the pipe is unusable
   }
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = buffer_.find('\n', start)) != std::string::npos; start = nl + 1)
-    if (nl > start) out.push_back(buffer_.substr(start, nl - start));
-  buffer_.erase(0, start);
   return !eof_;
+}
+
+void LineReader::split_lines(std::vector<std::string>& out) {
+  std::size_t start = 0;
+  for (std::size_t nl; !overlong_ && (nl = buffer_.find('\n', start)) != std::string::npos; start = nl + 1) {
+    if (nl - start > max_line_) overlong_ = true;
+    else if (nl > start) out.push_back(buffer_.substr(start, nl - start));
+  }
+  buffer_.erase(0, start);
+  if (buffer_.size() > max_line_) overlong_ = true;
+  if (overlong_) {
+    buffer_.clear();
+    buffer_.shrink_to_fit();
+    eof_ = true;
+  }
 }
 
 bool write_line(int fd, const std::string& line) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/json_depth.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -30,6 +31,9 @@ std::string encode(const Message& m) {
 }
 
 Message decode(const std::string& line) {
+  if (json_nests_deeper_than(line))
+    throw RuntimeFailure("worker message nests deeper than " + std::to_string(max_json_depth) + " levels: " + line.substr(0, 200),
+                         "supervisor and worker must be the same cctune build");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
@@ -39,6 +43,14 @@ Message decode(const std::string& line) {
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
     throw RuntimeFailure("worker message without a type: " + line.substr(0, 200), "supervisor and worker must be the same cctune build");
   return {parse_message_type(j["type"].get<std::string>()), std::move(j)};
+}
+
+long message_point(const Message& m) {
+  const auto it = m.body.find("point");
+  // is_number_integer: a float such as 1e300 would not convert to long (undefined behaviour).
+  if (it == m.body.end() || !it->is_number_integer())
+    throw RuntimeFailure(to_string(m.type) + " message without an integer \"point\"", "supervisor and worker must be the same cctune build");
+  return it->get<long>();
 }
 
 Message hello_message(int rank, int device, const std::string& pci_bus_id, const std::string& nccl_version,

@@ -24,6 +24,8 @@ struct Message {
 // not a JSON object with a known "type".
 std::string encode(const Message& m);
 Message decode(const std::string& line);
+// The "point" field of a progress or point message: an integer, or RuntimeFailure.
+long message_point(const Message& m);
 
 // Builders for each message, so both sides spell the fields the same way.
 Message hello_message(int rank, int device, const std::string& pci_bus_id, const std::string& nccl_version,

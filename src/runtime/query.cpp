@@ -2,17 +2,45 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/json_depth.hpp"
 #include "runtime/worker_process.hpp"
 
 namespace cctune::runtime {
 namespace {
+
+// A directory only this process can write (mkdtemp, mode 0700) in a possibly shared place
+// such as /tmp, removed with what it holds: no one can plant a symlink at a name we use.
+class PrivateDir {
+ public:
+  explicit PrivateDir(const std::string& parent) {
+    std::string pattern = parent + "/cctune-query.XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+      throw EnvironmentError("cannot create a private directory in " + parent + ": " + std::strerror(errno),
+                             "make " + parent + " writable, or set TMPDIR to a writable directory");
+    path_ = pattern;
+  }
+  ~PrivateDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  PrivateDir(const PrivateDir&) = delete;
+  PrivateDir& operator=(const PrivateDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // What one `cctune __worker <flag>` printed: its last JSON line, the last other line, and
 // how it ended; nothing when it did not end within `timeout_s` (it is then killed).
@@ -29,14 +57,14 @@ std::optional<WorkerAnswer> ask_worker(const std::string& executable, const std:
   req.executable = executable;
   req.args = {"__worker", flag};
   req.env = env;
-  req.log_path = scratch_dir + "/cctune-query." + std::to_string(::getpid()) + ".out";
+  const PrivateDir dir(scratch_dir);
+  req.log_path = dir.path() + "/answer.out";
   auto proc = WorkerProcess::spawn(req);
   proc.close_stdin();
   const auto t0 = std::chrono::steady_clock::now();
   while (!proc.poll_exit()) {
     if (std::chrono::steady_clock::now() - t0 > std::chrono::duration<double>(timeout_s)) {
       proc.kill_and_reap();
-      ::unlink(req.log_path.c_str());
       return std::nullopt;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -47,14 +75,13 @@ std::optional<WorkerAnswer> ask_worker(const std::string& executable, const std:
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.front() == '{') {
       try {
-        a.json = nlohmann::json::parse(line);
+        if (!json_nests_deeper_than(line)) a.json = nlohmann::json::parse(line);
       } catch (const nlohmann::json::exception&) {
       }
     } else if (!line.empty()) {
       a.other_line = line;
     }
   }
-  ::unlink(req.log_path.c_str());
   return a;
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/worker_main.hpp"
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -134,6 +135,9 @@ int run_worker_versions(const std::string& executable) {
 
 int run_worker(const std::string& executable) {
   follow_parent();
+  // A process NCCL or a plugin starts must not inherit the message pipe: holding it open
+  // would keep the supervisor from ever seeing this worker's end-of-file.
+  ::fcntl(worker_message_fd, F_SETFD, FD_CLOEXEC);
   std::signal(SIGPIPE, SIG_DFL);
   WorkerSpec spec;
   try {

@@ -116,7 +116,7 @@ WorkerProcess WorkerProcess::spawn(const SpawnRequest& request) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
   posix_spawn_file_actions_adddup2(&actions, msg_pipe[1], worker_message_fd);
-  posix_spawn_file_actions_addopen(&actions, 1, request.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, request.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   // Nothing else of the supervisor's (MPI sockets, other workers' pipes) leaks in.
   posix_spawn_file_actions_addclosefrom_np(&actions, worker_message_fd + 1);

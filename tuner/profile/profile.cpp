@@ -1,6 +1,11 @@
 #include "tuner/profile/profile.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -10,6 +15,8 @@
 #include <numeric>
 #include <sstream>
 #include <nlohmann/json.hpp>
+
+#include "core/json_depth.hpp"
 
 namespace cctune::tuner {
 namespace {
@@ -27,25 +34,6 @@ constexpr std::array<std::pair<Collective, std::string_view>, 5> collective_name
 // nlohmann's parser is iterative, but deep nesting still costs memory and recursion in
 // places we do not control; a profile is at most four levels deep, so refuse early.
 constexpr int kMaxNesting = 32;
-
-bool nested_too_deeply(std::string_view text) noexcept {
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxNesting) return true;
-    } else if (c == ']' || c == '}') --depth;
-  }
-  return false;
-}
 
 // Reads fields of one JSON object; the first problem wins and names the field's path.
 class FieldReader {
@@ -306,7 +294,7 @@ ProfileResult parse_profile(std::string_view json_text) noexcept {
       result.error = "the profile is larger than " + std::to_string(kMaxProfileFileBytes >> 20) + " MiB";
       return result;
     }
-    if (nested_too_deeply(json_text)) {
+    if (json_nests_deeper_than(json_text, kMaxNesting)) {
       result.error = "the profile nests arrays/objects deeper than " + std::to_string(kMaxNesting) + " levels";
       return result;
     }
@@ -338,21 +326,32 @@ ProfileResult parse_profile(std::string_view json_text) noexcept {
 ProfileResult load_profile(const std::string& path) noexcept {
   ProfileResult result;
   try {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    // O_NONBLOCK and a regular-file check: a FIFO or device named by CCTUNE_PROFILE must
+    // not block NCCL's init or feed it without end.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
       result.error = "cannot open profile " + path;
+      return result;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      result.error = "profile " + path + " is not a regular file";
       return result;
     }
     std::string text;
     char buffer[65536];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-      text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    ssize_t n = 0;
+    while ((n = ::read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
       if (text.size() > kMaxProfileFileBytes) {
+        ::close(fd);
         result.error = "profile " + path + " is larger than " + std::to_string(kMaxProfileFileBytes >> 20) + " MiB";
         return result;
       }
     }
-    if (in.bad()) {
+    ::close(fd);
+    if (n < 0) {
       result.error = "cannot read profile " + path;
       return result;
     }

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "core/units.hpp"
 #include "tuner/export/env_file.hpp"
 #include "tuner/profile/algo_proto.hpp"
@@ -107,6 +108,11 @@ SizeSequence read_sizes(const SpaceReader& r, const json& j) {
     s.max_bytes = r.size(j.at("max"), "sizes.max");
     if (s.min_bytes == 0 || s.min_bytes > s.max_bytes) r.fail("sizes", "min must be in [1, max]", "");
     if (j.contains("factor")) s.factor = r.number(j.at("factor"), "sizes.factor", 1.000001, 1024);
+    try {
+      s.expand();  // counts the sizes before anything plans with them
+    } catch (const UsageError& e) {
+      r.fail("sizes", e.what_only(), "a larger factor");
+    }
   }
   return s;
 }
@@ -153,10 +159,13 @@ std::string to_string(GroupRequirement r) { return r == GroupRequirement::Net ? 
 
 SearchSpace parse_space(const std::string& json_text, const std::string& source) {
   SpaceReader r(source);
+  if (json_nests_deeper_than(json_text))
+    throw UsageError("space file " + source + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
+                     "a space file is a flat object of lists; see configs/spaces/");
   json j;
   try {
     j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 5e555
     throw UsageError("space file " + source + " is not valid JSON: " + e.what(), "fix the JSON syntax");
   }
   r.only_keys(j, "", kTopKeys);

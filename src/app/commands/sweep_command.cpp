@@ -144,7 +144,11 @@ class SweepCommand : public Command {
       if (sink) {
         sink->finish("interrupted");
         std::fprintf(stderr, "cctune: interrupted by signal %d; results so far are in %s\n", sig, path.c_str());
-        std::fprintf(stderr, "cctune: to continue: %s\n", resume_command(session.argv(), plan.output_dir).c_str());
+        // --resume continues MPI sweeps only (it is refused above for NCCL): suggest it only there.
+        if (plan.backend == BackendChoice::Mpi)
+          std::fprintf(stderr, "cctune: to continue: %s\n", resume_command(session.argv(), plan.output_dir).c_str());
+        else
+          std::fprintf(stderr, "cctune: NCCL sweeps cannot be resumed in this build; run the sweep again to measure everything\n");
       }
       return sig == 2 ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm;
     }

@@ -1,4 +1,5 @@
 // Machine-readable views of a Comparison: CSV (long format) and JSON (cctune.compare/1).
+#include "app/report/escaping.hpp"
 #include "app/report/printers.hpp"
 #include "app/report/series_internal.hpp"
 
@@ -7,13 +8,6 @@ namespace cctune::app::report {
 using nlohmann::json;
 
 namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
 
 std::string status_of(const PointResult* p) { return p ? to_string(p->status) : "missing"; }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
+#include "app/report/escaping.hpp"
 #include "app/report/printers.hpp"
 #include "core/units.hpp"
 
@@ -61,9 +63,8 @@ std::string chosen(const PointResult* p) {
   return p->chosen_algo + "/" + p->chosen_proto;
 }
 
-}  // namespace
 
-void print_text(std::ostream& out, const Comparison& c) {
+void print_text_unescaped(std::ostream& out, const Comparison& c) {
   if (c.series.empty()) {
     out << "No config groups in the given results.\n";
     return;
@@ -113,6 +114,16 @@ void print_text(std::ostream& out, const Comparison& c) {
     out << "\nFailed and skipped:\n";
     for (const auto& p : c.problems) out << "  " << c.series[p.series].label << ": " << p.kind << ": " << p.what << ": " << p.reason << "\n";
   }
+}
+
+}  // namespace
+
+void print_text(std::ostream& terminal, const Comparison& c) {
+  // Labels, hosts and reasons come from input files: the whole text goes out through
+  // terminal_text() so no escape sequence in them reaches the terminal.
+  std::ostringstream out;
+  print_text_unescaped(out, c);
+  terminal << terminal_text(out.str());
 }
 
 }  // namespace cctune::app::report

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 #include "core/units.hpp"
@@ -76,6 +78,23 @@ TEST(SizeSequence, RejectsImpossibleRanges) {
   SizeSequence f;
   f.factor = 1.0;
   EXPECT_THROW(f.expand(), UsageError);
+}
+
+// Issue 15 item 8: `sweep -b 1 -e 1T -f 1.0000001` allocated gigabytes of sizes before
+// failing; the count is now checked first, and an arithmetic step near 2^64 cannot wrap.
+TEST(SizeSequence, TooManySizesAreRefusedBeforeAnyIsMade) {
+  SizeSequence s;
+  s.min_bytes = 1;
+  s.max_bytes = parse_size("1T", "-e");
+  s.factor = 1.0000001;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(s.expand(), UsageError);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
+  SizeSequence w;
+  w.min_bytes = ~0ull - 10;
+  w.max_bytes = ~0ull;
+  w.step_bytes = 8;
+  EXPECT_EQ(w.expand(), (std::vector<std::uint64_t>{~0ull - 10, ~0ull - 2}));
 }
 
 TEST(RoundToGranule, NeverZero) {

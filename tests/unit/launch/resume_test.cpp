@@ -175,6 +175,33 @@ TEST(Resume, LoadErrorsAreRaisedOnEveryRank) {
   EXPECT_EQ(corrupt, 2);
 }
 
+// Issue 15 item 13: a tampered file's points were carried over as they stood.
+TEST(Resume, TamperedPointsAndOtherMeasurementSettingsAreRefused) {
+  auto tampered = interrupted();
+  tampered.runs[0].points[0].busbw_GBps = 12345;  // algbw stays 0
+  EXPECT_THROW(ResumeState::from_results(tampered, "out", settings(), 2, 1), UsageError);
+  auto alien = interrupted();
+  alien.runs[0].points[0].size_bytes = 12;  // not among the sizes
+  EXPECT_THROW(ResumeState::from_results(alien, "out", settings(), 2, 1), UsageError);
+  auto consistent = interrupted();
+  consistent.runs[0].points[0].algbw_GBps = 10;
+  consistent.runs[0].points[0].busbw_GBps = 10;  // allreduce on 2 ranks: factor 2*(2-1)/2 = 1
+  EXPECT_NO_THROW(ResumeState::from_results(consistent, "out", settings(), 2, 1));
+  for (const char* key : {"iters", "warmup_iters", "check"}) {
+    auto before = settings(), now = settings();
+    before[key] = 5;
+    now[key] = 6;
+    auto r = interrupted();
+    r.meta.settings = before;
+    try {
+      ResumeState::from_results(r, "out", now, 2, 1);
+      ADD_FAILURE() << key << " differs but was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Resume, CommandReplacesOutputAndEarlierResume) {
   EXPECT_EQ(resume_command({"cctune", "sweep", "-b", "8", "-o", "out", "--collectives", "allreduce"}, "out"),
             "cctune sweep -b 8 --collectives allreduce --resume out");

@@ -1,8 +1,20 @@
 // The probe engine end to end over loopback, ranks as threads.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "net/ib_device.hpp"
+#include "net/pair_measurement.hpp"
 #include "net/probe.hpp"
 #include "net/socket.hpp"
 #include "thread_comm.hpp"
@@ -150,6 +162,41 @@ TEST(ProbeOptions, ParseAndValidate) {
   EXPECT_NO_THROW(validate(o));
 }
 
+// Issue 15 item 8: `probe -f 9223372036854775808` wrapped the size loop to 0 and allocated
+// until bad_alloc; the loop now stops before it could pass max or wrap.
+TEST(ProbeOptions, HugeStepFactorGivesMinAndMaxOnly) {
+  ProbeOptions o;
+  o.min_bytes = 1 << 20;
+  o.max_bytes = 1 << 30;
+  o.step_factor = 9223372036854775808ull;
+  EXPECT_NO_THROW(validate(o));
+  EXPECT_EQ(bandwidth_sizes(o), (std::vector<std::uint64_t>{1 << 20, 1 << 30}));
+  o.min_bytes = 3;
+  o.max_bytes = ~0ull >> 1;
+  o.step_factor = 1ull << 62;
+  EXPECT_EQ(bandwidth_sizes(o), (std::vector<std::uint64_t>{3, ~0ull >> 1}));  // 3 * 2^62 passes max: stops
+}
+
+// Issue 15 item 9: an RDMA write's length is 32-bit; -e 4G was truncated but credited in full.
+TEST(ProbeOptions, SizesOverTwoGibAreRefused) {
+  ProbeOptions o;
+  o.max_bytes = 4ull << 30;
+  EXPECT_THROW(validate(o), UsageError);
+  o.max_bytes = 2ull << 30;
+  EXPECT_NO_THROW(validate(o));
+  o.latency_bytes = (2ull << 30) + 1;
+  EXPECT_THROW(validate(o), UsageError);
+}
+
+// Issue 15 item 13: --timeout above 2 147 483 s overflowed poll()'s millisecond argument.
+TEST(ProbeOptions, TimeoutIsBounded) {
+  ProbeOptions o;
+  o.timeout = std::chrono::seconds(2147484);
+  EXPECT_THROW(validate(o), UsageError);
+  o.timeout = std::chrono::seconds(86400);
+  EXPECT_NO_THROW(validate(o));
+}
+
 TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
   auto o = small_tcp();
   o.kind = ProbeKind::auto_select;
@@ -172,6 +219,101 @@ TEST(ProbeTcp, EndpointsSayHostMemory) {
   for (const auto& e : results[0]["endpoints"]) EXPECT_EQ(e["buffer"], "host");
   EXPECT_FALSE(results[0]["options"]["gpu_buffers"].get<bool>());
   EXPECT_NE(format_network_probe(results[0]).find("# buffers: host memory"), std::string::npos);
+}
+
+namespace hostile {
+
+// The ports this process listens on (TCP, IPv4): its socket inodes matched in /proc/net/tcp.
+std::vector<int> own_listening_ports() {
+  std::set<std::string> inodes;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(e.path(), ec).string();
+    if (!ec && target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  std::vector<int> ports;
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string sl, local, remote, state, queues, tr, retr, uid, timeout, inode;
+    f >> sl >> local >> remote >> state >> queues >> tr >> retr >> uid >> timeout >> inode;
+    if (state == "0A" && inodes.count(inode)) ports.push_back(std::stoi(local.substr(local.find(':') + 1), nullptr, 16));
+  }
+  return ports;
+}
+
+int connect_to(int port) {
+  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(s);
+    return -1;
+  }
+  return s;
+}
+
+// Every 50 ms, against every port: connect and close, connect and stay silent, send junk,
+// send a hello with a wrong token for each rank.
+void attack(const std::atomic<bool>& stop, int nranks, std::atomic<long>& attempts) {
+  std::vector<int> silent;
+  while (!stop) {
+    for (int port : own_listening_ports()) {
+      if (int s = connect_to(port); s >= 0) ::close(s);
+      if (int s = connect_to(port); s >= 0) silent.push_back(s);
+      if (int s = connect_to(port); s >= 0) {
+        const std::string junk(100, '\x7f');
+        [[maybe_unused]] auto n = ::send(s, junk.data(), junk.size(), MSG_NOSIGNAL);
+        ::close(s);
+      }
+      for (std::int32_t r = 0; r < nranks; ++r)
+        if (int s = connect_to(port); s >= 0) {
+          std::string hello(32, 'a');
+          hello.append(reinterpret_cast<const char*>(&r), sizeof r);
+          [[maybe_unused]] auto n = ::send(s, hello.data(), hello.size(), MSG_NOSIGNAL);
+          ::close(s);
+        }
+      ++attempts;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (int s : silent) ::close(s);
+}
+
+}  // namespace hostile
+
+// Issue 15 item 7: connect-and-close or silent connections at 50 ms intervals failed 4 of 6
+// pairs. Now every pair is measured, and the run takes at most one timeout longer.
+TEST(ProbeTcp, HostilePeerFailsNoPairAndAddsAtMostOneTimeout) {
+  auto o = small_tcp();
+  o.min_bytes = o.max_bytes = 1 << 20;  // rounds long enough for the stranger to come in
+  o.iterations = 100;
+  o.timeout = std::chrono::seconds(3);
+  // Rank 1 answers 0.3 s late in each of its rounds: strangers' connections queue up in its
+  // listener's backlog before the round's peer's, as on a busy cluster.
+  o.test_stall_rank = 1;
+  o.test_stall_s = 0.3;
+  auto timed = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    auto results = test::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
+    return std::make_pair(results[0], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  const double quiet_s = timed().second;
+  std::atomic<bool> stop{false};
+  std::atomic<long> attempts{0};
+  std::thread attacker(hostile::attack, std::cref(stop), 4, std::ref(attempts));
+  const auto [net, attacked_s] = timed();
+  stop = true;
+  attacker.join();
+  EXPECT_GT(attempts.load(), 0) << "the hostile peer never found a port";
+  std::printf("hostile connection rounds: %ld; quiet %.2f s, attacked %.2f s\n", attempts.load(), quiet_s, attacked_s);
+  ASSERT_EQ(net["pairs"].size(), 6u);
+  for (const auto& p : net["pairs"]) EXPECT_TRUE(p["error"].is_null()) << p.dump();
+  EXPECT_LT(attacked_s, quiet_s + 3.0) << "quiet " << quiet_s << " s, attacked " << attacked_s << " s";
 }
 
 }  // namespace

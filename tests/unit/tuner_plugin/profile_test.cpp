@@ -1,5 +1,10 @@
 // The profile parser: what it accepts, what it refuses and how it says so, round trips.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 
 #include <string>
 
@@ -22,6 +27,19 @@ std::string error_of(const std::string& text) {
   EXPECT_FALSE(r.profile.has_value()) << text;
   EXPECT_FALSE(r.error.empty());
   return r.error;
+}
+
+// Issue 15 item 13: CCTUNE_PROFILE naming a FIFO blocked NCCL's init for ever.
+TEST(ProfileLoad, FifoAndDeviceAreRefusedAtOnce) {
+  const std::string fifo = (std::filesystem::temp_directory_path() / ("cctune-profile-fifo-" + std::to_string(::getpid()))).string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const ProfileResult r = load_profile(fifo);
+  EXPECT_FALSE(r.profile.has_value());
+  EXPECT_NE(r.error.find("not a regular file"), std::string::npos) << r.error;
+  EXPECT_FALSE(load_profile("/dev/zero").profile.has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  std::filesystem::remove(fifo);
 }
 
 TEST(ProfileParse, ReadsEveryFieldOfTheFixture) {

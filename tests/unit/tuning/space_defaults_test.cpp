@@ -24,6 +24,14 @@ std::vector<std::uint64_t> sizes_after(const tuner::SearchSpace& space, const st
   return resolve_sweep(args, true, true).sizes;
 }
 
+// Issue 15: found by tests/fuzz/space. A number too large for a double escaped as an
+// uncaught nlohmann out_of_range; a factor of 1.000001 from 1 B to 1 TiB made 2.8e7 sizes.
+TEST(SpaceFile, HostileNumbersAreUsageErrors) {
+  EXPECT_THROW(tuner::parse_space(R"({"schema": 5555555555555555e555555555555555555555555555555, "name": "x"})", "t.json"), UsageError);
+  EXPECT_THROW(space_with_sizes(R"({"min": "1", "max": "1T", "factor": 1.000001})"), UsageError);
+  EXPECT_THROW(space_with_sizes("[" + std::string(100000, '[') + std::string(100001, ']')), UsageError);
+}
+
 TEST(SpaceDefaults, NothingTypedTakesTheSpacesSizes) {
   const auto sizes = sizes_after(space_with_sizes(R"({"min": "1K", "max": "64K", "factor": 8})"), {}, {});
   EXPECT_EQ(sizes, (std::vector<std::uint64_t>{1024, 8192, 65536}));
