@@ -8,7 +8,9 @@
 # max(1 %, 0.3 us) of the reference's time.
 #   bench/nccl_side_by_side.sh BUILD_DIR [OUTPUT_DIR]    (OUTPUT_DIR defaults to $OUT, else a temp dir)
 # Env: SIZES (bytes, comma-separated), ITERS (-n, default 20), WARMUP (-w, default 5),
-#      RUNS (default 3), MAX_TIME (cctune --max-time, default 1).
+#      RUNS (default 7: with 3, launch-bound sizes on one H100 were decided by whole-run shifts of 1-2 us), MAX_TIME (cctune --max-time, default 1), REF_BATCHES (batches of -n
+#      operations whose median the reference reports, default 25: with 5, its own run-to-run
+#      spread at launch-bound sizes on one H100 reached 0.7-2.5 us, over the tolerance).
 # Prints a short table at the end; full logs under OUTPUT_DIR/nccl_side_by_side.
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
@@ -23,7 +25,8 @@ rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
 SIZES=${SIZES:-8,1024,65536,1048576,16777216,134217728}
 ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-7}
+REF_BATCHES=${REF_BATCHES:-25}
 MAX_TIME=${MAX_TIME:-1}
 COLLS=(allreduce allgather reducescatter)
 
@@ -38,7 +41,7 @@ echo "== $NGPU GPU(s), $RUNS interleaved runs, -w $WARMUP -n $ITERS, sizes $SIZE
 for run in $(seq 1 "$RUNS"); do
   for coll in "${COLLS[@]}"; do
     # shellcheck disable=SC2046
-    timeout 300 "$BUILD/cctune-ref-allreduce" --coll "$coll" -w "$WARMUP" -n "$ITERS" -r 5 $(tr ',' ' ' <<<"$SIZES") \
+    timeout 300 "$BUILD/cctune-ref-allreduce" --coll "$coll" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" $(tr ',' ' ' <<<"$SIZES") \
       >"$OUTDIR/ref.$coll.$run.csv" 2>"$OUTDIR/ref.$coll.$run.stderr" \
       || { echo "FAIL: reference $coll failed (run $run):"; tail -n 5 "$OUTDIR/ref.$coll.$run.stderr"; exit 1; }
   done

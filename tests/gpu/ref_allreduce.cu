@@ -53,11 +53,14 @@ struct Ranks {
 
 enum class Coll { AllReduce, AllGather, ReduceScatter };
 
-// nccl-tests launches each iteration as one group over the local GPUs. `count` is the count
-// passed to the call (per rank for allgather/reducescatter).
+// nccl-tests launches each iteration as one group over the local GPUs, and without a group
+// when it drives one GPU (startColl: `if (args->nGpus > 1) ncclGroupStart()`): a group costs
+// host time, which decides launch-bound sizes. `count` is the count passed to the call (per
+// rank for allgather/reducescatter).
 void run_iters(Ranks& g, Coll coll, size_t count, int n) {
+  const bool group = g.comms.size() > 1;
   for (int i = 0; i < n; ++i) {
-    CHECK_NCCL(ncclGroupStart());
+    if (group) CHECK_NCCL(ncclGroupStart());
     for (size_t r = 0; r < g.comms.size(); ++r) {
       switch (coll) {
         case Coll::AllReduce:
@@ -71,7 +74,7 @@ void run_iters(Ranks& g, Coll coll, size_t count, int n) {
           break;
       }
     }
-    CHECK_NCCL(ncclGroupEnd());
+    if (group) CHECK_NCCL(ncclGroupEnd());
   }
 }
 
