@@ -102,7 +102,9 @@ NodeTopology load_node_fixture(const std::string& hwloc_xml_path, const std::str
   try {
     const std::string text = read_input(facts_json_path);
     if (json_nests_deeper_than(text)) throw UsageError("nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels");
-    node = node_from_json(nlohmann::json::parse(text));
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    if (const std::string bad = json_float_beyond_int(doc); !bad.empty()) throw UsageError(bad + ", out of range for its field");
+    node = node_from_json(doc);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("fixture " + facts_json_path + " is not valid: " + e.what());
   } catch (const UsageError& e) {

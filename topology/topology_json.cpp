@@ -244,7 +244,9 @@ Topology parse_topology(const std::string& text, const std::string& path) {
     throw UsageError("topology file " + path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
                      "pass a file written by `cctune topo --json`");
   try {
-    return topology_from_json(json::parse(text));
+    const json doc = json::parse(text);
+    if (const std::string bad = json_float_beyond_int(doc); !bad.empty()) throw UsageError(bad + ", out of range for its field");
+    return topology_from_json(doc);
   } catch (const json::exception& e) {
     throw UsageError("topology file " + path + " is not valid: " + e.what(),
                      "pass a file written by `cctune topo --json`");

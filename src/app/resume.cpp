@@ -132,7 +132,9 @@ ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nloh
       throw UsageError("--resume " + dir + ": " + path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
                        "start a new sweep with another -o directory");
     try {
-      previous = nlohmann::json::parse(text).get<Results>();
+      const nlohmann::json doc = nlohmann::json::parse(text);
+      if (const std::string bad = json_float_beyond_int(doc); !bad.empty()) throw UsageError(bad + ", out of range for its field");
+      previous = doc.get<Results>();
     } catch (const nlohmann::json::exception& e) {
       throw UsageError("--resume " + dir + ": " + path + " is not a complete results file: " + e.what(),
                        "start a new sweep with another -o directory");

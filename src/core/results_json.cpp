@@ -226,6 +226,8 @@ Results parse_results(const std::string& text, const std::string& path) {
   } catch (const json::exception& e) {
     throw UsageError(path + " is not valid JSON (truncated or corrupt?): " + e.what(), "re-run the sweep or pass a complete results.json");
   }
+  if (const std::string bad = json_float_beyond_int(j); !bad.empty())
+    throw UsageError(path + ": " + bad + ", out of range for its field", "pass a results.json written by cctune sweep");
   try {
     return j.get<Results>();
   } catch (const UsageError& e) {

@@ -40,6 +40,9 @@ Message decode(const std::string& line) {
   } catch (const nlohmann::json::exception&) {
     throw RuntimeFailure("malformed worker message: " + line.substr(0, 200), "supervisor and worker must be the same cctune build");
   }
+  if (const std::string bad = json_float_beyond_int(j); !bad.empty())
+    throw RuntimeFailure("worker message: " + bad + ", out of range: " + line.substr(0, 200),
+                         "supervisor and worker must be the same cctune build");
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
     throw RuntimeFailure("worker message without a type: " + line.substr(0, 200), "supervisor and worker must be the same cctune build");
   return {parse_message_type(j["type"].get<std::string>()), std::move(j)};
@@ -106,6 +109,8 @@ nlohmann::json to_json(const WorkerSpec& s) {
 }
 
 WorkerSpec worker_spec_from_json(const nlohmann::json& j) {
+  if (const std::string bad = json_float_beyond_int(j); !bad.empty())
+    throw UsageError("worker spec: " + bad + ", out of range", "`cctune __worker` is started by `cctune sweep`, not by hand");
   try {
     WorkerSpec s;
     s.group = j.at("group").get<std::string>();

@@ -76,6 +76,7 @@ std::optional<WorkerAnswer> ask_worker(const std::string& executable, const std:
     if (!line.empty() && line.front() == '{') {
       try {
         if (!json_nests_deeper_than(line)) a.json = nlohmann::json::parse(line);
+        if (!json_float_beyond_int(a.json).empty()) a.json = nullptr;
       } catch (const nlohmann::json::exception&) {
       }
     } else if (!line.empty()) {

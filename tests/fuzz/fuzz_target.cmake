@@ -40,9 +40,10 @@ function(cctune_add_fuzzer name)
   if(F_DICT)
     set(_dict "-dict=${F_DICT}")
   endif()
-  # New inputs go to the build tree; the seed corpus in the source tree is only read.
+  # New inputs go to the build tree; the seed corpus in the source tree is only read. A fixed
+  # seed keeps a CI run reproducible: what it finds, a rerun here finds too.
   add_test(NAME ${name}_fuzz
-    COMMAND sh -c "mkdir -p corpus_${name} && exec \"$0\" -max_total_time=${CCTUNE_FUZZ_SECONDS} -rss_limit_mb=2048 -max_len=65536 ${_dict} corpus_${name} \"$1\""
+    COMMAND sh -c "mkdir -p corpus_${name} && exec \"$0\" -seed=1 -max_total_time=${CCTUNE_FUZZ_SECONDS} -rss_limit_mb=2048 -max_len=65536 ${_dict} corpus_${name} \"$1\""
             ${_fuzzer} ${F_CORPUS}
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   math(EXPR _timeout "${CCTUNE_FUZZ_SECONDS} + 300")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A job cut off by its time limit (sbatch --time=1 --signal=TERM@40: Slurm sends SIGTERM
+# A job cut off by its time limit (sbatch --time=2 --signal=TERM@80: Slurm sends SIGTERM
 # to the job's steps before the limit, as `#SBATCH --signal=TERM@120` in the script does)
 # leaves an interrupted results.json; a second job with CCTUNE_RESUME completes it in the
 # same directory: every point present once, the first job's points kept as measured (not
@@ -14,15 +14,16 @@ require_slurm
 
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 export CCTUNE_BIN=$cctune CCTUNE_PROBE=0
-# 3 collectives x 7 sizes x 2 placements = 42 points of ~1 s each: longer than the ~10-50 s
-# after which Slurm signals a 1-minute job with --signal=TERM@40.
+# 3 collectives x 9 sizes x 2 placements = 54 points of ~1.2 s each: longer than the 40-70 s
+# after which Slurm signals a 2-minute job with --signal=TERM@80 (its check runs about every
+# 30 s). With a 1-minute job and TERM@40 the signal once came 3 s in, before any point ended.
 # Sizes large enough that every point runs its whole 1 s time cap on any machine (small
 # messages hit the 100000-iteration ceiling first on an idle box and the job ends too soon).
-export CCTUNE_SWEEP_ARGS="--backend mpi -b 1M -e 64M --max-time 1 --target-noise 1e-9 --min-iters 1000000"
-jid=$(sbatch --parsable --ntasks-per-node=2 --time=1 --signal=TERM@40 "$repo/tools/cctune.sbatch")
+export CCTUNE_SWEEP_ARGS="--backend mpi -b 1M -e 256M --max-time 1 --target-noise 1e-9 --min-iters 1000000"
+jid=$(sbatch --parsable --ntasks-per-node=2 --time=2 --signal=TERM@80 "$repo/tools/cctune.sbatch")
 dir=$work/cctune-cctune-$jid
 note "submitted job $jid with a 1-minute limit"
-state=$(wait_job "$jid" 150)
+state=$(wait_job "$jid" 210)
 show_log "$work/cctune-cctune-$jid.log"
 grep -q "to continue: sbatch --export=ALL,CCTUNE_RESUME=$dir" "$work/cctune-cctune-$jid.log" || fail "no resume hint in the log"
 cp "$dir/results.json" "$work/first.json"
@@ -49,7 +50,7 @@ fp, ap = points(first), points(final)
 assert len(set(ap)) == len(ap), f"a point appears twice: {[k for k in set(ap) if ap.count(k) > 1][:3]}"
 settings = final["meta"]["settings"]
 want = len(settings["collectives"]) * len(settings["sizes_bytes"]) * len(settings["placements"])
-assert len(ap) == want == 42, f"{len(ap)} points, plan has {want}"
+assert len(ap) == want == 54, f"{len(ap)} points, plan has {want}"
 assert 0 < len(fp) < want, f"first job measured {len(fp)} of {want}: it was not cut midway"
 f, a = by_key(first), by_key(final)
 for k, p in f.items():

@@ -305,6 +305,7 @@ ProfileResult parse_profile(std::string_view json_text) noexcept {
       result.error = std::string("not valid JSON: ") + e.what();
       return result;
     }
+
     std::string error;
     Profile profile = read_profile(doc, error);
     if (error.empty()) error = validate_profile(profile);

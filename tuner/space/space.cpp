@@ -168,6 +168,8 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 5e555
     throw UsageError("space file " + source + " is not valid JSON: " + e.what(), "fix the JSON syntax");
   }
+  if (const std::string bad = json_float_beyond_int(j); !bad.empty())
+    throw UsageError("space file " + source + ": " + bad + ", out of range", "use sizes as strings (\"8G\") or integers");
   r.only_keys(j, "", kTopKeys);
   SearchSpace s;
   s.source = source;

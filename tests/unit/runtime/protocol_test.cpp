@@ -26,6 +26,15 @@ TEST(Protocol, EveryMessageRoundTripsAsOneLine) {
   EXPECT_EQ(decode(encode(hello_message(3, 2, "b", "2.28.3", "c"))).body["device"], 2);
 }
 
+// Found by the worker-message fuzzer: an integer field written as a float beyond int
+// (get<int>() on 8.9e89 is undefined behaviour). Refused, never converted.
+TEST(Protocol, FloatsBeyondIntAreRefusedNotConverted) {
+  const auto spec = nlohmann::json::parse(R"({"group":"g","nranks":1,"rank":1e90,"device":0,"plan":{}})");
+  EXPECT_THROW(worker_spec_from_json(spec), UsageError);
+  EXPECT_THROW(decode(R"({"type":"progress","point":5.5e42})"), RuntimeFailure);
+  EXPECT_NO_THROW(decode(R"({"type":"progress","point":3})"));
+}
+
 TEST(Protocol, RejectsGarbage) {
   EXPECT_THROW(decode("NCCL INFO Bootstrap"), RuntimeFailure);
   EXPECT_THROW(decode("{\"no\":\"type\"}"), RuntimeFailure);

@@ -8,6 +8,7 @@
 #include "topology/fixtures.hpp"
 #include "topology/hwloc_probe.hpp"
 #include "topology/paths.hpp"
+#include "topology/topology_json.hpp"
 
 namespace cctune::topo {
 namespace {
@@ -72,6 +73,20 @@ void expect_usage_error_naming(const std::function<void()>& fn, const std::strin
   } catch (const UsageError& e) {
     EXPECT_NE(e.describe().find(path), std::string::npos) << e.describe();
     EXPECT_EQ(e.describe().find('\n'), std::string::npos) << e.describe();
+  }
+}
+
+// Found by the topology fuzzer: a GPU index written as 5.7e42.
+TEST(TopologyFixtures, FloatsBeyondIntAreUsageErrors) {
+  std::string text = read_file(fixture("h200x4-live.json"));
+  const auto at = text.find("\"index\": 0");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 10, "\"index\": 5.7e42");
+  try {
+    parse_topology(text, "edited.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
   }
 }
 
