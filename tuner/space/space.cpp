@@ -117,6 +117,15 @@ SizeSequence read_sizes(const SpaceReader& r, const json& j) {
   return s;
 }
 
+// Optional text. j.value() would throw nlohmann's type_error, not a UsageError, on a
+// description that is not a string (found by the space fuzzer).
+std::string description_of(const SpaceReader& r, const json& j, const std::string& where) {
+  const auto it = j.find("description");
+  if (it == j.end()) return {};
+  if (!it->is_string()) r.fail(where, "must be a string", "a sentence in quotes");
+  return it->get<std::string>();
+}
+
 GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
   const std::string where = "groups[" + std::to_string(index) + "]";
   r.only_keys(j, where, {"name", "env", "requires", "description"});
@@ -127,7 +136,7 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   });
   if (!name_ok) r.fail(where + ".name", "\"" + g.name + "\" is not a group name", "letters, digits, '-', '_', '.', at most 64");
-  g.description = j.value("description", "");
+  g.description = description_of(r, j, where + ".description");
   if (j.contains("env")) {
     const json& env = j.at("env");
     if (!env.is_object()) r.fail(where + ".env", "must be an object of strings", "");
@@ -177,7 +186,7 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
     r.fail("schema", "is " + j.at("schema").dump(), "\"cctune.space/1\"");
   if (!j.contains("name") || !j.at("name").is_string()) r.fail("name", "is missing or not a string", "a short name");
   s.name = j.at("name").get<std::string>();
-  s.description = j.value("description", "");
+  s.description = description_of(r, j, "description");
   for (const char* required : {"collectives", "sizes", "algorithms", "protocols"})
     if (!j.contains(required)) r.fail(required, "is missing", "");
   for (const std::string& c : r.strings(j.at("collectives"), "collectives", kCollectives)) s.collectives.push_back(parse_collective(c));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "tuner/space/plan.hpp"
 #include "tuner/space/space.hpp"
 
@@ -144,6 +145,14 @@ TEST(Plan, OneGpuPerNodeAcrossNodesRunsPatAndDerivesNics) {
   EXPECT_TRUE(hca.skip_reason.empty()) << hca.skip_reason;
   EXPECT_EQ(hca.env.at("NCCL_IB_HCA"), "=mlx5_0,mlx5_3");
   EXPECT_TRUE(group(plan, "ib-qps-4").skip_reason.empty());
+}
+
+// Found by the space fuzzer: a description that is not a string escaped as nlohmann's
+// type_error instead of a one-line UsageError.
+TEST(SpaceFile, DescriptionMustBeAString) {
+  std::string text = read_file(std::string(kSpaces) + "/quick.json");
+  text.insert(text.find("\"sizes\""), "\"description\": [\"allreduce\"],\n  ");
+  EXPECT_THROW(parse_space(text, "edited.json"), UsageError);
 }
 
 TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
