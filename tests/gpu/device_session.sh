@@ -4,7 +4,8 @@
 # BUNDLE_DIR: a build folder or tools/gpu-bundle.sh output. PART:
 #   checks  the GPU runner (tests/gpu/run_gpu_tests.sh): every check, multi-rank ones through
 #           the shared-GPU test mode on a one-GPU machine
-#   bench   bench/nccl_side_by_side.sh (cctune's batch_us against the reference loop)
+#   bench   bench/nccl_side_by_side.sh (cctune's batch_us against the reference loop) and
+#           bench/mpi_batch_vs_loop.sh (the MPI backend against a plain loop, on a quiet host)
 #   sweeps  a quick space sweep and a shared-GPU sweep whose results show what NCCL offered
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
@@ -32,7 +33,8 @@ case $part in
   checks)
     step checks 540 tests/gpu/run_gpu_tests.sh "$b" "$g/checks" ;;
   bench)
-    step side_by_side 420 bench/nccl_side_by_side.sh "$b" "$g" ;;
+    step side_by_side 300 bench/nccl_side_by_side.sh "$b" "$g"
+    step mpi_bench 240 bench/mpi_batch_vs_loop.sh "$b" "$g" ;;
   sweeps)
     step space_plan 30 "$b/cctune" sweep --space default --dry-run
     step space_quick 150 "$b/cctune" sweep --space quick -e 1M -o "$g/space"

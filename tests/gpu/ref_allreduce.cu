@@ -1,12 +1,14 @@
 // An independent reference for cctune's NCCL timings: a plain ncclAllReduce (or ncclAllGather,
 // ncclReduceScatter) loop with nccl-tests' method (one process driving all local GPUs through
-// ncclCommInitAll; after a sync, host time around n back-to-back grouped launches and the
+// ncclCommInitAll, then the buffers; after a sync, host time around n back-to-back grouped launches and the
 // final sync, divided by n). Deliberately shares no code with cctune. float32, sum,
 // out-of-place, like nccl-tests' default. Sizes as nccl-tests: for allgather and
 // reducescatter the count per rank is SIZE/4/nranks and the size column is count*nranks*4.
 //
 //   cctune-ref-allreduce [--coll allreduce|allgather|reducescatter] [--gpus N] [-w warmup]
-//                        [-n iters] [-r batches] SIZE_BYTES...
+//                        [-n iters] [-r batches] [--zero] SIZE_BYTES...
+// The send buffers hold non-zero data, as in nccl-tests (its data check fills them before
+// the timed sizes); --zero leaves them zeroed (on one H100 that made no measurable difference).
 // prints CSV: size_bytes,time_us,algbw_GBps,busbw_GBps  (time: median over batches)
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -41,7 +43,7 @@ namespace {
 void usage() {
   std::fprintf(stderr,
                "usage: cctune-ref-allreduce [--coll allreduce|allgather|reducescatter] [--gpus N] [-w warmup] "
-               "[-n iters] [-r batches] SIZE_BYTES...\n");
+               "[-n iters] [-r batches] [--zero] SIZE_BYTES...\n");
   std::exit(2);
 }
 
@@ -78,6 +80,13 @@ void run_iters(Ranks& g, Coll coll, size_t count, int n) {
   }
 }
 
+// Small integers that vary along the buffer and between ranks.
+__global__ void fill_floats(float* p, size_t n, int rank) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    p[i] = static_cast<float>(static_cast<int>((i * 5 + static_cast<size_t>(rank) * 11 + 1) % 23) - 11);
+}
+
 void sync_all(Ranks& g) {
   for (size_t r = 0; r < g.streams.size(); ++r) {
     CHECK_CUDA(cudaSetDevice(static_cast<int>(r)));
@@ -89,6 +98,7 @@ void sync_all(Ranks& g) {
 
 int main(int argc, char** argv) {
   int gpus = 0, warmup = 5, iters = 20, batches = 5;
+  bool zero = false;
   Coll coll = Coll::AllReduce;
   std::vector<size_t> sizes;
   for (int i = 1; i < argc; ++i) {
@@ -105,6 +115,7 @@ int main(int argc, char** argv) {
     else if (a == "-w") warmup = next();
     else if (a == "-n") iters = next();
     else if (a == "-r") batches = next();
+    else if (a == "--zero") zero = true;
     else if (!a.empty() && a[0] != '-') sizes.push_back(std::strtoull(a.c_str(), nullptr, 10));
     else usage();
   }
@@ -113,21 +124,35 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaGetDeviceCount(&visible));
   if (gpus <= 0 || gpus > visible) gpus = visible;
 
+  // As nccl-tests since NCCL 2.19 (run(): the communicators, then AllocateBuffs: send, receive,
+  // expected): where the buffers land moves copy-bound times (on one H100 a 16 MiB one-rank
+  // allreduce took 8.9 or 9.2 us depending only on allocation order and buffer size), so the
+  // order is nccl-tests', and cctune's NCCL worker follows it too.
   Ranks g;
   g.comms.resize(gpus);
   CHECK_NCCL(ncclCommInitAll(g.comms.data(), gpus, nullptr));
   const size_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
+  std::vector<void*> expected;  // nccl-tests' data-check buffer: unused here, allocated for the layout
   for (int r = 0; r < gpus; ++r) {
     CHECK_CUDA(cudaSetDevice(r));
     cudaStream_t s;
     CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    g.streams.push_back(s);
-    void *a, *b;
+    void *a, *b, *e;
     CHECK_CUDA(cudaMalloc(&a, max_bytes));
     CHECK_CUDA(cudaMalloc(&b, max_bytes));
+    CHECK_CUDA(cudaMalloc(&e, max_bytes));
     CHECK_CUDA(cudaMemset(a, 0, max_bytes));
+    CHECK_CUDA(cudaMemset(b, 0, max_bytes));
+    CHECK_CUDA(cudaDeviceSynchronize());  // the memsets run on the legacy stream, s does not wait for it
+    if (!zero) {
+      fill_floats<<<1024, 256, 0, s>>>(static_cast<float*>(a), max_bytes / sizeof(float), r);
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaStreamSynchronize(s));
+    }
     g.send.push_back(a);
     g.recv.push_back(b);
+    expected.push_back(e);
+    g.streams.push_back(s);
   }
 
   std::printf("size_bytes,time_us,algbw_GBps,busbw_GBps\n");
@@ -157,6 +182,7 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaSetDevice(r));
     CHECK_CUDA(cudaFree(g.send[r]));
     CHECK_CUDA(cudaFree(g.recv[r]));
+    CHECK_CUDA(cudaFree(expected[r]));
     CHECK_CUDA(cudaStreamDestroy(g.streams[r]));
     CHECK_NCCL(ncclCommDestroy(g.comms[r]));
   }
