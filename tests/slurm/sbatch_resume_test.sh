@@ -22,7 +22,7 @@ export CCTUNE_BIN=$cctune CCTUNE_PROBE=0
 export CCTUNE_SWEEP_ARGS="--backend mpi -b 1M -e 256M --max-time 1 --target-noise 1e-9 --min-iters 1000000"
 jid=$(sbatch --parsable --ntasks-per-node=2 --time=2 --signal=TERM@80 "$repo/tools/cctune.sbatch")
 dir=$work/cctune-cctune-$jid
-note "submitted job $jid with a 1-minute limit"
+note "submitted job $jid with a 2-minute limit, signalled at 40 s"
 state=$(wait_job "$jid" 210)
 show_log "$work/cctune-cctune-$jid.log"
 grep -q "to continue: sbatch --export=ALL,CCTUNE_RESUME=$dir" "$work/cctune-cctune-$jid.log" || fail "no resume hint in the log"
@@ -30,9 +30,12 @@ cp "$dir/results.json" "$work/first.json"
 python3 "$here_lib/../mpi/sweep/check_results.py" "$work/first.json" "$schema" --status interrupted || fail "first results did not check"
 note "first job ended $state"
 
-jid2=$(CCTUNE_RESUME=$dir sbatch --parsable --ntasks-per-node=2 --time=5 "$repo/tools/cctune.sbatch")
+# The script's own --signal=TERM@120 would stop a 5-minute job after 3 minutes; a resume on a
+# loaded 2-core machine once needed more (CI ran beside four builds), so the resume job is
+# signalled 15 s before its limit instead.
+jid2=$(CCTUNE_RESUME=$dir sbatch --parsable --ntasks-per-node=2 --time=6 --signal=TERM@15 "$repo/tools/cctune.sbatch")
 note "submitted resume job $jid2"
-state2=$(wait_job "$jid2" 240)
+state2=$(wait_job "$jid2" 390)
 show_log "$work/cctune-cctune-$jid2.log"
 [[ $state2 == COMPLETED ]] || fail "resume job $jid2 ended $state2"
 python3 "$here_lib/../mpi/sweep/check_results.py" "$dir/results.json" "$schema" --nranks 2 --status complete \
