@@ -1,0 +1,51 @@
+#include "diagnose/outliers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace cctune::diagnose {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lower + upper) / 2;
+}
+
+// 1.4826 x MAD estimates the standard deviation of normally distributed figures.
+constexpr double kMadToSigma = 1.4826;
+
+}  // namespace
+
+Typical typical_of(std::span<const double> values) {
+  Typical t;
+  t.count = values.size();
+  if (values.empty()) return t;
+  t.median = median_of({values.begin(), values.end()});
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (double v : values) deviations.push_back(std::fabs(v - t.median));
+  t.mad = median_of(std::move(deviations));
+  return t;
+}
+
+double shortfall(double value, double reference, Better better) {
+  if (!(reference > 0)) return 0;
+  const double worse = better == Better::Higher ? reference - value : value - reference;
+  return worse > 0 ? worse / reference : 0;
+}
+
+bool is_slow(double value, const Typical& group, Better better, const OutlierRule& rule) {
+  if (group.count < kMinGroup) return false;
+  const double short_by = shortfall(value, group.median, better);
+  if (short_by <= rule.min_shortfall) return false;
+  const double sigma = kMadToSigma * group.mad;
+  return short_by * group.median > rule.z_max * sigma;
+}
+
+}  // namespace cctune::diagnose
