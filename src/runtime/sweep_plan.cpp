@@ -128,12 +128,7 @@ void check_point_count(const SweepPlan& p) {
 }  // namespace
 
 std::string to_string(BackendChoice b) {
-  switch (b) {
-    case BackendChoice::Auto: return "auto";
-    case BackendChoice::Mpi: return "mpi";
-    case BackendChoice::Nccl: return "nccl";
-  }
-  return "auto";
+  return b == BackendChoice::Nccl ? "nccl" : b == BackendChoice::Mpi ? "mpi" : "auto";
 }
 
 json to_json(const SweepPlan& p) {

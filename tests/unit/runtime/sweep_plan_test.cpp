@@ -10,25 +10,18 @@
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 #include "runtime/protocol.hpp"
+#include "sample_plan.hpp"
 
 namespace cctune::runtime {
 namespace {
 
+// The sample plan with everything the JSON carries set: forced configs, halving, test mode.
 SweepPlan nccl_plan() {
-  app::SweepArgs a;
-  a.min_bytes = "8";
-  a.max_bytes = "1K";
-  a.collectives = "allreduce,allgather";
-  a.iters = 7;
-  a.warmup = 3;
-  a.check = 1;
-  a.backend = "nccl";
-  a.transport = "nvlink,pcie";
-  a.env_groups = {"big:NCCL_BUFFSIZE=8388608"};
-  a.configs = "auto,ring/simple/16,tree/ll";
-  a.strategy = "halving";
-  a.test_shared_gpu = 2;
-  return app::resolve_sweep(a, true, true);
+  SweepPlan plan = samples::sample_nccl_plan();
+  plan.nccl.configs = app::parse_point_configs("auto,ring/simple/16,tree/ll", false);
+  plan.nccl.strategy = tuner::search::StrategyKind::Halving;
+  plan.nccl.test_shared_gpu = 2;
+  return plan;
 }
 
 std::string refusal(const nlohmann::json& j) {

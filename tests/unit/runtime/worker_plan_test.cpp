@@ -11,23 +11,12 @@
 #include "runtime/halving_loop.hpp"
 #include "runtime/selftest_module.hpp"
 #include "runtime/worker_loop.hpp"
+#include "sample_plan.hpp"
 
 namespace cctune::runtime {
 namespace {
 
-app::SweepPlan sample_plan() {
-  app::SweepArgs a;
-  a.min_bytes = "8";
-  a.max_bytes = "1K";
-  a.collectives = "allreduce,allgather";
-  a.iters = 7;
-  a.warmup = 3;
-  a.check = 1;
-  a.backend = "nccl";
-  a.transport = "nvlink,pcie";
-  a.env_groups = {"big:NCCL_BUFFSIZE=8388608"};
-  return app::resolve_sweep(a, true, true);
-}
+using samples::sample_nccl_plan;
 
 PointConfig forced(const char* algo, const char* proto, int channels = 0) {
   PointConfig c;
@@ -38,7 +27,7 @@ PointConfig forced(const char* algo, const char* proto, int channels = 0) {
 }
 
 TEST(PlanPoints, ResolvedOptions) {
-  const auto plan = sample_plan();
+  const auto plan = sample_nccl_plan();
   EXPECT_EQ(plan.measure.batch_iters, 7);
   EXPECT_EQ(plan.measure.warmup_iters, 3);
   EXPECT_TRUE(plan.measure.check);
@@ -50,7 +39,7 @@ TEST(PlanPoints, ResolvedOptions) {
 }
 
 TEST(PlanPoints, PointOrderAndDescription) {
-  auto plan = sample_plan();
+  auto plan = sample_nccl_plan();
   plan.nccl.configs = {PointConfig{}, forced("ring", "simple", 16)};
   const auto points = enumerate_points(plan, 4);
   const std::size_t per_config = plan.collectives.size() * plan.sizes.size() * plan.placements.size();
@@ -114,7 +103,7 @@ TEST(PlanPoints, LargestBuffersOverCollectivesSizesAndTheRaisedSmallSizes) {
 }
 
 TEST(PlanPoints, PlannedSkipsNameCollectiveAndConfig) {
-  auto plan = sample_plan();
+  auto plan = sample_nccl_plan();
   const PointConfig tree_ll = forced("tree", "ll");
   plan.nccl.configs = {PointConfig{}, tree_ll};
   plan.skips = {{Collective::AllGather, tree_ll, "NCCL has no tree allgather"}};
@@ -129,7 +118,7 @@ TEST(PlanPoints, PlannedSkipsNameCollectiveAndConfig) {
 }
 
 TEST(WorkerLoop, SearchUnitsFollowTheStrategy) {
-  auto plan = sample_plan();
+  auto plan = sample_nccl_plan();
   const PointConfig tree_ll = forced("tree", "ll");
   plan.nccl.configs = {forced("ring", "simple"), PointConfig{}, tree_ll};
   plan.skips = {{Collective::AllGather, tree_ll, "NCCL has no tree allgather"}};
