@@ -1,5 +1,6 @@
 #include "runtime/sweep_plan.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
