@@ -7,8 +7,7 @@
 #include "collectives/mpi/mpi_backend.hpp"
 #include "collectives/mpi/mpi_rank_comm.hpp"
 #include "collectives/rank_agreement.hpp"
-#include "core/sizes.hpp"
-#include "core/units.hpp"
+#include "runtime/worker_plan.hpp"
 
 namespace cctune::app {
 
@@ -17,36 +16,15 @@ int ranks_on_this_node(Session& session) {
   return static_cast<int>(std::count(hosts.begin(), hosts.end(), session.hostname()));
 }
 
-namespace {
-
-PointSpec make_spec(const SweepPlan& plan, Collective c, std::uint64_t size, bool in_place, int nranks) {
-  PointSpec s;
-  s.collective = c;
-  s.dtype = plan.dtype;
-  s.op = plan.op;
-  s.in_place = in_place;
-  // Gather/scatter-like collectives need at least one element per rank; a smaller request
-  // is raised to that (and the row shows the size actually moved).
-  s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, plan.dtype, nranks)), plan.dtype, nranks);
-  return s;
-}
-
-}  // namespace
-
 int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, const ResumeState* resume) {
   auto& comm = dynamic_cast<MpiRankComm&>(session.comm());
   const int nranks = comm.size();
   MpiBackend backend(comm.handle());
 
-  std::uint64_t max_send = 0, max_recv = 0;
-  for (auto c : plan.collectives)
-    for (auto s : plan.sizes) {
-      const auto b = collective_bytes(c, s, plan.dtype, nranks);
-      max_send = std::max(max_send, b.send_count * dtype_size(plan.dtype));
-      max_recv = std::max(max_recv, b.recv_count * dtype_size(plan.dtype));
-    }
+  const std::vector<PointSpec> points = runtime::enumerate_points(plan, nranks);
+  const runtime::BufferBytes buffers = runtime::largest_buffers(points);
   const int local = ranks_on_this_node(session);
-  agree_on_errors(comm, [&] { backend.reserve(max_send, max_recv, local); });
+  agree_on_errors(comm, [&] { backend.reserve(buffers.send, buffers.recv, local); });
 
   RunResult run;
   run.backend = "mpi";
@@ -65,21 +43,22 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, co
   const long total = static_cast<long>(plan.collectives.size() * plan.sizes.size() * plan.placements.size());
   Progress progress(comm.rank() == 0 ? total : 0);
   long done = 0;
-  for (auto c : plan.collectives) {
+  for (std::size_t ci = 0; ci < plan.collectives.size(); ++ci) {
+    const Collective c = plan.collectives[ci];
     if (sink) sink->begin_collective(c, "backend mpi, " + std::to_string(nranks) + " ranks, " + to_string(plan.dtype));
-    for (auto size : plan.sizes) {
-      for (bool in_place : plan.placements) {
+    for (std::size_t si = 0; si < plan.sizes.size(); ++si) {
+      for (std::size_t pi = 0; pi < plan.placements.size(); ++pi) {
         if (comm.any(stop_signal() != 0)) {
           progress.clear();
           return stop_signal() != 0 ? stop_signal() : 15;
         }
-        const PointSpec spec = make_spec(plan, c, size, in_place, nranks);
+        const PointSpec& spec = points[runtime::point_index(plan, ci, si, 0, pi)];
         if (resume && resume->measured(key_of(run, describe_point(spec)))) {
           ++done;  // measured by the interrupted sweep; its result is already in the run
           continue;
         }
         if (comm.rank() == 0)
-          progress.update(done, to_string(c) + " " + format_size(spec.bytes.size_bytes) + (in_place ? " in-place" : " out-of-place"));
+          progress.update(done, runtime::describe(spec));
         PointResult r = measure_point(backend, comm, spec, measure);
         if (r.stop_reason == "interrupted") {  // a signal cut the point short: not a measurement
           progress.clear();

@@ -72,22 +72,6 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
   return p;
 }
 
-nlohmann::json worker_plan_json(const SweepPlan& plan) {
-  nlohmann::json j = to_json(plan);
-  j["configs"] = plan.nccl.configs;
-  j["search"] = plan.nccl.search;
-  return j;
-}
-
-// The worker plan of one group: the sweep's, plus the configs its space plan skips.
-nlohmann::json group_plan_json(const nlohmann::json& plan, const runtime::ConfigGroup& group) {
-  nlohmann::json j = plan;
-  nlohmann::json skips = nlohmann::json::array();
-  for (const auto& s : group.skips) skips.push_back({{"collective", to_string(s.collective)}, {"config", s.config}, {"reason", s.reason}});
-  j["skips"] = std::move(skips);
-  return j;
-}
-
 // Rank 0's view of the points as they arrive: table sections per collective; screening
 // measurements (halving strategy) go to the run's "screened" list, not to the table.
 class PointFeed {
@@ -123,6 +107,31 @@ class PointFeed {
   bool open_ = false;
   Collective current_ = Collective::AllReduce;
 };
+
+// This supervisor's workers of `group`. Their plan is the sweep's, with the configs the
+// group's space plan skips.
+std::vector<runtime::LocalWorker> group_workers(Session& session, const Placement& place, const SweepPlan& plan,
+                                                const runtime::ConfigGroup& group, const std::optional<runtime::TestFault>& fault) {
+  SweepPlan group_plan = plan;
+  group_plan.skips = group.skips;
+  const nlohmann::json plan_json = to_json(group_plan);
+  std::vector<runtime::LocalWorker> workers;
+  for (std::size_t i = 0; i < place.devices.size(); ++i) {
+    runtime::LocalWorker w;
+    w.spec.group = group.label;
+    w.spec.nranks = place.layout.nranks;
+    w.spec.rank = place.layout.first_rank + static_cast<int>(i);
+    w.spec.device = place.devices[i];
+    w.spec.nnodes = place.nnodes;
+    w.spec.host = session.hostname();
+    w.spec.graph = plan.nccl.graph;
+    w.spec.plan = plan_json;
+    if (fault && (fault->group.empty() || fault->group == group.label)) w.spec.test_fault = fault;
+    if (!place.host_ids[i].empty()) w.env["NCCL_HOSTID"] = place.host_ids[i];
+    workers.push_back(std::move(w));
+  }
+  return workers;
+}
 
 }  // namespace
 
@@ -172,9 +181,7 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
   const Placement place = place_workers(session, comm, ns, gpus.device_count);
   const int nranks = place.layout.nranks;
 
-  const nlohmann::json plan_json = worker_plan_json(plan);
-  const auto worker_plan = runtime::worker_plan_from_json(plan_json);
-  const auto points = runtime::enumerate_points(worker_plan, nranks);
+  const auto points = runtime::enumerate_points(plan, nranks);
   std::optional<runtime::TestFault> fault;
   agree_on_errors(comm, [&] {
     if (const char* f = std::getenv("CCTUNE_TEST_FAULT"); f && *f) fault = runtime::parse_test_fault(f);
@@ -206,21 +213,7 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
     runtime::ConfigGroup effective = group;
     // A group that names its own plugin keeps it (cctune verify runs the production .so).
     effective.env.try_emplace("NCCL_TUNER_PLUGIN", "STATIC_PLUGIN");
-    std::vector<runtime::LocalWorker> workers;
-    for (std::size_t i = 0; i < place.devices.size(); ++i) {
-      runtime::LocalWorker w;
-      w.spec.group = group.label;
-      w.spec.nranks = nranks;
-      w.spec.rank = place.layout.first_rank + static_cast<int>(i);
-      w.spec.device = place.devices[i];
-      w.spec.nnodes = place.nnodes;
-      w.spec.host = session.hostname();
-      w.spec.graph = ns.graph;
-      w.spec.plan = group_plan_json(plan_json, group);
-      if (fault && (fault->group.empty() || fault->group == group.label)) w.spec.test_fault = fault;
-      if (!place.host_ids[i].empty()) w.env["NCCL_HOSTID"] = place.host_ids[i];
-      workers.push_back(std::move(w));
-    }
+    const std::vector<runtime::LocalWorker> workers = group_workers(session, place, plan, group, fault);
 
     const std::string context = "backend nccl, group " + group.label + ", " + std::to_string(nranks) + " ranks on " +
                                 std::to_string(place.nnodes) + " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype) +

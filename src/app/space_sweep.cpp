@@ -63,7 +63,7 @@ void apply_space_defaults(const tuner::SearchSpace& space, const std::function<b
   if (!typed("--min-iters")) a.min_iters = space.measure.min_iters;
   if (!typed("--max-time")) a.max_time_s = space.measure.max_time_s;
   if (!typed("--target-noise")) a.target_noise = space.measure.target_noise;
-  if (!typed("--strategy")) a.strategy = tuner::to_string(space.strategy);
+  if (!typed("--strategy")) a.strategy = tuner::search::to_string(space.strategy);
 }
 
 std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool graph) {
@@ -124,7 +124,7 @@ nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::Spac
     }
     groups.push_back(std::move(j));
   }
-  return {{"name", space.name}, {"source", space.source}, {"strategy", sp.strategy}, {"groups", std::move(groups)}};
+  return {{"name", space.name}, {"source", space.source}, {"strategy", tuner::search::to_string(sp.strategy)}, {"groups", std::move(groups)}};
 }
 
 std::string space_name_of(const nlohmann::json& settings) {

@@ -4,20 +4,11 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/results_json.hpp"
+#include "core/sizes.hpp"
 #include "core/units.hpp"
 #include "tuner/profile/algo_proto.hpp"
 
 namespace cctune::app {
-
-std::string to_string(BackendChoice b) {
-  switch (b) {
-    case BackendChoice::Auto: return "auto";
-    case BackendChoice::Mpi: return "mpi";
-    case BackendChoice::Nccl: return "nccl";
-  }
-  return "auto";
-}
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str();
@@ -136,9 +127,9 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.graph = a.graph;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = parse_point_configs(a.configs, a.graph);
-  if (!a.strategy.empty() && a.strategy != "exhaustive" && a.strategy != "halving")
-    throw UsageError("--strategy '" + a.strategy + "' is unknown", "use exhaustive or halving");
-  n.search = a.strategy.empty() ? "exhaustive" : a.strategy;
+  const std::optional<tuner::search::StrategyKind> strategy = a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive : tuner::search::parse_strategy(a.strategy);
+  if (!strategy) throw UsageError("--strategy '" + a.strategy + "' is unknown", std::string("use ") + tuner::search::strategy_names);
+  n.strategy = *strategy;
   return n;
 }
 }  // namespace
@@ -202,46 +193,6 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   else if (a.test_shared_gpu != 0)
     throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
   return p;
-}
-
-nlohmann::json to_json(const SweepPlan& p) {
-  nlohmann::json colls = nlohmann::json::array();
-  for (auto c : p.collectives) colls.push_back(to_string(c));
-  nlohmann::json placements = nlohmann::json::array();
-  for (bool ip : p.placements) placements.push_back(ip ? "in" : "out");
-  nlohmann::json j = {{"backend", to_string(p.backend)},
-          {"collectives", colls},
-          {"sizes_bytes", p.sizes},
-          {"dtype", to_string(p.dtype)},
-          {"op", to_string(p.op)},
-          {"placements", placements},
-          {"iters", p.measure.batch_iters},
-          {"warmup_iters", p.measure.warmup_iters},
-          {"check", p.measure.check},
-          {"min_iters", p.measure.stop.min_iterations},
-          {"max_time_s", p.measure.stop.max_time_s},
-          {"target_noise", p.measure.stop.target_rel_noise}};
-  if (p.backend == BackendChoice::Nccl) {
-    nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : p.nccl.groups) {
-      groups.push_back({{"label", g.label}, {"env", g.env}});
-      if (!g.skips.empty()) groups.back()["skipped_configs"] = g.skips.size();
-    }
-    j["nccl"] = {{"gpus", p.nccl.gpus},
-                 {"groups", groups},
-                 {"emulate_nodes", p.nccl.emulate_nodes},
-                 {"point_timeout_s", p.nccl.point_timeout_s},
-                 {"group_timeout_s", p.nccl.group_timeout_s},
-                 {"graph", p.nccl.graph},
-                 {"configs", p.nccl.configs},
-                 {"search", p.nccl.search}};
-    // Only in the test mode, so that a performance run's settings stay as they were.
-    if (p.nccl.test_shared_gpu > 0) {
-      j["test_mode"] = test_mode_shared_gpu;
-      j["nccl"]["test_shared_gpu"] = p.nccl.test_shared_gpu;
-    }
-  }
-  return j;
 }
 
 }  // namespace cctune::app

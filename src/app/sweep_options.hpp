@@ -1,18 +1,17 @@
 #pragma once
 // The options of `cctune sweep`, as typed (strings) and as resolved (values).
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "collectives/engine.hpp"
-#include "core/collective.hpp"
-#include "core/sizes.hpp"
-#include "runtime/groups.hpp"
+#include "runtime/sweep_plan.hpp"
 
 namespace cctune::app {
 
-enum class BackendChoice { Auto, Mpi, Nccl };
+// The plan type lives in the runtime, which both the app and the workers use.
+using runtime::BackendChoice;
+using runtime::NcclSettings;
+using runtime::SweepPlan;
 
 struct SweepArgs {  // what the user typed
   std::string min_bytes = "8";
@@ -48,39 +47,11 @@ struct SweepArgs {  // what the user typed
   bool dry_run = false;                  // print the plan and exit
 };
 
-struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs
-  int gpus = 0;
-  std::vector<runtime::ConfigGroup> groups;
-  int emulate_nodes = 1;
-  double point_timeout_s = 60;
-  double group_timeout_s = 0;
-  bool graph = false;
-  // The shared-GPU test mode (docs/NCCL_BACKEND.md): K workers per owned GPU, each its own NCCL
-  // host; functional checks only, never performance. 0: off.
-  int test_shared_gpu = 0;
-  std::vector<PointConfig> configs;  // measured on one communicator, in this order
-  std::string search = "exhaustive"; // exhaustive | halving (over `configs`, per size)
-};
-
-struct SweepPlan {  // what will run
-  BackendChoice backend = BackendChoice::Mpi;
-  std::vector<Collective> collectives;
-  std::vector<std::uint64_t> sizes;
-  DType dtype = DType::Float32;
-  ReduceOp op = ReduceOp::Sum;
-  std::vector<bool> placements;  // in_place values to run, out-of-place first
-  MeasureSettings measure;
-  std::string output_dir;
-  NcclSettings nccl;
-};
-
 void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 // --space, --strategy, --dry-run: `cctune sweep` only.
 void add_space_options(CLI::App& cmd, SweepArgs& args);
 // Validates and resolves; throws UsageError naming the flag and the fix.
 SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present);
-nlohmann::json to_json(const SweepPlan& plan);
-std::string to_string(BackendChoice b);
 // "auto,ring/simple/16,tree/ll": NCCL's own choice, or algo/proto[/channels] forced through
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);

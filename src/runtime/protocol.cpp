@@ -137,4 +137,16 @@ WorkerSpec worker_spec_from_json(const nlohmann::json& j) {
   }
 }
 
+WorkerSpec parse_worker_spec(const std::string& line) {
+  const char* fix = "`cctune __worker` is started by `cctune sweep`, not by hand";
+  if (json_nests_deeper_than(line)) throw UsageError("worker spec nests deeper than " + std::to_string(max_json_depth) + " levels", fix);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 5e555
+    throw UsageError(std::string("worker spec is not valid JSON: ") + e.what(), fix);
+  }
+  return worker_spec_from_json(j);
+}
+
 }  // namespace cctune::runtime

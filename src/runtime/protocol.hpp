@@ -64,5 +64,8 @@ struct WorkerSpec {
 
 nlohmann::json to_json(const WorkerSpec& s);
 WorkerSpec worker_spec_from_json(const nlohmann::json& j);  // throws UsageError on a bad spec
+// The spec line as a worker reads it: nesting beyond max_json_depth and bad syntax are
+// refused (UsageError) before anything is parsed or read.
+WorkerSpec parse_worker_spec(const std::string& line);
 
 }  // namespace cctune::runtime

@@ -1,9 +1,13 @@
 #pragma once
-// The worker's side after its communicator exists: walk the group's points in order,
-// announce each (the heartbeat), measure it with the shared engine, and let NCCL rank 0
-// send the result. Also the test-only fault switch (CCTUNE_TEST_FAULT) that makes one
+// The worker's side after its communicator exists: a search strategy (tuner/search: the
+// exhaustive reference or successive halving, as the plan says) picks the group's points;
+// the worker announces each (the heartbeat), measures it with the shared engine, and NCCL
+// rank 0 sends the result. Also the test-only fault switch (CCTUNE_TEST_FAULT) that makes one
 // worker hang, abort or exit at a chosen point, so the supervisor's handling is tested.
 #include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "collectives/backend.hpp"
 #include "collectives/rank_comm.hpp"
@@ -14,9 +18,20 @@ namespace cctune::runtime {
 
 using Emit = std::function<void(const Message&)>;
 
-// Runs every point of `points` (or, for the halving strategy, the ones it asks for); emits
-// progress before each and (rank 0) the result after.
-void run_worker_points(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const WorkerPlan& plan,
+// The points one strategy searches: the candidates, (config, placement) index pairs the plan
+// does not skip, of one collective at every size. Halving compares configs, so each placement
+// is a unit of its own; the exhaustive strategy gets every placement of a collective in one
+// unit, which keeps the points in enumerate_points' order (size, config, placement).
+struct SearchUnit {
+  std::size_t collective = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> candidates;
+  std::optional<std::size_t> nccl_default;  // the candidate that is NCCL's own choice
+};
+std::vector<SearchUnit> search_units(const SweepPlan& plan, const std::vector<PointSpec>& points);
+
+// Runs the points the plan's strategy asks for, unit by unit; emits progress before each
+// point and (rank 0) the result after. Screening results carry "screen_round".
+void run_worker_points(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const SweepPlan& plan,
                        const std::vector<PointSpec>& points, const Emit& emit);
 
 // Commits `fault` if it names this rank and point: hang forever, abort(), or _exit(7).

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <tuple>
 
 #include "collectives/nccl/nccl_module.hpp"
 #include "core/error.hpp"
@@ -25,7 +24,6 @@
 #endif
 #if CCTUNE_HAVE_NCCL_CONTROL
 #include "collectives/nccl/tuned_backend.hpp"
-#include "collectives/nccl/worker_setup.hpp"
 #endif
 
 namespace cctune::runtime {
@@ -143,9 +141,9 @@ int run_worker(const std::string& executable) {
   try {
     std::string line;
     if (!std::getline(std::cin, line)) throw UsageError("no worker spec on stdin", "`cctune __worker` is started by `cctune sweep`, not by hand");
-    spec = worker_spec_from_json(nlohmann::json::parse(line));
+    spec = parse_worker_spec(line);
     log_identity(spec);
-    const WorkerPlan plan = worker_plan_from_json(spec.plan);
+    const SweepPlan plan = plan_from_json(spec.plan);
     const auto points = enumerate_points(plan, spec.nranks);
 
     auto module = load_worker_module(executable);
@@ -165,16 +163,12 @@ int run_worker(const std::string& executable) {
     setup.max_ctas = spec.max_ctas;
     setup.graph = spec.graph;
     const bool selftest = std::getenv("CCTUNE_TEST_WORKER_BACKEND") != nullptr;
-#if CCTUNE_HAVE_NCCL_CONTROL
-    const auto bytes = nccl_buffer_bytes(plan.collectives, plan.sizes, plan.dtype, spec.nranks);
-    setup.max_send_bytes = bytes.send;
-    setup.max_recv_bytes = bytes.recv;
+    const BufferBytes buffers = largest_buffers(points);
+    setup.max_send_bytes = buffers.send;
+    setup.max_recv_bytes = buffers.recv;
     // Forced channel counts are not allowed to raise the communicator's ceiling (minCTAs):
     // that would change what NCCL's own "auto" choice runs too, and "auto" is the baseline
     // every profile is measured against. Config groups raise it (NCCL_MIN_CTAS).
-#else
-    std::tie(setup.max_send_bytes, setup.max_recv_bytes) = largest_buffers(points, plan.dtype);
-#endif
     std::unique_ptr<CollectiveBackend> backend = module->create_backend(setup);
 #if CCTUNE_HAVE_NCCL_CONTROL
     // Forced and observed algo/proto/channels through cctune's tuner plugin (real NCCL only).

@@ -1,49 +1,40 @@
 #pragma once
-// What a worker measures, read from the "plan" of its spec (the JSON that `cctune sweep`
-// writes for its resolved options, plus "configs"), and the ordered list of points every
-// worker of a group walks through. Supervisors use the same list to name a point in a
-// failure reason.
-#include <nlohmann/json.hpp>
+// The points of a plan, in the one order both backends measure them: the MPI sweep walks
+// them in its supervisors, NCCL workers walk them (or a search strategy picks among them),
+// and supervisors use the same list to name a point in a failure reason.
 #include <string>
 #include <vector>
 
 #include "collectives/backend.hpp"
-#include "collectives/engine.hpp"
-#include "runtime/groups.hpp"
+#include "runtime/sweep_plan.hpp"
 
 namespace cctune::runtime {
 
-enum class SearchKind { Exhaustive, Halving };
+// The in-process configs of a plan: its NCCL configs, or NCCL's own choice alone (the MPI
+// backend, or a plan that lists none).
+const std::vector<PointConfig>& point_configs(const SweepPlan& plan);
 
-struct WorkerPlan {
-  std::vector<Collective> collectives;
-  std::vector<std::uint64_t> sizes;
-  DType dtype = DType::Float32;
-  ReduceOp op = ReduceOp::Sum;
-  std::vector<bool> placements;      // in_place values, in order
-  MeasureSettings measure;
-  std::vector<PointConfig> configs;  // in-process dimensions; default: one "auto" config
-  SearchKind search = SearchKind::Exhaustive;
-  std::vector<SkipRule> skips;       // this group's planned skips ("skips" in the plan)
-};
+// The planned reason `spec` is skipped (plan.skips), or nullptr when it is to be measured.
+const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 
-// The planned reason `spec` is skipped, or nullptr when it is to be measured.
-const SkipRule* planned_skip(const WorkerPlan& plan, const PointSpec& spec);
-
-// Throws UsageError on a malformed plan.
-WorkerPlan worker_plan_from_json(const nlohmann::json& plan);
-
-// Points in the order workers run them: collective, size, config, placement. Configs are
-// inner so the candidates compared at a size are measured minutes apart at most, not a
-// whole sweep apart (clocks and temperatures drift between them).
-std::vector<PointSpec> enumerate_points(const WorkerPlan& plan, int nranks);
+// Points in order: collective, size, config, placement. Configs are inner so the candidates
+// compared at a size are measured minutes apart at most, not a whole sweep apart (clocks and
+// temperatures drift between them). Gather/scatter-like collectives need at least one element
+// per rank: a smaller size is raised to that (and the row shows the size actually moved).
+std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
 // The index of (collective c, size s, config k, placement p) in enumerate_points' list.
-std::size_t point_index(const WorkerPlan& plan, std::size_t c, std::size_t s, std::size_t k, std::size_t p);
+std::size_t point_index(const SweepPlan& plan, std::size_t c, std::size_t s, std::size_t k, std::size_t p);
 
 // "allreduce 1 KiB out-of-place" (+ " ring/simple/16ch" when forced).
 std::string describe(const PointSpec& spec);
 
-// Bytes a worker must hold for the largest point (send, recv), for buffer allocation.
-std::pair<std::uint64_t, std::uint64_t> largest_buffers(const std::vector<PointSpec>& points, DType dtype);
+// The largest send and receive buffers any of `points` needs, in bytes: what a backend
+// allocates once (in-place layouts use the receive buffer for allreduce/allgather and the
+// send buffer for reducescatter, so these cover them).
+struct BufferBytes {
+  std::uint64_t send = 0;
+  std::uint64_t recv = 0;
+};
+BufferBytes largest_buffers(const std::vector<PointSpec>& points);
 
 }  // namespace cctune::runtime

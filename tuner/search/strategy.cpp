@@ -22,6 +22,20 @@ void add_unique(std::vector<std::size_t>& v, std::size_t x) {
 
 }  // namespace
 
+std::string to_string(StrategyKind kind) { return kind == StrategyKind::Halving ? "halving" : "exhaustive"; }
+
+std::optional<StrategyKind> parse_strategy(std::string_view text) {
+  if (text == "exhaustive") return StrategyKind::Exhaustive;
+  if (text == "halving") return StrategyKind::Halving;
+  return std::nullopt;
+}
+
+std::unique_ptr<Strategy> make_strategy(StrategyKind kind, std::size_t sizes, std::size_t candidates,
+                                        const HalvingOptions& options) {
+  if (kind == StrategyKind::Halving) return std::make_unique<SuccessiveHalving>(sizes, candidates, options);
+  return std::make_unique<Exhaustive>(sizes, candidates, options.full_iterations);
+}
+
 Exhaustive::Exhaustive(std::size_t sizes, std::size_t candidates, int iterations)
     : sizes_(sizes), candidates_(candidates), iterations_(iterations),
       results_(sizes, std::vector<std::optional<Measurement>>(candidates)) {

@@ -5,10 +5,21 @@
 // into the caller's own lists. No I/O, no clocks, no randomness.
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace cctune::tuner::search {
+
+// How a sweep chooses what to measure: the one spelling for --strategy, space files, the
+// worker's plan and results.json ("exhaustive", "halving").
+enum class StrategyKind { Exhaustive, Halving };
+std::string to_string(StrategyKind kind);
+// nullopt for any other text; callers name their input in the error ("use exhaustive or halving").
+std::optional<StrategyKind> parse_strategy(std::string_view text);
+inline constexpr const char* strategy_names = "exhaustive or halving";
 
 struct Request {
   std::size_t size_index = 0;
@@ -99,6 +110,11 @@ class SuccessiveHalving : public Strategy {
   std::vector<double> behind_;                             // [candidate]: screened time / best, last size
   std::vector<std::optional<std::size_t>> best_;
 };
+
+// A strategy of `kind` over `sizes` x `candidates`. Exhaustive measures everything for
+// `options.full_iterations`; the other options are successive halving's.
+std::unique_ptr<Strategy> make_strategy(StrategyKind kind, std::size_t sizes, std::size_t candidates,
+                                        const HalvingOptions& options = {});
 
 struct SearchTotals {
   std::size_t measurements = 0;  // recorded requests

@@ -56,7 +56,7 @@ double point_seconds(const SearchSpace& space, std::uint64_t bytes, const Estima
 SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const EstimateModel& model) {
   SpacePlan plan;
   plan.space = space.name;
-  plan.strategy = to_string(space.strategy);
+  plan.strategy = space.strategy;
   for (const GroupSpec& spec : space.groups) {
     PlannedGroup g;
     g.name = spec.name;
@@ -100,7 +100,7 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
 }
 
 std::string format_plan(const SpacePlan& plan) {
-  std::string s = "# space " + plan.space + ", strategy " + plan.strategy + "\n";
+  std::string s = "# space " + plan.space + ", strategy " + search::to_string(plan.strategy) + "\n";
   char line[640];
   std::size_t skipped_groups = 0;
   for (const PlannedGroup& g : plan.groups) {

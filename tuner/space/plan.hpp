@@ -49,7 +49,7 @@ struct EstimateModel {
 
 struct SpacePlan {
   std::string space;
-  std::string strategy;
+  search::StrategyKind strategy = search::StrategyKind::Exhaustive;
   std::vector<PlannedGroup> groups;
   std::size_t points = 0;          // to measure
   std::size_t skipped_points = 0;  // left out with a reason

@@ -163,7 +163,6 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
 
 }  // namespace
 
-std::string to_string(StrategyKind k) { return k == StrategyKind::Exhaustive ? "exhaustive" : "halving"; }
 std::string to_string(GroupRequirement r) { return r == GroupRequirement::Net ? "net" : "rdma"; }
 
 SearchSpace parse_space(const std::string& json_text, const std::string& source) {
@@ -239,9 +238,9 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
   }
   if (j.contains("strategy")) {
     const json& st = j.at("strategy");
-    if (st == "exhaustive") s.strategy = StrategyKind::Exhaustive;
-    else if (st == "halving") s.strategy = StrategyKind::Halving;
-    else r.fail("strategy", "is " + st.dump(), "\"exhaustive\", \"halving\"");
+    const auto kind = st.is_string() ? search::parse_strategy(st.get<std::string>()) : std::nullopt;
+    if (!kind) r.fail("strategy", "is " + st.dump(), "\"exhaustive\", \"halving\"");
+    s.strategy = *kind;
   }
   return s;
 }

@@ -10,6 +10,7 @@
 
 #include "core/collective.hpp"
 #include "core/sizes.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace cctune::tuner {
 
@@ -30,8 +31,6 @@ struct MeasureSpec {
   double target_noise = 0.01;
 };
 
-enum class StrategyKind { Exhaustive, Halving };
-
 struct SearchSpace {
   std::string name;
   std::string source;  // file it was read from
@@ -44,10 +43,9 @@ struct SearchSpace {
   std::vector<int> channels;            // 0: NCCL's count
   std::vector<GroupSpec> groups;
   MeasureSpec measure;
-  StrategyKind strategy = StrategyKind::Exhaustive;
+  search::StrategyKind strategy = search::StrategyKind::Exhaustive;
 };
 
-std::string to_string(StrategyKind k);
 std::string to_string(GroupRequirement r);
 
 // Parses and validates; throws UsageError naming `source`, the key and what is allowed.

@@ -55,7 +55,7 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
   context.caller_disables_nvls = disables == "1";
   plan.nccl.configs = space_configs(space, plan.nccl.graph);
   tuner::SpacePlan planned = tuner::plan_space(space, context);
-  planned.strategy = plan.nccl.search;
+  planned.strategy = plan.nccl.strategy;
   if (comm.rank() == 0 && !gpus && context.nranks == 0)
     std::printf("# no GPU visible here: rank count unknown, so NCCL's per-rank-count limits are not applied (--gpus N plans for N per node)\n");
   return planned;

@@ -1,13 +1,14 @@
 // libFuzzer target for what the supervisor reads from workers: a message line (decode and
-// the typed reads the supervisor makes of its point field) and a worker spec. Every input
-// is accepted or raises cctune::Error, which the supervisor turns into a failed group.
+// the typed reads the supervisor makes of its point field) and a worker spec with the sweep
+// plan in it, as a worker reads them. Every input is accepted or raises cctune::Error, which
+// the supervisor turns into a failed group.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
-#include "core/json_depth.hpp"
 #include "runtime/protocol.hpp"
+#include "runtime/sweep_plan.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace cctune::runtime;
@@ -19,10 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const cctune::Error&) {
   }
   try {
-    if (!cctune::json_nests_deeper_than(line)) {
-      const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (!j.is_discarded()) (void)to_json(worker_spec_from_json(j));
-    }
+    const WorkerSpec spec = parse_worker_spec(line);
+    (void)to_json(spec);
+    (void)to_json(plan_from_json(spec.plan));
   } catch (const cctune::Error&) {
   }
   return 0;

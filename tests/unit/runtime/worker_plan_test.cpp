@@ -1,54 +1,47 @@
-// The worker reads the plan the sweep command writes; both ends are tested together here.
+// The points of a plan (one enumerator for the MPI sweep and the NCCL workers), the largest
+// buffers, and the worker's loop driving the plan's search strategy over the selftest backend.
 #include "runtime/worker_plan.hpp"
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "app/sweep_options.hpp"
 #include "core/error.hpp"
 #include "runtime/halving_loop.hpp"
+#include "runtime/selftest_module.hpp"
+#include "runtime/worker_loop.hpp"
+#include "sample_plan.hpp"
 
 namespace cctune::runtime {
 namespace {
 
-app::SweepPlan sample_plan() {
-  app::SweepArgs a;
-  a.min_bytes = "8";
-  a.max_bytes = "1K";
-  a.collectives = "allreduce,allgather";
-  a.iters = 7;
-  a.warmup = 3;
-  a.check = 1;
-  a.backend = "nccl";
-  a.transport = "nvlink,pcie";
-  a.env_groups = {"big:NCCL_BUFFSIZE=8388608"};
-  return app::resolve_sweep(a, true, true);
+using samples::sample_nccl_plan;
+
+PointConfig forced(const char* algo, const char* proto, int channels = 0) {
+  PointConfig c;
+  c.algo = algo;
+  c.proto = proto;
+  c.channels = channels;
+  return c;
 }
 
-TEST(WorkerPlan, ReadsWhatTheSweepWrites) {
-  const auto plan = sample_plan();
-  nlohmann::json j = app::to_json(plan);
-  const WorkerPlan w = worker_plan_from_json(j);
-  EXPECT_EQ(w.collectives, plan.collectives);
-  EXPECT_EQ(w.sizes, plan.sizes);
-  EXPECT_EQ(w.dtype, plan.dtype);
-  EXPECT_EQ(w.placements, plan.placements);
-  EXPECT_EQ(w.measure.batch_iters, 7);
-  EXPECT_EQ(w.measure.warmup_iters, 3);
-  EXPECT_TRUE(w.measure.check);
-  EXPECT_EQ(w.measure.stop.max_time_s, plan.measure.stop.max_time_s);
-  ASSERT_EQ(w.configs.size(), 1u);
-  EXPECT_EQ(w.configs[0], PointConfig{});
+TEST(PlanPoints, ResolvedOptions) {
+  const auto plan = sample_nccl_plan();
+  EXPECT_EQ(plan.measure.batch_iters, 7);
+  EXPECT_EQ(plan.measure.warmup_iters, 3);
+  EXPECT_TRUE(plan.measure.check);
+  ASSERT_EQ(plan.nccl.configs.size(), 1u);
+  EXPECT_EQ(point_configs(plan), std::vector<PointConfig>{PointConfig{}});
   ASSERT_EQ(plan.nccl.groups.size(), 3u);
   EXPECT_EQ(plan.nccl.groups[2].label, "big");
-  EXPECT_EQ(j["nccl"]["groups"][1]["env"]["NCCL_P2P_DISABLE"], "1");
+  EXPECT_EQ(plan.nccl.strategy, tuner::search::StrategyKind::Exhaustive);
 }
 
-TEST(WorkerPlan, PointOrderAndDescription) {
-  const auto plan = sample_plan();
-  nlohmann::json j = app::to_json(plan);
-  j["configs"] = {{{"algo", "auto"}, {"proto", "auto"}, {"channels", 0}}, {{"algo", "ring"}, {"proto", "simple"}, {"channels", 16}}};
-  const WorkerPlan w = worker_plan_from_json(j);
-  const auto points = enumerate_points(w, 4);
+TEST(PlanPoints, PointOrderAndDescription) {
+  auto plan = sample_nccl_plan();
+  plan.nccl.configs = {PointConfig{}, forced("ring", "simple", 16)};
+  const auto points = enumerate_points(plan, 4);
   const std::size_t per_config = plan.collectives.size() * plan.sizes.size() * plan.placements.size();
   ASSERT_EQ(points.size(), 2 * per_config);
   // Configs are inner: both candidates of a size run back to back.
@@ -58,41 +51,95 @@ TEST(WorkerPlan, PointOrderAndDescription) {
   EXPECT_EQ(describe(points[4]), "allreduce 16 B out-of-place");
   // allgather needs one element per rank: 8 B is raised to 4 ranks x 4 B per rank
   EXPECT_EQ(points[per_config].collective, Collective::AllGather);
-  for (std::size_t c = 0; c < w.collectives.size(); ++c)
-    for (std::size_t s = 0; s < w.sizes.size(); ++s)
-      for (std::size_t k = 0; k < w.configs.size(); ++k)
-        for (std::size_t p = 0; p < w.placements.size(); ++p) {
-          const PointSpec& spec = points[point_index(w, c, s, k, p)];
-          EXPECT_EQ(spec.collective, w.collectives[c]);
-          EXPECT_EQ(spec.config, w.configs[k]);
-          EXPECT_EQ(spec.in_place, w.placements[p]);
+  EXPECT_EQ(describe(points[per_config]), "allgather 16 B out-of-place");
+  for (std::size_t c = 0; c < plan.collectives.size(); ++c)
+    for (std::size_t s = 0; s < plan.sizes.size(); ++s)
+      for (std::size_t k = 0; k < plan.nccl.configs.size(); ++k)
+        for (std::size_t p = 0; p < plan.placements.size(); ++p) {
+          const PointSpec& spec = points[point_index(plan, c, s, k, p)];
+          EXPECT_EQ(spec.collective, plan.collectives[c]);
+          EXPECT_EQ(spec.config, plan.nccl.configs[k]);
+          EXPECT_EQ(spec.in_place, plan.placements[p]);
+          EXPECT_EQ(spec.dtype, plan.dtype);
         }
-  const auto [send, recv] = largest_buffers(points, w.dtype);
-  EXPECT_EQ(send, 1024u);
-  EXPECT_GE(recv, 1024u);
+  const BufferBytes need = largest_buffers(points);
+  EXPECT_EQ(need.send, 1024u);
+  EXPECT_EQ(need.recv, 1024u);
 }
 
-TEST(WorkerPlan, StrategyAndPlannedSkips) {
-  nlohmann::json j = app::to_json(sample_plan());
-  const nlohmann::json tree_ll = {{"algo", "tree"}, {"proto", "ll"}, {"channels", 0}};
-  j["configs"] = {{{"algo", "auto"}, {"proto", "auto"}, {"channels", 0}}, tree_ll};
-  j["search"] = "halving";
-  j["skips"] = {{{"collective", "allgather"}, {"config", tree_ll}, {"reason", "NCCL has no tree allgather"}}};
-  const WorkerPlan w = worker_plan_from_json(j);
-  EXPECT_EQ(w.search, SearchKind::Halving);
-  for (const PointSpec& p : enumerate_points(w, 4)) {
-    const SkipRule* skip = planned_skip(w, p);
-    const bool expected = p.collective == Collective::AllGather && p.config.algo == "tree";
+TEST(PlanPoints, MpiPlansHaveOneConfigPerPoint) {
+  app::SweepArgs a;
+  a.backend = "mpi";
+  a.max_bytes = "64";
+  a.placement = "in";
+  const auto plan = app::resolve_sweep(a, false, false);
+  const auto points = enumerate_points(plan, 2);
+  ASSERT_EQ(points.size(), 3u * 4u);  // 3 collectives x 8..64 B, in-place only
+  EXPECT_EQ(point_index(plan, 1, 2, 0, 0), 6u);
+  EXPECT_EQ(describe(points[6]), "allgather 32 B in-place");
+}
+
+TEST(PlanPoints, LargestBuffersOverCollectivesSizesAndTheRaisedSmallSizes) {
+  SweepPlan plan;
+  plan.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
+  plan.sizes = {1024, 1 << 20};
+  plan.placements = {false, true};
+  // allreduce: 1 MiB each way; allgather: 128 KiB in, 1 MiB out; reducescatter: 1 MiB in.
+  BufferBytes need = largest_buffers(enumerate_points(plan, 8));
+  EXPECT_EQ(need.send, 1u << 20);
+  EXPECT_EQ(need.recv, 1u << 20);
+  plan.collectives = {Collective::AllGather};
+  need = largest_buffers(enumerate_points(plan, 8));
+  EXPECT_EQ(need.send, (1u << 20) / 8);
+  EXPECT_EQ(need.recv, 1u << 20);
+  // 8 B cannot be gathered from 8 ranks: the point moves one float per rank, and the buffers
+  // must hold that (the sizes alone said 0 bytes).
+  plan.sizes = {8};
+  need = largest_buffers(enumerate_points(plan, 8));
+  EXPECT_EQ(need.send, 4u);
+  EXPECT_EQ(need.recv, 32u);
+  plan.dtype = DType::Float64;
+  EXPECT_EQ(largest_buffers(enumerate_points(plan, 8)).recv, 64u);
+}
+
+TEST(PlanPoints, PlannedSkipsNameCollectiveAndConfig) {
+  auto plan = sample_nccl_plan();
+  const PointConfig tree_ll = forced("tree", "ll");
+  plan.nccl.configs = {PointConfig{}, tree_ll};
+  plan.skips = {{Collective::AllGather, tree_ll, "NCCL has no tree allgather"}};
+  for (const PointSpec& p : enumerate_points(plan, 4)) {
+    const SkipRule* skip = planned_skip(plan, p);
+    const bool expected = p.collective == Collective::AllGather && p.config == tree_ll;
     EXPECT_EQ(skip != nullptr, expected) << describe(p);
     if (skip) {
       EXPECT_EQ(skip->reason, "NCCL has no tree allgather");
     }
   }
-  j["search"] = "random";
-  EXPECT_THROW(worker_plan_from_json(j), UsageError);
 }
 
-TEST(WorkerPlan, ScreeningIsOneShortBatchWithoutNoiseTarget) {
+TEST(WorkerLoop, SearchUnitsFollowTheStrategy) {
+  auto plan = sample_nccl_plan();
+  const PointConfig tree_ll = forced("tree", "ll");
+  plan.nccl.configs = {forced("ring", "simple"), PointConfig{}, tree_ll};
+  plan.skips = {{Collective::AllGather, tree_ll, "NCCL has no tree allgather"}};
+  const auto points = enumerate_points(plan, 4);
+  // Exhaustive: one unit per collective, candidates config-major as the points are.
+  auto units = search_units(plan, points);
+  ASSERT_EQ(units.size(), 2u);
+  using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+  EXPECT_EQ(units[0].candidates, (Pairs{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}}));
+  EXPECT_EQ(units[1].collective, 1u);
+  EXPECT_EQ(units[1].candidates, (Pairs{{0, 0}, {0, 1}, {1, 0}, {1, 1}}));  // tree/ll skipped
+  // Halving compares configs: one unit per placement, NCCL's default always kept.
+  plan.nccl.strategy = tuner::search::StrategyKind::Halving;
+  units = search_units(plan, points);
+  ASSERT_EQ(units.size(), 4u);
+  EXPECT_EQ(units[1].candidates, (Pairs{{0, 1}, {1, 1}, {2, 1}}));
+  EXPECT_EQ(units[1].nccl_default, 1u);
+  EXPECT_EQ(units[3].candidates, (Pairs{{0, 1}, {1, 1}}));
+}
+
+TEST(WorkerLoop, ScreeningIsOneShortBatchWithoutNoiseTarget) {
   MeasureSettings full;
   full.warmup_iters = 5;
   full.check = true;
@@ -105,9 +152,85 @@ TEST(WorkerPlan, ScreeningIsOneShortBatchWithoutNoiseTarget) {
   EXPECT_EQ(s.stop.max_iterations, 4);  // ends on iterations, never waits for the noise target
   EXPECT_FALSE(s.check);
   EXPECT_EQ(s.stop.max_time_s, 0.5);
+  EXPECT_EQ(request_settings(full, kFullMeasurement).warmup_iters, 5);
+  EXPECT_EQ(screening_round(tuner::search::HalvingOptions{}.first_iterations), 0);
+  EXPECT_EQ(screening_round(tuner::search::HalvingOptions{}.middle_iterations), 1);
+  EXPECT_EQ(screening_round(kFullMeasurement), -1);
 }
 
-TEST(WorkerPlan, Malformed) { EXPECT_THROW(worker_plan_from_json({{"collectives", 3}}), UsageError); }
+// What a worker of rank 0 emits for `plan` over the GPU-free selftest backend.
+struct Emitted {
+  std::vector<long> progress, points;
+  std::vector<int> rounds;  // per point message: its screen_round, -1 for a full measurement
+};
+
+Emitted run_selftest_worker(const SweepPlan& plan) {
+  auto module = make_selftest_module();
+  NcclWorkerSetup setup;
+  setup.unique_id_hex = std::string(256, '0');
+  auto backend = module->create_backend(setup);
+  const auto points = enumerate_points(plan, 1);
+  Emitted out;
+  run_worker_points(*backend, module->comm(), WorkerSpec{}, plan, points, [&](const Message& m) {
+    if (m.type == MessageType::Progress) out.progress.push_back(message_point(m));
+    if (m.type != MessageType::Point) return;
+    out.points.push_back(message_point(m));
+    out.rounds.push_back(m.body["result"].value("screen_round", -1));
+  });
+  return out;
+}
+
+SweepPlan quick_plan() {
+  SweepPlan plan;
+  plan.backend = BackendChoice::Nccl;
+  plan.collectives = {Collective::AllReduce, Collective::AllGather};
+  plan.sizes = {8, 64, 512};
+  plan.placements = {false, true};
+  plan.measure.warmup_iters = 0;
+  plan.measure.batch_iters = 2;
+  plan.measure.stop.min_iterations = 2;
+  plan.measure.stop.max_time_s = 0.002;
+  plan.nccl.configs = {PointConfig{}, forced("ring", "simple"), forced("ring", "ll"), forced("tree", "simple"), forced("tree", "ll")};
+  plan.skips = {{Collective::AllGather, forced("tree", "ll"), "NCCL has no tree allgather"}};
+  return plan;
+}
+
+TEST(WorkerLoop, ExhaustiveWalksEveryPointInOrderThroughTheStrategy) {
+  const SweepPlan plan = quick_plan();
+  const auto points = enumerate_points(plan, 1);
+  std::vector<long> expected;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!planned_skip(plan, points[i])) expected.push_back(static_cast<long>(i));
+  const Emitted e = run_selftest_worker(plan);
+  EXPECT_EQ(e.progress, expected);
+  EXPECT_EQ(e.points, expected);
+  EXPECT_EQ(e.rounds, std::vector<int>(expected.size(), -1));  // everything measured in full
+}
+
+TEST(WorkerLoop, HalvingScreensAndMeasuresTheDefaultInFull) {
+  SweepPlan plan = quick_plan();
+  plan.nccl.strategy = tuner::search::StrategyKind::Halving;
+  const auto points = enumerate_points(plan, 1);
+  const Emitted e = run_selftest_worker(plan);
+  EXPECT_EQ(e.points, e.progress);
+  std::set<long> full;
+  std::set<int> rounds;
+  for (std::size_t i = 0; i < e.points.size(); ++i) {
+    const PointSpec& p = points[static_cast<std::size_t>(e.points[i])];
+    EXPECT_EQ(planned_skip(plan, p), nullptr) << describe(p);
+    rounds.insert(e.rounds[i]);
+    if (e.rounds[i] < 0) {
+      EXPECT_TRUE(full.insert(e.points[i]).second) << "measured in full twice: " << describe(p);
+    }
+  }
+  EXPECT_EQ(rounds, (std::set<int>{-1, 0, 1}));
+  // Every (collective, size, placement) has NCCL's own choice measured at full length...
+  std::size_t full_defaults = 0;
+  for (long index : full) full_defaults += points[static_cast<std::size_t>(index)].config == PointConfig{} ? 1 : 0;
+  EXPECT_EQ(full_defaults, plan.collectives.size() * plan.sizes.size() * plan.placements.size());
+  // ...and screening left some configs out of the full measurements.
+  EXPECT_LT(full.size(), points.size() - plan.sizes.size() * plan.placements.size());
+}
 
 TEST(SweepOptions, NcclOptionsAreValidated) {
   app::SweepArgs a;
@@ -123,16 +246,21 @@ TEST(SweepOptions, NcclOptionsAreValidated) {
   a.env_groups = {};
   a.emulate_nodes = 0;
   EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
+  a.emulate_nodes = 1;
+  a.strategy = "random";
+  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
+  a.strategy = "halving";
+  EXPECT_EQ(app::resolve_sweep(a, true, true).nccl.strategy, tuner::search::StrategyKind::Halving);
 }
 
 TEST(SweepOptions, SharedGpuTestMode) {
   app::SweepArgs a;
   a.backend = "nccl";
-  EXPECT_FALSE(app::to_json(app::resolve_sweep(a, true, true)).contains("test_mode"));
+  EXPECT_FALSE(to_json(app::resolve_sweep(a, true, true)).contains("test_mode"));
   a.test_shared_gpu = 2;
   const auto plan = app::resolve_sweep(a, true, true);
   EXPECT_EQ(plan.nccl.test_shared_gpu, 2);
-  const nlohmann::json j = app::to_json(plan);
+  const nlohmann::json j = to_json(plan);
   EXPECT_EQ(j["test_mode"], "shared-gpu");
   EXPECT_EQ(j["nccl"]["test_shared_gpu"], 2);
   auto error_of = [](const app::SweepArgs& args) {

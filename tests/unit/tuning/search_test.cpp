@@ -195,5 +195,24 @@ TEST(Search, NeighbouringSizesSeedTheMiddleRound) {
   EXPECT_EQ(without.best(1), 0u);
 }
 
+TEST(Search, StrategyNamesRoundTripAndOthersAreRefused) {
+  for (StrategyKind k : {StrategyKind::Exhaustive, StrategyKind::Halving}) EXPECT_EQ(parse_strategy(to_string(k)), k);
+  EXPECT_EQ(to_string(StrategyKind::Exhaustive), "exhaustive");
+  EXPECT_EQ(to_string(StrategyKind::Halving), "halving");
+  for (const char* bad : {"", "random", "Halving", "exhaustive ", "halving\n"}) EXPECT_FALSE(parse_strategy(bad)) << bad;
+}
+
+TEST(Search, MakeStrategyBuildsTheKindAsked) {
+  HalvingOptions options;
+  options.full_iterations = 50;
+  const auto exhaustive = make_strategy(StrategyKind::Exhaustive, 2, 3, options);
+  ASSERT_NE(dynamic_cast<Exhaustive*>(exhaustive.get()), nullptr);
+  const SearchTotals all = run_search(*exhaustive, [](const Request& r) { return Measurement{1.0 + static_cast<double>(r.candidate), 0}; });
+  EXPECT_EQ(all.measurements, 6u);      // every candidate at every size...
+  EXPECT_EQ(all.iterations, 6 * 50);    // ...at full length
+  EXPECT_EQ(exhaustive->best(1), 0u);
+  ASSERT_NE(dynamic_cast<SuccessiveHalving*>(make_strategy(StrategyKind::Halving, 2, 3, options).get()), nullptr);
+}
+
 }  // namespace
 }  // namespace cctune::tuner::search

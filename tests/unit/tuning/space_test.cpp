@@ -50,7 +50,7 @@ TEST(Space, BuiltInSpacesParse) {
     EXPECT_TRUE(s.groups[0].env.empty());
   }
   const SearchSpace d = load_space("default", {kSpaces});
-  EXPECT_EQ(d.strategy, StrategyKind::Halving);
+  EXPECT_EQ(d.strategy, search::StrategyKind::Halving);
   EXPECT_EQ(d.sizes.expand().front(), 8u);
   EXPECT_EQ(d.sizes.expand().back(), 512u << 20);
   EXPECT_EQ(load_space(kSpaces + "/quick.json", {}).name, "quick");  // a path works too

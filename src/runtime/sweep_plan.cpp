@@ -1,0 +1,201 @@
+#include "runtime/sweep_plan.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/json_depth.hpp"  // json_float_beyond_int
+#include "core/results_json.hpp"
+#include "core/sizes.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+using nlohmann::json;
+namespace search = tuner::search;
+
+// More points than this cannot be a sweep anyone waits for; refused before any is enumerated.
+constexpr double max_plan_points = 10'000'000;
+
+[[noreturn]] void refuse(const std::string& what) {
+  throw UsageError("sweep plan: " + what, "supervisor and worker must be the same cctune build");
+}
+
+const json& field(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) refuse(std::string("\"") + key + "\" is missing");
+  return j.at(key);
+}
+
+std::string shown(const json& v) { return v.dump().substr(0, 40); }
+
+long whole_in(const json& j, const char* key, long lo, long hi) {
+  const json& v = field(j, key);
+  if (!v.is_number_integer() || v.get<long>() < lo || v.get<long>() > hi)
+    refuse(std::string("\"") + key + "\" is " + shown(v) + ", not a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v.get<long>();
+}
+
+// Seconds or a ratio: finite, above 0 (or 0 itself when `zero_ok`).
+double positive(const json& j, const char* key, bool zero_ok = false) {
+  const json& v = field(j, key);
+  const double x = v.is_number() ? v.get<double>() : -1;
+  if (!std::isfinite(x) || x < 0 || (x == 0 && !zero_ok)) refuse(std::string("\"") + key + "\" is " + shown(v) + ", not a positive number");
+  return x;
+}
+
+std::string text(const json& v, const char* key) {
+  if (!v.is_string()) refuse(std::string("\"") + key + "\" is " + shown(v) + ", not a string");
+  return v.get<std::string>();
+}
+
+const json& array(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_array()) refuse(std::string("\"") + key + "\" is " + shown(v) + ", not a list");
+  return v;
+}
+
+// A value core parses (collective, dtype, op): its UsageError gains the key it came from.
+template <class Parse>
+auto named(const json& v, const char* key, Parse parse) {
+  const std::string t = text(v, key);
+  try {
+    return parse(t);
+  } catch (const UsageError& e) {
+    refuse(std::string("\"") + key + "\": " + e.what_only());
+  }
+}
+
+const json& list(const json& j, const char* key, std::size_t most) {
+  const json& v = array(j, key);
+  if (v.empty() || v.size() > most)
+    refuse(std::string("\"") + key + "\" must be a list of 1 to " + std::to_string(most) + " entries");
+  return v;
+}
+
+void read_measure(const json& j, MeasureSettings& m) {
+  m.batch_iters = static_cast<int>(whole_in(j, "iters", 1, INT_MAX));
+  m.warmup_iters = static_cast<int>(whole_in(j, "warmup_iters", 0, INT_MAX));
+  if (!field(j, "check").is_boolean()) refuse("\"check\" must be true or false");
+  m.check = j.at("check").get<bool>();
+  m.stop.min_iterations = whole_in(j, "min_iters", 1, INT_MAX);
+  m.stop.max_time_s = positive(j, "max_time_s");
+  m.stop.target_rel_noise = positive(j, "target_noise");
+}
+
+void read_dimensions(const json& j, SweepPlan& p) {
+  for (const json& c : list(j, "collectives", all_collectives().size())) p.collectives.push_back(named(c, "collectives", parse_collective));
+  for (const json& s : list(j, "sizes_bytes", max_size_count)) {
+    if (!s.is_number_unsigned() || s.get<std::uint64_t>() == 0) refuse("\"sizes_bytes\" holds " + shown(s) + ", not a size of at least 1 byte");
+    p.sizes.push_back(s.get<std::uint64_t>());
+  }
+  p.dtype = named(field(j, "dtype"), "dtype", parse_dtype);
+  p.op = named(field(j, "op"), "op", parse_reduce_op);
+  for (const json& pl : list(j, "placements", 2)) {
+    if (pl != "out" && pl != "in") refuse("\"placements\" holds " + shown(pl) + ", not \"out\" or \"in\"");
+    p.placements.push_back(pl == "in");
+  }
+}
+
+ConfigGroup read_group(const json& g) {
+  ConfigGroup group;
+  group.label = text(field(g, "label"), "label");
+  if (!field(g, "env").is_object()) refuse("\"env\" of group " + group.label + " is not an object");
+  for (const auto& [key, value] : g.at("env").items()) group.env[key] = text(value, "env");
+  return group;
+}
+
+void read_nccl(const json& n, NcclSettings& s) {
+  s.gpus = static_cast<int>(whole_in(n, "gpus", 0, INT_MAX));
+  for (const json& g : array(n, "groups")) s.groups.push_back(read_group(g));
+  s.emulate_nodes = static_cast<int>(whole_in(n, "emulate_nodes", 1, INT_MAX));
+  s.point_timeout_s = positive(n, "point_timeout_s");
+  s.group_timeout_s = positive(n, "group_timeout_s", true);
+  if (!field(n, "graph").is_boolean()) refuse("\"graph\" must be true or false");
+  s.graph = n.at("graph").get<bool>();
+  if (n.contains("test_shared_gpu")) s.test_shared_gpu = static_cast<int>(whole_in(n, "test_shared_gpu", 0, 16));
+  for (const json& c : array(n, "configs")) s.configs.push_back(c.get<PointConfig>());
+  const auto strategy = search::parse_strategy(text(field(n, "search"), "search"));
+  if (!strategy) refuse("\"search\" is " + shown(n.at("search")) + ", not " + search::strategy_names);
+  s.strategy = *strategy;
+}
+
+void check_point_count(const SweepPlan& p) {
+  const double points = static_cast<double>(p.collectives.size()) * static_cast<double>(p.sizes.size()) *
+                        static_cast<double>(std::max<std::size_t>(p.nccl.configs.size(), 1)) * static_cast<double>(p.placements.size());
+  if (points > max_plan_points) refuse("plans more than " + std::to_string(static_cast<long>(max_plan_points)) + " points");
+}
+
+}  // namespace
+
+std::string to_string(BackendChoice b) {
+  return b == BackendChoice::Nccl ? "nccl" : b == BackendChoice::Mpi ? "mpi" : "auto";
+}
+
+json to_json(const SweepPlan& p) {
+  json colls = json::array();
+  for (auto c : p.collectives) colls.push_back(to_string(c));
+  json placements = json::array();
+  for (bool ip : p.placements) placements.push_back(ip ? "in" : "out");
+  json j = {{"backend", to_string(p.backend)},
+            {"collectives", colls},
+            {"sizes_bytes", p.sizes},
+            {"dtype", to_string(p.dtype)},
+            {"op", to_string(p.op)},
+            {"placements", placements},
+            {"iters", p.measure.batch_iters},
+            {"warmup_iters", p.measure.warmup_iters},
+            {"check", p.measure.check},
+            {"min_iters", p.measure.stop.min_iterations},
+            {"max_time_s", p.measure.stop.max_time_s},
+            {"target_noise", p.measure.stop.target_rel_noise}};
+  if (p.backend == BackendChoice::Nccl) {
+    json groups = json::array();
+    for (const auto& g : p.nccl.groups) {
+      groups.push_back({{"label", g.label}, {"env", g.env}});
+      if (!g.skips.empty()) groups.back()["skipped_configs"] = g.skips.size();
+    }
+    j["nccl"] = {{"gpus", p.nccl.gpus},
+                 {"groups", groups},
+                 {"emulate_nodes", p.nccl.emulate_nodes},
+                 {"point_timeout_s", p.nccl.point_timeout_s},
+                 {"group_timeout_s", p.nccl.group_timeout_s},
+                 {"graph", p.nccl.graph},
+                 {"configs", p.nccl.configs},
+                 {"search", search::to_string(p.nccl.strategy)}};
+    // Only in the test mode, so that a performance run's settings stay as they were.
+    if (p.nccl.test_shared_gpu > 0) {
+      j["test_mode"] = test_mode_shared_gpu;
+      j["nccl"]["test_shared_gpu"] = p.nccl.test_shared_gpu;
+    }
+  }
+  if (!p.skips.empty()) {
+    json skips = json::array();
+    for (const auto& s : p.skips) skips.push_back({{"collective", to_string(s.collective)}, {"config", s.config}, {"reason", s.reason}});
+    j["skips"] = std::move(skips);
+  }
+  return j;
+}
+
+SweepPlan plan_from_json(const json& j) {
+  if (const std::string bad = json_float_beyond_int(j); !bad.empty()) refuse(bad + ", out of range");
+  try {
+    SweepPlan p;
+    const json& backend = field(j, "backend");
+    if (backend != "mpi" && backend != "nccl") refuse("\"backend\" is " + shown(backend) + ", not \"mpi\" or \"nccl\"");
+    p.backend = backend == "nccl" ? BackendChoice::Nccl : BackendChoice::Mpi;
+    read_dimensions(j, p);
+    read_measure(j, p.measure);
+    if (p.backend == BackendChoice::Nccl) read_nccl(field(j, "nccl"), p.nccl);
+    check_point_count(p);
+    if (j.contains("skips"))
+      for (const json& k : array(j, "skips"))
+        p.skips.push_back({named(field(k, "collective"), "collective", parse_collective), field(k, "config").get<PointConfig>(),
+                           text(field(k, "reason"), "reason")});
+    return p;
+  } catch (const json::exception& e) {  // a wrong type nlohmann finds (a config that is not an object...)
+    refuse(e.what());
+  }
+}
+
+}  // namespace cctune::runtime

@@ -1,0 +1,60 @@
+#pragma once
+// What a sweep measures, resolved from the command line (and a search space): the one plan
+// type of both backends, and its JSON. `cctune sweep` writes that JSON as meta.settings of
+// results.json; an NCCL worker reads it from its spec (docs/RUNTIME.md). Lives in the runtime
+// because the app (which builds plans) and the workers (which read them) both depend on it.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "collectives/engine.hpp"
+#include "core/collective.hpp"
+#include "core/results.hpp"
+#include "runtime/groups.hpp"
+#include "tuner/search/strategy.hpp"
+
+namespace cctune::runtime {
+
+enum class BackendChoice { Auto, Mpi, Nccl };
+std::string to_string(BackendChoice b);
+
+struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs
+  int gpus = 0;        // 0: all GPUs of the node (one rank per node)
+  std::vector<ConfigGroup> groups;
+  int emulate_nodes = 1;
+  double point_timeout_s = 60;
+  double group_timeout_s = 0;  // 0: automatic from the number of points
+  bool graph = false;
+  // The shared-GPU test mode (docs/NCCL_BACKEND.md): K workers per owned GPU, each its own NCCL
+  // host; functional checks only, never performance. 0: off.
+  int test_shared_gpu = 0;
+  std::vector<PointConfig> configs;  // measured on one communicator, in this order
+  tuner::search::StrategyKind strategy = tuner::search::StrategyKind::Exhaustive;  // over `configs`, per size
+};
+
+struct SweepPlan {
+  BackendChoice backend = BackendChoice::Mpi;  // never Auto once resolved
+  std::vector<Collective> collectives;
+  std::vector<std::uint64_t> sizes;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  std::vector<bool> placements;  // in_place values to run, out-of-place first
+  MeasureSettings measure;
+  std::string output_dir;        // where results go; not part of the JSON
+  NcclSettings nccl;
+  // A worker's plan only: the planned skips of its own config group (the sweep's JSON counts
+  // each group's skips as "skipped_configs"; the rules travel here, as "skips").
+  std::vector<SkipRule> skips;
+};
+
+// The plan's JSON. The "nccl" block is written for the NCCL backend only, "test_mode" only in
+// the shared-GPU test mode, "skips" only when there are some: results.json keeps its settings.
+nlohmann::json to_json(const SweepPlan& plan);
+// The inverse (output_dir stays empty; a group's skip rules are not in its JSON). Throws
+// UsageError naming the key for a missing or wrong field, a float beyond int, an empty or
+// too long size list, a size of 0, a setting out of range or too many points. The text it
+// comes from was depth-checked by whoever parsed it (a worker: parse_worker_spec).
+SweepPlan plan_from_json(const nlohmann::json& j);
+
+}  // namespace cctune::runtime
