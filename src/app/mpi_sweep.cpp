@@ -1,8 +1,8 @@
 #include "app/mpi_sweep.hpp"
 
 #include <algorithm>
+#include <set>
 
-#include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "collectives/mpi/mpi_backend.hpp"
 #include "collectives/mpi/mpi_rank_comm.hpp"
@@ -11,11 +11,6 @@
 #include "core/units.hpp"
 
 namespace cctune::app {
-
-int ranks_on_this_node(Session& session) {
-  const auto hosts = session.comm().allgather(session.hostname());
-  return static_cast<int>(std::count(hosts.begin(), hosts.end(), session.hostname()));
-}
 
 namespace {
 
@@ -33,7 +28,7 @@ PointSpec make_spec(const SweepPlan& plan, Collective c, std::uint64_t size, boo
 
 }  // namespace
 
-int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, const ResumeState* resume) {
+SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& reporters, const ResumeState* resume) {
   auto& comm = dynamic_cast<MpiRankComm&>(session.comm());
   const int nranks = comm.size();
   MpiBackend backend(comm.handle());
@@ -45,57 +40,51 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, co
       max_send = std::max(max_send, b.send_count * dtype_size(plan.dtype));
       max_recv = std::max(max_recv, b.recv_count * dtype_size(plan.dtype));
     }
-  const int local = ranks_on_this_node(session);
+  const auto hosts = comm.allgather(session.hostname());
+  const int local = static_cast<int>(std::count(hosts.begin(), hosts.end(), session.hostname()));
   agree_on_errors(comm, [&] { backend.reserve(max_send, max_recv, local); });
 
   RunResult run;
   run.backend = "mpi";
   run.group = "default";
   run.nranks = nranks;
-  if (sink) {
-    run.nnodes = static_cast<int>(sink->results().meta.hostnames.size());
-    sink->begin_run(resume ? resume->continue_run(run) : run);
-  }
+  run.nnodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  SweepOutcome outcome{.groups = 1};
+  reporters.begin_sweep(static_cast<long>(plan.collectives.size() * plan.sizes.size() * plan.placements.size()));
+  reporters.begin_run(resume ? resume->continue_run(run) : run);
   MeasureSettings measure = plan.measure;
   // Batches of ~1 ms amortise the ranks' skew after each aggregation step (PERFORMANCE.md);
   // a signal ends even a long batch, agreed by all ranks inside it.
   measure.min_batch_us = kMpiMinBatchUs;
   measure.min_batches = std::max(measure.min_batches, kMpiMinBatches);
   measure.stop_requested = [] { return stop_signal() != 0; };
-  const long total = static_cast<long>(plan.collectives.size() * plan.sizes.size() * plan.placements.size());
-  Progress progress(comm.rank() == 0 ? total : 0);
   long done = 0;
   for (auto c : plan.collectives) {
-    if (sink) sink->begin_collective(c, "backend mpi, " + std::to_string(nranks) + " ranks, " + to_string(plan.dtype));
+    reporters.begin_collective(c, "backend mpi, " + std::to_string(nranks) + " ranks, " + to_string(plan.dtype));
     for (auto size : plan.sizes) {
       for (bool in_place : plan.placements) {
         if (comm.any(stop_signal() != 0)) {
-          progress.clear();
-          return stop_signal() != 0 ? stop_signal() : 15;
+          outcome.stop_signal = agreed_stop_signal();
+          return outcome;
         }
         const PointSpec spec = make_spec(plan, c, size, in_place, nranks);
         if (resume && resume->measured(key_of(run, describe_point(spec)))) {
           ++done;  // measured by the interrupted sweep; its result is already in the run
           continue;
         }
-        if (comm.rank() == 0)
-          progress.update(done, to_string(c) + " " + format_size(spec.bytes.size_bytes) + (in_place ? " in-place" : " out-of-place"));
+        reporters.measuring(done, to_string(c) + " " + format_size(spec.bytes.size_bytes) + (in_place ? " in-place" : " out-of-place"));
         PointResult r = measure_point(backend, comm, spec, measure);
         if (r.stop_reason == "interrupted") {  // a signal cut the point short: not a measurement
-          progress.clear();
-          return stop_signal() != 0 ? stop_signal() : 15;
+          outcome.stop_signal = agreed_stop_signal();
+          return outcome;
         }
         ++done;
-        if (sink) {
-          progress.clear();
-          sink->add_point(r);
-        }
+        reporters.point(r);
       }
     }
-    if (sink) sink->end_collective();
+    reporters.end_collective();
   }
-  progress.clear();
-  return 0;
+  return outcome;
 }
 
 }  // namespace cctune::app
