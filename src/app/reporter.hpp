@@ -1,12 +1,12 @@
 #pragma once
 // What a sweep tells the outside world while it measures, as nvbench's printers and
 // google/benchmark's reporters: the backends send events, reporters format or save them
-// (results.json, the table, the progress line, CSV). Measuring code never formats and never
-// asks who listens: ranks other than 0 get an empty Reporters and send the same events.
+// (results.json, the table, the progress line, CSV). Measuring code never asks who listens:
+// ranks other than 0 get an empty Reporters and send the same events.
 //
-// Event order for one run (config group):
-//   begin_sweep (once), then per run: begin_run, { begin_collective, { measuring, point |
-//   screened }*, end_collective }*, run_timing?, fail_run?, note*; finally finish (once).
+// Event order: begin_sweep (once); per run (config group): begin_run, { begin_collective,
+// { measuring, point | screened }*, end_collective }*, run_timing?, fail_run?, note*; then
+// finish (once). An interrupted sweep goes straight to finish("interrupted").
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,26 +20,26 @@ class Reporter {
  public:
   virtual ~Reporter() = default;
   // `total_steps`: the points the progress counts (measuring()'s `step` runs 0..total).
-  virtual void begin_sweep(long total_steps) { (void)total_steps; }
+  virtual void begin_sweep(long /*total_steps*/) {}
   // A new run; its `points` may already hold points carried over by --resume.
-  virtual void begin_run(const RunResult& run) { (void)run; }
+  virtual void begin_run(const RunResult& /*run*/) {}
   // `context` says where the collective runs (backend, group, ranks, dtype).
-  virtual void begin_collective(Collective c, const std::string& context) { (void)c, (void)context; }
+  virtual void begin_collective(Collective /*c*/, const std::string& /*context*/) {}
   // About to measure step `step` of the sweep; `label` names it (collective, size, config).
-  virtual void measuring(long step, const std::string& label) { (void)step, (void)label; }
+  virtual void measuring(long /*step*/, const std::string& /*label*/) {}
   // A measured (or skipped, or failed) point of the current run and collective. Points
   // arrive out-of-place then in-place per size and config.
-  virtual void point(const PointResult& p) { (void)p; }
+  virtual void point(const PointResult& /*p*/) {}
   // A screening measurement of the halving strategy: part of the run, not a result.
-  virtual void screened(const PointResult& p) { (void)p; }
+  virtual void screened(const PointResult& /*p*/) {}
   virtual void end_collective() {}
   // The current run's wall time and the part of it before its first point.
-  virtual void run_timing(double duration_s, double startup_s) { (void)duration_s, (void)startup_s; }
-  virtual void fail_run(const std::string& reason) { (void)reason; }
+  virtual void run_timing(double /*duration_s*/, double /*startup_s*/) {}
+  virtual void fail_run(const std::string& /*reason*/) {}
   // A line for the user while the sweep goes on (a config group failed), without "cctune: ".
-  virtual void note(const std::string& line) { (void)line; }
+  virtual void note(const std::string& /*line*/) {}
   // The end of the sweep: "complete", "interrupted" or "failed".
-  virtual void finish(const std::string& status) { (void)status; }
+  virtual void finish(const std::string& /*status*/) {}
 };
 
 // Forwards every event to its reporters, in the order they were added (the progress line
