@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <regex>
 
-#include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
@@ -72,37 +71,32 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
   return p;
 }
 
-// Rank 0's view of the points as they arrive: table sections per collective; screening
-// measurements (halving strategy) go to the run's "screened" list, not to the table.
+// The points of one group as reporter events, as they arrive: a section per collective;
+// screening measurements (halving strategy) are reported as such, outside the sections.
 class PointFeed {
  public:
-  PointFeed(ResultsSink* sink, Progress& progress, std::string context)
-      : sink_(sink), progress_(progress), context_(std::move(context)) {}
+  PointFeed(Reporter& reporters, std::string context) : reporters_(reporters), context_(std::move(context)) {}
   void add(const nlohmann::json& j) {
-    if (!sink_) return;
     const PointResult p = j.get<PointResult>();
     if (p.screen_round >= 0) {
-      sink_->add_screened(p);
+      reporters_.screened(p);
       return;
     }
-    progress_.clear();
     if (!open_ || p.collective != current_) {
       close();
-      sink_->begin_collective(p.collective, context_);
+      reporters_.begin_collective(p.collective, context_);
       current_ = p.collective;
       open_ = true;
     }
-    sink_->add_point(p);
+    reporters_.point(p);
   }
   void close() {
-    progress_.clear();
-    if (sink_ && open_) sink_->end_collective();
+    if (open_) reporters_.end_collective();
     open_ = false;
   }
 
  private:
-  ResultsSink* sink_;
-  Progress& progress_;
+  Reporter& reporters_;
   std::string context_;
   bool open_ = false;
   Collective current_ = Collective::AllReduce;
@@ -131,6 +125,60 @@ std::vector<runtime::LocalWorker> group_workers(Session& session, const Placemen
     workers.push_back(std::move(w));
   }
   return workers;
+}
+
+// The line above each of the group's table sections.
+std::string group_context(const runtime::ConfigGroup& group, const Placement& place, const SweepPlan& plan) {
+  const int shared = plan.nccl.test_shared_gpu;
+  return "backend nccl, group " + group.label + ", " + std::to_string(place.layout.nranks) + " ranks on " + std::to_string(place.nnodes) +
+         " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype) +
+         (shared > 0 ? ", TEST MODE shared-gpu (" + std::to_string(shared) + " per GPU, socket transport): functional check, not performance"
+                     : std::string());
+}
+
+// The group's run record before its points: its own settings (what a profile may carry)
+// and everything NCCL reads in the workers, the caller's NCCL_* variables as well.
+RunResult group_run(const runtime::ConfigGroup& effective, const runtime::GroupSettings& settings, const Placement& place,
+                    const NcclSettings& ns) {
+  RunResult run;
+  run.backend = "nccl";
+  run.group = effective.label;
+  run.env = effective.env;
+  run.nccl_env = runtime::nccl_variables(runtime::worker_environment(settings.base_env, effective.env));
+  if (ns.emulate_nodes > 1) run.env["NCCL_HOSTID"] = "<host>-emu<j>: " + std::to_string(ns.emulate_nodes) + " emulated nodes per host";
+  if (ns.test_shared_gpu > 0) {
+    run.env["NCCL_HOSTID"] = "<host>-shared<j>: one NCCL host per worker (shared-GPU test mode)";
+    run.test_mode = test_mode_shared_gpu;
+    run.test_shared_gpu = ns.test_shared_gpu;
+  }
+  run.nranks = place.layout.nranks;
+  run.nnodes = place.nnodes;
+  return run;
+}
+
+// Runs one group's workers through the points, reporting as results arrive. `first_step`:
+// the progress count of the group's first point.
+runtime::GroupOutcome measure_group(RankComm& comm, const runtime::ConfigGroup& effective, const std::vector<runtime::LocalWorker>& workers,
+                                    const std::vector<PointSpec>& points, const runtime::GroupSettings& settings, Reporter& reporters,
+                                    const std::string& context, long first_step) {
+  PointFeed feed(reporters, context);
+  runtime::GroupCallbacks callbacks;
+  const auto group_start = std::chrono::steady_clock::now();
+  double startup_s = 0;
+  auto since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - group_start).count(); };
+  callbacks.on_point = [&](long, const nlohmann::json& result) {
+    if (startup_s == 0) startup_s = since_start();
+    feed.add(result);
+  };
+  callbacks.on_progress = [&](long index) {
+    if (index >= 0 && index < static_cast<long>(points.size()))
+      reporters.measuring(first_step + index, effective.label + ": " + runtime::describe(points[static_cast<std::size_t>(index)]));
+  };
+  callbacks.stop_requested = [] { return stop_signal() != 0; };
+  const auto result = runtime::run_group(comm, effective, workers, points, settings, callbacks);
+  feed.close();
+  reporters.run_timing(since_start(), startup_s);
+  return result;
 }
 
 }  // namespace
@@ -175,7 +223,7 @@ JobShape nccl_job_shape(Session& session, const SweepPlan& plan, const runtime::
   return {place.layout.nranks, place.nnodes};
 }
 
-NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, ResultsSink* sink) {
+SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, Reporter& reporters) {
   RankComm& comm = session.comm();
   const NcclSettings& ns = plan.nccl;
   const Placement place = place_workers(session, comm, ns, gpus.device_count);
@@ -196,88 +244,39 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
   settings.group_timeout_s = ns.group_timeout_s > 0 ? ns.group_timeout_s
                                                     : 120.0 + static_cast<double>(points.size()) * (3.0 * plan.measure.stop.max_time_s + 1.0);
 
-  NcclSweepOutcome outcome;
+  SweepOutcome outcome;
   // Progress through the points of every group; with the halving strategy the index still
   // advances through collectives and sizes in order (configs are the inner loop).
-  const long total = static_cast<long>(points.size() * ns.groups.size());
-  Progress progress(sink ? total : 0);
-  long groups_done = 0;
+  reporters.begin_sweep(static_cast<long>(points.size() * ns.groups.size()));
   for (const auto& group : ns.groups) {
     if (comm.any(stop_signal() != 0)) {
-      outcome.stop_signal = stop_signal() != 0 ? stop_signal() : 15;
+      outcome.stop_signal = agreed_stop_signal();
       return outcome;
     }
-    ++outcome.groups;
     // The executable exports cctune's tuner plugin; workers use it to force and observe
     // NCCL's algorithm, protocol and channel choices.
     runtime::ConfigGroup effective = group;
     // A group that names its own plugin keeps it (cctune verify runs the production .so).
     effective.env.try_emplace("NCCL_TUNER_PLUGIN", "STATIC_PLUGIN");
-    const std::vector<runtime::LocalWorker> workers = group_workers(session, place, plan, group, fault);
-
-    const std::string context = "backend nccl, group " + group.label + ", " + std::to_string(nranks) + " ranks on " +
-                                std::to_string(place.nnodes) + " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype) +
-                                (ns.test_shared_gpu > 0 ? ", TEST MODE shared-gpu (" + std::to_string(ns.test_shared_gpu) +
-                                                              " per GPU, socket transport): functional check, not performance"
-                                                        : std::string());
-    if (sink) {
-      RunResult run;
-      run.backend = "nccl";
-      run.group = group.label;
-      // The group's own settings (what a profile may carry), and everything NCCL reads in
-      // the workers: the caller's NCCL_* variables as well.
-      run.env = effective.env;
-      run.nccl_env = runtime::nccl_variables(runtime::worker_environment(settings.base_env, effective.env));
-      if (ns.emulate_nodes > 1)
-        run.env["NCCL_HOSTID"] = "<host>-emu<j>: " + std::to_string(ns.emulate_nodes) + " emulated nodes per host";
-      if (ns.test_shared_gpu > 0) {
-        run.env["NCCL_HOSTID"] = "<host>-shared<j>: one NCCL host per worker (shared-GPU test mode)";
-        run.test_mode = test_mode_shared_gpu;
-        run.test_shared_gpu = ns.test_shared_gpu;
-      }
-      run.nranks = nranks;
-      run.nnodes = place.nnodes;
-      sink->begin_run(run);
-    }
-    PointFeed feed(sink, progress, context);
-    runtime::GroupCallbacks callbacks;
-    const auto group_start = std::chrono::steady_clock::now();
-    double startup_s = 0;
-    auto since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - group_start).count(); };
-    callbacks.on_point = [&](long, const nlohmann::json& result) {
-      if (startup_s == 0) startup_s = since_start();
-      feed.add(result);
-    };
-    callbacks.on_progress = [&](long index) {
-      if (sink && index >= 0 && index < static_cast<long>(points.size()))
-        progress.update(groups_done * static_cast<long>(points.size()) + index,
-                        group.label + ": " + runtime::describe(points[static_cast<std::size_t>(index)]));
-    };
-    callbacks.stop_requested = [] { return stop_signal() != 0; };
-    const auto result = runtime::run_group(comm, effective, workers, points, settings, callbacks);
-    feed.close();
-    ++groups_done;
-    if (sink) sink->set_run_timing(since_start(), startup_s);
-
+    const auto workers = group_workers(session, place, plan, group, fault);
+    reporters.begin_run(group_run(effective, settings, place, ns));
+    const long first_step = static_cast<long>(outcome.groups++) * static_cast<long>(points.size());
+    const auto result = measure_group(comm, effective, workers, points, settings, reporters, group_context(group, place, plan), first_step);
     switch (result.status) {
       case runtime::GroupStatus::Ok: break;
       case runtime::GroupStatus::Interrupted:
-        outcome.stop_signal = stop_signal() != 0 ? stop_signal() : 15;
+        outcome.stop_signal = agreed_stop_signal();
         return outcome;
       case runtime::GroupStatus::Failed:
         ++outcome.failed_groups;
-        if (sink) {
-          sink->fail_run(result.reason);
-          std::fprintf(stderr, "cctune: group %s FAILED: %s\n", group.label.c_str(), result.reason.c_str());
-        }
+        reporters.fail_run(result.reason);
+        reporters.note("group " + group.label + " FAILED: " + result.reason);
         break;
       case runtime::GroupStatus::Aborted:
         // The worker's own one-line error (bad size, missing library): the same for every
         // group, so the sweep stops with it.
-        if (sink) {
-          sink->fail_run(result.reason);
-          sink->finish("failed");
-        }
+        reporters.fail_run(result.reason);
+        reporters.finish("failed");
         if (result.error_kind == "usage") throw UsageError(result.reason, result.error_fix);
         throw EnvironmentError(result.reason, result.error_fix);
     }

@@ -1,12 +1,13 @@
 #pragma once
 // The NCCL backend's sweep, supervisor side: every MPI rank supervises worker processes
-// (one per GPU it owns) for each config group, and rank 0 feeds their results to the sink.
+// (one per GPU it owns) for each config group, and rank 0 feeds their results to its reporters.
 // The process model, protocol and timeouts are in docs/RUNTIME.md.
 #include <optional>
 
-#include "app/results_sink.hpp"
+#include "app/reporter.hpp"
 #include "app/session.hpp"
 #include "app/sweep_options.hpp"
+#include "app/sweep_outcome.hpp"
 #include "runtime/query.hpp"
 
 namespace cctune::app {
@@ -28,15 +29,10 @@ struct JobShape {
 // does for too many ranks or --gpus above what exists.
 JobShape nccl_job_shape(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus);
 
-struct NcclSweepOutcome {
-  int stop_signal = 0;    // non-zero when interrupted
-  int groups = 0;
-  int failed_groups = 0;
-};
-
-// Collective. Only rank 0 passes a sink. Throws UsageError / EnvironmentError (the same on
-// every rank) for bad inputs found before measuring: too many ranks for the GPUs, --gpus
-// above what exists, a size that does not fit in GPU memory.
-NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, ResultsSink* sink);
+// Collective: one run per config group; `reporters` is empty on ranks other than 0. Throws
+// UsageError / EnvironmentError (the same on every rank) for bad inputs found before
+// measuring: too many ranks for the GPUs, --gpus above what exists, a size that does not
+// fit in GPU memory.
+SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, Reporter& reporters);
 
 }  // namespace cctune::app

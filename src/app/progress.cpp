@@ -6,10 +6,15 @@
 
 namespace cctune::app {
 
-Progress::Progress(long total_steps, std::FILE* out)
-    : total_(total_steps), out_(out), active_(::isatty(::fileno(out)) == 1), start_(std::chrono::steady_clock::now()) {}
+ProgressReporter::ProgressReporter(std::FILE* out)
+    : out_(out), active_(::isatty(::fileno(out)) == 1), start_(std::chrono::steady_clock::now()) {}
 
-void Progress::update(long done, const std::string& label) {
+void ProgressReporter::begin_sweep(long total_steps) {
+  total_ = total_steps;
+  start_ = std::chrono::steady_clock::now();
+}
+
+void ProgressReporter::measuring(long done, const std::string& label) {
   if (!active_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string eta = "ETA --";
@@ -19,7 +24,12 @@ void Progress::update(long done, const std::string& label) {
   drawn_ = true;
 }
 
-void Progress::clear() {
+void ProgressReporter::note(const std::string& line) {
+  clear();
+  std::fprintf(out_, "cctune: %s\n", line.c_str());
+}
+
+void ProgressReporter::clear() {
   if (!active_ || !drawn_) return;
   std::fprintf(out_, "\r\033[K");
   std::fflush(out_);

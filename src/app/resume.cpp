@@ -192,11 +192,13 @@ std::string resume_command(const std::vector<std::string>& argv, const std::stri
   std::string out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    if (a == "-o" || a == "--output" || a == "--resume") {
+    // --csv FILE goes too: FILE exists now, and a CSV is never overwritten.
+    if (a == "-o" || a == "--output" || a == "--resume" || a == "--csv") {
       ++i;  // and its value
       continue;
     }
-    if (a.rfind("--output=", 0) == 0 || a.rfind("--resume=", 0) == 0 || (a.rfind("-o", 0) == 0 && a.size() > 2)) continue;
+    if (a.rfind("--output=", 0) == 0 || a.rfind("--resume=", 0) == 0 || a.rfind("--csv=", 0) == 0 || (a.rfind("-o", 0) == 0 && a.size() > 2))
+      continue;
     out += (out.empty() ? "" : " ") + shell_quote(a);
   }
   return out + " --resume " + shell_quote(dir);

@@ -6,8 +6,8 @@
 // runtime uses the same calls per config group):
 //
 //   auto resume = ResumeState::load(comm, dir, to_json(plan), nranks, nnodes);  // every rank
-//   Results initial = resume.carry_over(fresh_meta, {{"mpi", "default"}});      // rank 0's sink
-//   sink->begin_run(resume.continue_run(fresh_run));       // earlier points of the group first
+//   Results initial = resume.carry_over(fresh_meta, {{"mpi", "default"}});      // for results.json
+//   reporters.begin_run(resume.continue_run(fresh_run));  // earlier points of the group first
 //   for each point: if (resume.measured(key_of(run, spec))) skip it; else measure it
 //
 // Every rank holds the same lookup (rank 0 reads the file and broadcasts it), so all
@@ -84,7 +84,8 @@ class ResumeState {
 std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now);
 
 // The command that continues an interrupted sweep: argv with `--resume DIR` (replacing
-// -o/--output and any earlier --resume), shell-quoted where needed.
+// -o/--output and any earlier --resume; without --csv, whose file exists), shell-quoted
+// where needed.
 std::string resume_command(const std::vector<std::string>& argv, const std::string& dir);
 
 }  // namespace cctune::app

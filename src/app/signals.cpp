@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include "core/error.hpp"
+
 namespace cctune::app {
 namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;  // the only state a signal handler may touch
@@ -17,5 +19,9 @@ void install_stop_handlers() {
 }
 
 int stop_signal() { return g_stop_signal; }
+
+int agreed_stop_signal() { return g_stop_signal != 0 ? g_stop_signal : SIGTERM; }
+
+int exit_code_for_stop(int signal) { return signal == SIGINT ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm; }
 
 }  // namespace cctune::app

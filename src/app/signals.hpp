@@ -6,5 +6,11 @@ namespace cctune::app {
 void install_stop_handlers();
 // 0 when no stop was requested, else the signal number.
 int stop_signal();
+// The signal a sweep reports once its ranks agreed to stop: this rank's own, or SIGTERM
+// when only another rank was signalled (mpirun forwards SIGTERM to every rank anyway).
+int agreed_stop_signal();
+// The exit code of a sweep stopped by `signal`: exit_code::interrupted_sigint for SIGINT,
+// exit_code::interrupted_sigterm otherwise.
+int exit_code_for_stop(int signal);
 
 }  // namespace cctune::app

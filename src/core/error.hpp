@@ -54,14 +54,16 @@ class RuntimeFailure : public Error {
   using Error::Error;
 };
 
-// Exit codes the app layer uses; documented in the README.
+// Every exit code of cctune, the one table the app layer uses; the README's "Exit codes"
+// table lists the same (a script may branch on them: keep the values).
 namespace exit_code {
 inline constexpr int ok = 0;
-inline constexpr int failure = 1;
-inline constexpr int usage = 2;
-inline constexpr int environment = 3;
-inline constexpr int interrupted_sigint = 130;
-inline constexpr int interrupted_sigterm = 143;
+inline constexpr int failure = 1;      // a measurement failed (RuntimeFailure, a failed config group)
+inline constexpr int usage = 2;        // UsageError
+inline constexpr int environment = 3;  // EnvironmentError
+inline constexpr int regressed = 4;    // cctune verify: the profile is slower than NCCL's default somewhere
+inline constexpr int interrupted_sigint = 130;   // 128 + SIGINT, as shells report it
+inline constexpr int interrupted_sigterm = 143;  // 128 + SIGTERM
 }  // namespace exit_code
 
 }  // namespace cctune

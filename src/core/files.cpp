@@ -114,4 +114,27 @@ void ensure_writable_directory(const std::string& dir) {
   ::unlink(probe.c_str());
 }
 
+NewFile::NewFile(const std::string& path, const std::string& fix_if_exists) : path_(path) {
+  const mode_t mode = 0666;  // less the umask, like any file the user creates
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd_ < 0 && errno == EEXIST) throw UsageError(path + " already exists", fix_if_exists);
+  if (fd_ < 0) throw EnvironmentError("cannot create " + path + ": " + why(), "check that its directory exists and is writable");
+  const std::filesystem::path target(path);
+  sync_directory(target.has_parent_path() ? target.parent_path().string() : ".");
+}
+
+NewFile::NewFile(NewFile&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) { other.fd_ = -1; }
+
+NewFile::~NewFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void NewFile::append(const std::string& text) {
+  if (!write_all(fd_, text.data(), text.size())) throw EnvironmentError("writing " + path_ + " failed: " + why(), "check free space");
+}
+
+void NewFile::sync() {
+  if (::fsync(fd_) != 0) throw EnvironmentError("writing " + path_ + " failed: " + why(), "check free space");
+}
+
 }  // namespace cctune

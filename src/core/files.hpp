@@ -20,4 +20,27 @@ std::string read_file(const std::string& path, std::size_t max_bytes = max_input
 // Throws EnvironmentError naming the directory and the fix.
 void ensure_writable_directory(const std::string& dir);
 
+// A file that grows while a sweep runs (a CSV of its points): created exclusively (O_EXCL,
+// so an existing file or a symlink planted at `path` is refused, never followed or
+// truncated), appended to, and fsynced on demand so that what was written before a crash or
+// an interruption stays. Move-only; closes its descriptor.
+class NewFile {
+ public:
+  // Throws UsageError "<path> already exists" with `fix_if_exists`, EnvironmentError when
+  // the file cannot be created.
+  NewFile(const std::string& path, const std::string& fix_if_exists);
+  NewFile(NewFile&& other) noexcept;
+  NewFile& operator=(NewFile&&) = delete;
+  NewFile(const NewFile&) = delete;
+  ~NewFile();
+  // Throw EnvironmentError naming the path.
+  void append(const std::string& text);
+  void sync();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 }  // namespace cctune

@@ -8,13 +8,13 @@
 #include "app/commands/commands_list.hpp"
 #include "app/mpi_sweep.hpp"
 #include "app/nccl_sweep.hpp"
-#include "app/results_sink.hpp"
 #include "app/resume.hpp"
 #include "app/run_meta.hpp"
 #include "app/session.hpp"
 #include "app/signals.hpp"
 #include "app/space_sweep.hpp"
 #include "app/sweep_options.hpp"
+#include "app/sweep_job.hpp"
 #include "app/sweep_outputs.hpp"
 #include "app/version_check.hpp"
 #include "collectives/rank_agreement.hpp"
@@ -70,6 +70,7 @@ class SweepCommand : public Command {
     cmd_->add_option("--probe", probe_, "network probe before measuring: auto (when ranks span hosts), ib, tcp, none")
         ->capture_default_str();
     cmd_->add_flag("--no-tune", no_tune_, "do not write profile.json/nccl.env/nccl_tuner.conf at the end");
+    cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -115,65 +116,77 @@ class SweepCommand : public Command {
       }
       apply_space_plan(*planned, plan);
     }
-    const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
-    agree_on_errors(comm, [&] {
-      if (comm.rank() == 0) ensure_writable_directory(plan.output_dir);
-    });
+    return measure(session, plan, space, planned, gpus, std::move(topology_holder.topology));
+  }
+
+ private:
+  // Everything from the output files to the last line: the plan is settled.
+  int measure(Session& session, const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
+              const std::optional<tuner::SpacePlan>& planned, const std::optional<runtime::GpuQuery>& gpus, nlohmann::json topology) {
+    RankComm& comm = session.comm();
     Results initial;
-    initial.meta = collect_meta(session);
-    initial.meta.settings = to_json(plan);
+    initial.meta = sweep_meta(session, plan, gpus);
     if (space) initial.meta.settings["space"] = space_settings(*space, *planned);
-    if (plan.backend == BackendChoice::Nccl) record_versions(*gpus, initial.meta);
     std::optional<ResumeState> resume;
     if (!resume_dir_.empty()) {
       if (plan.backend != BackendChoice::Mpi)
         throw UsageError("--resume works with the MPI backend only in this build", "re-run the NCCL sweep without --resume");
       resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, comm.size(), static_cast<int>(initial.meta.hostnames.size()));
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
-      if (comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
     }
-    initial.topology = std::move(topology_holder.topology);
+    JobFiles files = open_job_files(session, plan.output_dir, csv_path_);
+    if (resume && comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
+    const std::string path = files.results_path;
+    initial.topology = std::move(topology);
     attach_network_probe(session, initial, probe_);
-    std::unique_ptr<ResultsSink> sink;
-    if (comm.rank() == 0) sink = std::make_unique<ResultsSink>(initial, path, true);
+    JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/true);
 
-    NcclSweepOutcome nccl;
-    const int sig = plan.backend == BackendChoice::Nccl ? (nccl = run_nccl_sweep(session, plan, *gpus, sink.get())).stop_signal
-                                                        : run_mpi_sweep(session, plan, sink.get(), resume ? &*resume : nullptr);
-    if (sig != 0) {
-      if (sink) {
-        sink->finish("interrupted");
-        std::fprintf(stderr, "cctune: interrupted by signal %d; results so far are in %s\n", sig, path.c_str());
-        // --resume continues MPI sweeps only (it is refused above for NCCL): suggest it only there.
-        if (plan.backend == BackendChoice::Mpi)
-          std::fprintf(stderr, "cctune: to continue: %s\n", resume_command(session.argv(), plan.output_dir).c_str());
-        else
-          std::fprintf(stderr, "cctune: NCCL sweeps cannot be resumed in this build; run the sweep again to measure everything\n");
-      }
-      return sig == 2 ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm;
+    const SweepOutcome outcome = plan.backend == BackendChoice::Nccl ? run_nccl_sweep(session, plan, *gpus, reporters.all)
+                                                                    : run_mpi_sweep(session, plan, reporters.all, resume ? &*resume : nullptr);
+    if (outcome.interrupted()) {
+      reporters.all.finish("interrupted");
+      if (reporters.json) say_interrupted(session, plan, outcome.stop_signal, path);
+      return exit_code_for_stop(outcome.stop_signal);
     }
-    if (sink) {
-      sink->finish("complete");
-      std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
-      const DerivedOutputs more = write_derived_outputs(sink->results(), plan.output_dir, path, session.executable(), !no_tune_);
-      for (const auto& note : more.notes) std::printf("# %s\n", note.c_str());
-      if (!more.profile.empty()) {
-        std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),
-                    more.tuner_conf.c_str());
-        std::printf("# to use it: set -a; . %s; set +a\n", more.env_file.c_str());
-      }
-      std::printf("# report: %s\n", more.report.c_str());
-      if (nccl.failed_groups > 0)
-        std::fprintf(stderr, "cctune: %d of %d config groups failed; their reasons are in %s\n", nccl.failed_groups, nccl.groups,
-                     path.c_str());
-    }
-    return nccl.failed_groups > 0 ? exit_code::failure : exit_code::ok;
+    reporters.all.finish("complete");
+    if (reporters.json) say_complete(session, plan, reporters.json->results(), path, outcome);
+    return outcome.failed_groups > 0 ? exit_code::failure : exit_code::ok;
   }
 
- private:
+  void say_interrupted(Session& session, const SweepPlan& plan, int signal, const std::string& path) const {
+    std::fprintf(stderr, "cctune: interrupted by signal %d; results so far are in %s\n", signal, path.c_str());
+    if (!csv_path_.empty())
+      std::fprintf(stderr, "cctune: the points measured so far are in %s (a resumed sweep writes all of them to a new --csv FILE)\n",
+                   csv_path_.c_str());
+    // --resume continues MPI sweeps only (it is refused above for NCCL): suggest it only there.
+    if (plan.backend == BackendChoice::Mpi)
+      std::fprintf(stderr, "cctune: to continue: %s\n", resume_command(session.argv(), plan.output_dir).c_str());
+    else
+      std::fprintf(stderr, "cctune: NCCL sweeps cannot be resumed in this build; run the sweep again to measure everything\n");
+  }
+
+  // Rank 0, after a complete sweep: the files derived from the results, and where they are.
+  void say_complete(Session& session, const SweepPlan& plan, const Results& results, const std::string& path,
+                    const SweepOutcome& outcome) const {
+    std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
+    if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
+    const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
+    for (const auto& note : more.notes) std::printf("# %s\n", note.c_str());
+    if (!more.profile.empty()) {
+      std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),
+                  more.tuner_conf.c_str());
+      std::printf("# to use it: set -a; . %s; set +a\n", more.env_file.c_str());
+    }
+    std::printf("# report: %s\n", more.report.c_str());
+    if (outcome.failed_groups > 0)
+      std::fprintf(stderr, "cctune: %d of %d config groups failed; their reasons are in %s\n", outcome.failed_groups, outcome.groups,
+                   path.c_str());
+  }
+
   CLI::App* cmd_ = nullptr;
   SweepArgs args_;
   std::string resume_dir_;  // --resume DIR
+  std::string csv_path_;    // --csv FILE
   std::string probe_ = "auto";
   bool no_tune_ = false;
 };

@@ -13,10 +13,9 @@
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/nccl_sweep.hpp"
-#include "app/results_sink.hpp"
-#include "app/run_meta.hpp"
 #include "app/session.hpp"
 #include "app/signals.hpp"
+#include "app/sweep_job.hpp"
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "app/version_check.hpp"
@@ -31,7 +30,6 @@
 namespace cctune::app {
 namespace {
 
-constexpr int kExitRegressed = 4;
 constexpr std::uint64_t kOpenEnd = std::numeric_limits<std::uint64_t>::max();
 
 // Default sizes: powers of two around the rules' finite boundaries (half the lowest to twice
@@ -72,6 +70,42 @@ std::string rule_text(const tuner::ProfileRule* r) {
   std::string t = std::string(tuner::to_string(r->algorithm)) + "/" + std::string(tuner::to_string(r->protocol));
   if (r->channels > 0) t += "/" + std::to_string(r->channels);
   return t;
+}
+
+struct SampleKey {
+  Collective collective;
+  bool in_place;
+  std::uint64_t size;
+  auto operator<=>(const SampleKey&) const = default;
+};
+
+struct VerifySamples {
+  std::vector<AbSamples> samples;  // per (collective, placement, size), in key order
+  std::vector<SampleKey> keys;     // the key of each
+  int nranks = 0, nnodes = 0;
+};
+
+// The medians of every round of verify's two groups ("default" and "profile", interleaved).
+VerifySamples collect_samples(const Results& results, int rounds) {
+  std::map<SampleKey, AbSamples> samples;
+  std::map<std::string, int> round_of;  // label -> runs seen so far: the round index
+  VerifySamples out;
+  for (const auto& run : results.runs) {
+    if (run.group != "default" && run.group != "profile") continue;
+    const int round = round_of[run.group]++;
+    out.nranks = run.nranks, out.nnodes = run.nnodes;
+    for (const auto& p : run.points) {
+      if (p.status != PointStatus::Ok || !(p.iter_us.median > 0)) continue;
+      AbSamples& s = samples[{p.collective, p.in_place, p.size_bytes}];
+      s.collective = p.collective;
+      s.size_bytes = p.size_bytes;
+      auto& v = run.group == "default" ? s.a_us : s.b_us;
+      v.resize(static_cast<std::size_t>(rounds), 0.0);
+      if (round < rounds) v[static_cast<std::size_t>(round)] = p.iter_us.median;
+    }
+  }
+  for (auto& [k, s] : samples) out.keys.push_back(k), out.samples.push_back(s);
+  return out;
 }
 
 class VerifyCommand : public Command {
@@ -137,31 +171,25 @@ class VerifyCommand : public Command {
     plan.nccl.groups.clear();
     for (int r = 0; r < rounds_; ++r) plan.nccl.groups.insert(plan.nccl.groups.end(), {a, b});
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});
-    const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
-    agree_on_errors(comm, [&] {
-      if (comm.rank() == 0) ensure_writable_directory(plan.output_dir);
-    });
-    std::unique_ptr<ResultsSink> sink;
-    Meta meta = collect_meta(session);  // collective: every rank takes part
+    JobFiles files = open_job_files(session, plan.output_dir);
+    const std::string path = files.results_path;
+    Results initial;
+    initial.meta = sweep_meta(session, plan, gpus);  // collective: every rank takes part
     if (comm.rank() == 0) {
-      Results initial;
-      initial.meta = std::move(meta);
-      initial.meta.settings = to_json(plan);
-      record_versions(*gpus, initial.meta);
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
       if (plan.nccl.test_shared_gpu > 0)
         std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its verdicts are not performance\n",
                     plan.nccl.test_shared_gpu);
-      sink = std::make_unique<ResultsSink>(initial, path, false);
     }
-    const NcclSweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, sink.get());
-    if (outcome.stop_signal != 0) {
-      if (sink) sink->finish("interrupted");
-      return outcome.stop_signal == 2 ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm;
+    JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/false);
+    const SweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, reporters.all);
+    if (outcome.interrupted()) {
+      reporters.all.finish("interrupted");
+      return exit_code_for_stop(outcome.stop_signal);
     }
+    reporters.all.finish("complete");
     int code = exit_code::ok;
-    if (sink) {
-      sink->finish("complete");
+    if (reporters.json) {
       try {  // every rank must reach the exit-status agreement below
         code = report(load_results(path), profile, profile_abs, plan.output_dir, outcome);
       } catch (const Error& e) {
@@ -174,35 +202,12 @@ class VerifyCommand : public Command {
 
  private:
   int report(const Results& results, const tuner::Profile& profile, const std::string& profile_abs, const std::string& dir,
-             const NcclSweepOutcome& outcome) const {
-    struct Key {
-      Collective collective;
-      bool in_place;
-      std::uint64_t size;
-      auto operator<=>(const Key&) const = default;
-    };
-    std::map<Key, AbSamples> samples;
-    std::map<std::string, int> round_of;  // label -> runs seen so far: the round index
-    int nranks = 0, nnodes = 0;
-    for (const auto& run : results.runs) {
-      if (run.group != "default" && run.group != "profile") continue;
-      const int round = round_of[run.group]++;
-      nranks = run.nranks, nnodes = run.nnodes;
-      for (const auto& p : run.points) {
-        if (p.status != PointStatus::Ok || !(p.iter_us.median > 0)) continue;
-        AbSamples& s = samples[{p.collective, p.in_place, p.size_bytes}];
-        s.collective = p.collective;
-        s.size_bytes = p.size_bytes;
-        auto& v = run.group == "default" ? s.a_us : s.b_us;
-        v.resize(static_cast<std::size_t>(rounds_), 0.0);
-        if (round < rounds_) v[static_cast<std::size_t>(round)] = p.iter_us.median;
-      }
-    }
-    std::vector<AbSamples> list;
-    std::vector<Key> keys;
-    for (auto& [k, s] : samples) keys.push_back(k), list.push_back(s);
+             const SweepOutcome& outcome) const {
+    const VerifySamples in = collect_samples(results, rounds_);
+    const int nranks = in.nranks, nnodes = in.nnodes;
+    const std::vector<SampleKey>& keys = in.keys;
     const AbOptions options{.tolerance = tolerance_};
-    const AbReport rep = analyze(list, options);
+    const AbReport rep = analyze(in.samples, options);
 
     std::printf("%-16s %9s %12s %12s %8s %19s %8s  %s\n", "collective", "size", "default_us", "profile_us", "speedup", "CI", "verdict",
                 "rule");
@@ -248,7 +253,7 @@ class VerifyCommand : public Command {
     std::printf("# verify: %s\n", std::filesystem::absolute(out).c_str());
     if (rep.regressed()) {
       std::fprintf(stderr, "cctune: verify: %d size(s) slower with the profile than NCCL's default, beyond noise\n", rep.slower);
-      return kExitRegressed;
+      return exit_code::regressed;
     }
     if (outcome.failed_groups > 0 || rep.rows.empty()) {
       std::fprintf(stderr, "cctune: verify: %d of %d groups failed (reasons in %s/results.json)\n", outcome.failed_groups, outcome.groups,

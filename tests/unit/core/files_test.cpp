@@ -12,27 +12,15 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "support/temp_dir.hpp"
 
 namespace cctune {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  TempDir() {
-    std::string p = (fs::temp_directory_path() / "cctune-files-XXXXXX").string();
-    path = ::mkdtemp(p.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-  fs::path path;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::slurp;
+using testing::TempDir;
 
 // The old temp name was `path.tmp.<pid>`: a symlink planted there replaced its target.
 TEST(WriteFileAtomically, NeverFollowsAPlantedSymlink) {
@@ -79,6 +67,37 @@ TEST(ReadFile, RefusesFilesOverTheLimit) {
   std::ofstream(big) << std::string(2000, 'x');
   EXPECT_THROW(read_file(big.string(), 1000), UsageError);
   EXPECT_EQ(read_file(big.string(), 2000).size(), 2000u);
+}
+
+// `cctune sweep --csv FILE`: the file is new or refused; what was appended is there at once.
+TEST(NewFile, CreatesExclusivelyAndAppends) {
+  TempDir d;
+  const fs::path f = d.path / "points.csv";
+  {
+    NewFile file(f.string(), "pick another name");
+    file.append("a,b\n");
+    file.append("1,2\n");
+    file.sync();
+    EXPECT_EQ(slurp(f), "a,b\n1,2\n");  // before the file is closed
+  }
+  try {
+    NewFile again(f.string(), "pick another name");
+    FAIL() << "an existing file was opened";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), f.string() + " already exists");
+    EXPECT_EQ(e.fix(), "pick another name");
+  }
+  EXPECT_EQ(slurp(f), "a,b\n1,2\n");  // untouched
+}
+
+TEST(NewFile, RefusesAPlantedSymlinkAndAMissingDirectory) {
+  TempDir d;
+  const fs::path victim = d.path / "victim";
+  std::ofstream(victim) << "keep";
+  fs::create_symlink(victim, d.path / "link.csv");
+  EXPECT_THROW(NewFile((d.path / "link.csv").string(), "fix"), UsageError);
+  EXPECT_EQ(slurp(victim), "keep");
+  EXPECT_THROW(NewFile((d.path / "no" / "such.csv").string(), "fix"), EnvironmentError);
 }
 
 }  // namespace

@@ -207,6 +207,8 @@ TEST(Resume, CommandReplacesOutputAndEarlierResume) {
             "cctune sweep -b 8 --collectives allreduce --resume out");
   EXPECT_EQ(resume_command({"/x/cctune", "sweep", "--output=a b", "--resume", "old", "--op", "max"}, "a b"),
             "/x/cctune sweep --op max --resume 'a b'");
+  // The CSV exists now and is never overwritten: the resumed sweep is told of no --csv.
+  EXPECT_EQ(resume_command({"cctune", "sweep", "--csv", "p.csv", "-e", "1M", "--csv=q.csv"}, "out"), "cctune sweep -e 1M --resume out");
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+#include "app/json_reporter.hpp"
+
+#include "app/run_meta.hpp"
+#include "core/results_json.hpp"
+#include "tuner/profile/algo_proto.hpp"
+
+namespace cctune::app {
+
+JsonReporter::JsonReporter(Results initial, std::string path) : results_(std::move(initial)), path_(std::move(path)) {}
+
+void JsonReporter::begin_run(const RunResult& run) {
+  results_.runs.push_back(run);
+  save();
+}
+
+void JsonReporter::point(const PointResult& p) {
+  RunResult& run = results_.runs.back();
+  run.points.push_back(p);
+  if (!p.offered_algos.empty()) {
+    // The run's summary: per collective, every algorithm NCCL offered at any of its points.
+    std::vector<std::string>& offered = run.nccl_offered[to_string(p.collective)];
+    offered = tuner::algorithm_names(tuner::algorithm_set(offered) | tuner::algorithm_set(p.offered_algos));
+  }
+}
+
+void JsonReporter::screened(const PointResult& p) { results_.runs.back().screened.push_back(p); }
+
+void JsonReporter::end_collective() { save(); }
+
+void JsonReporter::fail_run(const std::string& reason) {
+  results_.runs.back().status = "failed";
+  results_.runs.back().reason = reason;
+  save();
+}
+
+void JsonReporter::run_timing(double duration_s, double startup_s) {
+  results_.runs.back().duration_s = duration_s;
+  results_.runs.back().startup_s = startup_s;
+  save();
+}
+
+void JsonReporter::save() {
+  write_on_rank0([&] { save_results(results_, path_); });
+}
+
+void JsonReporter::finish(const std::string& status) {
+  results_.meta.status = status;
+  results_.meta.end_time = utc_now_iso8601();
+  if (status == "interrupted" && !results_.runs.empty() && results_.runs.back().status == "ok")
+    results_.runs.back().status = "interrupted";
+  save();
+}
+
+}  // namespace cctune::app

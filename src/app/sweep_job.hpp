@@ -1,0 +1,40 @@
+#pragma once
+// What `cctune sweep` and `cctune verify` share around a backend's sweep: the output files,
+// checked before anything is measured; the results' metadata; rank 0's reporters. Ranks
+// other than 0 get an empty set, so the backends report without asking who listens.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/csv_reporter.hpp"
+#include "app/json_reporter.hpp"
+#include "app/reporter.hpp"
+#include "app/session.hpp"
+#include "app/sweep_options.hpp"
+#include "runtime/query.hpp"
+
+namespace cctune::app {
+
+struct JobFiles {
+  std::string results_path;          // <output directory>/results.json
+  std::unique_ptr<CsvReporter> csv;  // --csv FILE, created (rank 0 only)
+};
+
+// Collective: rank 0 checks that `output_dir` is writable and creates `csv_path` (unless
+// empty) exclusively; every rank throws the same error when either fails.
+JobFiles open_job_files(Session& session, const std::string& output_dir, const std::string& csv_path = {});
+
+// Collective (host names are gathered): who ran `plan` where, with its settings, and the
+// versions of NCCL and CUDA (from `gpus`) when NCCL measures.
+Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<runtime::GpuQuery>& gpus);
+
+struct JobReporters {
+  Reporters all;                 // what the backend reports to; empty on ranks other than 0
+  JsonReporter* json = nullptr;  // results.json's reporter (in `all`); null on other ranks
+};
+
+// Rank 0: the progress line, the table (when `table`), results.json starting from
+// `initial`, and the CSV of `files`. Other ranks: none.
+JobReporters make_job_reporters(RankComm& comm, Results initial, JobFiles files, bool table);
+
+}  // namespace cctune::app
