@@ -81,7 +81,7 @@ int run_mpi_sweep(Session& session, const SweepPlan& plan, ResultsSink* sink, co
         if (comm.rank() == 0)
           progress.update(done, to_string(c) + " " + format_size(spec.bytes.size_bytes) + (in_place ? " in-place" : " out-of-place"));
         PointResult r = measure_point(backend, comm, spec, measure);
-        if (r.stop_reason == "interrupted") {  // a signal cut the point short: not a measurement
+        if (r.stop_reason == StopReason::Interrupted) {  // a signal cut the point short: not a measurement
           progress.clear();
           return stop_signal() != 0 ? stop_signal() : 15;
         }

@@ -283,10 +283,9 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
         // group, so the sweep stops with it.
         if (sink) {
           sink->fail_run(result.reason);
-          sink->finish("failed");
+          sink->finish(MetaStatus::Failed);
         }
-        if (result.error_kind == "usage") throw UsageError(result.reason, result.error_fix);
-        throw EnvironmentError(result.reason, result.error_fix);
+        throw_error(result.error_kind, result.reason, result.error_fix);
     }
   }
   return outcome;

@@ -55,7 +55,7 @@ void ResultsSink::end_collective() {
 
 void ResultsSink::fail_run(const std::string& reason) {
   flush_row();
-  results_.runs.back().status = "failed";
+  results_.runs.back().status = RunStatus::Failed;
   results_.runs.back().reason = reason;
   save();
 }
@@ -76,12 +76,12 @@ void ResultsSink::save() {
   }
 }
 
-void ResultsSink::finish(const std::string& status) {
+void ResultsSink::finish(MetaStatus status) {
   flush_row();
   results_.meta.status = status;
   results_.meta.end_time = utc_now_iso8601();
-  if (status == "interrupted" && !results_.runs.empty() && results_.runs.back().status == "ok")
-    results_.runs.back().status = "interrupted";
+  if (status == MetaStatus::Interrupted && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok)
+    results_.runs.back().status = RunStatus::Interrupted;
   save();
 }
 

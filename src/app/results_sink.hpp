@@ -25,7 +25,7 @@ class ResultsSink {
   void set_run_timing(double duration_s, double startup_s);
   void save();
   // Sets meta status and end time, and saves.
-  void finish(const std::string& status);
+  void finish(MetaStatus status);
   const Results& results() const { return results_; }
   const std::string& path() const { return path_; }
 

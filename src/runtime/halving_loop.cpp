@@ -15,7 +15,6 @@ namespace search = tuner::search;
 // uses the plan's own settings (noise target, time cap) exactly as the exhaustive sweep.
 constexpr int kFullMeasurement = 1'000'000;
 
-bool is_default(const PointConfig& c) { return c.algo == "auto" && c.proto == "auto" && c.channels == 0; }
 
 // What the strategy ranks by: the median per-operation time, as `cctune tune` does.
 search::Measurement measurement_of(const PointResult& r) {
@@ -58,7 +57,7 @@ void run_halving_points(CollectiveBackend& backend, RankComm& comm, const Worker
       std::vector<std::size_t> candidates;
       for (std::size_t k = 0; k < plan.configs.size(); ++k) {
         if (planned_skip(plan, points[point_index(plan, c, 0, k, p)])) continue;
-        if (is_default(plan.configs[k])) options.always_keep = candidates.size();
+        if (plan.configs[k].is_default()) options.always_keep = candidates.size();
         candidates.push_back(k);
       }
       if (candidates.empty()) continue;

@@ -142,7 +142,7 @@ class SweepCommand : public Command {
                                                         : run_mpi_sweep(session, plan, sink.get(), resume ? &*resume : nullptr);
     if (sig != 0) {
       if (sink) {
-        sink->finish("interrupted");
+        sink->finish(MetaStatus::Interrupted);
         std::fprintf(stderr, "cctune: interrupted by signal %d; results so far are in %s\n", sig, path.c_str());
         // --resume continues MPI sweeps only (it is refused above for NCCL): suggest it only there.
         if (plan.backend == BackendChoice::Mpi)
@@ -153,7 +153,7 @@ class SweepCommand : public Command {
       return sig == 2 ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm;
     }
     if (sink) {
-      sink->finish("complete");
+      sink->finish(MetaStatus::Complete);
       std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
       const DerivedOutputs more = write_derived_outputs(sink->results(), plan.output_dir, path, session.executable(), !no_tune_);
       for (const auto& note : more.notes) std::printf("# %s\n", note.c_str());

@@ -156,12 +156,12 @@ class VerifyCommand : public Command {
     }
     const NcclSweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, sink.get());
     if (outcome.stop_signal != 0) {
-      if (sink) sink->finish("interrupted");
+      if (sink) sink->finish(MetaStatus::Interrupted);
       return outcome.stop_signal == 2 ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm;
     }
     int code = exit_code::ok;
     if (sink) {
-      sink->finish("complete");
+      sink->finish(MetaStatus::Complete);
       try {  // every rank must reach the exit-status agreement below
         code = report(load_results(path), profile, profile_abs, plan.output_dir, outcome);
       } catch (const Error& e) {

@@ -82,7 +82,7 @@ TEST(WorkerPlan, StrategyAndPlannedSkips) {
   EXPECT_EQ(w.search, SearchKind::Halving);
   for (const PointSpec& p : enumerate_points(w, 4)) {
     const SkipRule* skip = planned_skip(w, p);
-    const bool expected = p.collective == Collective::AllGather && p.config.algo == "tree";
+    const bool expected = p.collective == Collective::AllGather && p.config.algo == Algorithm::Tree;
     EXPECT_EQ(skip != nullptr, expected) << describe(p);
     if (skip) {
       EXPECT_EQ(skip->reason, "NCCL has no tree allgather");
