@@ -28,7 +28,7 @@ BatchRequest request(int n, BatchKind kind, const BatchPlan& plan, const Measure
 int ran_of(const BatchTiming& t, int n) { return t.ran > 0 ? t.ran : n; }
 
 PointResult interrupted(PointResult result) {
-  result.stop_reason = "interrupted";
+  result.stop_reason = StopReason::Interrupted;
   return result;
 }
 }  // namespace
@@ -125,7 +125,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     if (agreed[1] > 0.5) return interrupted(result);
     const double elapsed = agreed[0];
     const bool enough_batches = static_cast<int>(batch_means.size()) >= settings.min_batches ||
-                                std::string(criterion.reason(elapsed)) != "noise";
+                                criterion.reason(elapsed) != StopReason::Noise;
     if (criterion.is_finished(elapsed) && enough_batches) {
       result.stop_reason = criterion.reason(elapsed);
       break;
@@ -139,8 +139,8 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   result.algbw_GBps = bw.algbw_GBps;
   result.busbw_GBps = bw.busbw_GBps;
   const PointConfig ran = backend.chosen();
-  result.chosen_algo = ran.algo == "auto" ? "" : ran.algo;
-  result.chosen_proto = ran.proto == "auto" ? "" : ran.proto;
+  result.chosen_algo = ran.algo;
+  result.chosen_proto = ran.proto;
   result.chosen_channels = ran.channels;
   result.offered_algos = backend.offered_algorithms();
   return result;

@@ -11,6 +11,7 @@
 
 #include "collectives/rank_comm.hpp"
 #include "core/error.hpp"
+#include "core/error_kind.hpp"
 
 namespace cctune {
 
@@ -18,38 +19,23 @@ namespace cctune {
 // Throws on every rank the lowest failing rank's error, of the same kind (usage,
 // environment, runtime), marked agreed() with that rank's host and rank.
 inline void agree_on_errors(RankComm& comm, const std::function<void()>& check) {
-  enum Kind { usage, environment, runtime };
   nlohmann::json mine = nullptr;
-  auto relay = [&](Kind kind, const Error& e) {
+  try {
+    check();
+  } catch (const Error& e) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     // An error that was itself agreed on keeps the site where it first happened.
     const ErrorSite site = e.site().value_or(ErrorSite{host, comm.rank(), -1});
-    mine = {{"kind", kind}, {"what", e.what_only()}, {"fix", e.fix()}, {"host", site.host}, {"rank", site.rank},
-            {"device", site.device}};
-  };
-  try {
-    check();
-  } catch (const UsageError& e) {
-    relay(usage, e);
-  } catch (const EnvironmentError& e) {
-    relay(environment, e);
-  } catch (const Error& e) {
-    relay(runtime, e);
+    mine = {{"kind", to_string(error_kind_of(e))}, {"what", e.what_only()}, {"fix", e.fix()}, {"host", site.host},
+            {"rank", site.rank}, {"device", site.device}};
   }
   for (const auto& text : comm.allgather(mine.dump())) {
     const auto j = nlohmann::json::parse(text);
     if (j.is_null()) continue;
     const ErrorSite site{j.at("host").get<std::string>(), j.at("rank").get<int>(), j.at("device").get<int>()};
-    auto raise = [&](auto error) {
-      error.set_agreed_site(site);
-      throw error;
-    };
-    const std::string what = j.at("what"), fix = j.at("fix");
-    const int kind = j.at("kind");
-    if (kind == usage) raise(UsageError(what, fix));
-    if (kind == environment) raise(EnvironmentError(what, fix));
-    raise(RuntimeFailure(what, fix));
+    const ErrorKind kind = parse_error_kind(j.at("kind").get<std::string>()).value_or(ErrorKind::Failure);
+    throw_error(kind, j.at("what").get<std::string>(), j.at("fix").get<std::string>(), site);
   }
 }
 

@@ -5,21 +5,13 @@
 namespace cctune {
 
 std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config) {
-  const bool algo_auto = config.algo.empty() || config.algo == "auto";
-  const bool proto_auto = config.proto.empty() || config.proto == "auto";
-  if (algo_auto && proto_auto && config.channels == 0) return std::nullopt;
-  if (algo_auto || proto_auto)
-    throw UsageError("config " + config.algo + "/" + config.proto + "/" + std::to_string(config.channels) +
+  if (config.is_default()) return std::nullopt;
+  if (!config.algo || !config.proto)
+    throw UsageError("config " + algo_proto_name(config.algo, config.proto) + "/" + std::to_string(config.channels) +
                          " forces only part of the choice",
                      "name both an algorithm and a protocol (e.g. ring/simple), or leave all three on auto");
-  const auto algorithm = tuner::parse_algorithm(config.algo);
-  if (!algorithm)
-    throw UsageError("unknown NCCL algorithm '" + config.algo + "'",
-                     "use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
-  const auto protocol = tuner::parse_protocol(config.proto);
-  if (!protocol) throw UsageError("unknown NCCL protocol '" + config.proto + "'", "use one of ll, ll128, simple");
   if (config.channels < 0) throw UsageError("negative channel count " + std::to_string(config.channels));
-  return tuner::ForcedChoice{*algorithm, *protocol, config.channels};
+  return tuner::ForcedChoice{*config.algo, *config.proto, config.channels};
 }
 
 TunedBackend::TunedBackend(std::unique_ptr<CollectiveBackend> inner, tuner::SweepControl& control, int nranks)
@@ -53,7 +45,7 @@ std::string TunedBackend::unsupported_reason(const PointSpec& spec) const {
   if (!choice) return {};
   if (nranks_ == 1) return "a single rank runs no NCCL algorithm (NCCL copies the data); forcing one needs 2 or more GPUs";
   const ProbeKey key{static_cast<int>(spec.collective), static_cast<int>(spec.dtype), static_cast<int>(spec.op),
-                     spec.in_place, spec.bytes.param_count, spec.config.algo, spec.config.proto, spec.config.channels};
+                     spec.in_place, spec.bytes.param_count, choice->algorithm, choice->protocol, choice->channels};
   if (auto it = probes_.find(key); it != probes_.end()) return it->second;
   // One real operation under the forced choice; the plugin records whether NCCL took it.
   control_.set_forced(*choice);
@@ -61,10 +53,10 @@ std::string TunedBackend::unsupported_reason(const PointSpec& spec) const {
   inner_->run_wall(1);
   const tuner::ForcedReport report = control_.forced_report();
   if (report.calls == 0)
-    why_not = "the tuner plugin was not consulted, so " + spec.config.algo + "/" + spec.config.proto +
+    why_not = "the tuner plugin was not consulted, so " + algo_proto_name(choice->algorithm, choice->protocol) +
               " cannot be forced (workers need NCCL_TUNER_PLUGIN=STATIC_PLUGIN and a cctune built with the plugin)";
   else if (!report.applicable())
-    why_not = report.reason.empty() ? "NCCL rejected " + spec.config.algo + "/" + spec.config.proto : report.reason;
+    why_not = report.reason.empty() ? "NCCL rejected " + algo_proto_name(choice->algorithm, choice->protocol) : report.reason;
   probes_.emplace(key, why_not);
   return why_not;
 }
@@ -101,8 +93,8 @@ PointConfig TunedBackend::chosen() const {
     ran.proto = current_.proto;
     ran.channels = current_.channels;
   } else if (observation_) {
-    ran.algo = std::string(tuner::to_string(observation_->algorithm));
-    ran.proto = std::string(tuner::to_string(observation_->protocol));
+    ran.algo = observation_->algorithm;
+    ran.proto = observation_->protocol;
     ran.channels = 0;  // NCCL's own count; the plugin does not see it
   }
   return ran;

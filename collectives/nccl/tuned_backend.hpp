@@ -24,7 +24,8 @@
 
 namespace cctune {
 
-// "auto" -> nullopt; "ring"/"simple" -> the forced choice; throws UsageError on a bad spelling.
+// NCCL's own choice -> nullopt; ring/simple[/channels] -> the forced choice; throws UsageError
+// when only part of the choice is forced.
 std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config);
 
 class TunedBackend final : public CollectiveBackend {
@@ -60,7 +61,7 @@ class TunedBackend final : public CollectiveBackend {
   std::optional<tuner::ForcedReport> report_;
   tuner::AlgorithmSet offered_ = 0;  // union over the point's batches
   // Probe results per (collective, dtype, op, in_place, size, algo, proto, channels).
-  using ProbeKey = std::tuple<int, int, int, bool, std::uint64_t, std::string, std::string, int>;
+  using ProbeKey = std::tuple<int, int, int, bool, std::uint64_t, Algorithm, Protocol, int>;
   mutable std::map<ProbeKey, std::string> probes_;
 };
 

@@ -20,7 +20,13 @@ std::string number(double v) {
   return ec == std::errc() ? std::string(buf, end) : std::string();
 }
 
-std::string text(const std::string& s) { return report::csv_field(s); }
+std::string text(std::string_view s) { return report::csv_field(std::string(s)); }
+
+// What was observed, or an empty cell where nothing was.
+template <class T>
+std::string observed(const std::optional<T>& v) {
+  return v ? text(to_string(*v)) : std::string();
+}
 
 }  // namespace
 
@@ -36,11 +42,11 @@ std::string CsvReporter::row(const RunResult& run, const PointResult& p) {
   auto measured = [ok](double v) { return ok ? number(v) : std::string(); };
   const std::string op = is_reduction(p.collective) ? to_string(p.op) : "none";  // nccl-tests' redop column
   const std::vector<std::string> cells = {
-      text(run.backend), text(run.group), text(to_string(p.collective)), text(p.config.algo), text(p.config.proto),
+      text(run.backend), text(run.group), text(to_string(p.collective)), text(to_string(p.config.algo)), text(to_string(p.config.proto)),
       std::to_string(p.config.channels), p.config.graph ? "1" : "0", std::to_string(p.size_bytes), std::to_string(p.count),
       text(to_string(p.dtype)), text(op), p.in_place ? "1" : "0", text(to_string(p.status)), measured(p.batch_us),
       measured(p.algbw_GBps), measured(p.busbw_GBps), ok && p.wrong >= 0 ? std::to_string(p.wrong) : "", measured(p.iter_us.median),
-      measured(p.iter_us.p99), std::to_string(p.iterations), text(p.stop_reason), text(p.chosen_algo), text(p.chosen_proto),
+      measured(p.iter_us.p99), std::to_string(p.iterations), observed(p.stop_reason), observed(p.chosen_algo), observed(p.chosen_proto),
       std::to_string(p.chosen_channels), text(p.reason)};
   std::string line;
   for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + cells[i];
@@ -65,7 +71,7 @@ void CsvReporter::end_collective() { sync(); }
 
 void CsvReporter::fail_run(const std::string&) { sync(); }
 
-void CsvReporter::finish(const std::string&) { sync(); }
+void CsvReporter::finish(MetaStatus) { sync(); }
 
 void CsvReporter::write_row(const PointResult& p) {
   write_on_rank0([&] { file_.append(row(run_, p) + "\n"); });

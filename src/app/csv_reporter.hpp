@@ -20,7 +20,7 @@ class CsvReporter final : public Reporter {
   // Rows reach the disk (fsync) after every collective, as results.json does, and at the end.
   void end_collective() override;
   void fail_run(const std::string& reason) override;
-  void finish(const std::string& status) override;
+  void finish(MetaStatus status) override;
 
   // The header line, without its newline.
   static std::string header();

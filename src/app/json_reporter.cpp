@@ -28,7 +28,7 @@ void JsonReporter::screened(const PointResult& p) { results_.runs.back().screene
 void JsonReporter::end_collective() { save(); }
 
 void JsonReporter::fail_run(const std::string& reason) {
-  results_.runs.back().status = "failed";
+  results_.runs.back().status = RunStatus::Failed;
   results_.runs.back().reason = reason;
   save();
 }
@@ -43,11 +43,11 @@ void JsonReporter::save() {
   write_on_rank0([&] { save_results(results_, path_); });
 }
 
-void JsonReporter::finish(const std::string& status) {
+void JsonReporter::finish(MetaStatus status) {
   results_.meta.status = status;
   results_.meta.end_time = utc_now_iso8601();
-  if (status == "interrupted" && !results_.runs.empty() && results_.runs.back().status == "ok")
-    results_.runs.back().status = "interrupted";
+  if (status == MetaStatus::Interrupted && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok)
+    results_.runs.back().status = RunStatus::Interrupted;
   save();
 }
 

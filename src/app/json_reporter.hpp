@@ -19,7 +19,7 @@ class JsonReporter final : public Reporter {
   void run_timing(double duration_s, double startup_s) override;
   void fail_run(const std::string& reason) override;
   // Sets meta status and end time, and saves.
-  void finish(const std::string& status) override;
+  void finish(MetaStatus status) override;
 
   const Results& results() const { return results_; }
   const std::string& path() const { return path_; }

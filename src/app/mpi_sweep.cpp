@@ -53,7 +53,7 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
         }
         reporters.measuring(done, runtime::describe(spec));
         PointResult r = measure_point(backend, comm, spec, measure);
-        if (r.stop_reason == "interrupted") {  // a signal cut the point short: not a measurement
+        if (r.stop_reason == StopReason::Interrupted) {  // a signal cut the point short: not a measurement
           outcome.stop_signal = agreed_stop_signal();
           return outcome;
         }

@@ -276,9 +276,8 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runti
         // The worker's own one-line error (bad size, missing library): the same for every
         // group, so the sweep stops with it.
         reporters.fail_run(result.reason);
-        reporters.finish("failed");
-        if (result.error_kind == "usage") throw UsageError(result.reason, result.error_fix);
-        throw EnvironmentError(result.reason, result.error_fix);
+        reporters.finish(MetaStatus::Failed);
+        throw_error(result.error_kind, result.reason, result.error_fix);
     }
   }
   return outcome;

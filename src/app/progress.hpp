@@ -22,7 +22,7 @@ class ProgressReporter final : public Reporter {
   void end_collective() override { clear(); }
   void fail_run(const std::string&) override { clear(); }
   void note(const std::string& line) override;
-  void finish(const std::string&) override { clear(); }
+  void finish(MetaStatus) override { clear(); }
   bool active() const { return active_; }
 
  private:

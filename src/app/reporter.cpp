@@ -34,7 +34,7 @@ void Reporters::fail_run(const std::string& reason) {
 void Reporters::note(const std::string& line) {
   for (auto& r : list_) r->note(line);
 }
-void Reporters::finish(const std::string& status) {
+void Reporters::finish(MetaStatus status) {
   for (auto& r : list_) r->finish(status);
 }
 

@@ -6,7 +6,7 @@
 //
 // Event order: begin_sweep (once); per run (config group): begin_run, { begin_collective,
 // { measuring, point | screened }*, end_collective }*, run_timing?, fail_run?, note*; then
-// finish (once). An interrupted sweep goes straight to finish("interrupted").
+// finish (once). An interrupted sweep goes straight to finish(MetaStatus::Interrupted).
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,7 +39,7 @@ class Reporter {
   // A line for the user while the sweep goes on (a config group failed), without "cctune: ".
   virtual void note(const std::string& /*line*/) {}
   // The end of the sweep: "complete", "interrupted" or "failed".
-  virtual void finish(const std::string& /*status*/) {}
+  virtual void finish(MetaStatus /*status*/) {}
 };
 
 // Forwards every event to its reporters, in the order they were added (the progress line
@@ -58,7 +58,7 @@ class Reporters final : public Reporter {
   void run_timing(double duration_s, double startup_s) override;
   void fail_run(const std::string& reason) override;
   void note(const std::string& line) override;
-  void finish(const std::string& status) override;
+  void finish(MetaStatus status) override;
 
  private:
   std::vector<std::unique_ptr<Reporter>> list_;

@@ -153,7 +153,7 @@ Results ResumeState::carry_over(Meta fresh, const std::set<RunKey>& will_run) co
     for (const auto& p : run.points) kept += completed(p) ? 1 : 0;
   nlohmann::json history = previous_.meta.settings.value("resumed", nlohmann::json::array());
   history.push_back({{"start_time", fresh.start_time},
-                     {"previous_status", previous_.meta.status},
+                     {"previous_status", to_string(previous_.meta.status)},
                      {"previous_end_time", previous_.meta.end_time},
                      {"points_kept", kept},
                      {"argv", fresh.argv}});

@@ -67,14 +67,9 @@ void apply_space_defaults(const tuner::SearchSpace& space, const std::function<b
 }
 
 std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool graph) {
-  std::vector<PointConfig> out{PointConfig{"auto", "auto", 0, graph}};
-  for (const std::string& algo : space.algorithms)
-    for (const std::string& proto : space.protocols)
-      for (int ch : space.channels) {
-        if ((algo == "auto") != (proto == "auto")) continue;
-        PointConfig c{algo, proto, ch, graph};
-        if (c != out.front()) out.push_back(c);
-      }
+  std::vector<PointConfig> out{PointConfig{std::nullopt, std::nullopt, 0, graph}};
+  for (const PointConfig& c : tuner::in_process_configs(space, graph))
+    if (c != out.front()) out.push_back(c);
   return out;
 }
 

@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 #include "core/units.hpp"
-#include "tuner/profile/algo_proto.hpp"
+#include "core/algo_proto.hpp"
 
 namespace cctune::app {
 
@@ -67,8 +67,8 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
       std::stringstream fields(item);
       std::string f;
       while (std::getline(fields, f, '/')) parts.push_back(f);
-      const auto algo = parts.size() >= 2 ? tuner::parse_algorithm(parts[0]) : std::nullopt;
-      const auto proto = parts.size() >= 2 ? tuner::parse_protocol(parts[1]) : std::nullopt;
+      const auto algo = parts.size() >= 2 ? parse_algorithm(parts[0]) : std::nullopt;
+      const auto proto = parts.size() >= 2 ? parse_protocol(parts[1]) : std::nullopt;
       int channels = 0;
       bool channels_ok = parts.size() == 2;
       if (parts.size() == 3) {
@@ -82,10 +82,10 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
       }
       if (!algo || !proto || !channels_ok)
         throw UsageError("--configs entry '" + item + "' is not auto or algo/proto[/channels]",
-                         "use e.g. auto,ring/simple/32,tree/ll (algos: ring, tree, collnet_direct, collnet_chain, nvls, "
-                         "nvls_tree, pat; protos: ll, ll128, simple; channels 0 (NCCL's) to 64)");
-      c.algo = std::string(tuner::to_string(*algo));
-      c.proto = std::string(tuner::to_string(*proto));
+                         "use e.g. auto,ring/simple/32,tree/ll (algos: " + algorithm_name_list() + "; protos: " +
+                             protocol_name_list() + "; channels 0 (NCCL's) to 64)");
+      c.algo = algo;
+      c.proto = proto;
       c.channels = channels;
     }
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);

@@ -44,8 +44,8 @@ void TablePrinter::row(const std::optional<PointResult>& oop, const std::optiona
   print_cells(out_, ip);
   // A forced configuration names itself; NCCL's own choice ("auto") prints nothing extra.
   const PointConfig& c = any.config;
-  if (c.algo != "auto" || c.proto != "auto" || c.channels != 0)
-    std::fprintf(out_, "  %s/%s%s", c.algo.c_str(), c.proto.c_str(), c.channels ? ("/" + std::to_string(c.channels)).c_str() : "");
+  if (!c.is_default())
+    std::fprintf(out_, "  %s%s", algo_proto_name(c.algo, c.proto).c_str(), c.channels ? ("/" + std::to_string(c.channels)).c_str() : "");
   std::fprintf(out_, "\n");
   std::fflush(out_);
 }

@@ -34,6 +34,6 @@ void TableReporter::end_collective() {
 
 void TableReporter::fail_run(const std::string&) { flush_row(); }
 
-void TableReporter::finish(const std::string&) { flush_row(); }
+void TableReporter::finish(MetaStatus) { flush_row(); }
 
 }  // namespace cctune::app

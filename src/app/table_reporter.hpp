@@ -16,7 +16,7 @@ class TableReporter final : public Reporter {
   void point(const PointResult& p) override;
   void end_collective() override;
   void fail_run(const std::string& reason) override;
-  void finish(const std::string& status) override;
+  void finish(MetaStatus status) override;
 
  private:
   void flush_row();

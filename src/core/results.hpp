@@ -3,12 +3,15 @@
 // cctune.results/1 schema (docs/RESULTS.md, configs/schema/results.schema.json).
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/algo_proto.hpp"
 #include "core/collective.hpp"
 #include "core/statistics.hpp"
+#include "core/stopping.hpp"
 
 namespace cctune {
 
@@ -21,13 +24,25 @@ enum class PointStatus { Ok, Skipped, Failed };
 std::string to_string(PointStatus s);
 PointStatus parse_point_status(std::string_view s);
 
-// What was asked of the backend at one point (the choice NCCL is forced to, or "auto").
+// A config group's run (runs[].status) and the whole sweep (meta.status).
+enum class RunStatus { Ok, Failed, Interrupted };
+enum class MetaStatus { Running, Complete, Interrupted, Failed };
+std::string to_string(RunStatus s);   // "ok" | "failed" | "interrupted"
+std::string to_string(MetaStatus s);  // "running" | "complete" | "interrupted" | "failed"
+// Throw UsageError naming the bad value and the valid ones.
+RunStatus parse_run_status(std::string_view s);
+MetaStatus parse_meta_status(std::string_view s);
+
+// What was asked of the backend at one point: the choice NCCL is forced to, or NCCL's own
+// (nullopt, "auto" in JSON; core/algo_proto.hpp says why not an enumerator).
 struct PointConfig {
-  std::string algo = "auto";
-  std::string proto = "auto";
+  std::optional<Algorithm> algo;
+  std::optional<Protocol> proto;
   int channels = 0;  // 0: NCCL's choice
   bool graph = false;
   bool operator==(const PointConfig&) const = default;
+  // NCCL chooses everything: no algorithm, protocol or channel count forced.
+  bool is_default() const { return !algo && !proto && channels == 0; }
 };
 
 struct PointResult {
@@ -47,10 +62,10 @@ struct PointResult {
   double busbw_GBps = 0;         // from batch_us
   long wrong = -1;               // wrong elements summed over ranks; -1: not checked
   long iterations = 0;
-  std::string stop_reason;       // noise | time | iterations
+  std::optional<StopReason> stop_reason;  // ok points: why measuring ended
   double rel_noise = 0;          // median's relative CI half-width at stop
-  std::string chosen_algo;       // what the backend actually ran (NCCL: observed by the plugin)
-  std::string chosen_proto;
+  std::optional<Algorithm> chosen_algo;  // what the backend actually ran (NCCL: observed by the
+  std::optional<Protocol> chosen_proto;  // plugin); nullopt: not observed
   int chosen_channels = 0;
   std::vector<std::string> offered_algos;  // algorithms NCCL's cost table offered for this call
   // Successive halving's short screening measurements (runs[].screened) carry their round
@@ -72,7 +87,7 @@ struct RunResult {
   std::map<std::string, std::vector<std::string>> nccl_offered;
   int nranks = 0;
   int nnodes = 0;
-  std::string status = "ok";  // ok | failed | interrupted
+  RunStatus status = RunStatus::Ok;
   std::string reason;
   std::vector<PointResult> points;
   // Halving strategy only: the brief measurements that decided which candidates earned a
@@ -94,7 +109,7 @@ struct Meta {
   std::vector<std::string> hostnames;
   std::string start_time;  // ISO 8601 UTC
   std::string end_time;
-  std::string status = "running";  // running | complete | interrupted | failed
+  MetaStatus status = MetaStatus::Running;
   std::map<std::string, std::string> env;  // NCCL_*, OMPI_*/PMIX/SLURM that shape the run
   nlohmann::json settings = nlohmann::json::object();  // the resolved sweep options
 };

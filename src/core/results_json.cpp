@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
@@ -53,6 +54,18 @@ PointStatus parse_point_status(std::string_view s) {
   throw UsageError("unknown point status '" + std::string(s) + "'", "status is one of ok, skipped, failed");
 }
 
+namespace {
+constexpr NameTable<RunStatus, 3> run_status_names{{
+    {RunStatus::Ok, "ok"}, {RunStatus::Failed, "failed"}, {RunStatus::Interrupted, "interrupted"}}};
+constexpr NameTable<MetaStatus, 4> meta_status_names{{
+    {MetaStatus::Running, "running"}, {MetaStatus::Complete, "complete"}, {MetaStatus::Interrupted, "interrupted"}, {MetaStatus::Failed, "failed"}}};
+}  // namespace
+
+std::string to_string(RunStatus s) { return name_of(run_status_names, s); }
+std::string to_string(MetaStatus s) { return name_of(meta_status_names, s); }
+RunStatus parse_run_status(std::string_view s) { return parse_named(run_status_names, s, "run status"); }
+MetaStatus parse_meta_status(std::string_view s) { return parse_named(meta_status_names, s, "sweep status"); }
+
 void to_json(json& j, const Summary& s) {
   j = json{{"median", s.median}, {"mean", s.mean}, {"min", s.min}, {"max", s.max},
            {"p99", s.p99},       {"stddev", s.stddev}, {"cv", s.cv}, {"count", s.count}};
@@ -69,11 +82,11 @@ void from_json(const json& j, Summary& s) {
 }
 
 void to_json(json& j, const PointConfig& c) {
-  j = json{{"algo", c.algo}, {"proto", c.proto}, {"channels", c.channels}, {"graph", c.graph}};
+  j = json{{"algo", to_string(c.algo)}, {"proto", to_string(c.proto)}, {"channels", c.channels}, {"graph", c.graph}};
 }
 void from_json(const json& j, PointConfig& c) {
-  c.algo = j.value("algo", "auto");
-  c.proto = j.value("proto", "auto");
+  c.algo = parse_algorithm_choice(j.value("algo", "auto"));
+  c.proto = parse_protocol_choice(j.value("proto", "auto"));
   c.channels = whole(j, "channels", 0, 1 << 16, std::optional<int>(0));
   c.graph = j.value("graph", false);
 }
@@ -96,10 +109,11 @@ void to_json(json& j, const PointResult& p) {
   j["busbw_GBps"] = p.busbw_GBps;
   j["wrong"] = p.wrong;
   j["iterations"] = p.iterations;
-  j["stop_reason"] = p.stop_reason;
+  j["stop_reason"] = p.stop_reason ? to_string(*p.stop_reason) : "";
   j["rel_noise"] = p.rel_noise;
-  if (!p.chosen_algo.empty()) {
-    j["chosen"] = json{{"algo", p.chosen_algo}, {"proto", p.chosen_proto}, {"channels", p.chosen_channels}};
+  if (p.chosen_algo) {
+    j["chosen"] = json{{"algo", to_string(*p.chosen_algo)}, {"proto", p.chosen_proto ? to_string(*p.chosen_proto) : ""},
+                       {"channels", p.chosen_channels}};
     if (!p.offered_algos.empty()) j["chosen"]["offered"] = p.offered_algos;
   }
 }
@@ -122,14 +136,16 @@ void from_json(const json& j, PointResult& p) {
   p.busbw_GBps = j.at("busbw_GBps");
   p.wrong = whole(j, "wrong", -1L, LONG_MAX, std::optional<long>(-1));
   p.iterations = whole(j, "iterations", 0L, LONG_MAX, std::optional<long>(0));
-  p.stop_reason = j.value("stop_reason", "");
+  if (const std::string stop = j.value("stop_reason", ""); !stop.empty()) p.stop_reason = parse_stop_reason(stop);
   // Too few samples leave the noise infinite, which JSON writes as null.
   const auto noise = j.find("rel_noise");
   p.rel_noise = noise != j.end() && noise->is_number() ? noise->get<double>() : std::numeric_limits<double>::infinity();
   if (j.contains("chosen")) {
     const auto& c = j.at("chosen");
-    p.chosen_algo = c.value("algo", "");
-    p.chosen_proto = c.value("proto", "");
+    // Observed, never "auto"; absent or empty: not observed.
+    const std::string algo = c.value("algo", ""), proto = c.value("proto", "");
+    if (!algo.empty()) p.chosen_algo = parse_algorithm_choice(algo);
+    if (!proto.empty()) p.chosen_proto = parse_protocol_choice(proto);
     p.chosen_channels = c.value("channels", 0);
     p.offered_algos = c.value("offered", std::vector<std::string>{});
   }
@@ -137,7 +153,7 @@ void from_json(const json& j, PointResult& p) {
 
 void to_json(json& j, const RunResult& r) {
   j = json{{"backend", r.backend}, {"group", r.group}, {"env", r.env},   {"nranks", r.nranks},
-           {"nnodes", r.nnodes},   {"status", r.status}, {"points", r.points}};
+           {"nnodes", r.nnodes},   {"status", to_string(r.status)}, {"points", r.points}};
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.screened.empty()) j["screened"] = r.screened;
   if (r.duration_s > 0) j["duration_s"] = r.duration_s;
@@ -155,7 +171,7 @@ void from_json(const json& j, RunResult& r) {
   r.env = j.value("env", std::map<std::string, std::string>{});
   r.nranks = whole(j, "nranks", 1, 1 << 24);  // 0 would skip --resume's rank check
   r.nnodes = whole(j, "nnodes", 1, 1 << 24, std::optional<int>(1));
-  r.status = j.value("status", "ok");
+  r.status = parse_run_status(j.value("status", "ok"));
   r.reason = j.value("reason", "");
   r.points = j.at("points").get<std::vector<PointResult>>();
   r.screened = j.value("screened", std::vector<PointResult>{});
@@ -170,7 +186,7 @@ void from_json(const json& j, RunResult& r) {
 void to_json(json& j, const Meta& m) {
   j = json{{"schema", m.schema},         {"argv", m.argv},         {"cctune_version", m.cctune_version},
            {"git_sha", m.git_sha},       {"versions", m.versions}, {"hostnames", m.hostnames},
-           {"start_time", m.start_time}, {"end_time", m.end_time}, {"status", m.status},
+           {"start_time", m.start_time}, {"end_time", m.end_time}, {"status", to_string(m.status)},
            {"env", m.env},               {"settings", m.settings}};
 }
 void from_json(const json& j, Meta& m) {
@@ -182,7 +198,7 @@ void from_json(const json& j, Meta& m) {
   m.hostnames = j.value("hostnames", std::vector<std::string>{});
   m.start_time = j.value("start_time", "");
   m.end_time = j.value("end_time", "");
-  m.status = j.value("status", "");
+  m.status = parse_meta_status(j.value("status", "running"));  // the schema requires it; absent: unfinished
   m.env = j.value("env", std::map<std::string, std::string>{});
   m.settings = j.value("settings", json::object());
 }

@@ -3,9 +3,19 @@
 // after a minimum number of iterations, or when a time cap is reached. A plain CPU object
 // so it is tested without any device; every rank feeds it the same aggregated samples,
 // so every rank reaches the same decision.
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace cctune {
+
+// Why a point's measurement ended (results' "stop_reason"). Interrupted: a signal cut it
+// short, so it is not a measurement (the engine's callers drop it).
+enum class StopReason { Noise, Time, Iterations, Interrupted };
+std::string to_string(StopReason r);  // "noise" | "time" | "iterations" | "interrupted"
+// Throws UsageError naming the bad value and the valid ones.
+StopReason parse_stop_reason(std::string_view s);
 
 struct StopRule {
   long min_iterations = 20;
@@ -24,8 +34,8 @@ class NoiseCriterion {
   double relative_noise() const;
   const std::vector<double>& samples() const { return samples_; }
   const StopRule& rule() const { return rule_; }
-  // Why measuring stopped: "noise", "time", "iterations"; empty while running.
-  const char* reason(double elapsed_s) const;
+  // Why measuring stopped (Noise, Time or Iterations); nullopt while running.
+  std::optional<StopReason> reason(double elapsed_s) const;
 
  private:
   StopRule rule_;

@@ -59,17 +59,16 @@ class Supervisor {
       spawn_all(workers);
     } catch (const Error& e) {
       spawn_error = e.describe();
-      fail(kCause, "on " + host() + ": " + spawn_error, "failure");
+      fail(kCause, "on " + host() + ": " + spawn_error);
     }
     for (;;) {
       const auto tick_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.tick_s));
       pump_until(tick_end);
       check_workers();
-      if (cb_.stop_requested && cb_.stop_requested()) fail(kInterrupt, "interrupted by a signal", "interrupted");
+      if (cb_.stop_requested && cb_.stop_requested()) fail(kInterrupt, "interrupted by a signal");
       if (seconds(Clock::now() - start_) > settings_.group_timeout_s)
         fail(kTimeout, "group " + group_.label + " passed its deadline of " + fmt_seconds(settings_.group_timeout_s) +
-                           " (--group-timeout) on " + host() + where_workers_are(),
-             "failure");
+                           " (--group-timeout) on " + host() + where_workers_are());
       if (auto outcome = agree()) return *outcome;
     }
   }
@@ -123,7 +122,8 @@ class Supervisor {
     return text;
   }
 
-  void fail(Priority p, const std::string& reason, const std::string& kind, const std::string& fix = {}) {
+  // `kind` other than Failure: the worker's own one-line error, which aborts the sweep.
+  void fail(Priority p, const std::string& reason, ErrorKind kind = ErrorKind::Failure, const std::string& fix = {}) {
     if (p >= priority_) return;  // keep the most telling local reason
     priority_ = p;
     reason_ = reason;
@@ -139,9 +139,9 @@ class Supervisor {
       handle_message(t, decode(line));
     } catch (const Error& e) {
       if (e.rank_local()) throw;  // rank 0's results file failed: the job ends (main.cpp)
-      fail(kCause, who(t) + ": " + e.what_only(), "failure");
+      fail(kCause, who(t) + ": " + e.what_only());
     } catch (const std::exception& e) {
-      fail(kCause, who(t) + " sent a malformed message (" + e.what() + "): " + line.substr(0, 200), "failure",
+      fail(kCause, who(t) + " sent a malformed message (" + e.what() + "): " + line.substr(0, 200), ErrorKind::Failure,
            "supervisor and worker must be the same cctune build");
     }
   }
@@ -167,12 +167,12 @@ class Supervisor {
       }
       case MessageType::Done: t.done = true; break;
       case MessageType::Error: {
-        const std::string kind = text_field(m.body, "kind", "failure");
+        const ErrorKind kind = parse_error_kind(text_field(m.body, "kind", "failure")).value_or(ErrorKind::Failure);
         const std::string text = text_field(m.body, "message", "(no message)");
-        if (kind == "usage" || kind == "environment")
+        if (kind != ErrorKind::Failure)
           fail(kCause, text, kind, text_field(m.body, "fix", ""));  // the user's problem: said as the worker said it
         else
-          fail(kCause, with_log(t, who(t) + " failed " + point_text(t.last_point) + ": " + text), "failure");
+          fail(kCause, with_log(t, who(t) + " failed " + point_text(t.last_point) + ": " + text));
         break;
       }
     }
@@ -185,8 +185,7 @@ class Supervisor {
 
   void note_overlong(Tracked& t) {
     if (t.reader->overlong())
-      fail(kCause, who(t) + " sent a line longer than " + std::to_string(t.reader->max_line()) + " bytes; it is no longer read",
-           "failure");
+      fail(kCause, who(t) + " sent a line longer than " + std::to_string(t.reader->max_line()) + " bytes; it is no longer read");
   }
 
   // Reads worker messages until `until`; returns early only when nothing is left to read.
@@ -232,18 +231,16 @@ class Supervisor {
           t.reader->close_reading();
         }
         if (!t.proc->exited_ok())
-          fail(kCause, with_log(t, who(t) + " " + describe_wait_status(*t.proc->status()) + " " + point_text(t.last_point)),
-               "failure");
+          fail(kCause, with_log(t, who(t) + " " + describe_wait_status(*t.proc->status()) + " " + point_text(t.last_point)));
         else if (!t.done)
-          fail(kCause, with_log(t, who(t) + " exited without finishing, " + point_text(t.last_point)), "failure");
+          fail(kCause, with_log(t, who(t) + " exited without finishing, " + point_text(t.last_point)));
         continue;
       }
       if (t.done) continue;  // waiting for its release, silent by design
       const double silent = seconds(now - t.last_message);
       if (silent > settings_.point_timeout_s)
         fail(kTimeout, with_log(t, who(t) + " sent nothing for " + fmt_seconds(silent) + " (--point-timeout " +
-                                       fmt_seconds(settings_.point_timeout_s) + ") " + point_text(t.last_point)),
-             "failure");
+                                       fmt_seconds(settings_.point_timeout_s) + ") " + point_text(t.last_point)));
     }
   }
 
@@ -266,7 +263,7 @@ class Supervisor {
   }
 
   std::optional<GroupOutcome> agree() {
-    nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"reason", reason_}, {"kind", kind_},
+    nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"reason", reason_}, {"kind", to_string(kind_)},
                            {"fix", fix_}, {"done", all_done()}, {"uid", uid_sent_ ? "" : uid_}};
     const auto all = comm_.allgather(mine.dump());
     std::string uid;
@@ -295,10 +292,8 @@ class Supervisor {
       for (auto& t : workers_) t.proc->kill_and_reap();
       GroupOutcome o;
       o.hello = hello_;
-      const std::string kind = best_j["kind"];
-      o.status = kind == "interrupted" ? GroupStatus::Interrupted
-                 : (kind == "usage" || kind == "environment") ? GroupStatus::Aborted
-                                                              : GroupStatus::Failed;
+      const ErrorKind kind = parse_error_kind(best_j["kind"].get<std::string>()).value_or(ErrorKind::Failure);
+      o.status = best == kInterrupt ? GroupStatus::Interrupted : kind != ErrorKind::Failure ? GroupStatus::Aborted : GroupStatus::Failed;
       o.reason = best_j["reason"].get<std::string>();
       // A worker's usage/environment error is the user's one-line message as it stands.
       if (all.size() > 1 && o.status != GroupStatus::Aborted) o.reason = "supervisor rank " + std::to_string(best_rank) + ": " + o.reason;
@@ -325,7 +320,8 @@ class Supervisor {
   std::string local_host_;
   Clock::time_point start_;
   Priority priority_ = kNone;
-  std::string reason_, kind_, fix_;
+  std::string reason_, fix_;
+  ErrorKind kind_ = ErrorKind::Failure;
   std::string uid_;
   bool uid_sent_ = false;
   nlohmann::json hello_;

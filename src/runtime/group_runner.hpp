@@ -11,6 +11,7 @@
 
 #include "collectives/backend.hpp"
 #include "collectives/rank_comm.hpp"
+#include "core/error_kind.hpp"
 #include "runtime/groups.hpp"
 #include "runtime/protocol.hpp"
 
@@ -36,7 +37,7 @@ std::string to_string(GroupStatus s);
 struct GroupOutcome {
   GroupStatus status = GroupStatus::Ok;
   std::string reason;       // one line: who, what (signal, exit code, timeout), last point
-  std::string error_kind;   // Aborted: "usage" | "environment" (the worker's one-line error)
+  ErrorKind error_kind = ErrorKind::Failure;  // Aborted: Usage or Environment (the worker's one-line error)
   std::string error_fix;
   nlohmann::json hello;     // the first local worker's hello (versions), null if none came
 };

@@ -6,8 +6,6 @@ namespace cctune::runtime {
 
 namespace search = tuner::search;
 
-bool is_default(const PointConfig& c) { return c.algo == "auto" && c.proto == "auto" && c.channels == 0; }
-
 search::Measurement measurement_of(const PointResult& r) {
   if (r.status != PointStatus::Ok || !(r.iter_us.median > 0)) return {};
   const double half = std::isfinite(r.rel_noise) && r.rel_noise > 0 ? r.rel_noise * r.iter_us.median : r.iter_us.median;

@@ -31,7 +31,5 @@ MeasureSettings screening_settings(const MeasureSettings& full, int iterations);
 // run" for a point that is not ok.
 tuner::search::Measurement measurement_of(const PointResult& r);
 
-// NCCL's own choice: the candidate halving always measures in full (the baseline of a profile).
-bool is_default(const PointConfig& c);
 
 }  // namespace cctune::runtime

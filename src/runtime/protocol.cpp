@@ -68,8 +68,8 @@ Message point_message(long point, const nlohmann::json& result) {
   return make(MessageType::Point, {{"point", point}, {"result", result}});
 }
 Message done_message() { return make(MessageType::Done); }
-Message error_message(const std::string& text, const std::string& kind, const std::string& fix) {
-  return make(MessageType::Error, {{"message", text}, {"kind", kind}, {"fix", fix}});
+Message error_message(const std::string& text, ErrorKind kind, const std::string& fix) {
+  return make(MessageType::Error, {{"message", text}, {"kind", to_string(kind)}, {"fix", fix}});
 }
 
 TestFault parse_test_fault(const std::string& text) {

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "core/error_kind.hpp"
+
 namespace cctune::runtime {
 
 // The fd a worker writes its messages on (the supervisor dup2's a pipe there).
@@ -35,7 +37,7 @@ Message ready_message();
 Message progress_message(long point);
 Message point_message(long point, const nlohmann::json& result);
 Message done_message();
-Message error_message(const std::string& text, const std::string& kind, const std::string& fix = {});  // kind: usage|environment|failure
+Message error_message(const std::string& text, ErrorKind kind, const std::string& fix = {});
 
 // A fault a test asks one worker to commit (CCTUNE_TEST_FAULT="kind:rank:point[:group]").
 struct TestFault {

@@ -23,7 +23,7 @@ long env_long(const char* name, long fallback) {
 double config_factor(const PointConfig& c) {
   const char* text = std::getenv("CCTUNE_SELFTEST_CONFIG_FACTORS");
   if (!text || !*text) return 1.0;
-  const std::string base = c.algo + "/" + c.proto;
+  const std::string base = algo_proto_name(c.algo, c.proto);
   const std::string full = base + "/" + std::to_string(c.channels);
   double factor = 1.0;
   std::stringstream in(text);

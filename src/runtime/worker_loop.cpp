@@ -23,7 +23,7 @@ SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, 
     for (std::size_t p = first_p; p < first_p + placements; ++p) {
       // The plan's skips are recorded once, in meta.settings.space, not as points.
       if (planned_skip(plan, points[point_index(plan, c, 0, k, p)])) continue;
-      if (is_default(configs[k])) unit.nccl_default = unit.candidates.size();
+      if (configs[k].is_default()) unit.nccl_default = unit.candidates.size();
       unit.candidates.emplace_back(k, p);
     }
   return unit;

@@ -79,12 +79,6 @@ void log_identity(const WorkerSpec& spec) {
                spec.group.c_str(), nccl_env.empty() ? " no NCCL_* variable" : nccl_env.c_str());
 }
 
-std::string kind_of(const std::exception& e) {
-  if (dynamic_cast<const UsageError*>(&e)) return "usage";
-  if (dynamic_cast<const EnvironmentError*>(&e)) return "environment";
-  return "failure";
-}
-
 }  // namespace
 
 int run_worker_query(const std::string& executable) {
@@ -94,10 +88,10 @@ int run_worker_query(const std::string& executable) {
     auto module = load_worker_module(executable);
     out = {{"device_count", module->device_count()}, {"nccl_version", module->nccl_version()}, {"cuda", module->cuda_versions()}};
   } catch (const Error& e) {
-    out = {{"error", e.what_only()}, {"fix", e.fix()}, {"kind", kind_of(e)}};
+    out = {{"error", e.what_only()}, {"fix", e.fix()}, {"kind", to_string(error_kind_of(e))}};
     code = dynamic_cast<const EnvironmentError*>(&e) ? exit_code::environment : exit_code::failure;
   } catch (const std::exception& e) {
-    out = {{"error", e.what()}, {"fix", ""}, {"kind", "failure"}};
+    out = {{"error", e.what()}, {"fix", ""}, {"kind", to_string(ErrorKind::Failure)}};
     code = exit_code::failure;
   }
   std::printf("%s\n", out.dump().c_str());
@@ -192,10 +186,10 @@ int run_worker(const std::string& executable) {
     ::_exit(0);
   } catch (const Error& e) {
     std::fprintf(stderr, "cctune worker rank %d: %s\n", spec.rank, e.describe().c_str());
-    emit_line(error_message(e.what_only(), kind_of(e), e.fix()));
+    emit_line(error_message(e.what_only(), error_kind_of(e), e.fix()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cctune worker rank %d: %s\n", spec.rank, e.what());
-    emit_line(error_message(e.what(), "failure"));
+    emit_line(error_message(e.what(), ErrorKind::Failure));
   }
   std::fflush(stderr);
   ::_exit(1);

@@ -42,8 +42,8 @@ const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec) {
 
 std::string describe(const PointSpec& s) {
   std::string d = to_string(s.collective) + " " + format_size(s.bytes.size_bytes) + (s.in_place ? " in-place" : " out-of-place");
-  if (s.config.algo != "auto" || s.config.proto != "auto" || s.config.channels != 0)
-    d += " " + s.config.algo + "/" + s.config.proto + "/" + (s.config.channels ? std::to_string(s.config.channels) + "ch" : "auto-ch");
+  if (!s.config.is_default())
+    d += " " + algo_proto_name(s.config.algo, s.config.proto) + "/" + (s.config.channels ? std::to_string(s.config.channels) + "ch" : "auto-ch");
   return d;
 }
 

@@ -76,7 +76,7 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
   }
   for (const ProfileRule& r : outputs.profile.rules) {
     const std::string max = r.max_bytes == UINT64_MAX ? "inf" : format_size(r.max_bytes);
-    const std::string ap = std::string(to_string(r.algorithm)) + "/" + std::string(to_string(r.protocol));
+    const std::string ap = algo_proto_name(r.algorithm, r.protocol);
     std::snprintf(line, sizeof line, "%-14s %6d %6d %12s %12s %-16s %8s %7.3fx\n",
                   std::string(profile_collective_name(r.collective)).c_str(), r.nranks, r.nnodes, format_size(r.min_bytes).c_str(),
                   max.c_str(), ap.c_str(), r.channels ? std::to_string(r.channels).c_str() : "nccl", r.expected_speedup);

@@ -95,7 +95,7 @@ bool SweepControl::on_get_coll_info(int nccl_func, std::uint64_t n_bytes, float*
       return true;
     }
     ++report_.rejected;
-    const std::string choice = std::string(to_string(forced_.algorithm)) + "/" + std::string(to_string(forced_.protocol));
+    const std::string choice = algo_proto_name(forced_.algorithm, forced_.protocol);
     report_.reason = table.contains(algorithm, protocol)
                          ? "NCCL marks " + choice + " unsupported for " + describe_call(nccl_func, n_bytes) +
                                " on this communicator (cost table entry < 0)"

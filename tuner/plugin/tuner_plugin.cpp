@@ -112,7 +112,7 @@ void apply_profile(PluginContext& ctx, int nccl_func, std::size_t n_bytes, float
     try {
       log_line(ctx.log, nccl_abi::kLogInfo,
                "cctune tuner: profile rule " + std::to_string(rule->rule_index) + " (" +
-                   std::string(to_string(rule->algorithm)) + "/" + std::string(to_string(rule->protocol)) +
+                   algo_proto_name(rule->algorithm, rule->protocol) +
                    ") is unsupported for " + std::string(profile_collective_name(*collective)) + " of " +
                    std::to_string(n_bytes) + " bytes here; NCCL's choice is kept");
     } catch (...) {

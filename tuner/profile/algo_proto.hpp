@@ -1,36 +1,25 @@
 #pragma once
-// NCCL's algorithms and protocols with the spellings used in profiles and results.
-// The enumerator values are NCCL's own indices into the tuner cost table (rows are
-// algorithms, columns protocols), so the tuner plugin indexes the table with them directly.
-#include <array>
+// The tuner's view of NCCL's algorithms and protocols: core/algo_proto.hpp owns the enums
+// and their one name table; this adds sets of algorithms for the plugin's launch path.
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "core/algo_proto.hpp"
 
 namespace cctune::tuner {
 
-enum class Algorithm : int { Tree = 0, Ring = 1, CollnetDirect = 2, CollnetChain = 3, Nvls = 4, NvlsTree = 5, Pat = 6 };
-enum class Protocol : int { LL = 0, LL128 = 1, Simple = 2 };
-
-inline constexpr int kAlgorithmCount = 7;
-inline constexpr int kProtocolCount = 3;
-
-// "ring", "nvls_tree", "ll128", "simple": the profile/results spellings.
-std::string_view to_string(Algorithm a) noexcept;
-std::string_view to_string(Protocol p) noexcept;
-
-// Case-insensitive, so NCCL's own spellings ("RING", "NVLS_TREE", "Simple", "LL128") parse too.
-// nullopt for anything else; never throws (the tuner plugin calls these).
-std::optional<Algorithm> parse_algorithm(std::string_view s) noexcept;
-std::optional<Protocol> parse_protocol(std::string_view s) noexcept;
-
-// From NCCL's integer index; nullopt when out of range.
-std::optional<Algorithm> algorithm_from_index(int index) noexcept;
-std::optional<Protocol> protocol_from_index(int index) noexcept;
-
-const std::array<Algorithm, kAlgorithmCount>& all_algorithms() noexcept;
+using cctune::Algorithm;
+using cctune::algorithm_from_index;
+using cctune::all_algorithms;
+using cctune::all_protocols;
+using cctune::kAlgorithmCount;
+using cctune::kProtocolCount;
+using cctune::parse_algorithm;
+using cctune::parse_protocol;
+using cctune::Protocol;
+using cctune::protocol_from_index;
+using cctune::to_string;
 
 // A set of algorithms as a bit mask (bit i: NCCL's algorithm index i): no allocation, so the
 // tuner plugin can compute and compare sets on the launch path.
@@ -43,6 +32,5 @@ std::vector<std::string> algorithm_names(AlgorithmSet set);
 std::string join_algorithm_names(AlgorithmSet set);
 // Unknown names are ignored (they come from files written by other versions).
 AlgorithmSet algorithm_set(const std::vector<std::string>& names) noexcept;
-const std::array<Protocol, kProtocolCount>& all_protocols() noexcept;
 
 }  // namespace cctune::tuner

@@ -112,9 +112,9 @@ ProfileRule read_rule(const json& j, std::size_t index, std::string& error) {
   if (auto c = parse_profile_collective(collective)) rule.collective = *c;
   else r.fail("collective", "\"" + collective + "\" is not one of allreduce, allgather, reducescatter, broadcast, reduce");
   if (auto a = parse_algorithm(algorithm)) rule.algorithm = *a;
-  else r.fail("algo", "\"" + algorithm + "\" is not one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
+  else r.fail("algo", "\"" + algorithm + "\" is not one of " + algorithm_name_list());
   if (auto p = parse_protocol(protocol)) rule.protocol = *p;
-  else r.fail("proto", "\"" + protocol + "\" is not one of ll, ll128, simple");
+  else r.fail("proto", "\"" + protocol + "\" is not one of " + protocol_name_list());
   return rule;
 }
 
@@ -152,7 +152,7 @@ void read_offered(FieldReader& reader, std::vector<OfferedAlgorithms>& out, std:
     if (!algos->is_array()) return r.fail("algorithms", "must be an array of algorithm names");
     for (const json& a : *algos) {
       const auto algorithm = a.is_string() ? parse_algorithm(a.get<std::string>()) : std::nullopt;
-      if (!algorithm) return r.fail("algorithms", "holds " + a.dump() + ", not one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
+      if (!algorithm) return r.fail("algorithms", "holds " + a.dump() + ", not one of " + algorithm_name_list());
       o.algorithms |= algorithm_bit(*algorithm);
     }
     out.push_back(o);

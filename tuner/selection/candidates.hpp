@@ -23,11 +23,11 @@ struct ShapeKey {
 struct Candidate {
   std::size_t group = 0;  // index into CandidateSet::groups
   PointConfig config;     // what was forced ("auto" where NCCL chose)
-  std::string chosen_algo;  // what ran, as observed by the tuner plugin
-  std::string chosen_proto;
+  std::optional<Algorithm> chosen_algo;  // what ran, as observed by the tuner plugin
+  std::optional<Protocol> chosen_proto;
   int chosen_channels = 0;  // channels NCCL used; 0 unknown
   Timing timing;
-  bool is_auto() const { return config.algo == "auto" && config.proto == "auto" && config.channels == 0; }
+  bool is_auto() const { return config.is_default(); }
 };
 
 struct ProcessGroup {

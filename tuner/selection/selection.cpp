@@ -26,10 +26,8 @@ struct RuleConfig {
 // What a rule would force to reproduce `c`; nullopt when the profile cannot say it (an
 // "auto" half with no observation of what NCCL ran).
 std::optional<RuleConfig> rule_config(const Candidate& c) {
-  const std::string& algo = c.config.algo != "auto" ? c.config.algo : c.chosen_algo;
-  const std::string& proto = c.config.proto != "auto" ? c.config.proto : c.chosen_proto;
-  auto a = parse_algorithm(algo);
-  auto p = parse_protocol(proto);
+  const std::optional<Algorithm> a = c.config.algo ? c.config.algo : c.chosen_algo;
+  const std::optional<Protocol> p = c.config.proto ? c.config.proto : c.chosen_proto;
   if (!a || !p || c.config.channels < 0 || c.config.channels > kMaxRuleChannels) return std::nullopt;
   return RuleConfig{*a, *p, c.config.channels};
 }
@@ -182,11 +180,11 @@ bool has_nccl_measurements(const Results& results) {
 std::string describe(const ChoiceLabel& label) {
   const PointConfig& c = label.config;
   std::string s;
-  if (c.algo == "auto" && c.proto == "auto") {
+  if (!c.algo && !c.proto) {
     s = "auto";
-    if (!label.chosen_algo.empty()) s += " (" + label.chosen_algo + "/" + label.chosen_proto + ")";
+    if (label.chosen_algo) s += " (" + algo_proto_name(label.chosen_algo, label.chosen_proto) + ")";
   } else {
-    s = c.algo + "/" + c.proto;
+    s = algo_proto_name(c.algo, c.proto);
   }
   if (c.channels > 0) s += " ch=" + std::to_string(c.channels);
   return s;

@@ -31,8 +31,8 @@ struct TuneOptions {
 struct ChoiceLabel {
   std::string group;
   PointConfig config;
-  std::string chosen_algo;  // what NCCL ran ("ring"), when the plugin saw it
-  std::string chosen_proto;
+  std::optional<Algorithm> chosen_algo;  // what NCCL ran (ring), when the plugin saw it
+  std::optional<Protocol> chosen_proto;
   int chosen_channels = 0;  // channels that ran; 0 unknown
 };
 

@@ -73,23 +73,17 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
     double seconds = 0;
     for (Collective c : space.collectives) {
       const std::vector<std::uint64_t> sizes = sizes_for(space, c, ctx);
-      for (const std::string& a : space.algorithms)
-        for (const std::string& p : space.protocols)
-          for (int ch : space.channels) {
-            // NCCL's own choice pairs "auto" with "auto"; forced points pair forced values.
-            // Mixed pairs are not part of the product (the plugin forces (algo, proto) pairs).
-            if ((a == "auto") != (p == "auto")) continue;
-            PointConfig config{a, p, ch, false};
-            if (std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, group_disables_nvls); !why.empty()) {
-              g.skipped.push_back({c, config, why, sizes.size()});
-              plan.skipped_points += sizes.size();
-              continue;
-            }
-            for (std::uint64_t s : sizes) {
-              g.points.push_back({c, s, config});
-              seconds += point_seconds(space, s, model);
-            }
-          }
+      for (const PointConfig& config : in_process_configs(space)) {
+        if (std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, group_disables_nvls); !why.empty()) {
+          g.skipped.push_back({c, config, why, sizes.size()});
+          plan.skipped_points += sizes.size();
+          continue;
+        }
+        for (std::uint64_t s : sizes) {
+          g.points.push_back({c, s, config});
+          seconds += point_seconds(space, s, model);
+        }
+      }
     }
     plan.points += g.points.size();
     plan.estimated_s += model.group_startup_s + seconds;

@@ -1,6 +1,7 @@
 #include "tuner/space/space.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -86,8 +87,15 @@ class SpaceReader {
 const std::vector<std::string> kTopKeys = {"schema", "name", "description", "collectives", "sizes", "dtype", "algorithms",
                                            "protocols", "channels", "groups", "measure", "strategy"};
 const std::vector<std::string> kCollectives = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"};
-const std::vector<std::string> kAlgorithms = {"auto", "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
-const std::vector<std::string> kProtocols = {"auto", "ll", "ll128", "simple"};
+// "auto" and core's names (core/algo_proto.hpp), in NCCL's index order.
+template <class Enum, std::size_t N>
+std::vector<std::string> choice_names(const std::array<Enum, N>& all) {
+  std::vector<std::string> out{std::string(kAutoName)};
+  for (Enum e : all) out.emplace_back(to_string(e));
+  return out;
+}
+const std::vector<std::string> kAlgorithms = choice_names(all_algorithms());
+const std::vector<std::string> kProtocols = choice_names(all_protocols());
 const std::vector<std::string> kDtypes = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16"};
 const std::vector<std::string> kRequirements = {"net", "rdma"};
 
@@ -163,6 +171,15 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
 
 }  // namespace
 
+std::vector<PointConfig> in_process_configs(const SearchSpace& space, bool graph) {
+  std::vector<PointConfig> out;
+  for (const std::optional<Algorithm>& a : space.algorithms)
+    for (const std::optional<Protocol>& p : space.protocols)
+      for (int ch : space.channels)
+        if (a.has_value() == p.has_value()) out.push_back(PointConfig{a, p, ch, graph});
+  return out;
+}
+
 std::string to_string(GroupRequirement r) { return r == GroupRequirement::Net ? "net" : "rdma"; }
 
 SearchSpace parse_space(const std::string& json_text, const std::string& source) {
@@ -196,8 +213,8 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
     if (std::find(kDtypes.begin(), kDtypes.end(), d) == kDtypes.end()) r.fail("dtype", "\"" + d + "\" is not allowed", SpaceReader::join(kDtypes));
     s.dtype = parse_dtype(d);
   }
-  s.algorithms = r.strings(j.at("algorithms"), "algorithms", kAlgorithms);
-  s.protocols = r.strings(j.at("protocols"), "protocols", kProtocols);
+  for (const std::string& a : r.strings(j.at("algorithms"), "algorithms", kAlgorithms)) s.algorithms.push_back(parse_algorithm_choice(a));
+  for (const std::string& p : r.strings(j.at("protocols"), "protocols", kProtocols)) s.protocols.push_back(parse_protocol_choice(p));
   if (j.contains("channels")) {
     const json& ch = j.at("channels");
     if (!ch.is_array() || ch.empty()) r.fail("channels", "must be a non-empty array of integers", "0 (NCCL's count) to 64");
@@ -211,8 +228,8 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
   } else {
     s.channels = {0};
   }
-  if (std::find(s.algorithms.begin(), s.algorithms.end(), "auto") == s.algorithms.end() ||
-      std::find(s.protocols.begin(), s.protocols.end(), "auto") == s.protocols.end() ||
+  if (std::find(s.algorithms.begin(), s.algorithms.end(), std::nullopt) == s.algorithms.end() ||
+      std::find(s.protocols.begin(), s.protocols.end(), std::nullopt) == s.protocols.end() ||
       std::find(s.channels.begin(), s.channels.end(), 0) == s.channels.end())
     r.fail("algorithms", "NCCL's default (algorithm \"auto\", protocol \"auto\", channels 0) is missing",
            "spaces always measure NCCL's default: tuning only switches away from it beyond noise");

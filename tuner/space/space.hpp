@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/algo_proto.hpp"
 #include "core/collective.hpp"
+#include "core/results.hpp"
 #include "core/sizes.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -38,13 +40,18 @@ struct SearchSpace {
   std::vector<Collective> collectives;
   SizeSequence sizes;
   DType dtype = DType::Float32;
-  std::vector<std::string> algorithms;  // "auto", "ring", ... (profile spellings)
-  std::vector<std::string> protocols;   // "auto", "ll", "ll128", "simple"
+  std::vector<std::optional<Algorithm>> algorithms;  // nullopt: "auto" (NCCL's own choice)
+  std::vector<std::optional<Protocol>> protocols;    // nullopt: "auto"
   std::vector<int> channels;            // 0: NCCL's count
   std::vector<GroupSpec> groups;
   MeasureSpec measure;
   search::StrategyKind strategy = search::StrategyKind::Exhaustive;
 };
+
+// The in-process configurations of the space, in file order (algorithms, then protocols,
+// then channels): NCCL's own choice pairs "auto" with "auto", forced points pair forced
+// values; mixed pairs are not part of the product (the plugin forces (algo, proto) pairs).
+std::vector<PointConfig> in_process_configs(const SearchSpace& space, bool graph = false);
 
 std::string to_string(GroupRequirement r);
 

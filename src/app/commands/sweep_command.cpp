@@ -144,11 +144,11 @@ class SweepCommand : public Command {
     const SweepOutcome outcome = plan.backend == BackendChoice::Nccl ? run_nccl_sweep(session, plan, *gpus, reporters.all)
                                                                     : run_mpi_sweep(session, plan, reporters.all, resume ? &*resume : nullptr);
     if (outcome.interrupted()) {
-      reporters.all.finish("interrupted");
+      reporters.all.finish(MetaStatus::Interrupted);
       if (reporters.json) say_interrupted(session, plan, outcome.stop_signal, path);
       return exit_code_for_stop(outcome.stop_signal);
     }
-    reporters.all.finish("complete");
+    reporters.all.finish(MetaStatus::Complete);
     if (reporters.json) say_complete(session, plan, reporters.json->results(), path, outcome);
     return outcome.failed_groups > 0 ? exit_code::failure : exit_code::ok;
   }

@@ -184,10 +184,10 @@ class VerifyCommand : public Command {
     JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/false);
     const SweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, reporters.all);
     if (outcome.interrupted()) {
-      reporters.all.finish("interrupted");
+      reporters.all.finish(MetaStatus::Interrupted);
       return exit_code_for_stop(outcome.stop_signal);
     }
-    reporters.all.finish("complete");
+    reporters.all.finish(MetaStatus::Complete);
     int code = exit_code::ok;
     if (reporters.json) {
       try {  // every rank must reach the exit-status agreement below

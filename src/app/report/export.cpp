@@ -43,7 +43,7 @@ json to_json(const Comparison& c) {
     const auto& s = c.series[i];
     const RunResult& r = c.run_of(s);
     series.push_back({{"label", s.label}, {"file", file_name(c.files[s.file], s.file)}, {"group", r.group}, {"backend", r.backend},
-                      {"nranks", r.nranks}, {"nnodes", r.nnodes}, {"status", r.status}, {"reason", r.reason}});
+                      {"nranks", r.nranks}, {"nnodes", r.nnodes}, {"status", to_string(r.status)}, {"reason", r.reason}});
     if (const std::string mode = c.test_mode_of_series(i); !mode.empty()) series.back()["test_mode"] = mode;
   }
   json tables = json::array();
@@ -75,7 +75,7 @@ json to_json(const Comparison& c) {
       rows.push_back({{"size_bytes", r.size_bytes},
                       {"default_busbw_GBps", d ? json(d->busbw_GBps) : json(nullptr)},
                       {"default_time_us", d ? json(d->batch_us) : json(nullptr)},
-                      {"nccl_chose", d && !d->chosen_algo.empty() ? json(d->chosen_algo + "/" + d->chosen_proto) : json(nullptr)},
+                      {"nccl_chose", d && d->chosen_algo ? json(algo_proto_name(d->chosen_algo, d->chosen_proto)) : json(nullptr)},
                       {"tuned_config", describe(r.best_tuned->config)},
                       {"tuned_busbw_GBps", r.best_tuned->busbw_GBps},
                       {"tuned_time_us", r.best_tuned->batch_us},

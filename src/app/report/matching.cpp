@@ -14,13 +14,11 @@ std::string describe(const TableKey& k) {
   return to_string(k.collective) + " " + to_string(k.dtype) + (k.in_place ? " in-place" : " out-of-place");
 }
 
-bool is_default_config(const PointConfig& c) { return c.algo == "auto" && c.proto == "auto" && c.channels == 0; }
-
 std::string describe(const PointConfig& c) {
-  if (is_default_config(c)) return "auto";
+  if (c.is_default()) return "auto";
   std::string out;
-  if (c.algo != "auto") out += c.algo;
-  if (c.proto != "auto") out += (out.empty() ? "" : "/") + c.proto;
+  if (c.algo) out += to_string(*c.algo);
+  if (c.proto) out.append(out.empty() ? "" : "/").append(to_string(*c.proto));
   if (c.channels != 0) out += (out.empty() ? "" : "/") + std::to_string(c.channels) + "ch";
   return out;
 }
@@ -31,7 +29,7 @@ std::string Comparison::describe_series(std::size_t i) const {
   std::string out = s.label + " = " + file_name(files[s.file], s.file) + " (" + r.backend + ", group " + r.group + ", " +
                     std::to_string(r.nranks) + (r.nranks == 1 ? " rank, " : " ranks, ") + std::to_string(r.nnodes) +
                     (r.nnodes == 1 ? " node" : " nodes");
-  if (r.status != "ok") out += ", " + r.status;
+  if (r.status != RunStatus::Ok) out += ", " + to_string(r.status);
   if (const std::string mode = test_mode_of_series(i); !mode.empty()) out += ", TEST MODE " + mode + ": not performance";
   return out + ")";
 }
@@ -54,7 +52,7 @@ PointIndex index_points(const Comparison& c) {
 const PointResult* best_ok(const std::vector<const PointResult*>& pts, bool tuned) {
   const PointResult* best = nullptr;
   for (const auto* p : pts)
-    if (p->status == PointStatus::Ok && is_default_config(p->config) != tuned && (!best || p->busbw_GBps > best->busbw_GBps))
+    if (p->status == PointStatus::Ok && p->config.is_default() != tuned && (!best || p->busbw_GBps > best->busbw_GBps))
       best = p;
   return best;
 }
@@ -64,7 +62,7 @@ Cell pick_cell(const std::vector<const PointResult*>& pts) {
   Cell cell;
   const PointResult* first_default = nullptr;
   for (const auto* p : pts)
-    if (is_default_config(p->config)) {
+    if (p->config.is_default()) {
       if (p->status == PointStatus::Ok) return Cell{p, false, {}};
       if (!first_default) first_default = p;
     }
@@ -108,8 +106,8 @@ std::vector<Problem> find_problems(const Comparison& c) {
   std::vector<Problem> out;
   for (std::size_t s = 0; s < c.series.size(); ++s) {
     const RunResult& r = c.run_of(c.series[s]);
-    if (r.status != "ok")
-      out.push_back({s, "group " + r.status, "group " + r.group + " (" + std::to_string(r.points.size()) + " points recorded)",
+    if (r.status != RunStatus::Ok)
+      out.push_back({s, "group " + to_string(r.status), "group " + r.group + " (" + std::to_string(r.points.size()) + " points recorded)",
                      r.reason.empty() ? "(no reason recorded)" : r.reason});
     // Skipped points are grouped by reason: NCCL sweeps skip many combinations on purpose.
     struct Skips { long count = 0; std::uint64_t lo = UINT64_MAX, hi = 0; std::set<std::string> what; };

@@ -40,7 +40,6 @@ std::string describe(const TableKey& k);  // "allreduce float32 out-of-place"
 
 // "auto" for NCCL's own choice, else "ring/simple/16ch" (parts left at auto are omitted).
 std::string describe(const PointConfig& c);
-bool is_default_config(const PointConfig& c);  // algo, proto "auto" and channels 0
 
 struct Cell {
   const PointResult* point = nullptr;  // nullptr: size not measured in this series

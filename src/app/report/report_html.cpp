@@ -56,7 +56,7 @@ std::string runs_section(const Comparison& c) {
     for (const auto& h : m.hostnames) hosts += (hosts.empty() ? "" : ", ") + h;
     for (const auto& [k, v] : m.versions) versions += (versions.empty() ? "" : ", ") + k + " " + v;
     const std::string mode = c.test_mode_of_series(i);
-    const std::string status = r.status + (m.status != "complete" ? " (sweep " + m.status + ")" : "") +
+    const std::string status = to_string(r.status) + (m.status != MetaStatus::Complete ? " (sweep " + to_string(m.status) + ")" : "") +
                                (mode.empty() ? "" : ", TEST MODE " + mode + ": not performance");
     o += "<tr><td>" + escape(s.label) + "</td><td>" + escape(file_name(c.files[s.file], s.file)) + "</td><td>" + escape(r.backend) + "</td><td>" +
          escape(r.group) + "</td><td>" + std::to_string(r.nranks) + "</td><td>" + std::to_string(r.nnodes) + "</td><td" +

@@ -28,8 +28,8 @@ std::vector<const PointResult*> ok_points(const RunResult& run, const TableKey& 
 }
 
 std::string chosen_text(const PointResult& p) {
-  if (p.chosen_algo.empty()) return "";
-  return p.chosen_algo + "/" + p.chosen_proto + (p.chosen_channels > 0 ? "/" + std::to_string(p.chosen_channels) + "ch" : "");
+  if (!p.chosen_algo) return "";
+  return algo_proto_name(p.chosen_algo, p.chosen_proto) + (p.chosen_channels > 0 ? "/" + std::to_string(p.chosen_channels) + "ch" : "");
 }
 
 std::string point_title(const std::string& line, const PointResult& p) {
@@ -66,7 +66,7 @@ SplitPoints split(const RunResult& run, const TableKey& key) {
   SplitPoints s;
   std::set<std::uint64_t> seen;
   for (const auto* p : ok_points(run, key)) {
-    if (!is_default_config(p->config)) s.tuned[describe(p->config)].push_back(p);
+    if (!p->config.is_default()) s.tuned[describe(p->config)].push_back(p);
     else if (seen.insert(p->size_bytes).second) s.defaults.push_back(p);
   }
   return s;
@@ -143,7 +143,7 @@ std::optional<svg::LinePlot> speedup_plot(const Comparison& c, const TableKey& k
         line.points.push_back({static_cast<double>(r.size_bytes), *r.speedup,
                                line.name + ", " + format_size(r.size_bytes) + ": " + describe(r.best_tuned->config) + " " +
                                    format_ratio(*r.speedup) + " vs auto" +
-                                   (r.default_point && !r.default_point->chosen_algo.empty() ? " (NCCL chose " + chosen_text(*r.default_point) + ")" : ""),
+                                   (r.default_point && r.default_point->chosen_algo ? " (NCCL chose " + chosen_text(*r.default_point) + ")" : ""),
                                ""});
     if (!line.points.empty()) plot.series.push_back(std::move(line));
   }

@@ -115,8 +115,8 @@ std::vector<std::string> find_mismatches(const Comparison& c, const PointIndex& 
   std::vector<std::string> out;
   for (std::size_t i = 0; i < c.files.size(); ++i) {
     const auto& m = c.files[i].results.meta;
-    if (m.status != "complete")
-      out.push_back(c.files[i].label + " (" + file_name(c.files[i], i) + "): sweep status is '" + m.status + "', not complete");
+    if (m.status != MetaStatus::Complete)
+      out.push_back(c.files[i].label + " (" + file_name(c.files[i], i) + "): sweep status is '" + to_string(m.status) + "', not complete");
   }
   if (c.series.size() < 2) return out;
   check_property(c, "backends", [](const RunResult& r, const Results&) { return r.backend; }, out);

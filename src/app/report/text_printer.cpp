@@ -59,8 +59,8 @@ class TextTable {
 std::string status_text(const PointResult& p) { return p.status == PointStatus::Failed ? "failed" : "skipped"; }
 
 std::string chosen(const PointResult* p) {
-  if (!p || p->chosen_algo.empty()) return "-";
-  return p->chosen_algo + "/" + p->chosen_proto;
+  if (!p || !p->chosen_algo) return "-";
+  return algo_proto_name(p->chosen_algo, p->chosen_proto);
 }
 
 

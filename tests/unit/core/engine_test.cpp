@@ -76,7 +76,7 @@ TEST(Engine, AggregatesLikeNcclTestsAndAgreesOnStopping) {
     EXPECT_DOUBLE_EQ(r.batch_us, 25.0);       // mean of 10, 20, 30, 40
     EXPECT_DOUBLE_EQ(r.iter_us.median, 40.0);  // slowest rank per iteration
     EXPECT_EQ(r.wrong, 0 + 1 + 2 + 3);
-    EXPECT_EQ(r.stop_reason, "noise");
+    EXPECT_EQ(r.stop_reason, StopReason::Noise);
     EXPECT_EQ(r.iterations, results[0].iterations);
     // busbw from batch_us with the allreduce factor 2(n-1)/n.
     const double algbw = (1 << 20) / 1e9 / 25e-6;
@@ -199,5 +199,5 @@ TEST(Engine, AStopRequestOnOneRankEndsThePointOnAll) {
     settings.stop_requested = [&] { return comm.rank() == 1 && ++asked >= 2; };
     results[comm.rank()] = measure_point(backend, comm, spec(2), settings);
   });
-  for (const auto& r : results) EXPECT_EQ(r.stop_reason, "interrupted");
+  for (const auto& r : results) EXPECT_EQ(r.stop_reason, StopReason::Interrupted);
 }

@@ -31,8 +31,8 @@ Results sample() {
   p.algbw_GBps = 0.3;
   p.busbw_GBps = 0.225;
   p.wrong = 0;
-  p.chosen_algo = "ring";
-  p.chosen_proto = "ll";
+  p.chosen_algo = Algorithm::Ring;
+  p.chosen_proto = Protocol::LL;
   p.chosen_channels = 4;
   run.points.push_back(p);
   PointResult s = p;
@@ -57,7 +57,8 @@ TEST(ResultsJson, RoundTripKeepsEverything) {
   EXPECT_TRUE(p.in_place);
   EXPECT_EQ(p.size_bytes, 4096u);
   EXPECT_DOUBLE_EQ(p.batch_us, 12.5);
-  EXPECT_EQ(p.chosen_algo, "ring");
+  EXPECT_EQ(p.chosen_algo, Algorithm::Ring);
+  EXPECT_EQ(p.chosen_proto, Protocol::LL);
   EXPECT_EQ(back.runs[0].points[1].status, PointStatus::Skipped);
   EXPECT_EQ(back.runs[0].points[1].reason, "no float16 in MPI");
   EXPECT_EQ(nlohmann::json(back), j);
@@ -108,4 +109,38 @@ TEST(ResultsJson, RejectsOtherSchemasAndTruncatedFiles) {
     EXPECT_NE(std::string(e.what()).find("cctune.results/99"), std::string::npos);
   }
   std::filesystem::remove_all(dir);
+}
+
+// Names are typed once read: a name cctune does not know is the file's one-line error,
+// naming the file, the bad value and the valid ones.
+TEST(ResultsJson, RefusesUnknownNamesNamingTheFile) {
+  const auto error_of = [](const nlohmann::json& j) {
+    try {
+      parse_results(j.dump(), "r.json");
+    } catch (const UsageError& e) {
+      return e.describe();
+    }
+    return std::string("<no UsageError>");
+  };
+  nlohmann::json j = sample();
+  j["runs"][0]["points"][0]["config"]["algo"] = "butterfly";
+  EXPECT_EQ(error_of(j), "r.json: unknown NCCL algorithm 'butterfly'. Fix: use one of auto, tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
+  j = sample();
+  j["runs"][0]["points"][0]["chosen"]["proto"] = "ll64";
+  EXPECT_EQ(error_of(j), "r.json: unknown NCCL protocol 'll64'. Fix: use one of auto, ll, ll128, simple");
+  j = sample();
+  j["runs"][0]["status"] = "done";
+  EXPECT_EQ(error_of(j), "r.json: unknown run status 'done'. Fix: use one of ok, failed, interrupted");
+  j = sample();
+  j["meta"]["status"] = "finished";
+  EXPECT_EQ(error_of(j), "r.json: unknown sweep status 'finished'. Fix: use one of running, complete, interrupted, failed");
+  j = sample();
+  j["runs"][0]["points"][0]["stop_reason"] = "luck";
+  EXPECT_EQ(error_of(j), "r.json: unknown stop reason 'luck'. Fix: use one of noise, time, iterations, interrupted");
+  // NCCL's own spellings are read as the same names.
+  j = sample();
+  j["runs"][0]["points"][0]["config"] = {{"algo", "RING"}, {"proto", "Simple"}, {"channels", 0}, {"graph", false}};
+  const Results r = parse_results(j.dump(), "r.json");
+  EXPECT_EQ(r.runs[0].points[0].config.algo, Algorithm::Ring);
+  EXPECT_EQ(r.runs[0].points[0].config.proto, Protocol::Simple);
 }

@@ -12,7 +12,7 @@ TEST(NoiseCriterion, NeedsMinimumIterationsEvenWhenQuiet) {
   EXPECT_FALSE(c.is_finished(0.0));
   c.add(5.0);
   EXPECT_TRUE(c.is_finished(0.0));
-  EXPECT_STREQ(c.reason(0.0), "noise");
+  EXPECT_EQ(c.reason(0.0), StopReason::Noise);
 }
 
 TEST(NoiseCriterion, NoisyDataRunsUntilTimeCap) {
@@ -24,7 +24,7 @@ TEST(NoiseCriterion, NoisyDataRunsUntilTimeCap) {
   for (int i = 0; i < 40; ++i) c.add(i % 2 ? 1.0 : 3.0);
   EXPECT_FALSE(c.is_finished(0.5));
   EXPECT_TRUE(c.is_finished(1.0));
-  EXPECT_STREQ(c.reason(1.0), "time");
+  EXPECT_EQ(c.reason(1.0), StopReason::Time);
 }
 
 TEST(NoiseCriterion, SlowPointsStopOnTimeAfterFewSamples) {
@@ -45,5 +45,5 @@ TEST(NoiseCriterion, IterationCeiling) {
   rule.min_iterations = 100;
   NoiseCriterion c(rule);
   for (int i = 0; i < 8; ++i) c.add(i);
-  EXPECT_STREQ(c.reason(0.0), "iterations");
+  EXPECT_EQ(c.reason(0.0), StopReason::Iterations);
 }

@@ -31,14 +31,14 @@ Results interrupted() {
   Results r;
   r.meta.settings = settings();
   r.meta.start_time = "2025-01-01T00:00:00Z";
-  r.meta.status = "interrupted";
+  r.meta.status = MetaStatus::Interrupted;
   r.meta.hostnames = {"a"};
   RunResult run;
   run.backend = "mpi";
   run.group = "default";
   run.nranks = 2;
   run.nnodes = 1;
-  run.status = "interrupted";
+  run.status = RunStatus::Interrupted;
   run.points = {point(Collective::AllReduce, 8, false), point(Collective::AllReduce, 8, true),
                 point(Collective::AllReduce, 64, false, PointStatus::Skipped),
                 point(Collective::AllReduce, 64, true, PointStatus::Failed)};
@@ -68,7 +68,7 @@ TEST(Resume, CompletedAndSkippedPointsCountAsMeasuredFailedOnesDoNot) {
   EXPECT_FALSE(s.measured(key_of(run, point(Collective::AllGather, 8, false))));  // that one is in group pcie
   EXPECT_TRUE(s.measured(key_of(fresh_run("pcie"), point(Collective::AllGather, 8, false))));
   auto forced = point(Collective::AllReduce, 8, false);
-  forced.config.algo = "ring";
+  forced.config.algo = Algorithm::Ring;
   EXPECT_FALSE(s.measured(key_of(run, forced)));
   EXPECT_EQ(s.measured_count(), 4u);
 }
@@ -76,7 +76,7 @@ TEST(Resume, CompletedAndSkippedPointsCountAsMeasuredFailedOnesDoNot) {
 TEST(Resume, ContinuedRunKeepsEarlierPointsAndDropsFailedOnes) {
   const auto s = ResumeState::from_results(interrupted(), "d", settings(), 2, 1);
   const RunResult run = s.continue_run(fresh_run());
-  EXPECT_EQ(run.status, "ok");
+  EXPECT_EQ(run.status, RunStatus::Ok);
   ASSERT_EQ(run.points.size(), 3u);
   for (const auto& p : run.points) EXPECT_NE(p.status, PointStatus::Failed);
   EXPECT_TRUE(s.continue_run(fresh_run("nvlink")).points.empty());

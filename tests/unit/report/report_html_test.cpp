@@ -35,7 +35,7 @@ TEST(ReportHtml, TunedNcclReportHasTheExpectedPlots) {
   EXPECT_EQ(count(html, "data-cell=\""), 6);
   EXPECT_NE(html.find("NVLink per GPU 450.0 GB/s"), std::string::npos);
   EXPECT_NE(html.find("GPU PCIe 52.5 GB/s"), std::string::npos);
-  EXPECT_NE(html.find("NCCL ran ring/LL128/24ch"), std::string::npos);
+  EXPECT_NE(html.find("NCCL ran ring/ll128/24ch"), std::string::npos);
   EXPECT_NE(html.find("h200-node1: Intel(R) Xeon(R) Platinum 8480+, 8 x NVIDIA H200, 2 RDMA NICs"), std::string::npos);
   EXPECT_NE(html.find("NCCL does not implement tree for allgather"), std::string::npos);
 }
@@ -81,7 +81,7 @@ TEST(ReportHtml, EscapesStringsFromTheResults) {
 
 TEST(ReportHtml, ResultsWithoutRunsOrWithOddNetRender) {
   Results r;
-  r.meta.status = "failed";
+  r.meta.status = MetaStatus::Failed;
   r.net = json{{"pairs", json::array({json{{"src", 0}, {"dst", 5000}, {"bw_GBps", 1.0}}, json{{"src", 0}, {"dst", 300}, {"bw_GBps", 1.0}}})}};
   r.topology = json::array({1, "two", nullptr});
   const std::string html = render_report_html(std::vector<Results>{r}, {});

@@ -14,7 +14,7 @@ TEST(Protocol, EveryMessageRoundTripsAsOneLine) {
                           progress_message(17),
                           point_message(17, {{"busbw_GBps", 1.5}}),
                           done_message(),
-                          error_message("init failed\nsecond line", "failure", "fix it")};
+                          error_message("init failed\nsecond line", ErrorKind::Failure, "fix it")};
   for (const auto& m : msgs) {
     const std::string line = encode(m);
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;

@@ -20,8 +20,8 @@ using samples::sample_nccl_plan;
 
 PointConfig forced(const char* algo, const char* proto, int channels = 0) {
   PointConfig c;
-  c.algo = algo;
-  c.proto = proto;
+  c.algo = parse_algorithm_choice(algo);
+  c.proto = parse_protocol_choice(proto);
   c.channels = channels;
   return c;
 }

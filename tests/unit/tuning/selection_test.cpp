@@ -124,11 +124,11 @@ Results with_nvls_winning() {
   for (PointResult& p : run.points) {
     if (p.status != PointStatus::Ok) continue;
     p.offered_algos = {"tree", "ring", "nvls"};
-    if (p.in_place || p.config.algo != "auto" || p.size_bytes < (32u << 20)) continue;
+    if (p.in_place || p.config.algo.has_value() || p.size_bytes < (32u << 20)) continue;
     PointResult n = p;
-    n.config = {"nvls", "simple", 0, false};
-    n.chosen_algo = "nvls";
-    n.chosen_proto = "simple";
+    n.config = {Algorithm::Nvls, Protocol::Simple, 0, false};
+    n.chosen_algo = Algorithm::Nvls;
+    n.chosen_proto = Protocol::Simple;
     n.iter_us.median = p.iter_us.median * 0.6;
     n.batch_us = p.batch_us * 0.6;
     n.rel_noise = 0.005;
@@ -214,7 +214,7 @@ TEST(Selection, SingleNodePicksRaisedCeilingGroupAndMergesRanges) {
   EXPECT_NE(decision_at(out, Collective::AllReduce, 4096).why.find("within noise"), std::string::npos);
   EXPECT_FALSE(decision_at(out, Collective::AllReduce, 32768).switched);
   // The wrong-result point (tree/simple, 20% faster) is never chosen.
-  EXPECT_EQ(decision_at(out, Collective::AllReduce, 4u << 20).choice.config.algo, "ring");
+  EXPECT_EQ(decision_at(out, Collective::AllReduce, 4u << 20).choice.config.algo, Algorithm::Ring);
   EXPECT_TRUE(validate_profile(out.profile).empty());
 }
 
@@ -309,7 +309,7 @@ TEST(Selection, RefusesResultsWithoutNccl) {
 TEST(Selection, RefusesResultsWithoutDefaultPoints) {
   Results r = fixture("two_nodes.results.json");
   for (auto& run : r.runs)
-    std::erase_if(run.points, [](const PointResult& p) { return p.config.algo == "auto" && p.config.channels == 0; });
+    std::erase_if(run.points, [](const PointResult& p) { return !p.config.algo && p.config.channels == 0; });
   EXPECT_THROW(tune_results(r, {}), UsageError);
 }
 

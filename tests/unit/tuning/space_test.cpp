@@ -25,13 +25,13 @@ std::string usage_error(const std::function<void()>& f) {
 std::size_t skipped_with(const PlannedGroup& g, Collective c, const std::string& algo, const std::string& fragment) {
   std::size_t n = 0;
   for (const SkippedConfig& s : g.skipped)
-    if (s.collective == c && s.config.algo == algo && s.reason.find(fragment) != std::string::npos) ++n;
+    if (s.collective == c && to_string(s.config.algo) == algo && s.reason.find(fragment) != std::string::npos) ++n;
   return n;
 }
 
 bool planned(const PlannedGroup& g, Collective c, const std::string& algo, const std::string& proto, int channels) {
   for (const PlannedPoint& p : g.points)
-    if (p.collective == c && p.config.algo == algo && p.config.proto == proto && p.config.channels == channels) return true;
+    if (p.collective == c && to_string(p.config.algo) == algo && to_string(p.config.proto) == proto && p.config.channels == channels) return true;
   return false;
 }
 
@@ -181,20 +181,20 @@ TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
   caller_off.caller_disables_nvls = true;
   const SpacePlan c = plan_space(space, caller_off);
   EXPECT_GT(skipped_with(group(c, "default"), Collective::AllReduce, "nvls", "caller's environment sets NCCL_NVLS_ENABLE=0"), 0u);
-  EXPECT_NE(unsupported_reason(Collective::AllReduce, {"nvls", "simple", 0, false}, SpaceContext{}, 0, true).find("this group sets"),
+  EXPECT_NE(unsupported_reason(Collective::AllReduce, {Algorithm::Nvls, Protocol::Simple, 0, false}, SpaceContext{}, 0, true).find("this group sets"),
             std::string::npos);
 }
 
 TEST(Plan, AutoMustPairWithAuto) {
   SpaceContext ctx;
   ctx.nranks = 8;
-  EXPECT_NE(unsupported_reason(Collective::AllReduce, {"auto", "simple", 0, false}, ctx, 0), "");
-  EXPECT_EQ(unsupported_reason(Collective::AllReduce, {"auto", "auto", 0, false}, ctx, 0), "");
+  EXPECT_NE(unsupported_reason(Collective::AllReduce, {std::nullopt, Protocol::Simple, 0, false}, ctx, 0), "");
+  EXPECT_EQ(unsupported_reason(Collective::AllReduce, {std::nullopt, std::nullopt, 0, false}, ctx, 0), "");
   // The plugin forces channels only with an algorithm and a protocol (the backend refuses it).
-  EXPECT_NE(unsupported_reason(Collective::AllReduce, {"auto", "auto", 16, false}, ctx, 0).find("with \"auto\" NCCL picks all three"),
+  EXPECT_NE(unsupported_reason(Collective::AllReduce, {std::nullopt, std::nullopt, 16, false}, ctx, 0).find("with \"auto\" NCCL picks all three"),
             std::string::npos);
-  EXPECT_NE(unsupported_reason(Collective::Broadcast, {"tree", "ll", 0, false}, ctx, 0), "");
-  EXPECT_EQ(unsupported_reason(Collective::Broadcast, {"ring", "ll", 0, false}, ctx, 0), "");
+  EXPECT_NE(unsupported_reason(Collective::Broadcast, {Algorithm::Tree, Protocol::LL, 0, false}, ctx, 0), "");
+  EXPECT_EQ(unsupported_reason(Collective::Broadcast, {Algorithm::Ring, Protocol::LL, 0, false}, ctx, 0), "");
 }
 
 }  // namespace
