@@ -45,7 +45,7 @@ PointResult point(std::uint64_t size, bool in_place, double busbw = 10) {
   p.iter_us.median = 12.25;
   p.iter_us.p99 = 20;
   p.iterations = 100;
-  p.stop_reason = "noise";
+  p.stop_reason = StopReason::Noise;
   return p;
 }
 
@@ -63,7 +63,7 @@ struct Recorder : Reporter {
   explicit Recorder(std::vector<std::string>& log, std::string name) : log_(log), name_(std::move(name)) {}
   void begin_run(const RunResult& r) override { log_.push_back(name_ + " run " + r.group); }
   void point(const PointResult& p) override { log_.push_back(name_ + " point " + std::to_string(p.size_bytes)); }
-  void finish(const std::string& status) override { log_.push_back(name_ + " finish " + status); }
+  void finish(MetaStatus status) override { log_.push_back(name_ + " finish " + to_string(status)); }
   std::vector<std::string>& log_;
   std::string name_;
 };
@@ -75,12 +75,12 @@ TEST(Reporters, ForwardsEveryEventInOrderAndAnEmptySetIgnoresThem) {
   all.add(std::make_unique<Recorder>(log, "b"));
   all.begin_run(run("g"));
   all.point(point(8, false));
-  all.finish("complete");
+  all.finish(MetaStatus::Complete);
   EXPECT_EQ(log, (std::vector<std::string>{"a run g", "b run g", "a point 8", "b point 8", "a finish complete", "b finish complete"}));
   Reporters none;  // what ranks other than 0 get
   none.begin_run(run("g"));
   none.point(point(8, false));
-  none.finish("complete");
+  none.finish(MetaStatus::Complete);
 }
 
 TEST(CsvReporter, OneRowPerPointWithTheColumnsOfTheHeader) {
@@ -98,7 +98,7 @@ TEST(CsvReporter, OneRowPerPointWithTheColumnsOfTheHeader) {
     csv.end_collective();
     // Before finish: the rows of the finished collective are on disk.
     EXPECT_EQ(lines_of(slurp(f)).size(), 3u);
-    csv.finish("complete");
+    csv.finish(MetaStatus::Complete);
   }
   const auto lines = lines_of(slurp(f));
   ASSERT_EQ(lines.size(), 3u);
@@ -130,7 +130,7 @@ TEST(CsvReporter, WritesTheCarriedOverPointsOfAResumedRun) {
   resumed.points = {point(8, false), point(8, true)};
   csv.begin_run(resumed);
   csv.point(point(64, false));
-  csv.finish("interrupted");
+  csv.finish(MetaStatus::Interrupted);
   EXPECT_EQ(lines_of(slurp(f)).size(), 4u);
 }
 
@@ -185,7 +185,7 @@ TEST(JsonReporter, SavesAfterEveryCollectiveAndMarksAnInterruptedRun) {
   TempDir d;
   const std::string path = (d.path / "results.json").string();
   Results initial;
-  initial.meta.status = "running";
+  initial.meta.status = MetaStatus::Running;
   JsonReporter json(initial, path);
   json.begin_run(run("default"));
   json.begin_collective(Collective::AllReduce, "ctx");
@@ -194,10 +194,10 @@ TEST(JsonReporter, SavesAfterEveryCollectiveAndMarksAnInterruptedRun) {
   json.end_collective();
   EXPECT_EQ(load_results(path).runs.at(0).points.size(), 1u);
   json.point(point(64, false));
-  json.finish("interrupted");
+  json.finish(MetaStatus::Interrupted);
   const Results saved = load_results(path);
-  EXPECT_EQ(saved.meta.status, "interrupted");
-  EXPECT_EQ(saved.runs.at(0).status, "interrupted");
+  EXPECT_EQ(saved.meta.status, MetaStatus::Interrupted);
+  EXPECT_EQ(saved.runs.at(0).status, RunStatus::Interrupted);
   EXPECT_EQ(saved.runs.at(0).points.size(), 2u);  // the interrupted collective's points too
 }
 
