@@ -177,7 +177,7 @@ NcclSweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const r
   const auto points = runtime::enumerate_points(worker_plan, nranks);
   std::optional<runtime::TestFault> fault;
   agree_on_errors(comm, [&] {
-    if (const char* f = std::getenv("CCTUNE_TEST_FAULT"); f && *f) fault = runtime::parse_test_fault(f);
+    if (const auto& f = session.test_hooks().fault; !f.empty()) fault = runtime::parse_test_fault(f);
   });
 
   runtime::GroupSettings settings;
