@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "collectives/nccl/worker_setup.hpp"
+#include "runtime/worker_setup.hpp"
 
 namespace cctune {
 namespace {

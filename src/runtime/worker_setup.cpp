@@ -1,4 +1,4 @@
-#include "collectives/nccl/worker_setup.hpp"
+#include "runtime/worker_setup.hpp"
 
 #include <algorithm>
 
