@@ -53,10 +53,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& c : commands)
-      if (c->selected()) {
-        session.test_hooks();
-        return c->run(session);
-      }
+      if (c->selected()) return c->run(session);
   } catch (const cctune::UsageError& e) {
     return report(e, session, cctune::exit_code::usage, true);
   } catch (const cctune::EnvironmentError& e) {

@@ -128,6 +128,7 @@ class PointFeed {
 
 std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool required) {
   RankComm& comm = session.comm();
+  session.test_hooks();  // a malformed hook is an error here, not a silent fallback to MPI
   const auto env = runtime::worker_environment(runtime::current_environment(), {});
   std::optional<runtime::GpuQuery> q;
   if (required) {

@@ -26,8 +26,9 @@ class Session {
   RankComm& comm();
   bool mpi_started() const { return static_cast<bool>(comm_); }
   int rank() { return comm().rank(); }
-  // The test-only switches (core/test_hooks.hpp), read from the environment on first call;
-  // main() calls it before any command runs, so a malformed hook is a usage error up front.
+  // The test-only switches (core/test_hooks.hpp), read from the environment on first call.
+  // Throws UsageError when one is malformed; called once MPI has started, every rank throws
+  // it alike and rank 0 alone reports it.
   const TestHooks& test_hooks();
   ErrorSite site();
   // Ends every rank of the job after an error only some ranks saw (MPI_Abort).
