@@ -29,7 +29,8 @@ function(cctune_add_fuzzer name)
   endforeach()
   set(_fuzzer ${CMAKE_CURRENT_BINARY_DIR}/${name}_fuzzer)
   # One object per source, each with the depfile clang writes, so a changed header rebuilds
-  # exactly what includes it (no list of headers to keep in step).
+  # exactly what includes it (no list of headers to keep in step); compiled through the
+  # project's compiler launcher (ccache) when one is set.
   set(_flags -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
              -DFMT_HEADER_ONLY ${_defines} -I${PROJECT_SOURCE_DIR} -I${PROJECT_SOURCE_DIR}/src)
   set(_objects)
@@ -38,7 +39,7 @@ function(cctune_add_fuzzer name)
     get_filename_component(_base ${src} NAME_WE)
     set(_obj ${CMAKE_CURRENT_BINARY_DIR}/${name}_objs/${_i}_${_base}.o)
     add_custom_command(OUTPUT ${_obj}
-      COMMAND ${CCTUNE_FUZZ_CXX} ${_flags} -MMD -MF ${_obj}.d -c ${src} -o ${_obj}
+      COMMAND ${CMAKE_CXX_COMPILER_LAUNCHER} ${CCTUNE_FUZZ_CXX} ${_flags} -MMD -MF ${_obj}.d -c ${src} -o ${_obj}
       DEPENDS ${src} DEPFILE ${_obj}.d
       COMMENT "Compiling ${_base} for the ${name} fuzzer" VERBATIM)
     list(APPEND _objects ${_obj})
