@@ -4,7 +4,7 @@
 #   lib/libnccl-tuner-cctune.so     NCCL tuner plugin
 #   share/cctune/{spaces,schema}    search spaces and JSON schemas
 #   share/cctune/cctune.sbatch      the Slurm job script
-#   share/doc/cctune                README and docs
+#   share/doc/cctune                README, LICENSE and docs
 # cctune finds the module, the plugin and the spaces relative to its own executable
 # (runtime/module_loader.cpp, tuner/export/outputs.cpp, tuner/space/space.cpp), so the tree
 # can be moved or copied to every node as it is. The two libraries' install() rules sit in
@@ -33,6 +33,6 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/spaces/ DESTINATION ${CCTUNE_INS
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/schema/ DESTINATION ${CCTUNE_INSTALL_DATADIR}/schema
         FILES_MATCHING PATTERN "*.json")
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/cctune.sbatch DESTINATION ${CCTUNE_INSTALL_DATADIR})
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CCTUNE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CCTUNE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CCTUNE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md")

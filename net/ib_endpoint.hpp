@@ -68,6 +68,15 @@ class Endpoint {
   void await_imm(int sends, int arrivals);
   LatencyStats lat_initiate_imm(const ConnInfo& remote, long iterations, long warmup);
   void lat_respond_imm(const ConnInfo& remote, long iterations, long warmup);
+  // The host-buffer ping-pong's message: its size, where it is sent from, and its last byte
+  // (the one the peer spins on).
+  struct HostLatencyMessage {
+    std::uint32_t bytes;
+    std::uint64_t send_offset;
+    std::uint8_t* send_last;
+    bool use_inline;
+  };
+  HostLatencyMessage host_latency_message();
 
   PortInfo port_;
   ProbeOptions options_;

@@ -29,12 +29,16 @@ void Endpoint::wait_byte(std::uint64_t offset, std::uint8_t value, bool& send_do
   }
 }
 
-LatencyStats Endpoint::write_lat_initiate(const ConnInfo& remote, long iterations, long warmup) {
-  if (gpu_buffer_) return lat_initiate_imm(remote, iterations, warmup);
+Endpoint::HostLatencyMessage Endpoint::host_latency_message() {
   const auto bytes = static_cast<std::uint32_t>(options_.latency_bytes);
   const std::uint64_t send_offset = lat_offset_ + round_up(bytes);
-  auto* send_last = static_cast<std::uint8_t*>(host_buffer_.data()) + send_offset + bytes - 1;
-  const bool use_inline = bytes <= max_inline_;
+  return {bytes, send_offset, static_cast<std::uint8_t*>(host_buffer_.data()) + send_offset + bytes - 1,
+          bytes <= max_inline_};
+}
+
+LatencyStats Endpoint::write_lat_initiate(const ConnInfo& remote, long iterations, long warmup) {
+  if (gpu_buffer_) return lat_initiate_imm(remote, iterations, warmup);
+  const auto [bytes, send_offset, send_last, use_inline] = host_latency_message();
   std::vector<double> one_way_us;
   one_way_us.reserve(static_cast<std::size_t>(iterations));
   for (long i = 0; i < warmup + iterations; ++i) {
@@ -52,10 +56,7 @@ LatencyStats Endpoint::write_lat_initiate(const ConnInfo& remote, long iteration
 
 void Endpoint::write_lat_respond(const ConnInfo& remote, long iterations, long warmup) {
   if (gpu_buffer_) return lat_respond_imm(remote, iterations, warmup);
-  const auto bytes = static_cast<std::uint32_t>(options_.latency_bytes);
-  const std::uint64_t send_offset = lat_offset_ + round_up(bytes);
-  auto* send_last = static_cast<std::uint8_t*>(host_buffer_.data()) + send_offset + bytes - 1;
-  const bool use_inline = bytes <= max_inline_;
+  const auto [bytes, send_offset, send_last, use_inline] = host_latency_message();
   for (long i = 0; i < warmup + iterations; ++i) {
     const auto v = static_cast<std::uint8_t>(i % 255 + 1);
     bool nothing_pending = true;

@@ -38,21 +38,9 @@ std::string hostname() {
   return buf;
 }
 
-}  // namespace
-
-nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note) {
-  const ProbeOptions o = with_test_hooks(options);
-  validate(o);
-  if (o.kind == ProbeKind::none) return {{"skipped", true}, {"reason", "--probe none"}};
-  detail::RankInfo me;
-  me.rank = comm.rank();
-  me.hosts = comm.allgather(hostname());
-  for (int r = 0; r < me.rank; ++r) me.local_index += me.hosts[static_cast<std::size_t>(r)] == me.hosts[static_cast<std::size_t>(me.rank)];
-  auto say = [&](const std::string& s) {
-    if (me.rank == 0 && note) note(s);
-  };
-
-  // Which ranks can do RDMA: decided together so every rank takes the same path.
+// Which transport the pairs use, and why. Which ranks can do RDMA is decided together so
+// every rank takes the same path. Throws when the options ask for what the hosts lack.
+std::pair<std::string, std::string> choose_transport(RankComm& comm, const ProbeOptions& o, const detail::RankInfo& me) {
   std::vector<ib::PortInfo> ports;
   try {
     ports = ib::active_ports();
@@ -64,32 +52,50 @@ nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, co
   for (std::size_t r = 0; r < counts.size(); ++r)
     if (counts[r] == "0") lacking += (lacking.empty() ? "" : ", ") + me.hosts[r] + " (rank " + std::to_string(r) + ")";
 
+  if (o.kind == ProbeKind::ib && !lacking.empty())
+    throw EnvironmentError("--probe ib: no active RDMA device (ibverbs) on " + lacking,
+                           o.gpu_buffers ? "run on hosts with RDMA, or drop --gpu-buffers and use --probe tcp"
+                                         : "use --probe tcp, or --probe auto to fall back to TCP");
+  std::pair<std::string, std::string> choice;
+  if (o.kind == ProbeKind::ib) choice = {"ib", "--probe ib"};
+  else if (o.kind == ProbeKind::tcp) choice = {"tcp", "--probe tcp"};
+  else if (lacking.empty()) choice = {"ib", "every rank has an active RDMA port"};
+  else choice = {"tcp", "no active RDMA device (ibverbs) on " + lacking + ": measuring TCP instead"};
+  if (o.gpu_buffers && choice.first == "tcp")
+    throw EnvironmentError("--gpu-buffers: no active RDMA device (ibverbs) on " + lacking +
+                               ", and GPU buffers need RDMA",
+                           "run on hosts with RDMA, or drop --gpu-buffers to measure TCP");
+  return choice;
+}
+
+nlohmann::json schedule_json(const std::vector<Round>& rounds, int n) {
+  nlohmann::json schedule = nlohmann::json::array();
+  for (const auto& r : rounds) {
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& p : r.pairs) pairs.push_back({p.first, p.second});
+    schedule.push_back({{"pairs", pairs}, {"idle_rank", r.idle_rank < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.idle_rank)}});
+  }
+  return {{"rounds", rounds.size()}, {"odd_rank_count", n % 2 == 1}, {"round_pairs", schedule}};
+}
+
+}  // namespace
+
+nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const NoteFn& note) {
+  validate(o);
+  if (o.kind == ProbeKind::none) return {{"skipped", true}, {"reason", "--probe none"}};
+  detail::RankInfo me;
+  me.rank = comm.rank();
+  me.hosts = comm.allgather(hostname());
+  for (int r = 0; r < me.rank; ++r) me.local_index += me.hosts[static_cast<std::size_t>(r)] == me.hosts[static_cast<std::size_t>(me.rank)];
+  auto say = [&](const std::string& s) {
+    if (me.rank == 0 && note) note(s);
+  };
+
   nlohmann::json result;
   result["schema"] = "cctune.net/1";
   result["options"] = detail::options_json(o);
   result["nranks"] = comm.size();
-  std::string transport, reason;
-  if (o.kind == ProbeKind::ib) {
-    if (!lacking.empty())
-      throw EnvironmentError("--probe ib: no active RDMA device (ibverbs) on " + lacking,
-                             o.gpu_buffers ? "run on hosts with RDMA, or drop --gpu-buffers and use --probe tcp"
-                                           : "use --probe tcp, or --probe auto to fall back to TCP");
-    transport = "ib";
-    reason = "--probe ib";
-  } else if (o.kind == ProbeKind::tcp) {
-    transport = "tcp";
-    reason = "--probe tcp";
-  } else if (lacking.empty()) {
-    transport = "ib";
-    reason = "every rank has an active RDMA port";
-  } else {
-    transport = "tcp";
-    reason = "no active RDMA device (ibverbs) on " + lacking + ": measuring TCP instead";
-  }
-  if (o.gpu_buffers && transport == "tcp")
-    throw EnvironmentError("--gpu-buffers: no active RDMA device (ibverbs) on " + lacking +
-                               ", and GPU buffers need RDMA",
-                           "run on hosts with RDMA, or drop --gpu-buffers to measure TCP");
+  const auto [transport, reason] = choose_transport(comm, o, me);
   result["transport"] = transport;
   result["transport_reason"] = reason;
   if (transport == "tcp" && o.kind == ProbeKind::auto_select) say(reason);
@@ -106,13 +112,7 @@ nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, co
     notes.push_back(s);
     say(s);
   }
-  nlohmann::json schedule = nlohmann::json::array();
-  for (const auto& r : rounds) {
-    nlohmann::json pairs = nlohmann::json::array();
-    for (const auto& p : r.pairs) pairs.push_back({p.first, p.second});
-    schedule.push_back({{"pairs", pairs}, {"idle_rank", r.idle_rank < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.idle_rank)}});
-  }
-  result["schedule"] = {{"rounds", rounds.size()}, {"odd_rank_count", n % 2 == 1}, {"round_pairs", schedule}};
+  result["schedule"] = schedule_json(rounds, n);
 
   if (transport == "tcp") {
     detail::run_tcp_rounds(comm, me, o, rounds, result);

@@ -1,6 +1,8 @@
 // The ibverbs driver of the probe. Connection data travels over RankComm; every step
 // of a pair ends with both sides sending a status, so a failure on one side reaches
 // the other as a message and never as a receive that waits forever.
+#include <functional>
+
 #include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "net/gpu_buffer.hpp"
@@ -61,59 +63,51 @@ nlohmann::json port_json(const ib::PortInfo& p) {
           {"mtu_bytes", p.active_mtu},  {"port_rate_Gbps", p.rate_Gbps}, {"numa_node", p.numa_node}};
 }
 
-// One pair, one side. Returns the measurement on the initiator; throws on failure.
-PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::PortInfo& port, const ProbeOptions& o,
-                         const std::shared_ptr<const gpu::GpuContext>& gpu, bool& numa_bound) {
-  std::string mine, theirs;
-  std::unique_ptr<ib::Endpoint> ep;
+// One step of a pair: runs `work` (what it returns goes to the peer; "ok" when it has
+// nothing to say), swaps the status with the peer, and throws when either side failed.
+// Returns the peer's text.
+std::string pair_step(RankComm& comm, bool initiator, int peer, int tag, const std::function<std::string()>& work) {
+  std::string mine;
   try {
-    ep = std::make_unique<ib::Endpoint>(port, o, gpu);
-    mine = ep->local_info().to_text();
+    mine = work();
   } catch (const Error& e) {
     mine = err_prefix + one_line(e);
   }
-  theirs = exchange(comm, initiator, peer, tag_conn, mine);
+  const std::string theirs = exchange(comm, initiator, peer, tag, mine);
   if (is_error(mine)) throw RuntimeFailure(mine.substr(err_prefix.size()));
   if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
+  return theirs;
+}
+
+// One pair, one side. Returns the measurement on the initiator; throws on failure.
+PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::PortInfo& port, const ProbeOptions& o,
+                         const std::shared_ptr<const gpu::GpuContext>& gpu, bool& numa_bound) {
+  std::unique_ptr<ib::Endpoint> ep;
+  const std::string theirs = pair_step(comm, initiator, peer, tag_conn, [&] {
+    ep = std::make_unique<ib::Endpoint>(port, o, gpu);
+    return ep->local_info().to_text();
+  });
   numa_bound = ep->buffer_numa_bound();
   const auto remote = ib::ConnInfo::from_text(theirs);
 
   // Both QPs must be in RTR before the first write arrives: "ready" after connecting.
-  std::string status = "ok";
-  try {
+  pair_step(comm, initiator, peer, tag_ready, [&] {
     ep->connect(remote);
-  } catch (const Error& e) {
-    status = err_prefix + one_line(e);
-  }
-  theirs = exchange(comm, initiator, peer, tag_ready, status);
-  if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
-  if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
-
+    return std::string("ok");
+  });
   PairMeasurement m;
-  status = "ok";
-  if (initiator) {
-    try {
+  pair_step(comm, initiator, peer, tag_bw_done, [&] {
+    if (initiator)
       for (const auto size : bandwidth_sizes(o))
         m.bandwidth.push_back(ep->write_bw(remote, size, o.iterations, o.warmup_iterations));
-    } catch (const Error& e) {
-      status = err_prefix + one_line(e);
-    }
-  }
-  theirs = exchange(comm, initiator, peer, tag_bw_done, status);
-  if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
-  if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
-
-  status = "ok";
+    return std::string("ok");
+  });
   if (!initiator) stall_if_asked(o, comm.rank());
-  try {
+  pair_step(comm, initiator, peer, tag_done, [&] {
     if (initiator) m.latency = ep->write_lat_initiate(remote, o.latency_iterations, o.warmup_iterations);
     else ep->write_lat_respond(remote, o.latency_iterations, o.warmup_iterations);
-  } catch (const Error& e) {
-    status = err_prefix + one_line(e);
-  }
-  theirs = exchange(comm, initiator, peer, tag_done, status);
-  if (is_error(status)) throw RuntimeFailure(status.substr(err_prefix.size()));
-  if (is_error(theirs)) throw RuntimeFailure("peer: " + theirs.substr(err_prefix.size()));
+    return std::string("ok");
+  });
   return m;
 }
 

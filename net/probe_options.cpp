@@ -47,18 +47,10 @@ void validate(const ProbeOptions& o) {
                      "use --probe ib, or drop --gpu-buffers");
 }
 
-ProbeOptions with_test_hooks(ProbeOptions o) {
-  const char* env = std::getenv("CCTUNE_TEST_PROBE_STALL");
-  if (env == nullptr || *env == 0) return o;
-  const std::string text = env;
-  const auto colon = text.find(':');
-  try {
-    if (colon == std::string::npos) throw std::invalid_argument("no colon");
-    o.test_stall_rank = std::stoi(text.substr(0, colon));
-    o.test_stall_s = std::stod(text.substr(colon + 1));
-  } catch (const std::exception&) {
-    throw UsageError("CCTUNE_TEST_PROBE_STALL='" + text + "' is not RANK:SECONDS", "unset it (it is for tests)");
-  }
+ProbeOptions with_test_hooks(ProbeOptions o, const TestHooks& hooks) {
+  if (hooks.probe_stall_rank < 0) return o;
+  o.test_stall_rank = hooks.probe_stall_rank;
+  o.test_stall_s = hooks.probe_stall_s;
   return o;
 }
 

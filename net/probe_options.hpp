@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/test_hooks.hpp"
+
 namespace cctune::net {
 
 // auto: ibverbs when an active RDMA port exists on every rank, else TCP (said so).
@@ -37,9 +39,8 @@ struct ProbeOptions {
   double test_stall_s = 0;
 };
 
-// `o` with the test hook from CCTUNE_TEST_PROBE_STALL when it is set; throws UsageError
-// when it is malformed.
-ProbeOptions with_test_hooks(ProbeOptions o);
+// `o` with the stall the test hooks ask for (CCTUNE_TEST_PROBE_STALL), when they ask for one.
+ProbeOptions with_test_hooks(ProbeOptions o, const TestHooks& hooks);
 
 // Sleeps when `rank` is the one the test hook stalls.
 void stall_if_asked(const ProbeOptions& o, int rank);

@@ -168,33 +168,35 @@ void configure_stream(const Fd& s, std::chrono::milliseconds timeout) {
   ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
-void send_all(const Fd& s, const void* data, std::size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t k = ::send(s.get(), p, n, MSG_NOSIGNAL);
+namespace {
+
+// Moves all `n` bytes, `step(offset, left)` being one send() or recv(); retries after a
+// signal. `what` names the direction in errors: "send to", "receive from".
+template <class Step>
+void transfer_all(std::size_t n, const char* what, Step step) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t k = step(done, n - done);
+    if (k == 0) throw RuntimeFailure("the peer rank closed the TCP connection");
     if (k < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) throw RuntimeFailure("TCP send to the peer rank timed out");
-      throw RuntimeFailure("TCP send to the peer rank failed: " + errno_text());
+      if (errno == EAGAIN || errno == EWOULDBLOCK) throw RuntimeFailure(std::string("TCP ") + what + " the peer rank timed out");
+      throw RuntimeFailure(std::string("TCP ") + what + " the peer rank failed: " + errno_text());
     }
-    p += k;
-    n -= static_cast<std::size_t>(k);
+    done += static_cast<std::size_t>(k);
   }
+}
+
+}  // namespace
+
+void send_all(const Fd& s, const void* data, std::size_t n) {
+  const auto* p = static_cast<const char*>(data);
+  transfer_all(n, "send to", [&](std::size_t offset, std::size_t left) { return ::send(s.get(), p + offset, left, MSG_NOSIGNAL); });
 }
 
 void recv_all(const Fd& s, void* data, std::size_t n) {
   auto* p = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t k = ::recv(s.get(), p, n, 0);
-    if (k == 0) throw RuntimeFailure("the peer rank closed the TCP connection");
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) throw RuntimeFailure("TCP receive from the peer rank timed out");
-      throw RuntimeFailure("TCP receive from the peer rank failed: " + errno_text());
-    }
-    p += k;
-    n -= static_cast<std::size_t>(k);
-  }
+  transfer_all(n, "receive from", [&](std::size_t offset, std::size_t left) { return ::recv(s.get(), p + offset, left, 0); });
 }
 
 }  // namespace cctune::net

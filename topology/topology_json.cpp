@@ -256,8 +256,4 @@ Topology parse_topology(const std::string& text, const std::string& path) {
   }
 }
 
-void save_topology_file(const Topology& topology, const std::string& path) {
-  write_file_atomically(path, to_json(topology).dump(2) + "\n");
-}
-
 }  // namespace cctune::topo

@@ -22,6 +22,5 @@ Topology topology_from_json(const nlohmann::json& j);
 Topology load_topology_file(const std::string& path);
 // The text of a topology file; `source` names it in errors. Throws UsageError.
 Topology parse_topology(const std::string& text, const std::string& source);
-void save_topology_file(const Topology& topology, const std::string& path);
 
 }  // namespace cctune::topo

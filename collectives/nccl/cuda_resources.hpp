@@ -45,15 +45,28 @@ struct GraphDeleter {
 };
 using CudaGraph = std::unique_ptr<CUgraph_st, GraphDeleter>;
 
-// Device memory (cudaMalloc) or pinned host memory (cudaMallocHost).
-class DeviceBuffer {
+// The allocators CudaMemory is made of; `name` is what an error message calls the call.
+struct DeviceAllocator {
+  static constexpr const char* name = "cudaMalloc";
+  static cudaError_t alloc(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+  static cudaError_t free(void* p) { return cudaFree(p); }
+};
+struct PinnedHostAllocator {
+  static constexpr const char* name = "cudaMallocHost";
+  static cudaError_t alloc(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+  static cudaError_t free(void* p) { return cudaFreeHost(p); }
+};
+
+// Memory from one CUDA allocator: device memory or pinned host memory.
+template <class Allocator>
+class CudaMemory {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes > 0) CCTUNE_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+  CudaMemory() = default;
+  explicit CudaMemory(std::size_t bytes) : bytes_(bytes) {
+    if (bytes > 0) check_cuda(Allocator::alloc(&ptr_, bytes), Allocator::name, __FILE__, __LINE__);
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  CudaMemory(CudaMemory&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  CudaMemory& operator=(CudaMemory&& o) noexcept {
     if (this != &o) {
       reset();
       ptr_ = std::exchange(o.ptr_, nullptr);
@@ -61,12 +74,12 @@ class DeviceBuffer {
     }
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { reset(); }
+  CudaMemory(const CudaMemory&) = delete;
+  CudaMemory& operator=(const CudaMemory&) = delete;
+  ~CudaMemory() { reset(); }
 
   void reset() noexcept {
-    if (ptr_) (void)cudaFree(ptr_);
+    if (ptr_) (void)Allocator::free(ptr_);
     ptr_ = nullptr;
     bytes_ = 0;
   }
@@ -80,33 +93,8 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes > 0) CCTUNE_CUDA_CHECK(cudaMallocHost(&ptr_, bytes));
-  }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      if (ptr_) (void)cudaFreeHost(ptr_);
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      bytes_ = std::exchange(o.bytes_, 0);
-    }
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() {
-    if (ptr_) (void)cudaFreeHost(ptr_);
-  }
-  void* get() const noexcept { return ptr_; }
-  std::size_t bytes() const noexcept { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
+using DeviceBuffer = CudaMemory<DeviceAllocator>;
+using PinnedBuffer = CudaMemory<PinnedHostAllocator>;
 
 // An NCCL communicator. Destroyed normally (ncclCommDestroy) unless an error was seen on
 // it, in which case it is aborted (ncclCommAbort never waits for peers that may be gone).

@@ -118,8 +118,6 @@ class NcclModuleImpl final : public NcclModule {
     check_buffers_fit(setup.device, setup.max_send_bytes, setup.max_recv_bytes);
 
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    if (setup.min_ctas > 0) config.minCTAs = setup.min_ctas;
-    if (setup.max_ctas > 0) config.maxCTAs = setup.max_ctas;
     ncclComm_t comm = nullptr;
     const ncclResult_t res = ncclCommInitRankConfig(&comm, setup.nranks, id, setup.rank, &config);
     if (res != ncclSuccess) {

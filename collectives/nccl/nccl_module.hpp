@@ -3,8 +3,7 @@
 // code that touches CUDA and NCCL. The worker dlopen's the module (so the cctune
 // executable starts on machines without CUDA or NCCL), calls cctune_nccl_module_create()
 // and drives everything through NcclModule. No CUDA or NCCL header appears here.
-//
-// Contract: /tmp/cctune-nccl-contract.md ("The NCCL module"). Implemented as written.
+// docs/NCCL_BACKEND.md describes the two halves and how a worker uses them.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,7 +16,6 @@ namespace cctune {
 struct NcclWorkerSetup {
   int nranks = 1, rank = 0, device = 0;  // NCCL rank and CUDA device index
   std::string unique_id_hex;             // ncclUniqueId as hex (128 bytes -> 256 hex chars)
-  int min_ctas = 0, max_ctas = 0;        // ncclConfig_t; 0 = NCCL default
   bool graph = false;                    // CUDA-graph mode: capture k ops, time replays
   std::uint64_t max_send_bytes = 0, max_recv_bytes = 0;  // allocate once for the largest point
 };
@@ -29,7 +27,7 @@ class NcclModule {  // one per worker process
   virtual std::string nccl_version() = 0;   // "2.28.3" from ncclGetVersion
   virtual std::string cuda_versions() = 0;  // "runtime 13.0, driver 13.0"
   virtual std::string new_unique_id_hex() = 0;
-  // "0000:18:00.0" from cudaDeviceGetPCIBusId, for the hello message. Addition to the contract.
+  // "0000:18:00.0" from cudaDeviceGetPCIBusId, for the hello message.
   virtual std::string pci_bus_id(int device) = 0;
   // cudaSetDevice + buffers (refuses sizes that do not fit: EnvironmentError naming the size
   // and the free memory, before measuring) + ncclCommInitRankConfig. Returns the backend;

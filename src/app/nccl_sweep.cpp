@@ -185,6 +185,7 @@ runtime::GroupOutcome measure_group(RankComm& comm, const runtime::ConfigGroup& 
 
 std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool required) {
   RankComm& comm = session.comm();
+  session.test_hooks();  // a malformed hook is an error here, not a silent fallback to MPI
   const auto env = runtime::worker_environment(runtime::current_environment(), {});
   std::optional<runtime::GpuQuery> q;
   if (required) {
@@ -232,7 +233,7 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runti
   const auto points = runtime::enumerate_points(plan, nranks);
   std::optional<runtime::TestFault> fault;
   agree_on_errors(comm, [&] {
-    if (const char* f = std::getenv("CCTUNE_TEST_FAULT"); f && *f) fault = runtime::parse_test_fault(f);
+    if (const auto& f = session.test_hooks().fault; !f.empty()) fault = runtime::parse_test_fault(f);
   });
 
   runtime::GroupSettings settings;

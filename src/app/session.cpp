@@ -47,6 +47,11 @@ RankComm& Session::comm() {
   return *comm_;
 }
 
+const TestHooks& Session::test_hooks() {
+  if (!test_hooks_) test_hooks_ = read_test_hooks();
+  return *test_hooks_;
+}
+
 ErrorSite Session::site() {
   ErrorSite s;
   s.host = hostname_;

@@ -2,11 +2,13 @@
 // Process-wide context of one cctune invocation: argv, host name, and the MPI launcher
 // (initialised on first use, so commands that need no MPI never start it).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/rank_comm.hpp"
 #include "core/error.hpp"
+#include "core/test_hooks.hpp"
 
 namespace cctune::app {
 
@@ -24,7 +26,10 @@ class Session {
   RankComm& comm();
   bool mpi_started() const { return static_cast<bool>(comm_); }
   int rank() { return comm().rank(); }
-  bool is_root() { return rank() == 0; }
+  // The test-only switches (core/test_hooks.hpp), read from the environment on first call.
+  // Throws UsageError when one is malformed; called once MPI has started, every rank throws
+  // it alike and rank 0 alone reports it.
+  const TestHooks& test_hooks();
   ErrorSite site();
   // Ends every rank of the job after an error only some ranks saw (MPI_Abort).
   [[noreturn]] void abort_job(int code);
@@ -38,6 +43,7 @@ class Session {
   std::string hostname_;
   std::string executable_;
   std::unique_ptr<RankComm> comm_;
+  std::optional<TestHooks> test_hooks_;
 };
 
 }  // namespace cctune::app

@@ -29,7 +29,7 @@ void attach_network_probe(Session& session, Results& results, const std::string&
   auto note = [&](const std::string& line) {
     if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", line.c_str());
   };
-  nlohmann::json section = net::run_network_probe(session.comm(), options, note);
+  nlohmann::json section = net::run_network_probe(session.comm(), net::with_test_hooks(options, session.test_hooks()), note);
   if (session.rank() == 0) results.net = std::move(section);
 }
 

@@ -75,8 +75,8 @@ void check_launch(RankComm& comm, const std::string& host) {
                          fix);
 }
 
-void apply_test_override(int rank, Versions& v, const char* spec) {
-  if (!spec || !*spec) return;
+void apply_test_override(int rank, Versions& v, const std::string& spec) {
+  if (spec.empty()) return;
   std::stringstream in(spec);
   std::string item;
   while (std::getline(in, item, ';')) {
@@ -117,8 +117,8 @@ std::string describe_version_mismatch(const std::vector<Versions>& per_rank, con
   return out;
 }
 
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine) {
-  apply_test_override(comm.rank(), mine, std::getenv("CCTUNE_TEST_FAKE_VERSION"));
+void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const std::string& fake_version) {
+  apply_test_override(comm.rank(), mine, fake_version);
   const nlohmann::json j = {{"host", host}, {"versions", mine}};
   const auto all = comm.allgather(j.dump());
   std::vector<Versions> per_rank;
@@ -140,7 +140,7 @@ void check_job_consistency(Session& session, const Versions& more) {
   check_launch(comm, session.hostname());
   Versions mine = local_versions();
   mine.insert(more.begin(), more.end());
-  check_versions_match(comm, session.hostname(), mine);
+  check_versions_match(comm, session.hostname(), mine, session.test_hooks().fake_version);
 }
 
 }  // namespace cctune::app

@@ -36,13 +36,14 @@ void check_launch(RankComm& comm, const std::string& host);
 // ranks and hosts have each, e.g.
 //   "library versions differ across ranks: mpi is 'Open MPI v4.1.4' on ranks 0,2-3 (node-a, node-c)
 //    and 'Open MPI v4.1.2' on rank 1 (node-b)"
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine);
+// `fake_version`: CCTUNE_TEST_FAKE_VERSION (TestHooks), applied first.
+void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const std::string& fake_version = {});
 
 // The message above for already gathered versions (empty when all agree); pure, tested.
 std::string describe_version_mismatch(const std::vector<Versions>& per_rank, const std::vector<std::string>& hosts);
 
 // Applies CCTUNE_TEST_FAKE_VERSION for `rank` to `v` (see above).
-void apply_test_override(int rank, Versions& v, const char* spec);
+void apply_test_override(int rank, Versions& v, const std::string& spec);
 
 // What sweep and verify call right after resolving options: check_launch, then
 // check_versions_match(local_versions() plus `more`, e.g. {"nccl": the workers' NCCL}).

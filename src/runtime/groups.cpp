@@ -10,9 +10,9 @@
 namespace cctune::runtime {
 
 ConfigGroup transport_group(const std::string& name) {
-  if (name == "nvlink") return {"nvlink", {}};
-  if (name == "pcie") return {"pcie", {{"NCCL_P2P_DISABLE", "1"}}};
-  if (name == "net") return {"net", {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}}};
+  if (name == "nvlink") return {"nvlink", {}, {}};
+  if (name == "pcie") return {"pcie", {{"NCCL_P2P_DISABLE", "1"}}, {}};
+  if (name == "net") return {"net", {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}}, {}};
   throw UsageError("--transport '" + name + "' is unknown", "use nvlink, pcie or net, or a comma-separated list of them");
 }
 

@@ -37,8 +37,8 @@ std::unique_ptr<NcclModule> load_nccl_module(const std::string& path) {
   return std::unique_ptr<NcclModule>(m);
 }
 
-std::unique_ptr<NcclModule> load_worker_module(const std::string& executable) {
-  if (const char* b = std::getenv("CCTUNE_TEST_WORKER_BACKEND"); b && std::string(b) == "selftest") return make_selftest_module();
+std::unique_ptr<NcclModule> load_worker_module(const std::string& executable, const TestHooks& hooks) {
+  if (hooks.selftest_workers) return make_selftest_module(hooks.selftest);
   return load_nccl_module(nccl_module_path(executable));
 }
 

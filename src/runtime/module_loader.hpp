@@ -5,6 +5,7 @@
 #include <string>
 
 #include "collectives/nccl/nccl_module.hpp"
+#include "core/test_hooks.hpp"
 
 namespace cctune::runtime {
 
@@ -16,8 +17,8 @@ std::string nccl_module_path(const std::string& executable);
 // <dlerror()>" with the fix. The library stays loaded for the life of the process.
 std::unique_ptr<NcclModule> load_nccl_module(const std::string& path);
 
-// The module a worker uses: the selftest stand-in when CCTUNE_TEST_WORKER_BACKEND=selftest,
-// else the real one.
-std::unique_ptr<NcclModule> load_worker_module(const std::string& executable);
+// The module a worker uses: the selftest stand-in when the hooks ask for it
+// (CCTUNE_TEST_WORKER_BACKEND=selftest), else the real one.
+std::unique_ptr<NcclModule> load_worker_module(const std::string& executable, const TestHooks& hooks);
 
 }  // namespace cctune::runtime

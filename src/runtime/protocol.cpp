@@ -99,9 +99,9 @@ TestFault parse_test_fault(const std::string& text) {
 }
 
 nlohmann::json to_json(const WorkerSpec& s) {
-  nlohmann::json j = {{"group", s.group},       {"nranks", s.nranks},   {"rank", s.rank},         {"device", s.device},
-                      {"nnodes", s.nnodes},     {"host", s.host},       {"min_ctas", s.min_ctas}, {"max_ctas", s.max_ctas},
-                      {"graph", s.graph},       {"plan", s.plan},       {"test_fault", nullptr}};
+  nlohmann::json j = {{"group", s.group}, {"nranks", s.nranks}, {"rank", s.rank}, {"device", s.device},
+                      {"nnodes", s.nnodes}, {"host", s.host},     {"graph", s.graph}, {"plan", s.plan},
+                      {"test_fault", nullptr}};
   if (s.test_fault)
     j["test_fault"] = {{"kind", s.test_fault->kind}, {"rank", s.test_fault->rank}, {"point", s.test_fault->point},
                        {"group", s.test_fault->group}};
@@ -119,8 +119,6 @@ WorkerSpec worker_spec_from_json(const nlohmann::json& j) {
     s.device = j.at("device").get<int>();
     s.nnodes = j.value("nnodes", 1);
     s.host = j.value("host", "");
-    s.min_ctas = j.value("min_ctas", 0);
-    s.max_ctas = j.value("max_ctas", 0);
     s.graph = j.value("graph", false);
     s.plan = j.at("plan");
     if (j.contains("test_fault") && !j["test_fault"].is_null()) {

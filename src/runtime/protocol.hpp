@@ -57,8 +57,6 @@ struct WorkerSpec {
   int device = 0;
   int nnodes = 1;
   std::string host;
-  int min_ctas = 0;
-  int max_ctas = 0;
   bool graph = false;
   nlohmann::json plan = nlohmann::json::object();  // sweep plan (sweep_options to_json) + "configs"
   std::optional<TestFault> test_fault;

@@ -1,7 +1,6 @@
 #include "runtime/selftest_module.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -12,17 +11,11 @@
 namespace cctune::runtime {
 namespace {
 
-long env_long(const char* name, long fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atol(v) : fallback;
-}
-
 // CCTUNE_SELFTEST_CONFIG_FACTORS="ring/simple=0.6,tree/ll/16=1.4": a time factor per forced
 // config (algo/proto, or algo/proto/channels), so tests of the search strategies have a
 // known best configuration.
-double config_factor(const PointConfig& c) {
-  const char* text = std::getenv("CCTUNE_SELFTEST_CONFIG_FACTORS");
-  if (!text || !*text) return 1.0;
+double config_factor(const std::string& text, const PointConfig& c) {
+  if (text.empty()) return 1.0;
   const std::string base = algo_proto_name(c.algo, c.proto);
   const std::string full = base + "/" + std::to_string(c.channels);
   double factor = 1.0;
@@ -39,6 +32,7 @@ double config_factor(const PointConfig& c) {
 
 class SelftestBackend : public CollectiveBackend {
  public:
+  explicit SelftestBackend(const SelftestHooks& hooks) : hooks_(hooks) {}
   std::string name() const override { return "selftest"; }
   std::string unsupported_reason(const PointSpec&) const override { return {}; }
   void prepare(const PointSpec& spec) override { spec_ = spec; }
@@ -46,8 +40,7 @@ class SelftestBackend : public CollectiveBackend {
     // 2 us plus the size at 20 GB/s: small enough to keep CI fast, size-dependent so
     // results look like a sweep.
     // CCTUNE_SELFTEST_SLOWDOWN (a factor, per config group): lets verify's test see a regression.
-    const char* slow = std::getenv("CCTUNE_SELFTEST_SLOWDOWN");
-    const double factor = (slow && *slow ? std::atof(slow) : 1.0) * config_factor(spec_.config);
+    const double factor = hooks_.slowdown * config_factor(hooks_.config_factors, spec_.config);
     const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20)));
     const bool per_op = batch.kind == BatchKind::PerOp;
     BatchTiming t;
@@ -64,6 +57,7 @@ class SelftestBackend : public CollectiveBackend {
   long count_wrong() override { return 0; }
 
  private:
+  SelftestHooks hooks_;
   PointSpec spec_;
 };
 
@@ -89,7 +83,8 @@ class LocalComm : public RankComm {
 
 class SelftestModule : public NcclModule {
  public:
-  int device_count() override { return static_cast<int>(env_long("CCTUNE_SELFTEST_GPUS", 4)); }
+  explicit SelftestModule(const SelftestHooks& hooks) : hooks_(hooks) {}
+  int device_count() override { return hooks_.gpus; }
   std::string nccl_version() override { return "selftest"; }
   std::string cuda_versions() override { return "none (selftest)"; }
   std::string pci_bus_id(int) override { return ""; }
@@ -103,17 +98,17 @@ class SelftestModule : public NcclModule {
   std::unique_ptr<CollectiveBackend> create_backend(const NcclWorkerSetup& setup) override {
     if (setup.unique_id_hex.size() != 256)
       throw RuntimeFailure("selftest: unique id of " + std::to_string(setup.unique_id_hex.size()) + " hex digits, expected 256");
-    if (const char* e = std::getenv("CCTUNE_SELFTEST_INIT_ERROR"); e && *e) throw RuntimeFailure(std::string("selftest init: ") + e);
+    if (!hooks_.init_error.empty()) throw RuntimeFailure("selftest init: " + hooks_.init_error);
     if (setup.device >= device_count())
       throw EnvironmentError("selftest: device " + std::to_string(setup.device) + " does not exist");
-    const auto memory = static_cast<std::uint64_t>(env_long("CCTUNE_SELFTEST_MEMORY", 1L << 30));
+    const std::uint64_t memory = hooks_.memory_bytes;
     const std::uint64_t need = setup.max_send_bytes + setup.max_recv_bytes;
     if (need > memory)
       throw EnvironmentError("buffers for the largest point (" + format_size(need) + ") do not fit in GPU " +
                                  std::to_string(setup.device) + "'s free memory (" + format_size(memory) + ")",
                              "lower --max-bytes");
     comm_ = std::make_unique<LocalComm>(setup.rank, setup.nranks);
-    return std::make_unique<SelftestBackend>();
+    return std::make_unique<SelftestBackend>(hooks_);
   }
   RankComm& comm() override {
     if (!comm_) throw RuntimeFailure("selftest: comm() before create_backend()");
@@ -121,11 +116,12 @@ class SelftestModule : public NcclModule {
   }
 
  private:
+  SelftestHooks hooks_;
   std::unique_ptr<LocalComm> comm_;
 };
 
 }  // namespace
 
-std::unique_ptr<NcclModule> make_selftest_module() { return std::make_unique<SelftestModule>(); }
+std::unique_ptr<NcclModule> make_selftest_module(const SelftestHooks& hooks) { return std::make_unique<SelftestModule>(hooks); }
 
 }  // namespace cctune::runtime

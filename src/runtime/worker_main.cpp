@@ -11,20 +11,17 @@
 
 #include "collectives/nccl/nccl_module.hpp"
 #include "core/error.hpp"
+#include "core/test_hooks.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/module_loader.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/worker_loop.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
-#if CCTUNE_HAVE_TOPOLOGY
 #include "topology/binding.hpp"
 #include "topology/hwloc_probe.hpp"
 #include "topology/node_probe.hpp"
-#endif
-#if CCTUNE_HAVE_NCCL_CONTROL
-#include "collectives/nccl/tuned_backend.hpp"
-#endif
+#include "collectives/tuned_backend.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -51,8 +48,7 @@ Message read_supervisor_message() {
 // bound still measures correctly, and says why in its log.
 // The GPU is named by PCI bus id: CUDA's device order (and CUDA_VISIBLE_DEVICES) need not
 // match the node's GPU indices.
-void bind_to_gpu_numa_node([[maybe_unused]] int device, [[maybe_unused]] const std::string& pci_bus_id) {
-#if CCTUNE_HAVE_TOPOLOGY
+void bind_to_gpu_numa_node(int device, const std::string& pci_bus_id) {
   if (pci_bus_id.empty()) {
     std::fprintf(stderr, "cctune worker: no PCI bus id for device %d; not bound to a NUMA node\n", device);
     return;
@@ -64,9 +60,6 @@ void bind_to_gpu_numa_node([[maybe_unused]] int device, [[maybe_unused]] const s
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cctune worker: not bound to GPU %d's NUMA node: %s\n", device, e.what());
   }
-#else
-  std::fprintf(stderr, "cctune worker: built without the topology module; not bound to a NUMA node\n");
-#endif
 }
 
 // One log line naming the worker and every NCCL_* variable it runs with: the first thing to
@@ -85,7 +78,7 @@ int run_worker_query(const std::string& executable) {
   nlohmann::json out;
   int code = 0;
   try {
-    auto module = load_worker_module(executable);
+    auto module = load_worker_module(executable, read_test_hooks());
     out = {{"device_count", module->device_count()}, {"nccl_version", module->nccl_version()}, {"cuda", module->cuda_versions()}};
   } catch (const Error& e) {
     out = {{"error", e.what_only()}, {"fix", e.fix()}, {"kind", to_string(error_kind_of(e))}};
@@ -102,7 +95,7 @@ int run_worker_query(const std::string& executable) {
 int run_worker_versions(const std::string& executable) {
   nlohmann::json out;
   try {
-    auto module = load_worker_module(executable);
+    auto module = load_worker_module(executable, read_test_hooks());
     out["module"] = nccl_module_path(executable);
     // Each asked on its own: a host with NCCL but no driver still reports NCCL's release.
     try {
@@ -140,7 +133,8 @@ int run_worker(const std::string& executable) {
     const SweepPlan plan = plan_from_json(spec.plan);
     const auto points = enumerate_points(plan, spec.nranks);
 
-    auto module = load_worker_module(executable);
+    const TestHooks hooks = read_test_hooks();
+    auto module = load_worker_module(executable, hooks);
     const std::string bus_id = module->pci_bus_id(spec.device);
     emit_line(hello_message(spec.rank, spec.device, bus_id, module->nccl_version(), module->cuda_versions()));
     if (spec.rank == 0) emit_line(uid_message(module->new_unique_id_hex()));
@@ -153,10 +147,7 @@ int run_worker(const std::string& executable) {
     setup.rank = spec.rank;
     setup.device = spec.device;
     setup.unique_id_hex = uid.body.value("uid", "");
-    setup.min_ctas = spec.min_ctas;
-    setup.max_ctas = spec.max_ctas;
     setup.graph = spec.graph;
-    const bool selftest = std::getenv("CCTUNE_TEST_WORKER_BACKEND") != nullptr;
     const BufferBytes buffers = largest_buffers(points);
     setup.max_send_bytes = buffers.send;
     setup.max_recv_bytes = buffers.recv;
@@ -164,11 +155,8 @@ int run_worker(const std::string& executable) {
     // that would change what NCCL's own "auto" choice runs too, and "auto" is the baseline
     // every profile is measured against. Config groups raise it (NCCL_MIN_CTAS).
     std::unique_ptr<CollectiveBackend> backend = module->create_backend(setup);
-#if CCTUNE_HAVE_NCCL_CONTROL
     // Forced and observed algo/proto/channels through cctune's tuner plugin (real NCCL only).
-    if (!selftest) backend = wrap_with_sweep_control(std::move(backend), module->comm());
-#endif
-    (void)selftest;
+    if (!hooks.selftest_workers) backend = wrap_with_sweep_control(std::move(backend), module->comm());
     emit_line(ready_message());
     run_worker_points(*backend, module->comm(), spec, plan, points, emit_line);
     backend.reset();

@@ -48,7 +48,7 @@ pass "Depends: $depends; Recommends: $(dpkg-deb -f "$deb" Recommends)"
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | sort >"$work/files.txt"
 [[ -s $work/files.txt ]] || fail "the .deb holds no files"
 for f in /usr/bin/cctune /usr/lib/libnccl-tuner-cctune.so /usr/share/cctune/spaces/quick.json /usr/share/cctune/cctune.sbatch \
-         /usr/share/cctune/schema/results.schema.json /usr/share/doc/cctune/README.md; do
+         /usr/share/cctune/schema/results.schema.json /usr/share/doc/cctune/README.md /usr/share/doc/cctune/LICENSE; do
   grep -qx "$f" "$work/files.txt" || fail "the .deb has no $f"
 done
 while read -r f; do [[ -e $f ]] && fail "$f exists before installing: the removal check could not tell"; done <"$work/files.txt"

@@ -27,7 +27,7 @@ case $work/ in "$src"/* | "$build"/*) fail "temporary folder $work lies inside t
 
 cmake --install "$build" --prefix "$work/staged" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; }
 for f in bin/cctune lib/libnccl-tuner-cctune.so share/cctune/spaces/quick.json share/cctune/schema/results.schema.json \
-         share/cctune/cctune.sbatch share/doc/cctune/README.md; do
+         share/cctune/cctune.sbatch share/doc/cctune/README.md share/doc/cctune/LICENSE; do
   [[ -e $work/staged/$f ]] || fail "the installed tree has no $f"
 done
 [[ -f $build/libcctune-nccl.so && ! -f $work/staged/lib/libcctune-nccl.so ]] && fail "the worker module was built but not installed"

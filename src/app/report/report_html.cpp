@@ -1,5 +1,6 @@
 // Assembles the self-contained HTML report from a Comparison.
 #include <algorithm>
+#include <functional>
 
 #include "app/report/printers.hpp"
 #include "app/report/report.hpp"
@@ -69,20 +70,31 @@ std::string runs_section(const Comparison& c) {
   return o + "</section>";
 }
 
-std::string topology_section(const Comparison& c) {
-  std::string o = "<section id=\"topology\"><h2>Topology</h2>";
+// A section with one part per results file that holds `field` (its topology, its network
+// probe), rendered by `part`, or `none` when no file holds one.
+std::string per_file_section(const Comparison& c, const std::string& opening, nlohmann::json Results::*field,
+                             const std::string& none,
+                             const std::function<std::string(std::size_t, const nlohmann::json&)>& part) {
+  std::string o = opening;
   bool any = false;
   for (std::size_t f = 0; f < c.files.size(); ++f) {
-    const auto& topo = c.files[f].results.topology;
-    if (topo.is_null()) continue;
+    const nlohmann::json& section = c.files[f].results.*field;
+    if (section.is_null()) continue;
     any = true;
-    o += "<h3>" + escape(c.files[f].label) + "</h3>";
-    const auto summary = topology_summary(topo);
-    if (!summary.empty()) o += list(summary);
-    o += "<details><summary>all topology fields</summary>" + json_to_html(topo) + "</details>";
+    o += part(f, section);
   }
-  if (!any) o += "<p class=\"muted\">No topology recorded in these results.</p>";
+  if (!any) o += "<p class=\"muted\">" + none + "</p>";
   return o + "</section>";
+}
+
+std::string topology_section(const Comparison& c) {
+  return per_file_section(c, "<section id=\"topology\"><h2>Topology</h2>", &Results::topology,
+                          "No topology recorded in these results.", [&](std::size_t f, const nlohmann::json& topo) {
+                            std::string o = "<h3>" + escape(c.files[f].label) + "</h3>";
+                            const auto summary = topology_summary(topo);
+                            if (!summary.empty()) o += list(summary);
+                            return o + "<details><summary>all topology fields</summary>" + json_to_html(topo) + "</details>";
+                          });
 }
 
 std::string numbers_table(const Comparison& c, const Table& t) {
@@ -129,33 +141,30 @@ std::string plots_sections(const Comparison& c) {
   return bw + "</section>" + lat + "</section>" + lim + "</section>" + tun + "</section>";
 }
 
-std::string network_section(const Comparison& c) {
-  std::string o = "<section id=\"network\"><h2>Network probe</h2>";
-  bool any = false;
-  for (std::size_t f = 0; f < c.files.size(); ++f) {
-    const auto& net = c.files[f].results.net;
-    if (net.is_null()) continue;
-    any = true;
-    const NetPairs pairs = read_net_pairs(net);
-    o += "<h3>" + escape(c.files[f].label) + (pairs.transport.empty() ? "" : " (" + escape(pairs.transport) + ")") + "</h3>";
-    int n = 0;
-    for (const auto& p : pairs.pairs) n = std::max({n, p.src + 1, p.dst + 1});
-    if (pairs.pairs.empty()) {
-      o += "<p class=\"muted\">No rank pairs with a bandwidth found in results.net.</p>";
-    } else if (n > max_heatmap_ranks) {  // n^2 cells would make the file huge; the fields below still list them
-      o += "<p class=\"muted\">" + std::to_string(n) + " ranks: too many for a heatmap (at most " + std::to_string(max_heatmap_ranks) + ").</p>";
-    } else {
-      svg::Heatmap map{"net-" + std::to_string(f), "pair bandwidth, source rank (rows) to destination rank (columns)", "GB/s", {}, {}, {}};
-      for (int i = 0; i < n; ++i) map.row_labels.push_back("rank " + std::to_string(i)), map.col_labels.push_back(std::to_string(i));
-      map.values.assign(n, std::vector<std::optional<double>>(n));
-      for (const auto& p : pairs.pairs) map.values[p.src][p.dst] = p.GBps;
-      o += svg::render(map);
-    }
-    if (pairs.unreadable > 0) o += "<p class=\"bad\">" + std::to_string(pairs.unreadable) + " entries without ranks or bandwidth were left out.</p>";
-    o += "<details><summary>all network fields</summary>" + json_to_html(net) + "</details>";
+std::string network_part(const Comparison& c, std::size_t f, const nlohmann::json& net) {
+  const NetPairs pairs = read_net_pairs(net);
+  std::string o = "<h3>" + escape(c.files[f].label) + (pairs.transport.empty() ? "" : " (" + escape(pairs.transport) + ")") + "</h3>";
+  int n = 0;
+  for (const auto& p : pairs.pairs) n = std::max({n, p.src + 1, p.dst + 1});
+  if (pairs.pairs.empty()) {
+    o += "<p class=\"muted\">No rank pairs with a bandwidth found in results.net.</p>";
+  } else if (n > max_heatmap_ranks) {  // n^2 cells would make the file huge; the fields below still list them
+    o += "<p class=\"muted\">" + std::to_string(n) + " ranks: too many for a heatmap (at most " + std::to_string(max_heatmap_ranks) + ").</p>";
+  } else {
+    svg::Heatmap map{"net-" + std::to_string(f), "pair bandwidth, source rank (rows) to destination rank (columns)", "GB/s", {}, {}, {}};
+    for (int i = 0; i < n; ++i) map.row_labels.push_back("rank " + std::to_string(i)), map.col_labels.push_back(std::to_string(i));
+    map.values.assign(n, std::vector<std::optional<double>>(n));
+    for (const auto& p : pairs.pairs) map.values[p.src][p.dst] = p.GBps;
+    o += svg::render(map);
   }
-  if (!any) o += "<p class=\"muted\">No network probe in these results.</p>";
-  return o + "</section>";
+  if (pairs.unreadable > 0) o += "<p class=\"bad\">" + std::to_string(pairs.unreadable) + " entries without ranks or bandwidth were left out.</p>";
+  return o + "<details><summary>all network fields</summary>" + json_to_html(net) + "</details>";
+}
+
+std::string network_section(const Comparison& c) {
+  return per_file_section(c, "<section id=\"network\"><h2>Network probe</h2>", &Results::net,
+                          "No network probe in these results.",
+                          [&](std::size_t f, const nlohmann::json& net) { return network_part(c, f, net); });
 }
 
 std::string problems_section(const Comparison& c) {

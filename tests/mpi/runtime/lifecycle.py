@@ -92,7 +92,8 @@ def sweep(opts, name, extra, env=None, np=None, share=True):
     if GPU["shared"] and np and share:
         extra = list(extra) + ["--test-shared-gpu", "1"]
     if GPU["on"]:
-        e.pop("CCTUNE_TEST_WORKER_BACKEND", None)
+        if e.get("CCTUNE_TEST_WORKER_BACKEND") == "selftest":  # any other value is under test
+            del e["CCTUNE_TEST_WORKER_BACKEND"]
         for k in [k for k in e if k.startswith("CCTUNE_SELFTEST_")]:
             del e[k]
         e["NCCL_NVLS_ENABLE"] = "0"
@@ -275,6 +276,10 @@ def one_line_error(r, code, text):
 def scenario_missing_module(opts):
     r = sweep(opts, "missing_module", small(), {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
     one_line_error(r, 3, "NCCL backend could not be loaded: /nonexistent.so")
+    # Only "selftest" names a test backend: any other value once ran the real module without
+    # the sweep control, measuring forced configs as NCCL's default under their labels.
+    r = sweep(opts, "unknown_test_backend", small(), {"CCTUNE_TEST_WORKER_BACKEND": "nccl"}, np=2)
+    one_line_error(r, 2, "CCTUNE_TEST_WORKER_BACKEND='nccl' is not a test backend")
 
 
 def scenario_bad_inputs(opts):

@@ -17,7 +17,7 @@
 #include "net/pair_measurement.hpp"
 #include "net/probe.hpp"
 #include "net/socket.hpp"
-#include "thread_comm.hpp"
+#include "support/thread_comm.hpp"
 
 namespace cctune::net {
 namespace {
@@ -38,7 +38,7 @@ ProbeOptions small_tcp() {
 
 TEST(ProbeTcp, TwoRanksMeasureOnePairOverLoopback) {
   const auto o = small_tcp();
-  const auto results = test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
   EXPECT_EQ(results[0], results[1]);  // identical on every rank
   const auto& net = results[0];
   EXPECT_EQ(net["transport"], "tcp");
@@ -60,7 +60,7 @@ TEST(ProbeTcp, TwoRanksMeasureOnePairOverLoopback) {
 TEST(ProbeTcp, ThreeRanksRunThreeRoundsWithOneIdleEach) {
   auto o = small_tcp();
   o.max_bytes = o.min_bytes;
-  const auto results = test::run_ranks(3, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(3, [&](RankComm& c) { return run_network_probe(c, o); });
   const auto& net = results[0];
   EXPECT_EQ(net["schedule"]["rounds"], 3);
   EXPECT_TRUE(net["schedule"]["odd_rank_count"].get<bool>());
@@ -76,7 +76,7 @@ TEST(ProbeTcp, StalledPeerFailsItsPairOnlyAndNothingHangs) {
   o.test_stall_rank = 1;  // answers only after 3 s: rank 0, its initiator, must give up at 1 s
   o.test_stall_s = 3;
   const auto start = std::chrono::steady_clock::now();
-  const auto results = test::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(elapsed, 20);
   const auto& net = results[0];
@@ -97,7 +97,7 @@ TEST(ProbeTcp, AutoFallsBackToTcpAndSaysWhy) {
   o.kind = ProbeKind::auto_select;
   o.max_bytes = o.min_bytes;
   std::vector<std::string> notes;
-  const auto results = test::run_ranks(2, [&](RankComm& c) {
+  const auto results = testing::run_ranks(2, [&](RankComm& c) {
     return run_network_probe(c, o, [&](const std::string& s) { notes.push_back(s); });
   });
   EXPECT_EQ(results[0]["transport"], "tcp");  // this machine has no RDMA device
@@ -108,14 +108,14 @@ TEST(ProbeTcp, AutoFallsBackToTcpAndSaysWhy) {
 TEST(ProbeTcp, IbWithoutRdmaIsEnvironmentErrorOnEveryRank) {
   auto o = small_tcp();
   o.kind = ProbeKind::ib;
-  EXPECT_THROW(test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); }), EnvironmentError);
+  EXPECT_THROW(testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); }), EnvironmentError);
 }
 
 TEST(ProbeTcp, UnknownInterfaceIsUsageErrorOnEveryRank) {
   auto o = small_tcp();
   o.socket_ifname = "nosuchif0";
   try {
-    test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+    testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_NE(e.describe().find("nosuchif0"), std::string::npos);
@@ -124,13 +124,13 @@ TEST(ProbeTcp, UnknownInterfaceIsUsageErrorOnEveryRank) {
 }
 
 TEST(ProbeTcp, OneRankIsUsageError) {
-  EXPECT_THROW(test::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, small_tcp()); }), UsageError);
+  EXPECT_THROW(testing::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, small_tcp()); }), UsageError);
 }
 
 TEST(ProbeTcp, NoneIsSkipped) {
   auto o = small_tcp();
   o.kind = ProbeKind::none;
-  const auto r = test::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto r = testing::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, o); });
   EXPECT_TRUE(r[0]["skipped"].get<bool>());
 }
 
@@ -202,7 +202,7 @@ TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
   o.kind = ProbeKind::auto_select;
   o.gpu_buffers = true;
   if (!ib::active_ports().empty()) GTEST_SKIP() << "this machine has RDMA";
-  const auto errors = test::run_ranks(2, [&](RankComm& c) -> std::string {
+  const auto errors = testing::run_ranks(2, [&](RankComm& c) -> std::string {
     try {
       run_network_probe(c, o);
     } catch (const EnvironmentError& e) {
@@ -215,7 +215,7 @@ TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
 
 TEST(ProbeTcp, EndpointsSayHostMemory) {
   const auto o = small_tcp();
-  const auto results = test::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
   for (const auto& e : results[0]["endpoints"]) EXPECT_EQ(e["buffer"], "host");
   EXPECT_FALSE(results[0]["options"]["gpu_buffers"].get<bool>());
   EXPECT_NE(format_network_probe(results[0]).find("# buffers: host memory"), std::string::npos);
@@ -299,7 +299,7 @@ TEST(ProbeTcp, HostilePeerFailsNoPairAndAddsAtMostOneTimeout) {
   o.test_stall_s = 0.3;
   auto timed = [&] {
     const auto start = std::chrono::steady_clock::now();
-    auto results = test::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
+    auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
     return std::make_pair(results[0], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
   const double quiet_s = timed().second;

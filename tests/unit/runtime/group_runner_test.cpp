@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "unit/net/thread_comm.hpp"
+#include "support/thread_comm.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -47,8 +47,8 @@ Scenario run_script(const std::string& script, double group_timeout_s = 20) {
   Scenario s;
   GroupCallbacks cb;
   cb.on_point = [&](long, const nlohmann::json&) { ++s.points; };
-  net::test::ThreadWorld world(1);
-  net::test::ThreadComm comm(world, 0);
+  testing::ThreadGroup world(1);
+  testing::ThreadComm comm(world, 0);
   const auto start = Clock::now();
   s.outcome = run_group(comm, group, {w}, {}, settings, cb);
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -62,8 +62,6 @@ TEST(Protocol, WorkerSpecRoundTrip) {
   s.device = 3;
   s.nnodes = 2;
   s.host = "h";
-  s.min_ctas = 32;
-  s.max_ctas = 32;
   s.graph = true;
   s.plan = {{"x", 1}};
   s.test_fault = TestFault{"abort", 3, 17, "pcie"};

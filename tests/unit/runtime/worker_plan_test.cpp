@@ -165,7 +165,7 @@ struct Emitted {
 };
 
 Emitted run_selftest_worker(const SweepPlan& plan) {
-  auto module = make_selftest_module();
+  auto module = make_selftest_module(SelftestHooks{});
   NcclWorkerSetup setup;
   setup.unique_id_hex = std::string(256, '0');
   auto backend = module->create_backend(setup);

@@ -22,7 +22,7 @@ import tempfile
 import time
 import zlib
 
-# What the report of nccl_tuned.json contains (tests/unit/report/report_html_test.cpp pins
+# What the report of nccl_tuned.json contains (tests/unit/app/report/report_html_test.cpp pins
 # the same counts on the HTML text; here they must survive the browser's parser).
 EXPECTED = {"plots": 9, "lines": 19, "points": 102, "cells": 6}
 

@@ -16,7 +16,7 @@
 #include "tuner/export/env_file.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/export/tuner_conf.hpp"
-#include "unit/tuning/reader_mirrors.hpp"
+#include "unit/tuner/export/reader_mirrors.hpp"
 
 namespace cctune::tuner {
 namespace {

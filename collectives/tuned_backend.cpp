@@ -1,4 +1,4 @@
-#include "collectives/nccl/tuned_backend.hpp"
+#include "collectives/tuned_backend.hpp"
 
 #include "core/error.hpp"
 

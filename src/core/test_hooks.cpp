@@ -1,0 +1,58 @@
+#include "core/test_hooks.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "core/error.hpp"
+
+namespace cctune {
+namespace {
+
+std::string text_of(const EnvLookup& lookup, const char* name) {
+  const char* v = lookup(name);
+  return v ? v : "";
+}
+
+// The selftest values are parsed leniently (atol/atof) as they always were: they only shape
+// what the stand-in simulates.
+SelftestHooks read_selftest(const EnvLookup& lookup) {
+  SelftestHooks s;
+  if (const auto v = text_of(lookup, "CCTUNE_SELFTEST_GPUS"); !v.empty()) s.gpus = std::atoi(v.c_str());
+  if (const auto v = text_of(lookup, "CCTUNE_SELFTEST_MEMORY"); !v.empty())
+    s.memory_bytes = static_cast<std::uint64_t>(std::atoll(v.c_str()));
+  if (const auto v = text_of(lookup, "CCTUNE_SELFTEST_SLOWDOWN"); !v.empty()) s.slowdown = std::atof(v.c_str());
+  s.config_factors = text_of(lookup, "CCTUNE_SELFTEST_CONFIG_FACTORS");
+  s.init_error = text_of(lookup, "CCTUNE_SELFTEST_INIT_ERROR");
+  return s;
+}
+
+void read_probe_stall(const std::string& text, TestHooks& h) {
+  if (text.empty()) return;
+  const auto colon = text.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    h.probe_stall_rank = std::stoi(text.substr(0, colon));
+    h.probe_stall_s = std::stod(text.substr(colon + 1));
+  } catch (const std::exception&) {
+    throw UsageError("CCTUNE_TEST_PROBE_STALL='" + text + "' is not RANK:SECONDS", "unset it (it is for tests)");
+  }
+}
+
+}  // namespace
+
+TestHooks read_test_hooks(const EnvLookup& lookup_arg) {
+  const EnvLookup lookup = lookup_arg ? lookup_arg : [](const char* name) { return std::getenv(name); };
+  TestHooks h;
+  const std::string backend = text_of(lookup, "CCTUNE_TEST_WORKER_BACKEND");
+  if (!backend.empty() && backend != "selftest")
+    throw UsageError("CCTUNE_TEST_WORKER_BACKEND='" + backend + "' is not a test backend (the only one is 'selftest')",
+                     "unset CCTUNE_TEST_WORKER_BACKEND to use the NCCL module, or set it to selftest");
+  h.selftest_workers = backend == "selftest";
+  h.fault = text_of(lookup, "CCTUNE_TEST_FAULT");
+  h.fake_version = text_of(lookup, "CCTUNE_TEST_FAKE_VERSION");
+  read_probe_stall(text_of(lookup, "CCTUNE_TEST_PROBE_STALL"), h);
+  h.selftest = read_selftest(lookup);
+  return h;
+}
+
+}  // namespace cctune
