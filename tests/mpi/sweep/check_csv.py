@@ -22,21 +22,24 @@ def fail(msg):
 
 
 def expected_row(run, p):
+    # A point that was not measured (skipped, failed) has no times in results.json and
+    # empty cells in the CSV.
     ok = p["status"] == "ok"
-    def measured(v):
-        return repr(float(v)) if ok else ""
+    def measured(get):
+        return repr(float(get())) if ok else ""
     c = p["config"]
+    chosen = p.get("chosen", {})  # what NCCL ran, where cctune's plugin saw it
     return {
         "backend": run["backend"], "group": run["group"], "collective": p["collective"], "algorithm": c["algo"],
         "protocol": c["proto"], "channels": str(c["channels"]), "graph": "1" if c["graph"] else "0",
         "size_bytes": str(p["size_bytes"]), "count": str(p["count"]), "dtype": p["dtype"],
         "op": p["op"] if p["collective"] in REDUCTIONS else "none", "in_place": "1" if p["in_place"] else "0",
-        "status": p["status"], "time_us": measured(p["batch_us"]), "algbw_GBps": measured(p["algbw_GBps"]),
-        "busbw_GBps": measured(p["busbw_GBps"]), "wrong": str(p["wrong"]) if ok and p["wrong"] >= 0 else "",
-        "median_us": measured(p["iter_us"]["median"]), "p99_us": measured(p["iter_us"]["p99"]),
-        "iterations": str(p["iterations"]), "stop_reason": p.get("stop_reason", ""),
-        "chosen_algorithm": p.get("chosen_algo", ""), "chosen_protocol": p.get("chosen_proto", ""),
-        "chosen_channels": str(p.get("chosen_channels", 0)), "reason": p.get("reason", ""),
+        "status": p["status"], "time_us": measured(lambda: p["batch_us"]), "algbw_GBps": measured(lambda: p["algbw_GBps"]),
+        "busbw_GBps": measured(lambda: p["busbw_GBps"]), "wrong": str(p["wrong"]) if ok and p["wrong"] >= 0 else "",
+        "median_us": measured(lambda: p["iter_us"]["median"]), "p99_us": measured(lambda: p["iter_us"]["p99"]),
+        "iterations": str(p.get("iterations", 0)), "stop_reason": p.get("stop_reason", ""),
+        "chosen_algorithm": chosen.get("algo", ""), "chosen_protocol": chosen.get("proto", ""),
+        "chosen_channels": str(chosen.get("channels", 0)), "reason": p.get("reason", ""),
     }
 
 

@@ -81,7 +81,8 @@ def main():
     with open(os.path.join(out, "results.json")) as f:
         res = json.load(f)
     labels = [r["group"] for r in res["runs"]]
-    check(labels == ["default", "profile"] * rounds, "results.json holds the interleaved rounds default, profile, ...", labels)
+    check(labels == ["default", "profile", "profile", "default"] * (rounds // 2),
+          "results.json holds the rounds in alternating order: default, profile, profile, default, ...", labels)
     plugin = None
     for r in res["runs"]:
         check(r["status"] == "ok" and r["nranks"] == 2, f"run {r['group']} ok with 2 ranks", r.get("reason"))
