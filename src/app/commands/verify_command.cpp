@@ -85,6 +85,26 @@ struct VerifySamples {
   int nranks = 0, nnodes = 0;
 };
 
+// The config groups of `rounds` rounds: NCCL's default (A) and the profile (B), in
+// alternating order (A B, B A, A B, ...), so that whatever favours the first or the second
+// group of a round cancels out (on one H100, A-then-B verifies of a profile with no rule for
+// the job had the second group slower in 105 of 144 launch-bound (size, round) pairs).
+std::vector<runtime::ConfigGroup> ab_rounds(const tuner::Profile& profile, const std::string& plugin,
+                                            const std::string& profile_abs, int rounds) {
+  runtime::ConfigGroup a{"default", {}, {}};
+  runtime::ConfigGroup b{"profile", profile.env, {}};
+  // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (nccl_sweep.cpp):
+  // B's workers load the production plugin exactly as a deployment would.
+  b.env["NCCL_TUNER_PLUGIN"] = plugin;
+  b.env["CCTUNE_PROFILE"] = profile_abs;
+  std::vector<runtime::ConfigGroup> groups;
+  for (int r = 0; r < rounds; ++r) {
+    groups.push_back(r % 2 == 0 ? a : b);
+    groups.push_back(r % 2 == 0 ? b : a);
+  }
+  return groups;
+}
+
 // The medians of every round of verify's two groups ("default" and "profile", interleaved
 // in alternating order): the n-th run of each group is round n.
 VerifySamples collect_samples(const Results& results, int rounds) {
@@ -163,20 +183,7 @@ class VerifyCommand : public Command {
 
     const auto gpus = query_nccl_backend(session, /*required=*/true);
     SweepPlan plan = resolve_sweep(args_, true, gpus && gpus->device_count > 0);
-    runtime::ConfigGroup a{"default", {}, {}};
-    runtime::ConfigGroup b{"profile", profile.env, {}};
-    // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (nccl_sweep.cpp):
-    // B's workers load the production plugin exactly as a deployment would.
-    b.env["NCCL_TUNER_PLUGIN"] = plugin;
-    b.env["CCTUNE_PROFILE"] = profile_abs;
-    plan.nccl.groups.clear();
-    // Alternating order (A B, B A, A B, ...): whatever favours the first or the second group of
-    // a round cancels out (on one H100, A-then-B verifies of a profile with no rule for the job
-    // had the second group slower in 105 of 144 launch-bound (size, round) pairs).
-    for (int r = 0; r < rounds_; ++r) {
-      if (r % 2 == 0) plan.nccl.groups.insert(plan.nccl.groups.end(), {a, b});
-      else plan.nccl.groups.insert(plan.nccl.groups.end(), {b, a});
-    }
+    plan.nccl.groups = ab_rounds(profile, plugin, profile_abs, rounds_);
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});
     JobFiles files = open_job_files(session, plan.output_dir);
     const std::string path = files.results_path;
