@@ -17,6 +17,7 @@ struct PointSpec {
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
   bool in_place = false;
+  int root = 0;           // broadcast, reduce, gather, scatter: the source or sink rank
   CollectiveBytes bytes;  // derived from the requested size with collective_bytes()
   PointConfig config;
 };

@@ -39,6 +39,7 @@ PointResult describe_point(const PointSpec& spec) {
   r.dtype = spec.dtype;
   r.op = spec.op;
   r.in_place = spec.in_place;
+  if (is_rooted(spec.collective)) r.root = spec.root;
   r.size_bytes = spec.bytes.size_bytes;
   r.count = spec.bytes.param_count;
   r.config = spec.config;

@@ -1,6 +1,6 @@
 #pragma once
 // MPI collectives on host buffers, measured in the supervisor processes themselves:
-// MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block (DESIGN.md, MPI backend).
+// all nine collectives (DESIGN.md, MPI backend; their buffer layouts: mpi_layouts.hpp).
 // Wall batches are plain back-to-back calls between two MPI_Wtime reads; per-operation
 // times come from separate batches (host_batch.hpp). The engine grows wall batches to ~1 ms
 // (MeasureSettings::min_batch_us) and passes the stop flag, checked collectively.

@@ -10,6 +10,19 @@
 #include "runtime/worker_plan.hpp"
 
 namespace cctune::app {
+namespace {
+
+bool new_section(const PointSpec& before, const PointSpec& now) {
+  return before.collective != now.collective || before.root != now.root;
+}
+
+std::string section_context(const PointSpec& spec, int nranks) {
+  std::string context = "backend mpi, " + std::to_string(nranks) + " ranks, " + to_string(spec.dtype);
+  if (is_rooted(spec.collective)) context += ", root " + std::to_string(spec.root);
+  return context;
+}
+
+}  // namespace
 
 SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& reporters, const ResumeState* resume) {
   auto& comm = dynamic_cast<MpiRankComm&>(session.comm());
@@ -28,7 +41,7 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   run.nranks = nranks;
   run.nnodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
   SweepOutcome outcome{.groups = 1};
-  reporters.begin_sweep(static_cast<long>(plan.collectives.size() * plan.sizes.size() * plan.placements.size()));
+  reporters.begin_sweep(static_cast<long>(points.size()));
   reporters.begin_run(resume ? resume->continue_run(run) : run);
   MeasureSettings measure = plan.measure;
   // Batches of ~1 ms amortise the ranks' skew after each aggregation step (PERFORMANCE.md);
@@ -37,32 +50,31 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   measure.min_batches = std::max(measure.min_batches, kMpiMinBatches);
   measure.stop_requested = [] { return stop_signal() != 0; };
   long done = 0;
-  for (std::size_t ci = 0; ci < plan.collectives.size(); ++ci) {
-    const Collective c = plan.collectives[ci];
-    reporters.begin_collective(c, "backend mpi, " + std::to_string(nranks) + " ranks, " + to_string(plan.dtype));
-    for (std::size_t si = 0; si < plan.sizes.size(); ++si) {
-      for (std::size_t pi = 0; pi < plan.placements.size(); ++pi) {
-        if (comm.any(stop_signal() != 0)) {
-          outcome.stop_signal = agreed_stop_signal();
-          return outcome;
-        }
-        const PointSpec& spec = points[runtime::point_index(plan, ci, si, 0, pi)];
-        if (resume && resume->measured(key_of(run, describe_point(spec)))) {
-          ++done;  // measured by the interrupted sweep; its result is already in the run
-          continue;
-        }
-        reporters.measuring(done, runtime::describe(spec));
-        PointResult r = measure_point(backend, comm, spec, measure);
-        if (r.stop_reason == StopReason::Interrupted) {  // a signal cut the point short: not a measurement
-          outcome.stop_signal = agreed_stop_signal();
-          return outcome;
-        }
-        ++done;
-        reporters.point(r);
-      }
+  // Points come in sections, one per collective (and per root of a rooted one): one table each.
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const PointSpec& spec = points[i];
+    if (i == 0 || new_section(points[i - 1], spec)) {
+      if (i > 0) reporters.end_collective();
+      reporters.begin_collective(spec.collective, section_context(spec, nranks));
     }
-    reporters.end_collective();
+    if (comm.any(stop_signal() != 0)) {
+      outcome.stop_signal = agreed_stop_signal();
+      return outcome;
+    }
+    if (resume && resume->measured(key_of(run, describe_point(spec)))) {
+      ++done;  // measured by the interrupted sweep; its result is already in the run
+      continue;
+    }
+    reporters.measuring(done, runtime::describe(spec));
+    PointResult r = measure_point(backend, comm, spec, measure);
+    if (r.stop_reason == StopReason::Interrupted) {  // a signal cut the point short: not a measurement
+      outcome.stop_signal = agreed_stop_signal();
+      return outcome;
+    }
+    ++done;
+    reporters.point(r);
   }
+  if (!points.empty()) reporters.end_collective();
   return outcome;
 }
 

@@ -22,6 +22,7 @@ PointKey key_of(const RunResult& run, const PointResult& p) {
   k.dtype = p.dtype;
   k.op = p.op;
   k.in_place = p.in_place;
+  k.root = p.root.value_or(0);
   k.size_bytes = p.size_bytes;
   k.config = p.config;
   return k;

@@ -34,10 +34,11 @@ struct PointKey {
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
   bool in_place = false;
+  int root = 0;  // rooted collectives; 0 for the others
   std::uint64_t size_bytes = 0;  // as stored in results (after rounding to whole elements)
   PointConfig config;
   auto tie() const {
-    return std::tie(backend, group, collective, dtype, op, in_place, size_bytes, config.algo, config.proto,
+    return std::tie(backend, group, collective, dtype, op, in_place, root, size_bytes, config.algo, config.proto,
                     config.channels, config.graph);
   }
   bool operator<(const PointKey& o) const { return tie() < o.tie(); }

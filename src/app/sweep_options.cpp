@@ -19,7 +19,11 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("-n,--iters", a.iters, "operations per timed batch (MPI: wall batches grow from it to >= 1 ms)")->capture_default_str();
   cmd.add_option("-w,--warmup-iters", a.warmup, "warm-up operations per point")->capture_default_str();
   cmd.add_option("-c,--check", a.check, "check results: 1 on, 0 off")->capture_default_str();
-  cmd.add_option("--collectives", a.collectives, "comma-separated: allreduce,allgather,reducescatter")->capture_default_str();
+  cmd.add_option("--collectives", a.collectives,
+                 "comma-separated: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, "
+                 "scatter, or all")
+      ->capture_default_str();
+  cmd.add_option("--root", a.root, "broadcast, reduce, gather, scatter: root rank, or all (each rank in turn)")->capture_default_str();
   cmd.add_option("-d,--dtype", a.dtype, "float32, float64, int32, float16, bfloat16, ...")->capture_default_str();
   cmd.add_option("-o,--output", a.output_dir, "output directory for results.json")->capture_default_str();
   cmd.add_option("--op", a.op, "reduction: sum, prod, max, min")->capture_default_str();
@@ -156,7 +160,28 @@ BackendChoice parse_backend(const std::string& s, bool nccl_built, bool gpus_pre
   if (s == "auto") return nccl_built && gpus_present ? BackendChoice::Nccl : BackendChoice::Mpi;
   throw UsageError("--backend '" + s + "' is unknown", "use mpi, nccl or auto");
 }
+
+// The rank count is not known here: a root beyond it is refused by check_root before measuring.
+int parse_root(const std::string& s) {
+  if (s == "all") return runtime::kAllRoots;
+  std::size_t used = 0;
+  int root = -1;
+  try {
+    root = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || root < 0) throw UsageError("--root '" + s + "' is not a rank", "use a rank (0, 1, ...) or all");
+  return root;
+}
 }  // namespace
+
+void check_root(const SweepPlan& plan, int nranks) {
+  if (plan.root == runtime::kAllRoots || plan.root < nranks) return;
+  if (std::none_of(plan.collectives.begin(), plan.collectives.end(), is_rooted)) return;
+  throw UsageError("--root " + std::to_string(plan.root) + " is not a rank of this " + std::to_string(nranks) + "-rank job",
+                   "use a root from 0 to " + std::to_string(nranks - 1) + ", or --root all");
+}
 
 SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) {
   SweepPlan p;
@@ -164,6 +189,7 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   p.collectives = parse_collective_list(a.collectives);
   p.dtype = parse_dtype(a.dtype);
   p.op = parse_reduce_op(a.op);
+  p.root = parse_root(a.root);
   SizeSequence seq;
   seq.min_bytes = parse_size(a.min_bytes, "--min-bytes");
   const std::string max = a.max_bytes.empty() ? (p.backend == BackendChoice::Nccl ? "1G" : "64M") : a.max_bytes;

@@ -25,6 +25,7 @@ struct SweepArgs {  // what the user typed
   std::string collectives = "allreduce,allgather,reducescatter";
   std::string dtype = "float32";
   std::string op = "sum";
+  std::string root = "0";                // rooted collectives: a rank, or "all"
   std::string backend = "auto";
   std::string placement = "both";  // both | out | in
   std::string output_dir = "cctune-out";
@@ -52,6 +53,9 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 void add_space_options(CLI::App& cmd, SweepArgs& args);
 // Validates and resolves; throws UsageError naming the flag and the fix.
 SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present);
+// Throws UsageError when the plan's root is not a rank of an `nranks`-rank job (and a rooted
+// collective is planned): called once the rank count is known, before measuring.
+void check_root(const SweepPlan& plan, int nranks);
 // "auto,ring/simple/16,tree/ll": NCCL's own choice, or algo/proto[/channels] forced through
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);

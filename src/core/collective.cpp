@@ -18,7 +18,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-constexpr std::array<std::pair<Collective, const char*>, 7> collective_names{{
+constexpr std::array<std::pair<Collective, const char*>, 9> collective_names{{
     {Collective::AllReduce, "allreduce"},
     {Collective::AllGather, "allgather"},
     {Collective::ReduceScatter, "reducescatter"},
@@ -26,6 +26,8 @@ constexpr std::array<std::pair<Collective, const char*>, 7> collective_names{{
     {Collective::Reduce, "reduce"},
     {Collective::AllToAll, "alltoall"},
     {Collective::SendRecv, "sendrecv"},
+    {Collective::Gather, "gather"},
+    {Collective::Scatter, "scatter"},
 }};
 
 struct DTypeInfo {
@@ -88,7 +90,7 @@ Collective parse_collective(std::string_view s) {
     if (key == n) return v;
   std::string allowed;
   for (const auto& [v, n] : collective_names) allowed += std::string(allowed.empty() ? "" : ", ") + n;
-  throw UsageError("unknown collective '" + std::string(s) + "'", "use one of: " + allowed);
+  throw UsageError("unknown collective '" + std::string(s) + "'", "use one of: " + allowed + " (or all)");
 }
 
 std::vector<Collective> parse_collective_list(std::string_view comma_separated) {
@@ -96,7 +98,10 @@ std::vector<Collective> parse_collective_list(std::string_view comma_separated) 
   std::stringstream in{std::string(comma_separated)};
   std::string item;
   while (std::getline(in, item, ','))
-    if (!item.empty()) {
+    if (item == "all") {
+      for (Collective c : all_collectives())
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    } else if (!item.empty()) {
       const Collective c = parse_collective(item);
       if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
     }
@@ -126,6 +131,10 @@ bool is_reduction(Collective c) {
   return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce;
 }
 
+bool is_rooted(Collective c) {
+  return c == Collective::Broadcast || c == Collective::Reduce || c == Collective::Gather || c == Collective::Scatter;
+}
+
 CollectiveBytes collective_bytes(Collective c, std::uint64_t requested_bytes, DType t, int nranks) {
   const std::uint64_t w = dtype_size(t);
   const std::uint64_t n = static_cast<std::uint64_t>(std::max(nranks, 1));
@@ -142,12 +151,14 @@ CollectiveBytes collective_bytes(Collective c, std::uint64_t requested_bytes, DT
       b.bw_bytes = count * w;
       break;
     case Collective::AllGather:
+    case Collective::Gather:  // the root receives every rank's block
       b.param_count = count / n;
       b.send_count = b.param_count;
       b.recv_count = b.param_count * n;
       b.bw_bytes = b.param_count * n * w;
       break;
     case Collective::ReduceScatter:
+    case Collective::Scatter:  // the root sends one block to each rank
       b.param_count = count / n;
       b.send_count = b.param_count * n;
       b.recv_count = b.param_count;
@@ -165,7 +176,8 @@ CollectiveBytes collective_bytes(Collective c, std::uint64_t requested_bytes, DT
 }
 
 std::uint64_t request_granule(Collective c, DType t, int nranks) {
-  const bool split = c == Collective::AllGather || c == Collective::ReduceScatter || c == Collective::AllToAll;
+  const bool split = c == Collective::AllGather || c == Collective::ReduceScatter || c == Collective::AllToAll ||
+                     c == Collective::Gather || c == Collective::Scatter;
   return dtype_size(t) * (split ? static_cast<std::uint64_t>(std::max(nranks, 1)) : 1);
 }
 
@@ -175,7 +187,9 @@ double bus_factor(Collective c, int nranks) {
     case Collective::AllReduce: return 2.0 * (n - 1) / n;
     case Collective::AllGather:
     case Collective::ReduceScatter:
-    case Collective::AllToAll: return (n - 1) / n;
+    case Collective::AllToAll:
+    case Collective::Gather:
+    case Collective::Scatter: return (n - 1) / n;
     case Collective::Broadcast:
     case Collective::Reduce:
     case Collective::SendRecv: return 1.0;

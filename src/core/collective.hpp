@@ -9,7 +9,7 @@
 
 namespace cctune {
 
-enum class Collective { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+enum class Collective { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv, Gather, Scatter };
 enum class DType { Int8, Uint8, Int32, Uint32, Int64, Uint64, Float16, Float32, Float64, BFloat16 };
 enum class ReduceOp { Sum, Prod, Max, Min, Avg };
 
@@ -22,11 +22,14 @@ std::string table_name(DType t);
 Collective parse_collective(std::string_view s);
 DType parse_dtype(std::string_view s);
 ReduceOp parse_reduce_op(std::string_view s);
+// "all" (alone or in the list) names every collective, in all_collectives()' order.
 std::vector<Collective> parse_collective_list(std::string_view comma_separated);
 const std::vector<Collective>& all_collectives();
 
 std::size_t dtype_size(DType t);
 bool is_reduction(Collective c);
+// Broadcast, reduce, gather and scatter: one rank (the root) is the source or the sink.
+bool is_rooted(Collective c);
 
 // Element counts and bytes of one operation, as nccl-tests derives them from the
 // requested size: `param_count` is the count passed to the call, `size_bytes` is
@@ -42,7 +45,7 @@ struct CollectiveBytes {
 CollectiveBytes collective_bytes(Collective c, std::uint64_t requested_bytes, DType t, int nranks);
 
 // The smallest request that moves data: one element, or one per rank for collectives
-// that split the buffer across ranks (allgather, reducescatter, alltoall).
+// that split the buffer across ranks (allgather, reducescatter, alltoall, gather, scatter).
 std::uint64_t request_granule(Collective c, DType t, int nranks);
 
 // busbw / algbw.

@@ -50,6 +50,7 @@ struct PointResult {
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
   bool in_place = false;
+  std::optional<int> root;       // broadcast, reduce, gather, scatter only
   std::uint64_t size_bytes = 0;  // max(send, recv) per rank, as nccl-tests' size column
   std::uint64_t count = 0;       // elements passed to the call
   PointConfig config;

@@ -100,6 +100,7 @@ void to_json(json& j, const PointResult& p) {
            {"count", p.count},
            {"config", p.config},
            {"status", to_string(p.status)}};
+  if (p.root) j["root"] = *p.root;
   if (!p.reason.empty()) j["reason"] = p.reason;
   if (p.screen_round >= 0) j["screen_round"] = p.screen_round;
   if (p.status != PointStatus::Ok) return;
@@ -123,6 +124,7 @@ void from_json(const json& j, PointResult& p) {
   p.dtype = parse_dtype(j.at("dtype").get<std::string>());
   p.op = parse_reduce_op(j.value("op", "sum"));
   p.in_place = j.value("in_place", false);
+  if (j.contains("root")) p.root = whole(j, "root", 0, 1 << 24);
   p.size_bytes = whole<std::uint64_t>(j, "size_bytes", 0, std::uint64_t{1} << 50);
   p.count = whole<std::uint64_t>(j, "count", 0, std::uint64_t{1} << 50, std::uint64_t{0});
   if (j.contains("config")) p.config = j.at("config").get<PointConfig>();

@@ -95,6 +95,8 @@ void read_dimensions(const json& j, SweepPlan& p) {
     if (pl != "out" && pl != "in") refuse("\"placements\" holds " + shown(pl) + ", not \"out\" or \"in\"");
     p.placements.push_back(pl == "in");
   }
+  if (j.contains("root"))
+    p.root = j.at("root") == "all" ? kAllRoots : static_cast<int>(whole_in(j, "root", 0, INT_MAX));
 }
 
 ConfigGroup read_group(const json& g) {
@@ -149,6 +151,8 @@ json to_json(const SweepPlan& p) {
             {"min_iters", p.measure.stop.min_iterations},
             {"max_time_s", p.measure.stop.max_time_s},
             {"target_noise", p.measure.stop.target_rel_noise}};
+  if (std::any_of(p.collectives.begin(), p.collectives.end(), is_rooted))
+    j["root"] = p.root == kAllRoots ? json("all") : json(p.root);
   if (p.backend == BackendChoice::Nccl) {
     json groups = json::array();
     for (const auto& g : p.nccl.groups) {

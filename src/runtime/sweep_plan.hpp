@@ -17,6 +17,10 @@
 namespace cctune::runtime {
 
 enum class BackendChoice { Auto, Mpi, Nccl };
+
+// SweepPlan::root for `--root all`: broadcast, reduce, gather and scatter once per root, as
+// nccl-tests' -r.
+inline constexpr int kAllRoots = -1;
 std::string to_string(BackendChoice b);
 
 struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs
@@ -40,6 +44,7 @@ struct SweepPlan {
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
   std::vector<bool> placements;  // in_place values to run, out-of-place first
+  int root = 0;                  // rooted collectives' root rank, or kAllRoots (each rank in turn)
   MeasureSettings measure;
   std::string output_dir;        // where results go; not part of the JSON
   NcclSettings nccl;
@@ -48,7 +53,7 @@ struct SweepPlan {
   std::vector<SkipRule> skips;
 };
 
-// The plan's JSON. The "nccl" block is written for the NCCL backend only, "test_mode" only in
+// The plan's JSON. "root" (a rank or "all") only when a rooted collective is planned; the "nccl" block is written for the NCCL backend only, "test_mode" only in
 // the shared-GPU test mode, "skips" only when there are some: results.json keeps its settings.
 nlohmann::json to_json(const SweepPlan& plan);
 // The inverse (output_dir stays empty; a group's skip rules are not in its JSON). Throws

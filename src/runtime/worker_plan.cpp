@@ -12,21 +12,31 @@ const std::vector<PointConfig>& point_configs(const SweepPlan& plan) {
   return plan.nccl.configs.empty() ? nccl_default : plan.nccl.configs;
 }
 
+std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks) {
+  if (!is_rooted(c)) return {0};
+  if (plan.root != kAllRoots) return {plan.root};
+  std::vector<int> all;
+  for (int r = 0; r < nranks; ++r) all.push_back(r);
+  return all;
+}
+
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   std::vector<PointSpec> out;
   for (auto c : plan.collectives)
-    for (auto size : plan.sizes)
-      for (const auto& config : point_configs(plan))
-        for (bool in_place : plan.placements) {
-          PointSpec s;
-          s.collective = c;
-          s.dtype = plan.dtype;
-          s.op = plan.op;
-          s.in_place = in_place;
-          s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, plan.dtype, nranks)), plan.dtype, nranks);
-          s.config = config;
-          out.push_back(s);
-        }
+    for (int root : roots_of(plan, c, nranks))
+      for (auto size : plan.sizes)
+        for (const auto& config : point_configs(plan))
+          for (bool in_place : plan.placements) {
+            PointSpec s;
+            s.collective = c;
+            s.dtype = plan.dtype;
+            s.op = plan.op;
+            s.in_place = in_place;
+            s.root = root;
+            s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, plan.dtype, nranks)), plan.dtype, nranks);
+            s.config = config;
+            out.push_back(s);
+          }
   return out;
 }
 
@@ -41,7 +51,7 @@ const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec) {
 }
 
 std::string describe(const PointSpec& s) {
-  std::string d = to_string(s.collective) + " " + format_size(s.bytes.size_bytes) + (s.in_place ? " in-place" : " out-of-place");
+  std::string d = to_string(s.collective) + (is_rooted(s.collective) ? " root " + std::to_string(s.root) : "") + " " + format_size(s.bytes.size_bytes) + (s.in_place ? " in-place" : " out-of-place");
   if (!s.config.is_default())
     d += " " + algo_proto_name(s.config.algo, s.config.proto) + "/" + (s.config.channels ? std::to_string(s.config.channels) + "ch" : "auto-ch");
   return d;

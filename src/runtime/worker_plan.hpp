@@ -17,12 +17,17 @@ const std::vector<PointConfig>& point_configs(const SweepPlan& plan);
 // The planned reason `spec` is skipped (plan.skips), or nullptr when it is to be measured.
 const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 
-// Points in order: collective, size, config, placement. Configs are inner so the candidates
+// The roots a plan measures collective `c` with: one per rank for kAllRoots, else plan.root
+// (rooted collectives); {0} for the others, whose points carry no root.
+std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks);
+
+// Points in order: collective, root, size, config, placement. Configs are inner so the candidates
 // compared at a size are measured minutes apart at most, not a whole sweep apart (clocks and
 // temperatures drift between them). Gather/scatter-like collectives need at least one element
 // per rank: a smaller size is raised to that (and the row shows the size actually moved).
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
-// The index of (collective c, size s, config k, placement p) in enumerate_points' list.
+// The index of (collective c, size s, config k, placement p) in enumerate_points' list, for a
+// plan that measures each collective with one root (not kAllRoots).
 std::size_t point_index(const SweepPlan& plan, std::size_t c, std::size_t s, std::size_t k, std::size_t p);
 
 // "allreduce 1 KiB out-of-place" (+ " ring/simple/16ch" when forced).

@@ -101,6 +101,7 @@ class SweepCommand : public Command {
       throw EnvironmentError("--space tunes NCCL on GPUs, and no GPU is visible on this node",
                              "run it on the GPU nodes (check nvidia-smi and CUDA_VISIBLE_DEVICES), or add --dry-run to see the plan");
     }
+    if (plan.backend == BackendChoice::Mpi) check_root(plan, comm.size());  // NCCL: once its ranks are placed
     if (space && !resume_dir_.empty())
       throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
     // One MPI job, one set of library versions (NCCL's too when it measures), before measuring.

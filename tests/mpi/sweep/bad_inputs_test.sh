@@ -27,5 +27,7 @@ expect_error unwritable-output 3 "output directory" -- "${sweep[@]}" -o "$out/fi
 expect_error bad-backend 2 "--backend 'gloo' is unknown" -- "${sweep[@]}" --backend gloo -o "$out/a"
 expect_error unknown-option 2 "--bogus" -- "${sweep[@]}" --bogus -o "$out/a"
 expect_error mpi-min-above-max 2 "larger than --max-bytes" -- "${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 2 "$cctune" sweep --backend mpi -b 1M -e 8 -o "$out/a"
+expect_error bad-root 2 "--root 'first' is not a rank" -- "${sweep[@]}" --root first -o "$out/a"
+expect_error root-beyond-ranks 2 "--root 9 is not a rank of this 4-rank job" -- "${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 4 "$cctune" sweep --backend mpi --collectives all --root 9 -o "$out/a"
 [[ ! -e $out/a/results.json ]] || { echo "FAIL: results.json written despite errors"; failures=$((failures+1)); }
 [[ $failures -eq 0 ]] && echo "bad_inputs_test: all ok" || { echo "bad_inputs_test: $failures failure(s)"; exit 1; }

@@ -2,7 +2,10 @@
 """Checks a cctune results.json: schema, nccl-tests busbw formula, data check, contents.
 
 usage: check_results.py RESULTS SCHEMA [--nranks N] [--collectives a,b] [--status S]
-       [--check-wrong] [--min-points N]
+       [--check-wrong] [--min-points N] [--roots R]
+
+--roots a,b: every rooted collective (broadcast, reduce, gather, scatter) was measured with
+exactly these roots, each with the same sizes and placements.
 """
 import argparse
 import json
@@ -12,7 +15,8 @@ import jsonschema
 
 DTYPE_SIZE = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
               "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
-SPLIT = {"allgather", "reducescatter", "alltoall"}
+SPLIT = {"allgather", "reducescatter", "alltoall", "gather", "scatter"}
+ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 
 
 def bus_factor(coll, n):
@@ -37,6 +41,7 @@ def main():
     ap.add_argument("--status")
     ap.add_argument("--check-wrong", action="store_true")
     ap.add_argument("--min-points", type=int, default=1)
+    ap.add_argument("--roots")
     a = ap.parse_args()
 
     doc = json.load(open(a.results))
@@ -45,14 +50,20 @@ def main():
         fail(f"meta.status is {doc['meta']['status']}, expected {a.status}")
     ok_points = 0
     seen = set()
+    rows = {}  # (collective, root) -> sizes of its ok points
     for run in doc["runs"]:
         n = run["nranks"]
         if a.nranks and n != a.nranks:
             fail(f"run has nranks {n}, expected {a.nranks}")
         for p in run["points"]:
             seen.add(p["collective"])
+            if (p["collective"] in ROOTED) != ("root" in p):
+                fail(f"{p['collective']}: 'root' must be present exactly for rooted collectives")
+            if "root" in p and not 0 <= p["root"] < n:
+                fail(f"{p['collective']}: root {p['root']} is not a rank of {n}")
             if p["status"] != "ok":
                 continue
+            rows.setdefault((p["collective"], p.get("root")), set()).add((p["size_bytes"], p["in_place"]))
             ok_points += 1
             w = DTYPE_SIZE[p["dtype"]]
             bw_bytes = p["count"] * w * (n if p["collective"] in SPLIT else 1)
@@ -73,6 +84,13 @@ def main():
         want = set(a.collectives.split(","))
         if not want <= seen:
             fail(f"collectives {sorted(want - seen)} missing (have {sorted(seen)})")
+    if a.roots is not None:
+        for coll in sorted(ROOTED & seen):
+            roots = sorted(r for c, r in rows if c == coll)
+            if roots != sorted(int(r) for r in a.roots.split(",")):
+                fail(f"{coll}: measured with roots {roots}, expected {a.roots}")
+            if len({frozenset(rows[(coll, r)]) for r in roots}) != 1:
+                fail(f"{coll}: the roots' row sets differ")
     if ok_points < a.min_points:
         fail(f"only {ok_points} measured points")
     print(f"check_results: OK: {ok_points} points, collectives {sorted(seen)}")

@@ -42,6 +42,41 @@ TEST(CollectiveBytes, AllToAllAndRootedOnes) {
   }
 }
 
+TEST(CollectiveBytes, GatherAndScatterSplitLikeAllGatherAndReduceScatter) {
+  // nccl-tests gather.cu/scatter.cu: paramcount = count/n, bw bytes = paramcount*n*w.
+  const auto g = collective_bytes(Collective::Gather, 1000, DType::Float32, 3);
+  EXPECT_EQ(g.param_count, 83u);  // 250 elements / 3 ranks
+  EXPECT_EQ(g.send_count, 83u);
+  EXPECT_EQ(g.recv_count, 249u);
+  EXPECT_EQ(g.size_bytes, 996u);
+  EXPECT_EQ(g.bw_bytes, 996u);
+  const auto s = collective_bytes(Collective::Scatter, 1000, DType::Float32, 3);
+  EXPECT_EQ(s.param_count, 83u);
+  EXPECT_EQ(s.send_count, 249u);
+  EXPECT_EQ(s.recv_count, 83u);
+  EXPECT_EQ(s.size_bytes, 996u);
+  EXPECT_EQ(s.bw_bytes, 996u);
+  EXPECT_EQ(request_granule(Collective::Gather, DType::Float64, 4), 32u);
+  EXPECT_EQ(request_granule(Collective::Scatter, DType::Int8, 3), 3u);
+  EXPECT_EQ(request_granule(Collective::Broadcast, DType::Int8, 3), 1u);
+}
+
+TEST(Collectives, RootedAndAll) {
+  EXPECT_TRUE(is_rooted(Collective::Broadcast));
+  EXPECT_TRUE(is_rooted(Collective::Reduce));
+  EXPECT_TRUE(is_rooted(Collective::Gather));
+  EXPECT_TRUE(is_rooted(Collective::Scatter));
+  EXPECT_FALSE(is_rooted(Collective::AllReduce));
+  EXPECT_FALSE(is_rooted(Collective::SendRecv));
+  EXPECT_FALSE(is_rooted(Collective::AllToAll));
+  EXPECT_EQ(all_collectives().size(), 9u);
+  EXPECT_EQ(parse_collective_list("all"), all_collectives());
+  EXPECT_EQ(parse_collective_list("gather,all").size(), 9u);
+  EXPECT_EQ(parse_collective_list("gather,all").front(), Collective::Gather);
+  EXPECT_EQ(to_string(Collective::Gather), "gather");
+  EXPECT_EQ(to_string(Collective::Scatter), "scatter");
+}
+
 TEST(BusBandwidth, MatchesNcclTestsFactors) {
   // 1 GiB allreduce over 8 ranks in 4 ms: algbw = 2^30 / 1e9 / 0.004 s.
   const auto ar = bandwidth(Collective::AllReduce, 1ull << 30, 4000.0, 8);
@@ -54,6 +89,8 @@ TEST(BusBandwidth, MatchesNcclTestsFactors) {
   EXPECT_NEAR(bandwidth(Collective::Broadcast, 1000, 1.0, 4).busbw_GBps, 1.0, 1e-12);
   EXPECT_NEAR(bandwidth(Collective::Reduce, 1000, 1.0, 4).busbw_GBps, 1.0, 1e-12);
   EXPECT_NEAR(bandwidth(Collective::SendRecv, 1000, 1.0, 2).busbw_GBps, 1.0, 1e-12);
+  EXPECT_NEAR(bandwidth(Collective::Gather, 1000, 1.0, 4).busbw_GBps, 0.75, 1e-12);
+  EXPECT_NEAR(bandwidth(Collective::Scatter, 1000, 1.0, 3).busbw_GBps, 2.0 / 3.0, 1e-12);
   EXPECT_DOUBLE_EQ(bus_factor(Collective::AllReduce, 1), 0.0);
   EXPECT_DOUBLE_EQ(bandwidth(Collective::AllReduce, 1000, 0.0, 2).algbw_GBps, 0.0);
 }

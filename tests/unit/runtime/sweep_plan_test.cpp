@@ -99,6 +99,28 @@ TEST(SweepPlanJson, ResultsSettingsKeepTheirKeys) {
   expect_same(plan_from_json(mpi), app::resolve_sweep(a, false, false));
 }
 
+TEST(SweepPlanJson, RootTravelsOnlyWithRootedCollectives) {
+  app::SweepArgs a;
+  a.backend = "mpi";
+  EXPECT_FALSE(to_json(app::resolve_sweep(a, false, false)).contains("root"));  // allreduce, allgather, reducescatter
+  a.collectives = "allreduce,gather";
+  a.root = "2";
+  const nlohmann::json two = to_json(app::resolve_sweep(a, false, false));
+  EXPECT_EQ(two["root"], 2);
+  EXPECT_EQ(plan_from_json(two).root, 2);
+  a.root = "all";
+  const nlohmann::json all = to_json(app::resolve_sweep(a, false, false));
+  EXPECT_EQ(all["root"], "all");
+  EXPECT_EQ(plan_from_json(all).root, kAllRoots);
+  nlohmann::json bad = two;
+  bad["root"] = -1;
+  EXPECT_THROW(plan_from_json(bad), UsageError);
+  a.root = "x1";
+  EXPECT_THROW(app::resolve_sweep(a, false, false), UsageError);
+  a.root = "-1";
+  EXPECT_THROW(app::resolve_sweep(a, false, false), UsageError);
+}
+
 TEST(SweepPlanJson, MalformedPlansAreRefusedNamingTheKey) {
   const nlohmann::json good = to_json(nccl_plan());
   EXPECT_EQ(refusal(good), "accepted");

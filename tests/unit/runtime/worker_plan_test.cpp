@@ -26,6 +26,37 @@ PointConfig forced(const char* algo, const char* proto, int channels = 0) {
   return c;
 }
 
+TEST(PlanPoints, RootedCollectivesGetOnePointSetPerRoot) {
+  app::SweepArgs a;
+  a.backend = "mpi";
+  a.collectives = "allreduce,broadcast,scatter";
+  a.sizes = "64,4K";
+  a.placement = "out";
+  a.root = "all";
+  SweepPlan plan = app::resolve_sweep(a, false, false);
+  const auto points = enumerate_points(plan, 3);
+  // allreduce: 2 sizes; broadcast and scatter: 3 roots x 2 sizes, root outside size.
+  ASSERT_EQ(points.size(), 2u + 6u + 6u);
+  EXPECT_EQ(points[0].root, 0);
+  EXPECT_EQ(points[2].collective, Collective::Broadcast);
+  EXPECT_EQ(points[2].root, 0);
+  EXPECT_EQ(points[3].root, 0);
+  EXPECT_EQ(points[4].root, 1);
+  EXPECT_EQ(points[7].root, 2);
+  EXPECT_EQ(points[13].collective, Collective::Scatter);
+  EXPECT_EQ(points[13].root, 2);
+  EXPECT_EQ(points[13].bytes.param_count, 341u);  // 4096 B / 4 / 3 ranks
+  EXPECT_EQ(describe(points[4]), "broadcast root 1 64 B out-of-place");
+  EXPECT_EQ(roots_of(plan, Collective::AllToAll, 3), std::vector<int>{0});
+  plan.root = 2;
+  EXPECT_EQ(enumerate_points(plan, 3).size(), 6u);
+  EXPECT_EQ(enumerate_points(plan, 3)[2].root, 2);
+  EXPECT_NO_THROW(app::check_root(plan, 3));
+  EXPECT_THROW(app::check_root(plan, 2), UsageError);
+  plan.collectives = {Collective::AllReduce};
+  EXPECT_NO_THROW(app::check_root(plan, 2));  // no rooted collective: the root is unused
+}
+
 TEST(PlanPoints, ResolvedOptions) {
   const auto plan = sample_nccl_plan();
   EXPECT_EQ(plan.measure.batch_iters, 7);
