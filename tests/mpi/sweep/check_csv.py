@@ -12,7 +12,7 @@ import sys
 
 REDUCTIONS = {"allreduce", "reduce", "reducescatter"}
 COLUMNS = ["backend", "group", "collective", "algorithm", "protocol", "channels", "graph", "size_bytes", "count",
-           "dtype", "op", "in_place", "status", "time_us", "algbw_GBps", "busbw_GBps", "wrong", "median_us", "p99_us",
+           "dtype", "op", "root", "in_place", "status", "time_us", "algbw_GBps", "busbw_GBps", "wrong", "median_us", "p99_us",
            "iterations", "stop_reason", "chosen_algorithm", "chosen_protocol", "chosen_channels", "reason"]
 
 
@@ -33,7 +33,8 @@ def expected_row(run, p):
         "backend": run["backend"], "group": run["group"], "collective": p["collective"], "algorithm": c["algo"],
         "protocol": c["proto"], "channels": str(c["channels"]), "graph": "1" if c["graph"] else "0",
         "size_bytes": str(p["size_bytes"]), "count": str(p["count"]), "dtype": p["dtype"],
-        "op": p["op"] if p["collective"] in REDUCTIONS else "none", "in_place": "1" if p["in_place"] else "0",
+        "op": p["op"] if p["collective"] in REDUCTIONS else "none", "root": str(p["root"]) if "root" in p else "",
+        "in_place": "1" if p["in_place"] else "0",
         "status": p["status"], "time_us": measured(lambda: p["batch_us"]), "algbw_GBps": measured(lambda: p["algbw_GBps"]),
         "busbw_GBps": measured(lambda: p["busbw_GBps"]), "wrong": str(p["wrong"]) if ok and p["wrong"] >= 0 else "",
         "median_us": measured(lambda: p["iter_us"]["median"]), "p99_us": measured(lambda: p["iter_us"]["p99"]),

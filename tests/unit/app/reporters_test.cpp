@@ -104,11 +104,11 @@ TEST(CsvReporter, OneRowPerPointWithTheColumnsOfTheHeader) {
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], CsvReporter::header());
   EXPECT_EQ(lines[0],
-            "backend,group,collective,algorithm,protocol,channels,graph,size_bytes,count,dtype,op,in_place,status,time_us,algbw_GBps,"
+            "backend,group,collective,algorithm,protocol,channels,graph,size_bytes,count,dtype,op,root,in_place,status,time_us,algbw_GBps,"
             "busbw_GBps,wrong,median_us,p99_us,iterations,stop_reason,chosen_algorithm,chosen_protocol,chosen_channels,reason");
-  EXPECT_EQ(lines[1], "nccl,default,allreduce,auto,auto,0,0,1024,256,float32,sum,0,ok,12.5,5,10,0,12.25,20,100,noise,,,0,");
+  EXPECT_EQ(lines[1], "nccl,default,allreduce,auto,auto,0,0,1024,256,float32,sum,,0,ok,12.5,5,10,0,12.25,20,100,noise,,,0,");
   // No times for a point that was not measured.
-  EXPECT_EQ(lines[2], "nccl,default,allreduce,auto,auto,0,0,1024,256,float32,sum,1,skipped,,,,,,,100,noise,,,0,no in-place for this config");
+  EXPECT_EQ(lines[2], "nccl,default,allreduce,auto,auto,0,0,1024,256,float32,sum,,1,skipped,,,,,,,100,noise,,,0,no in-place for this config");
 }
 
 TEST(CsvReporter, EscapesEveryTextFieldAndLeavesNoReductionOpForGathers) {
@@ -118,7 +118,7 @@ TEST(CsvReporter, EscapesEveryTextFieldAndLeavesNoReductionOpForGathers) {
   p.status = PointStatus::Failed;
   p.reason = "worker died, \"signal 9\"";
   const std::string row = CsvReporter::row(run("=cmd|' /C calc'!A0,x"), p);
-  EXPECT_EQ(row, "nccl,\"'=cmd|' /C calc'!A0,x\",allgather,auto,auto,0,0,64,16,float32,none,0,failed,,,,,,,100,noise,,,0,"
+  EXPECT_EQ(row, "nccl,\"'=cmd|' /C calc'!A0,x\",allgather,auto,auto,0,0,64,16,float32,none,,0,failed,,,,,,,100,noise,,,0,"
                  "\"worker died, \"\"signal 9\"\"\"");
 }
 
