@@ -17,25 +17,31 @@ using detail::limit_evidence;
 using detail::make_suspect;
 using detail::percent;
 
-template <class T, class Get>
-Typical typical_by(const std::vector<T>& items, Get get) {
+// One field of every item: the figures of a group.
+template <class T>
+std::vector<double> values_of(const std::vector<T>& items, double T::*field) {
   std::vector<double> v;
   v.reserve(items.size());
-  for (const T& item : items) v.push_back(get(item));
-  return typical_of(v);
+  for (const T& item : items) v.push_back(item.*field);
+  return v;
 }
 
 // Stage 1, per GPU. A node where at least half its GPUs (and two or more) are slow is handed
 // to the node stage: one cause (its fabric, its host) is likelier than several bad GPUs.
 std::set<std::string> judge_gpus(const Observations& obs, const Rules& rules, Diagnosis& d) {
-  const Typical group = typical_by(obs.gpus, [](const GpuFigure& g) { return g.time_us; });
-  std::map<std::string, std::vector<const GpuFigure*>> slow_by_host;
+  const Typical group = typical_of(values_of(obs.gpus, &GpuFigure::time_us));
+  struct Flagged {
+    const GpuFigure* gpu;
+    bool outlier;                      // against the cluster's median
+    std::optional<std::string> below;  // against its own baseline
+  };
+  std::map<std::string, std::vector<Flagged>> slow_by_host;
   std::map<std::string, int> gpus_by_host;
   for (const GpuFigure& g : obs.gpus) {
     ++gpus_by_host[g.host];
-    const bool slow = is_slow(g.time_us, group, Better::Lower, rules.outlier);
-    const bool below_baseline = shortfall(g.time_us, g.baseline_us, Better::Lower) > rules.baseline_drop;
-    if (slow || below_baseline) slow_by_host[g.host].push_back(&g);
+    Flagged f{&g, is_slow(g.time_us, group, Better::Lower, rules.outlier),
+              baseline_evidence(g.time_us, g.baseline_us, Better::Lower, rules, "us")};
+    if (f.outlier || f.below) slow_by_host[g.host].push_back(std::move(f));
   }
   std::set<std::string> node_wide;
   for (const auto& [host, slow] : slow_by_host) {
@@ -43,16 +49,16 @@ std::set<std::string> judge_gpus(const Observations& obs, const Rules& rules, Di
       node_wide.insert(host);
       continue;
     }
-    for (const GpuFigure* g : slow) {
-      Suspect s = make_suspect(SuspectKind::Gpu, g->host, g->time_us, group, "us");
-      s.gpu = g->gpu;
-      s.baseline = g->baseline_us;
-      if (is_slow(g->time_us, group, Better::Lower, rules.outlier))
+    for (const Flagged& f : slow) {
+      const GpuFigure& g = *f.gpu;
+      Suspect s = make_suspect(SuspectKind::Gpu, g.host, g.time_us, group, "us");
+      s.gpu = g.gpu;
+      s.baseline = g.baseline_us;
+      if (f.outlier)
         s.evidence.push_back(fmt::format("per-operation time {:.1f} us against the cluster's median {:.1f} us (+{})",
-                                         g->time_us, group.median, percent(shortfall(g->time_us, group.median, Better::Lower))));
-      if (g->last_fraction > 0)
-        s.evidence.push_back(fmt::format("arrives last in {} of operations", percent(g->last_fraction)));
-      if (auto b = baseline_evidence(g->time_us, g->baseline_us, Better::Lower, rules, "us")) s.evidence.push_back(*b);
+                                         g.time_us, group.median, percent(shortfall(g.time_us, group.median, Better::Lower))));
+      if (g.last_fraction > 0) s.evidence.push_back(fmt::format("arrives last in {} of operations", percent(g.last_fraction)));
+      if (f.below) s.evidence.push_back(*f.below);
       d.suspects.push_back(std::move(s));
     }
   }
@@ -63,7 +69,7 @@ std::set<std::string> judge_gpus(const Observations& obs, const Rules& rules, Di
 
 // Stage 1, per node: its GPUs' collective together.
 void judge_nodes(const Observations& obs, const Rules& rules, const std::set<std::string>& node_wide, Diagnosis& d) {
-  const Typical group = typical_by(obs.nodes, [](const NodeFigure& n) { return n.busbw_gbps; });
+  const Typical group = typical_of(values_of(obs.nodes, &NodeFigure::busbw_gbps));
   std::set<std::string> named;
   for (const NodeFigure& n : obs.nodes) {
     const bool slow = is_slow(n.busbw_gbps, group, Better::Higher, rules.outlier);
@@ -113,19 +119,12 @@ Diagnosis attribute(const Observations& obs, const Rules& rules) {
   const std::set<std::string> node_wide = judge_gpus(obs, rules, d);
   judge_nodes(obs, rules, node_wide, d);
   detail::judge_network(obs, rules, d);
-  std::vector<double> figures, limits;
-  for (const NodeFigure& n : obs.nodes) {
-    figures.push_back(n.busbw_gbps);
-    limits.push_back(n.limit_gbps);
-  }
-  if (auto note = detail::cluster_limit_note("intra-node stage", figures, limits, rules)) d.notes.push_back(*note);
-  figures.clear();
-  limits.clear();
-  for (const PairFigure& p : obs.pairs) {
-    figures.push_back(p.gbps);
-    limits.push_back(p.limit_gbps);
-  }
-  if (auto note = detail::cluster_limit_note("network stage", figures, limits, rules)) d.notes.push_back(*note);
+  if (auto note = detail::cluster_limit_note("intra-node stage", values_of(obs.nodes, &NodeFigure::busbw_gbps),
+                                             values_of(obs.nodes, &NodeFigure::limit_gbps), rules))
+    d.notes.push_back(*note);
+  if (auto note = detail::cluster_limit_note("network stage", values_of(obs.pairs, &PairFigure::gbps),
+                                             values_of(obs.pairs, &PairFigure::limit_gbps), rules))
+    d.notes.push_back(*note);
   return d;
 }
 

@@ -1,21 +1,12 @@
 #include "diagnose/outliers.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "core/statistics.hpp"
+
 namespace cctune::diagnose {
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2;
-}
 
 // 1.4826 x MAD estimates the standard deviation of normally distributed figures.
 constexpr double kMadToSigma = 1.4826;
@@ -26,11 +17,11 @@ Typical typical_of(std::span<const double> values) {
   Typical t;
   t.count = values.size();
   if (values.empty()) return t;
-  t.median = median_of({values.begin(), values.end()});
+  t.median = median(values);
   std::vector<double> deviations;
   deviations.reserve(values.size());
   for (double v : values) deviations.push_back(std::fabs(v - t.median));
-  t.mad = median_of(std::move(deviations));
+  t.mad = median(deviations);
   return t;
 }
 
