@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "core/collective.hpp"
+#include "core/expected_layout.hpp"
 
 namespace cctune::nccl_detail {
 
@@ -21,19 +22,11 @@ namespace cctune::nccl_detail {
 void launch_fill_pattern(void* buf, DType dtype, std::uint64_t count, int rank, std::uint64_t first_index,
                          cudaStream_t stream);
 
-enum class ExpectedKind {
-  Reduced,   // out[i] = op over ranks r < nranks of pattern(r, first_index + i)
-  Gathered,  // out[i] = pattern(i / block, i % block)
-};
-
 struct CheckSpec {
-  ExpectedKind kind = ExpectedKind::Reduced;
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
-  int nranks = 1;
-  std::uint64_t count = 0;        // output elements to check
-  std::uint64_t first_index = 0;  // Reduced: pattern index of out[0]
-  std::uint64_t block = 1;        // Gathered: elements per rank
+  std::uint64_t count = 0;   // output elements to check
+  ExpectedLayout expected;   // which input each output element holds (core/expected_layout.hpp)
 };
 
 // Adds the number of wrong elements of `out` to *wrong_counter (device memory); asynchronous.
