@@ -8,7 +8,8 @@
 // ranks and in bfloat16 up to 32 ranks (|sum| <= 8n must stay within the type's exact
 // integer range); integer types are exact for any rank count because the expected value is
 // computed with the same wrap-around arithmetic as NCCL. Prod and avg on floating types are
-// compared with a tolerance proportional to the type's epsilon.
+// compared with a tolerance proportional to the type's epsilon. Collectives that copy
+// (broadcast, allgather, gather, scatter, alltoall, sendrecv) are exact in every type.
 #include <cuda_runtime.h>
 
 #include <cstdint>
