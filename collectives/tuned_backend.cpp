@@ -14,6 +14,19 @@ std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config) {
   return tuner::ForcedChoice{*config.algo, *config.proto, config.channels};
 }
 
+std::string point_to_point_forcing_reason(Collective c) {
+  switch (c) {
+    case Collective::AllToAll:
+    case Collective::SendRecv:
+    case Collective::Gather:
+    case Collective::Scatter:
+      return to_string(c) +
+             " runs on NCCL's point-to-point path; tune it through process-level groups (--env-group, e.g. "
+             "NCCL_P2P_NET_CHUNKSIZE), not a forced algorithm/protocol";
+    default: return {};
+  }
+}
+
 TunedBackend::TunedBackend(std::unique_ptr<CollectiveBackend> inner, tuner::SweepControl& control, int nranks)
     : inner_(std::move(inner)), control_(control), nranks_(nranks) {
   if (!inner_) throw RuntimeFailure("TunedBackend needs a backend");
@@ -43,6 +56,7 @@ std::string TunedBackend::unsupported_reason(const PointSpec& spec) const {
     return e.describe();
   }
   if (!choice) return {};
+  if (std::string p2p = point_to_point_forcing_reason(spec.collective); !p2p.empty()) return p2p;
   if (nranks_ == 1) return "a single rank runs no NCCL algorithm (NCCL copies the data); forcing one needs 2 or more GPUs";
   const ProbeKey key{static_cast<int>(spec.collective), static_cast<int>(spec.dtype), static_cast<int>(spec.op),
                      spec.in_place, spec.bytes.param_count, choice->algorithm, choice->protocol, choice->channels};

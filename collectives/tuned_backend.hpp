@@ -28,6 +28,11 @@ namespace cctune {
 // when only part of the choice is forced.
 std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config);
 
+// Alltoall, sendrecv, gather and scatter are grouped ncclSend/ncclRecv: NCCL never asks the
+// tuner about them, so a forced algorithm/protocol/channel count could not reach them. Points
+// that force one are skipped with this reason (empty for the other collectives).
+std::string point_to_point_forcing_reason(Collective c);
+
 class TunedBackend final : public CollectiveBackend {
  public:
   // nranks: the communicator's size when known (0: unknown). NCCL runs one rank as a copy,

@@ -5,6 +5,7 @@
 
 #include "collectives/mpi/mpi_types.hpp"
 #include "core/data_pattern.hpp"
+#include "core/expected_layout.hpp"
 
 namespace cctune::mpi_detail {
 namespace {
@@ -73,28 +74,15 @@ long count_mismatch(Region out, Expected&& expected) {
   return wrong;
 }
 
+// Expected values from core/expected_layout.hpp, the definition the NCCL check kernels use too.
 template <typename T>
 long check_typed(const PointSpec& spec, RankInfo me, Region out) {
-  const std::uint64_t c = spec.bytes.param_count;
-  const int n = me.size;
-  const auto at = [](int rank, std::uint64_t i) { return static_cast<T>(pattern_value(rank, i)); };
-  const auto from_block = [&](std::uint64_t i) { return static_cast<int>(i / c); };
-  const std::uint64_t my_block = static_cast<std::uint64_t>(me.rank) * c;
-  switch (spec.collective) {
-    case Collective::AllReduce:
-    case Collective::Reduce:
-      return count_mismatch<T>(out, [&](std::uint64_t i) { return reduced<T>(spec.op, n, i); });
-    case Collective::ReduceScatter:
-      return count_mismatch<T>(out, [&](std::uint64_t i) { return reduced<T>(spec.op, n, my_block + i); });
-    case Collective::AllGather:
-    case Collective::Gather: return count_mismatch<T>(out, [&](std::uint64_t i) { return at(from_block(i), i % c); });
-    case Collective::AllToAll:
-      return count_mismatch<T>(out, [&](std::uint64_t i) { return at(from_block(i), my_block + i % c); });
-    case Collective::Broadcast: return count_mismatch<T>(out, [&](std::uint64_t i) { return at(spec.root, i); });
-    case Collective::Scatter: return count_mismatch<T>(out, [&](std::uint64_t i) { return at(spec.root, my_block + i); });
-    case Collective::SendRecv: return count_mismatch<T>(out, [&](std::uint64_t i) { return at((me.rank + n - 1) % n, i); });
-  }
-  return 0;
+  const ExpectedLayout layout{spec.collective, me.rank, me.size, spec.root, spec.bytes.param_count};
+  return count_mismatch<T>(out, [&](std::uint64_t i) {
+    const ExpectedSource src = expected_source(layout, i);
+    if (src.rank == kReducedOverRanks) return reduced<T>(spec.op, me.size, src.index);
+    return static_cast<T>(pattern_value(src.rank, src.index));
+  });
 }
 
 }  // namespace

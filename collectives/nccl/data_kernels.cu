@@ -112,21 +112,19 @@ __device__ double expected_floating(ReduceOp op, int nranks, std::uint64_t index
 
 template <class T>
 __device__ bool matches(T out, const CheckSpec& spec, std::uint64_t i) {
-  if (spec.kind == ExpectedKind::Gathered) {
-    const T want = pattern<T>(static_cast<int>(i / spec.block), i % spec.block);
-    return Elem<T>::to_double(out) == Elem<T>::to_double(want);
-  }
-  const std::uint64_t index = spec.first_index + i;
+  const ExpectedSource src = expected_source(spec.expected, i);
+  if (src.rank != kReducedOverRanks) return Elem<T>::to_double(out) == Elem<T>::to_double(pattern<T>(src.rank, src.index));
+  const int nranks = spec.expected.nranks;
   if constexpr (Elem<T>::is_integer) {
-    return out == expected_integer<T>(spec.op, spec.nranks, index);
+    return out == expected_integer<T>(spec.op, nranks, src.index);
   } else {
-    const double want = expected_floating<T>(spec.op, spec.nranks, index);
+    const double want = expected_floating<T>(spec.op, nranks, src.index);
     const double got = Elem<T>::to_double(out);
     if (got == want) return true;
     // Sum, max and min of small integers are exact (within the limits in the header).
     if (spec.op == ReduceOp::Sum || spec.op == ReduceOp::Max || spec.op == ReduceOp::Min) return false;
     // Prod and avg round at every step (avg multiplies by 1/n first for floating types).
-    const double tolerance = Elem<T>::epsilon * (spec.nranks + 2) * fmax(8.0, fabs(want));
+    const double tolerance = Elem<T>::epsilon * (nranks + 2) * fmax(8.0, fabs(want));
     return fabs(got - want) <= tolerance;  // false for NaN
   }
 }

@@ -8,12 +8,14 @@
 // ranks and in bfloat16 up to 32 ranks (|sum| <= 8n must stay within the type's exact
 // integer range); integer types are exact for any rank count because the expected value is
 // computed with the same wrap-around arithmetic as NCCL. Prod and avg on floating types are
-// compared with a tolerance proportional to the type's epsilon.
+// compared with a tolerance proportional to the type's epsilon. Collectives that copy
+// (broadcast, allgather, gather, scatter, alltoall, sendrecv) are exact in every type.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "core/collective.hpp"
+#include "core/expected_layout.hpp"
 
 namespace cctune::nccl_detail {
 
@@ -21,19 +23,11 @@ namespace cctune::nccl_detail {
 void launch_fill_pattern(void* buf, DType dtype, std::uint64_t count, int rank, std::uint64_t first_index,
                          cudaStream_t stream);
 
-enum class ExpectedKind {
-  Reduced,   // out[i] = op over ranks r < nranks of pattern(r, first_index + i)
-  Gathered,  // out[i] = pattern(i / block, i % block)
-};
-
 struct CheckSpec {
-  ExpectedKind kind = ExpectedKind::Reduced;
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
-  int nranks = 1;
-  std::uint64_t count = 0;        // output elements to check
-  std::uint64_t first_index = 0;  // Reduced: pattern index of out[0]
-  std::uint64_t block = 1;        // Gathered: elements per rank
+  std::uint64_t count = 0;   // output elements to check
+  ExpectedLayout expected;   // which input each output element holds (core/expected_layout.hpp)
 };
 
 // Adds the number of wrong elements of `out` to *wrong_counter (device memory); asynchronous.

@@ -82,28 +82,15 @@ void NcclBackend::ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_b
 }
 
 std::string NcclBackend::unsupported_reason(const PointSpec& spec) const {
-  switch (spec.collective) {
-    case Collective::AllReduce:
-    case Collective::AllGather:
-    case Collective::ReduceScatter: break;
-    default: return "the NCCL backend measures allreduce, allgather and reducescatter; not " + to_string(spec.collective);
-  }
   if (spec.bytes.param_count == 0) return "the size is smaller than one element per rank";
-  return {};
+  if (is_rooted(spec.collective) && (spec.root < 0 || spec.root >= ctx_->nranks))
+    return "root " + std::to_string(spec.root) + " is not a rank of this " + std::to_string(ctx_->nranks) + "-rank communicator";
+  return nccl_placement_unsupported(spec);
 }
 
-NcclBackend::Placement NcclBackend::placement(const PointSpec& spec) const {
-  const std::uint64_t w = dtype_size(spec.dtype);
-  const std::uint64_t c = spec.bytes.param_count;
-  auto* send = static_cast<char*>(send_.get());
-  auto* recv = static_cast<char*>(recv_.get());
-  if (!spec.in_place) return {send, recv};
-  // nccl-tests' in-place layouts.
-  switch (spec.collective) {
-    case Collective::AllGather: return {recv + ctx_->rank * c * w, recv};
-    case Collective::ReduceScatter: return {send, send + ctx_->rank * c * w};
-    default: return {recv, recv};
-  }
+void* NcclBackend::address(const Span& span) const {
+  auto* base = static_cast<char*>(span.buffer == Buffer::Send ? send_.get() : recv_.get());
+  return base + span.offset_bytes;
 }
 
 void NcclBackend::prepare(const PointSpec& spec) {
@@ -113,13 +100,15 @@ void NcclBackend::prepare(const PointSpec& spec) {
   ensure_capacity(spec.bytes.send_count * w, spec.bytes.recv_count * w);
   graphs_.clear();
   spec_ = spec;
-  where_ = placement(spec);
+  layout_ = nccl_layout(spec, ctx_->rank, ctx_->nranks);
+  where_ = {address(layout_.send), address(layout_.recv)};
   cudaStream_t s = ctx_->stream.get();
-  // Poison the output so that an operation that writes nothing is caught by the check.
-  const std::uint64_t recv_bytes = spec.bytes.recv_count * w;
-  if (!spec.in_place || spec.collective == Collective::AllGather)
-    CCTUNE_CUDA_CHECK(cudaMemsetAsync(where_.recv, 0xff, recv_bytes, s));
-  launch_fill_pattern(where_.send, spec.dtype, spec.bytes.send_count, ctx_->rank, 0, s);
+  // Poison the output with a value no input has (0x7f bytes: 127 in int8, NaN in float16,
+  // ~3e38 in float32/bfloat16) so that an operation that writes nothing is caught; then
+  // write the input, which in-place layouts place inside the same memory.
+  if (layout_.poison.count > 0)
+    CCTUNE_CUDA_CHECK(cudaMemsetAsync(address(layout_.poison), 0x7f, layout_.poison.count * w, s));
+  launch_fill_pattern(address(layout_.input), spec.dtype, layout_.input.count, ctx_->rank, 0, s);
   CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
@@ -128,18 +117,67 @@ void NcclBackend::launch(cudaStream_t stream) {
   const ncclDataType_t dt = nccl_dtype(spec.dtype);
   const std::size_t count = spec.bytes.param_count;
   ncclComm_t comm = ctx_->nccl();
+  void* const send = where_.send;
+  void* const recv = where_.recv;
   switch (spec.collective) {
     case Collective::AllReduce:
-      CCTUNE_NCCL_CHECK(ncclAllReduce(where_.send, where_.recv, count, dt, nccl_op(spec.op), comm, stream), comm);
+      CCTUNE_NCCL_CHECK(ncclAllReduce(send, recv, count, dt, nccl_op(spec.op), comm, stream), comm);
       break;
-    case Collective::AllGather:
-      CCTUNE_NCCL_CHECK(ncclAllGather(where_.send, where_.recv, count, dt, comm, stream), comm);
-      break;
+    case Collective::AllGather: CCTUNE_NCCL_CHECK(ncclAllGather(send, recv, count, dt, comm, stream), comm); break;
     case Collective::ReduceScatter:
-      CCTUNE_NCCL_CHECK(ncclReduceScatter(where_.send, where_.recv, count, dt, nccl_op(spec.op), comm, stream), comm);
+      CCTUNE_NCCL_CHECK(ncclReduceScatter(send, recv, count, dt, nccl_op(spec.op), comm, stream), comm);
       break;
-    default: throw RuntimeFailure("unsupported collective " + to_string(spec.collective));
+    case Collective::Broadcast:
+      CCTUNE_NCCL_CHECK(ncclBroadcast(send, recv, count, dt, spec.root, comm, stream), comm);
+      break;
+    case Collective::Reduce:
+      CCTUNE_NCCL_CHECK(ncclReduce(send, recv, count, dt, nccl_op(spec.op), spec.root, comm, stream), comm);
+      break;
+    case Collective::AllToAll:
+    case Collective::SendRecv:
+    case Collective::Gather:
+    case Collective::Scatter: launch_point_to_point(comm, stream); break;
   }
+}
+
+// nccl-tests' compositions of grouped ncclSend/ncclRecv (src/alltoall.cu, sendrecv.cu,
+// gather.cu, scatter.cu before NCCL 2.28's own calls): one group per operation.
+void NcclBackend::launch_point_to_point(ncclComm_t comm, cudaStream_t stream) {
+  const PointSpec& spec = *spec_;
+  const ncclDataType_t dt = nccl_dtype(spec.dtype);
+  const std::size_t count = spec.bytes.param_count;
+  const std::size_t block_bytes = count * dtype_size(spec.dtype);
+  const int me = ctx_->rank;
+  const int n = ctx_->nranks;
+  char* const send = static_cast<char*>(where_.send);
+  char* const recv = static_cast<char*>(where_.recv);
+  CCTUNE_NCCL_CHECK(ncclGroupStart(), comm);
+  switch (spec.collective) {
+    case Collective::AllToAll:  // block r to rank r, this rank included; block r from rank r
+      for (int r = 0; r < n; ++r) {
+        CCTUNE_NCCL_CHECK(ncclSend(send + r * block_bytes, count, dt, r, comm, stream), comm);
+        CCTUNE_NCCL_CHECK(ncclRecv(recv + r * block_bytes, count, dt, r, comm, stream), comm);
+      }
+      break;
+    case Collective::SendRecv:  // a ring: to the next rank, from the previous one
+      CCTUNE_NCCL_CHECK(ncclSend(send, count, dt, (me + 1) % n, comm, stream), comm);
+      CCTUNE_NCCL_CHECK(ncclRecv(recv, count, dt, (me + n - 1) % n, comm, stream), comm);
+      break;
+    case Collective::Gather:  // every rank (the root too) sends its block; the root receives all
+      CCTUNE_NCCL_CHECK(ncclSend(send, count, dt, spec.root, comm, stream), comm);
+      if (me == spec.root)
+        for (int r = 0; r < n; ++r) CCTUNE_NCCL_CHECK(ncclRecv(recv + r * block_bytes, count, dt, r, comm, stream), comm);
+      break;
+    case Collective::Scatter:  // the root sends block r to rank r (itself too); everyone receives one
+      if (me == spec.root)
+        for (int r = 0; r < n; ++r) CCTUNE_NCCL_CHECK(ncclSend(send + r * block_bytes, count, dt, r, comm, stream), comm);
+      CCTUNE_NCCL_CHECK(ncclRecv(recv, count, dt, spec.root, comm, stream), comm);
+      break;
+    default: break;
+  }
+  // ncclGroupEnd launches the group; a failure inside the loop above leaves the group open,
+  // which is harmless: the communicator is marked failed by run_batch's handler.
+  CCTUNE_NCCL_CHECK(ncclGroupEnd(), comm);
 }
 
 void NcclBackend::ensure_events(std::size_t count) {
@@ -210,24 +248,11 @@ cudaGraphExec_t NcclBackend::graph_for(int k) {
 }
 
 CheckSpec NcclBackend::check_spec() const {
-  const PointSpec& spec = *spec_;
   CheckSpec c;
-  c.dtype = spec.dtype;
-  c.op = spec.op;
-  c.nranks = ctx_->nranks;
-  const std::uint64_t count = spec.bytes.param_count;
-  switch (spec.collective) {
-    case Collective::AllGather:
-      c.kind = ExpectedKind::Gathered;
-      c.count = count * static_cast<std::uint64_t>(ctx_->nranks);
-      c.block = count;
-      break;
-    case Collective::ReduceScatter:
-      c.count = count;
-      c.first_index = count * static_cast<std::uint64_t>(ctx_->rank);
-      break;
-    default: c.count = count; break;
-  }
+  c.dtype = spec_->dtype;
+  c.op = spec_->op;
+  c.count = layout_.output.count;
+  c.expected = layout_.expected;
   return c;
 }
 
@@ -236,7 +261,7 @@ long NcclBackend::count_wrong() {
   cudaStream_t s = ctx_->stream.get();
   auto* counter = wrong_counter_.as<unsigned long long>();
   CCTUNE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s));
-  launch_count_wrong(where_.recv, check_spec(), counter, s);
+  launch_count_wrong(address(layout_.output), check_spec(), counter, s);
   CCTUNE_CUDA_CHECK(cudaMemcpyAsync(wrong_host_.get(), counter, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
   unsigned long long wrong = 0;

@@ -15,6 +15,7 @@
 #include "collectives/backend.hpp"
 #include "collectives/nccl/cuda_resources.hpp"
 #include "collectives/nccl/data_kernels.hpp"
+#include "collectives/nccl/nccl_layouts.hpp"
 #include "collectives/nccl/nccl_context.hpp"
 
 namespace cctune::nccl_detail {
@@ -48,10 +49,11 @@ class NcclBackend final : public CollectiveBackend {
     void* send = nullptr;
     void* recv = nullptr;
   };
-  Placement placement(const PointSpec& spec) const;
+  void* address(const Span& span) const;
   void ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_bytes);
   void ensure_events(std::size_t count);
   void launch(cudaStream_t stream);
+  void launch_point_to_point(ncclComm_t comm, cudaStream_t stream);
   class Steps;
   cudaGraphExec_t graph_for(int k);
   CheckSpec check_spec() const;
@@ -64,6 +66,7 @@ class NcclBackend final : public CollectiveBackend {
   PinnedBuffer wrong_host_;
   std::vector<CudaEvent> events_;
   std::optional<PointSpec> spec_;
+  NcclLayout layout_;
   Placement where_;
   std::map<int, CudaGraphExec> graphs_;  // per ops-per-replay, for the prepared point
 };

@@ -231,9 +231,6 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runti
   const Placement place = place_workers(session, comm, ns, gpus.device_count);
   const int nranks = place.layout.nranks;
   check_root(plan, nranks);
-  if (plan.root == runtime::kAllRoots && std::any_of(plan.collectives.begin(), plan.collectives.end(), is_rooted))
-    throw UsageError("--root all: the NCCL backend does not measure broadcast, reduce, gather or scatter yet",
-                     "drop --root all, or use --backend mpi");
 
   const auto points = runtime::enumerate_points(plan, nranks);
   std::optional<runtime::TestFault> fault;

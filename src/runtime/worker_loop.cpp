@@ -14,15 +14,15 @@ namespace {
 
 namespace search = tuner::search;
 
-SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, std::size_t c, std::size_t first_p,
+SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, std::size_t b, std::size_t first_p,
                    std::size_t placements) {
   SearchUnit unit;
-  unit.collective = c;
+  unit.block = b;
   const auto& configs = point_configs(plan);
   for (std::size_t k = 0; k < configs.size(); ++k)
     for (std::size_t p = first_p; p < first_p + placements; ++p) {
       // The plan's skips are recorded once, in meta.settings.space, not as points.
-      if (planned_skip(plan, points[point_index(plan, c, 0, k, p)])) continue;
+      if (planned_skip(plan, points[point_index(plan, b, 0, k, p)])) continue;
       if (configs[k].is_default()) unit.nccl_default = unit.candidates.size();
       unit.candidates.emplace_back(k, p);
     }
@@ -36,7 +36,7 @@ void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec
   while (!strategy->finished())
     for (const search::Request& req : strategy->next()) {
       const auto [k, p] = unit.candidates[req.candidate];
-      const std::size_t index = point_index(plan, unit.collective, req.size_index, k, p);
+      const std::size_t index = point_index(plan, unit.block, req.size_index, k, p);
       emit(progress_message(static_cast<long>(index)));
       maybe_commit_fault(spec, static_cast<long>(index));
       const PointResult r = measure_point(backend, comm, points[index], request_settings(plan.measure, req.iterations));
@@ -54,11 +54,11 @@ void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec
 std::vector<SearchUnit> search_units(const SweepPlan& plan, const std::vector<PointSpec>& points) {
   std::vector<SearchUnit> units;
   const bool per_placement = plan.nccl.strategy != search::StrategyKind::Exhaustive;
-  for (std::size_t c = 0; c < plan.collectives.size(); ++c)
+  for (std::size_t b = 0; b < block_count(plan, points.size()); ++b)
     if (per_placement)
-      for (std::size_t p = 0; p < plan.placements.size(); ++p) units.push_back(unit_of(plan, points, c, p, 1));
+      for (std::size_t p = 0; p < plan.placements.size(); ++p) units.push_back(unit_of(plan, points, b, p, 1));
     else
-      units.push_back(unit_of(plan, points, c, 0, plan.placements.size()));
+      units.push_back(unit_of(plan, points, b, 0, plan.placements.size()));
   return units;
 }
 

@@ -19,11 +19,12 @@ namespace cctune::runtime {
 using Emit = std::function<void(const Message&)>;
 
 // The points one strategy searches: the candidates, (config, placement) index pairs the plan
-// does not skip, of one collective at every size. Halving compares configs, so each placement
-// is a unit of its own; the exhaustive strategy gets every placement of a collective in one
+// does not skip, of one block (a collective, and its root under `--root all`: worker_plan.hpp)
+// at every size. Halving compares configs, so each placement
+// is a unit of its own; the exhaustive strategy gets every placement of a block in one
 // unit, which keeps the points in enumerate_points' order (size, config, placement).
 struct SearchUnit {
-  std::size_t collective = 0;
+  std::size_t block = 0;
   std::vector<std::pair<std::size_t, std::size_t>> candidates;
   std::optional<std::size_t> nccl_default;  // the candidate that is NCCL's own choice
 };

@@ -40,8 +40,17 @@ std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   return out;
 }
 
-std::size_t point_index(const SweepPlan& plan, std::size_t c, std::size_t s, std::size_t k, std::size_t p) {
-  return ((c * plan.sizes.size() + s) * point_configs(plan).size() + k) * plan.placements.size() + p;
+std::size_t points_per_block(const SweepPlan& plan) {
+  return plan.sizes.size() * point_configs(plan).size() * plan.placements.size();
+}
+
+std::size_t block_count(const SweepPlan& plan, std::size_t point_count) {
+  const std::size_t per_block = points_per_block(plan);
+  return per_block == 0 ? 0 : point_count / per_block;
+}
+
+std::size_t point_index(const SweepPlan& plan, std::size_t b, std::size_t s, std::size_t k, std::size_t p) {
+  return ((b * plan.sizes.size() + s) * point_configs(plan).size() + k) * plan.placements.size() + p;
 }
 
 const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec) {

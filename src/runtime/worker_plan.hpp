@@ -26,9 +26,13 @@ std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks);
 // temperatures drift between them). Gather/scatter-like collectives need at least one element
 // per rank: a smaller size is raised to that (and the row shows the size actually moved).
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
-// The index of (collective c, size s, config k, placement p) in enumerate_points' list, for a
-// plan that measures each collective with one root (not kAllRoots).
-std::size_t point_index(const SweepPlan& plan, std::size_t c, std::size_t s, std::size_t k, std::size_t p);
+// A block is one (collective, root) pair of the list, in order: a rooted collective under
+// `--root all` has one block per rank, every other collective one. Blocks hold the same
+// number of points (sizes x configs x placements), so a point's index is computed, not searched.
+std::size_t points_per_block(const SweepPlan& plan);
+std::size_t block_count(const SweepPlan& plan, std::size_t point_count);
+// The index of (block b, size s, config k, placement p) in enumerate_points' list.
+std::size_t point_index(const SweepPlan& plan, std::size_t b, std::size_t s, std::size_t k, std::size_t p);
 
 // "allreduce 1 KiB out-of-place" (+ " ring/simple/16ch" when forced).
 std::string describe(const PointSpec& spec);

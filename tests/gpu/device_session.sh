@@ -7,25 +7,27 @@
 #   bench   bench/nccl_side_by_side.sh (cctune's batch_us against the reference loop) and
 #           bench/mpi_batch_vs_loop.sh (the MPI backend against a plain loop, on a quiet host)
 #   sweeps  a quick space sweep and a shared-GPU sweep whose results show what NCCL offered
+#   collectives  tests/gpu/collectives_gpu_check.sh: all nine collectives, every dtype and op,
+#           forced broadcast/reduce configs and a p2p group, in the shared-GPU test mode (~4 min)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench or sweeps}
+part=${3:?PART: checks, bench, sweeps or collectives}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 summary=$out/$part.txt
 { date -u; nvidia-smi -L; uname -r; ldd "$b/cctune" | grep -E 'not found|mpi|hwloc' ; } > "$summary" 2>&1
 
-step() {  # step NAME SECONDS COMMAND...: bounded, logged, timed
+step() {  # step NAME SECONDS COMMAND...: bounded, logged, timed (TAIL_LINES of its log in the summary)
   local name=$1 limit=$2; shift 2
   local t0; t0=$(date +%s)
   timeout "$limit" "$@" > "$g/$name.log" 2>&1
   local rc=$?
-  { echo "== step $name: rc=$rc $(( $(date +%s) - t0 )) s"; tail -n 40 "$g/$name.log"; } >> "$summary"
+  { echo "== step $name: rc=$rc $(( $(date +%s) - t0 )) s"; tail -n "${TAIL_LINES:-40}" "$g/$name.log"; } >> "$summary"
   echo "step $name: rc=$rc $(( $(date +%s) - t0 )) s"
 }
 
@@ -44,6 +46,9 @@ case $part in
 r = json.load(open(sys.argv[1]))
 for run in r["runs"]:
     print(run["group"], "nccl_env:", run.get("nccl_env"), "offered:", run.get("nccl_offered"))' "$g/shared/results.json" ;;
+  collectives)
+    # Every PASS/FAIL line matters here (one per sweep): keep the whole log in the summary.
+    TAIL_LINES=400 step collectives 540 tests/gpu/collectives_gpu_check.sh "$b" "$g" ;;
   *) echo "unknown part $part"; exit 2 ;;
 esac
 tar czf "$out/$part.tgz" -C "$g" .

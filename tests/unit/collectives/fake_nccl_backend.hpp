@@ -79,6 +79,8 @@ class FakeNcclBackend : public CollectiveBackend {
     switch (c) {
       case Collective::AllGather: return nccl_abi::kFuncAllGather;
       case Collective::ReduceScatter: return nccl_abi::kFuncReduceScatter;
+      case Collective::Broadcast: return nccl_abi::kFuncBroadcast;
+      case Collective::Reduce: return nccl_abi::kFuncReduce;
       default: return nccl_abi::kFuncAllReduce;
     }
   }

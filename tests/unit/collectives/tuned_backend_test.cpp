@@ -207,6 +207,32 @@ TEST(TunedBackend, OneRankSkipsForcedPointsWithoutProbing) {
   EXPECT_EQ(backend.unsupported_reason(spec_for(Collective::AllReduce, 1024, {}, 1)), "");
 }
 
+TEST(TunedBackend, PointToPointCollectivesAreNeverForced) {
+  // Grouped ncclSend/ncclRecv never reach the tuner: a forced config there is skipped with the
+  // reason, without a probe; NCCL's own choice runs. Broadcast and reduce are forced as usual.
+  tuner::SweepControl control;
+  auto fake = std::make_unique<FakeNcclBackend>(control);
+  FakeNcclBackend& f = *fake;
+  TunedBackend backend(std::move(fake), control, 4);
+  for (Collective c : {Collective::SendRecv, Collective::Gather, Collective::Scatter}) {
+    const std::string why = backend.unsupported_reason(spec_for(c, 4096, forced("ring", "simple", 2), 4));
+    EXPECT_NE(why.find(to_string(c) + " runs on NCCL's point-to-point path; tune it through process-level groups"),
+              std::string::npos)
+        << why;
+    EXPECT_EQ(backend.unsupported_reason(spec_for(c, 4096, {}, 4)), "");
+  }
+  EXPECT_TRUE(f.ran.empty());
+  EXPECT_EQ(point_to_point_forcing_reason(Collective::AllToAll).rfind("alltoall runs on", 0), 0u);
+  EXPECT_EQ(point_to_point_forcing_reason(Collective::Broadcast), "");
+  EXPECT_EQ(point_to_point_forcing_reason(Collective::Reduce), "");
+  for (Collective c : {Collective::Broadcast, Collective::Reduce}) {
+    EXPECT_EQ(backend.unsupported_reason(spec_for(c, 4096, forced("ring", "ll"), 4)), "") << to_string(c);
+    ASSERT_FALSE(f.ran.empty());
+    EXPECT_EQ(f.ran.back().algorithm, static_cast<int>(Algorithm::Ring));
+    EXPECT_EQ(f.ran.back().protocol, static_cast<int>(Protocol::LL));
+  }
+}
+
 TEST(TunedBackend, DestructionSwitchesThePluginOff) {
   tuner::SweepControl control;
   {

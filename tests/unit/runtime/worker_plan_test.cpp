@@ -159,7 +159,7 @@ TEST(WorkerLoop, SearchUnitsFollowTheStrategy) {
   ASSERT_EQ(units.size(), 2u);
   using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
   EXPECT_EQ(units[0].candidates, (Pairs{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}}));
-  EXPECT_EQ(units[1].collective, 1u);
+  EXPECT_EQ(units[1].block, 1u);
   EXPECT_EQ(units[1].candidates, (Pairs{{0, 0}, {0, 1}, {1, 0}, {1, 1}}));  // tree/ll skipped
   // Halving compares configs: one unit per placement, NCCL's default always kept.
   plan.nccl.strategy = tuner::search::StrategyKind::Halving;
@@ -168,6 +168,45 @@ TEST(WorkerLoop, SearchUnitsFollowTheStrategy) {
   EXPECT_EQ(units[1].candidates, (Pairs{{0, 1}, {1, 1}, {2, 1}}));
   EXPECT_EQ(units[1].nccl_default, 1u);
   EXPECT_EQ(units[3].candidates, (Pairs{{0, 1}, {1, 1}}));
+}
+
+TEST(WorkerLoop, EachRootIsABlockOfItsOwn) {
+  // --root all with the NCCL backend: a rooted collective's points come once per rank, and a
+  // worker's search units and point indices must land on the right root's points.
+  auto plan = sample_nccl_plan();
+  plan.collectives = {Collective::AllReduce, Collective::Reduce, Collective::AllToAll, Collective::Scatter};
+  plan.root = kAllRoots;
+  plan.nccl.configs = {PointConfig{}, forced("ring", "ll")};
+  const int nranks = 3;
+  const auto points = enumerate_points(plan, nranks);
+  const std::size_t per_block = points_per_block(plan);
+  ASSERT_EQ(per_block, plan.sizes.size() * 2 * plan.placements.size());
+  ASSERT_EQ(points.size(), (1 + 3 + 1 + 3) * per_block);
+  ASSERT_EQ(block_count(plan, points.size()), 8u);
+  // Blocks in order: allreduce, reduce roots 0..2, alltoall, scatter roots 0..2.
+  const std::vector<std::pair<Collective, int>> blocks{{Collective::AllReduce, 0}, {Collective::Reduce, 0},
+                                                       {Collective::Reduce, 1},    {Collective::Reduce, 2},
+                                                       {Collective::AllToAll, 0},  {Collective::Scatter, 0},
+                                                       {Collective::Scatter, 1},   {Collective::Scatter, 2}};
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    for (std::size_t s = 0; s < plan.sizes.size(); ++s)
+      for (std::size_t k = 0; k < 2; ++k)
+        for (std::size_t p = 0; p < plan.placements.size(); ++p) {
+          const PointSpec& spec = points[point_index(plan, b, s, k, p)];
+          EXPECT_EQ(spec.collective, blocks[b].first) << b;
+          EXPECT_EQ(spec.root, blocks[b].second) << b;
+          EXPECT_EQ(spec.config, plan.nccl.configs[k]);
+          EXPECT_EQ(spec.in_place, plan.placements[p]);
+        }
+  const auto units = search_units(plan, points);
+  ASSERT_EQ(units.size(), blocks.size());
+  for (std::size_t u = 0; u < units.size(); ++u) EXPECT_EQ(units[u].block, u);
+  // Every point is reached exactly once through the units.
+  std::set<std::size_t> reached;
+  for (const auto& unit : units)
+    for (std::size_t s = 0; s < plan.sizes.size(); ++s)
+      for (const auto& [k, p] : unit.candidates) EXPECT_TRUE(reached.insert(point_index(plan, unit.block, s, k, p)).second);
+  EXPECT_EQ(reached.size(), points.size());
 }
 
 TEST(WorkerLoop, ScreeningIsOneShortBatchWithoutNoiseTarget) {
