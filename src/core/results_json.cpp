@@ -37,6 +37,15 @@ T whole(const json& j, const char* key, T lo, T hi, std::optional<T> otherwise =
   return it->is_number_unsigned() ? static_cast<T>(it->get<std::uint64_t>()) : static_cast<T>(it->get<std::int64_t>());
 }
 
+// Per-rank columns to three decimals (1 ns; 0.001 %): "369.692", not "369.6921000000017",
+// keeps 1024 ranks x many points small, far below what clocks resolve.
+std::vector<double> to_ns(const std::vector<double>& v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const double x : v) out.push_back(std::round(x * 1000) / 1000);
+  return out;
+}
+
 // A column of per-rank numbers (points[].ranks): finite, non-negative.
 std::vector<double> rank_column(const json& ranks, const char* key) {
   const auto it = ranks.find(key);
@@ -130,8 +139,8 @@ void to_json(json& j, const PointResult& p) {
   j["stop_reason"] = p.stop_reason ? to_string(*p.stop_reason) : "";
   j["rel_noise"] = p.rel_noise;
   if (!p.ranks.empty())
-    j["ranks"] = json{{"batch_us", p.ranks.batch_us}, {"iter_median_us", p.ranks.iter_median_us},
-                      {"wait_median_us", p.ranks.wait_median_us}, {"last_pct", p.ranks.last_pct}};
+    j["ranks"] = json{{"batch_us", to_ns(p.ranks.batch_us)}, {"iter_median_us", to_ns(p.ranks.iter_median_us)},
+                      {"wait_median_us", to_ns(p.ranks.wait_median_us)}, {"last_pct", to_ns(p.ranks.last_pct)}};
   if (p.chosen_algo) {
     j["chosen"] = json{{"algo", to_string(*p.chosen_algo)}, {"proto", p.chosen_proto ? to_string(*p.chosen_proto) : ""},
                        {"channels", p.chosen_channels}};
