@@ -16,6 +16,7 @@ struct SlowRank {
   int rank = -1;  // -1: off
   double delay_us = 0;
   bool applies_to(int r) const { return rank >= 0 && r == rank; }
+  bool operator==(const SlowRank&) const = default;
 };
 
 // What the GPU-free selftest worker backend (runtime/selftest_module.cpp) simulates.
