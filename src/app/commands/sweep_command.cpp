@@ -135,6 +135,7 @@ class SweepCommand : public Command {
       resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, comm.size(), static_cast<int>(initial.meta.hostnames.size()));
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
     }
+    session.test_hooks();  // a malformed test hook is a usage error before any file is written
     JobFiles files = open_job_files(session, plan.output_dir, csv_path_);
     if (resume && comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
     const std::string path = files.results_path;
@@ -169,6 +170,7 @@ class SweepCommand : public Command {
   // Rank 0, after a complete sweep: the files derived from the results, and where they are.
   void say_complete(Session& session, const SweepPlan& plan, const Results& results, const std::string& path,
                     const SweepOutcome& outcome) const {
+    for (const auto& line : straggler_lines(results)) std::printf("# %s\n", line.c_str());
     std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
     if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
     const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);

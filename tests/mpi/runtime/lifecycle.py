@@ -181,6 +181,8 @@ def scenario_ok(opts):
         check(g["nccl_env"] == expected_nccl_env(g["env"]), f"group {g['group']}: nccl_env is the caller's NCCL_* plus the group's: {g['nccl_env']}")
         check(len(g["points"]) == points_per_group(), f"group {g['group']}: all {points_per_group()} points ({len(g['points'])})")
         check(all(p["status"] == "ok" and p["busbw_GBps"] > 0 for p in g["points"]), f"group {g['group']}: points measured")
+    for g in res["runs"]:
+        check_per_rank(g)
     check(group(res, "pcie")["env"].get("NCCL_P2P_DISABLE") == "1", "pcie sets NCCL_P2P_DISABLE=1")
     net = group(res, "net")["env"]
     check(net.get("NCCL_P2P_DISABLE") == "1" and net.get("NCCL_SHM_DISABLE") == "1", "net disables P2P and SHM")
@@ -194,6 +196,40 @@ def scenario_ok(opts):
             seen = worker_nccl_env(os.path.join(r.outdir, "workers", f"{g['group']}.r{k}.log"))
             check(seen == expected_nccl_env(g["env"]), f"worker {g['group']}.r{k} ran with exactly {seen}")
     check(not stray_workers(r.outdir), "no worker left running")
+
+
+def check_per_rank(run):
+    """cctune.results/2: every rank's place (host, CUDA device) and per-rank columns of length
+    nranks at every ok point, last_pct summing to 100."""
+    n = run["nranks"]
+    places = run.get("places", [])
+    check(len(places) == n and all(p["host"] and p["gpu"] >= 0 for p in places),
+          f"group {run['group']}: places of all {n} ranks with host and GPU: {places}")
+    ok = [p for p in run["points"] if p["status"] == "ok"]
+    check(ok and all(len(p.get("ranks", {}).get(k, [])) == n for p in ok
+                     for k in ("batch_us", "iter_median_us", "wait_median_us", "last_pct")),
+          f"group {run['group']}: per-rank columns of length {n} at all {len(ok)} ok points")
+    check(all(abs(sum(p["ranks"]["last_pct"]) - 100) < 0.01 * n for p in ok), f"group {run['group']}: last_pct sums to 100 per point")
+
+
+def scenario_straggler(opts):
+    """CCTUNE_TEST_SLOW_RANK in the selftest workers: NCCL rank 1 (supervisor 1's worker on
+    GPU 1) launches 300 us late; the sweep names it with its host and GPU, and only it."""
+    if GPU["on"]:
+        print("SKIP: the slow-rank switch is in the selftest stand-in and the MPI backend only")
+        return
+    r = sweep(opts, "straggler", small(), {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_SLOW_RANK": "1:300"}, np=2)
+    check(r.rc == 0, "sweep with a slowed rank succeeds", r)
+    res = r.results()
+    run = res["runs"][0]
+    check_per_rank(run)
+    host = run["places"][1]["host"]
+    check([p["gpu"] for p in run["places"]] == [0, 1], f"supervisor k's worker on GPU k: {run['places']}")
+    lines = [l for l in r.out.splitlines() if l.startswith("# straggler:")]
+    want = f"# straggler: rank 1 (host {host}, GPU 1) arrives last in 100 % of operations at {len(run['points'])} of {len(run['points'])} points"
+    check(lines == [want], f"the slowed rank alone is named: {lines}", r)
+    healthy = sweep(opts, "straggler_healthy", small(), {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
+    check(healthy.rc == 0 and "# straggler:" not in healthy.out, "nobody named without the switch", healthy)
 
 
 def gpu_point_timeout():

@@ -32,6 +32,31 @@ def fail(msg):
     sys.exit(1)
 
 
+RANK_COLUMNS = ("batch_us", "iter_median_us", "wait_median_us", "last_pct")
+
+
+def check_per_rank(run, p, n):
+    """cctune.results/2: per-rank columns of length nranks; every operation had a last rank."""
+    ranks = p.get("ranks")
+    if ranks is None:
+        fail(f"{p['collective']} {p['size_bytes']} B: ok point without per-rank timings")
+    for key in RANK_COLUMNS:
+        if len(ranks[key]) != n:
+            fail(f"{p['collective']} {p['size_bytes']} B: ranks.{key} has {len(ranks[key])} entries for {n} ranks")
+    total = sum(ranks["last_pct"])
+    if abs(total - 100) > 0.01 * n:
+        fail(f"{p['collective']} {p['size_bytes']} B: last_pct sums to {total}, not 100")
+
+
+def check_places(run, n):
+    places = run.get("places")
+    if places is None or len(places) != n:
+        fail(f"run {run['group']}: places has {len(places or [])} entries for {n} ranks")
+    for r, pl in enumerate(places):
+        if not pl["host"]:
+            fail(f"run {run['group']}: rank {r} has no host")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
@@ -55,6 +80,9 @@ def main():
         n = run["nranks"]
         if a.nranks and n != a.nranks:
             fail(f"run has nranks {n}, expected {a.nranks}")
+        per_rank = doc["schema"] != "cctune.results/1"
+        if per_rank:
+            check_places(run, n)
         for p in run["points"]:
             seen.add(p["collective"])
             if (p["collective"] in ROOTED) != ("root" in p):
@@ -65,6 +93,8 @@ def main():
                 continue
             rows.setdefault((p["collective"], p.get("root")), set()).add((p["size_bytes"], p["in_place"]))
             ok_points += 1
+            if per_rank:
+                check_per_rank(run, p, n)
             w = DTYPE_SIZE[p["dtype"]]
             bw_bytes = p["count"] * w * (n if p["collective"] in SPLIT else 1)
             algbw = bw_bytes / 1e9 / (p["batch_us"] * 1e-6)

@@ -201,3 +201,54 @@ TEST(Engine, AStopRequestOnOneRankEndsThePointOnAll) {
   });
   for (const auto& r : results) EXPECT_EQ(r.stop_reason, StopReason::Interrupted);
 }
+
+// Per-rank timings (arrival skew): rank r's own per-operation time is 10 (r + 1) us, so rank 0
+// is the fastest at every operation: it arrived last, waits for nobody, and the others wait
+// their time minus 10 us. Every rank gets the same columns.
+TEST(Engine, PerRankTimingsNameTheLastArrivalAndEachRanksWait) {
+  std::vector<PointResult> results(4);
+  cctune::testing::run_ranks(4, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 10.0 * (comm.rank() + 1));
+    MeasureSettings settings;
+    settings.stop.min_iterations = 20;
+    results[comm.rank()] = measure_point(backend, comm, spec(4), settings);
+  });
+  for (const auto& r : results) {
+    ASSERT_EQ(r.ranks.size(), 4u);
+    EXPECT_EQ(r.ranks, results[0].ranks);
+    for (int k = 0; k < 4; ++k) {
+      EXPECT_DOUBLE_EQ(r.ranks.iter_median_us[k], 10.0 * (k + 1));
+      EXPECT_DOUBLE_EQ(r.ranks.batch_us[k], 10.0 * (k + 1));
+      EXPECT_DOUBLE_EQ(r.ranks.wait_median_us[k], 10.0 * k);
+      EXPECT_DOUBLE_EQ(r.ranks.last_pct[k], k == 0 ? 100.0 : 0.0);
+    }
+  }
+}
+
+// Ranks with identical times all share the minimum: the credit of each operation is split, so
+// last_pct still sums to 100 (docs/RESULTS.md: ties).
+TEST(Engine, TiedRanksShareTheLastArrival) {
+  std::vector<PointResult> results(3);
+  cctune::testing::run_ranks(3, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), comm.rank() == 2 ? 20.0 : 10.0);
+    MeasureSettings settings;
+    settings.stop.min_iterations = 20;
+    results[comm.rank()] = measure_point(backend, comm, spec(3), settings);
+  });
+  const RankTimings& t = results[0].ranks;
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_DOUBLE_EQ(t.last_pct[0], 50.0);
+  EXPECT_DOUBLE_EQ(t.last_pct[1], 50.0);
+  EXPECT_DOUBLE_EQ(t.last_pct[2], 0.0);
+  EXPECT_DOUBLE_EQ(t.wait_median_us[2], 10.0);
+}
+
+TEST(Engine, SkippedPointsHaveNoPerRankTimings) {
+  std::vector<PointResult> results(2);
+  cctune::testing::run_ranks(2, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 10.0, comm.rank() == 1 ? "no" : "");
+    results[comm.rank()] = measure_point(backend, comm, spec(2), MeasureSettings{});
+  });
+  EXPECT_EQ(results[0].status, PointStatus::Skipped);
+  EXPECT_TRUE(results[0].ranks.empty());
+}

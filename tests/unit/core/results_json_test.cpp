@@ -47,7 +47,7 @@ Results sample() {
 TEST(ResultsJson, RoundTripKeepsEverything) {
   const Results r = sample();
   const nlohmann::json j = r;
-  EXPECT_EQ(j["schema"], "cctune.results/1");
+  EXPECT_EQ(j["schema"], "cctune.results/2");
   const Results back = j.get<Results>();
   ASSERT_EQ(back.runs.size(), 1u);
   ASSERT_EQ(back.runs[0].points.size(), 2u);
@@ -108,6 +108,47 @@ TEST(ResultsJson, RejectsOtherSchemasAndTruncatedFiles) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("cctune.results/99"), std::string::npos);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// cctune.results/2: per-rank columns and places round-trip, are written one line per column,
+// and must match nranks; /1 files (no per-rank data) still load, as /2.
+TEST(ResultsJson, PerRankTimingsAndPlaces) {
+  Results r = sample();
+  r.runs[0].places = {{"a", 0, 0}, {"a", 1, 1}, {"b", 0, 0}, {"b", 1, -1}};
+  r.runs[0].points[0].ranks = RankTimings{{12.5, 12.4, 12.6, 12.5}, {12.0, 11.9, 2.0, 12.1}, {10.0, 9.9, 0.0, 10.1}, {0, 0, 100, 0}};
+  r.runs[0].points[0].ranks.batch_us[1] = 12.4000000001;  // written to 1 ns
+  const auto dir = std::filesystem::temp_directory_path() / ("cctune-rj2-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "r.json").string();
+  save_results(r, path);
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"batch_us\": [12.5,12.4,12.6,12.5]"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"last_pct\": [0.0,0.0,100.0,0.0]"), std::string::npos) << text;
+  const Results back = load_results(path);
+  EXPECT_EQ(back.runs[0].places, r.runs[0].places);
+  r.runs[0].points[0].ranks.batch_us[1] = 12.4;
+  EXPECT_EQ(back.runs[0].points[0].ranks, r.runs[0].points[0].ranks);
+  EXPECT_TRUE(back.runs[0].points[1].ranks.empty());
+
+  nlohmann::json short_column = r;
+  short_column["runs"][0]["points"][0]["ranks"]["last_pct"] = {0, 100};
+  EXPECT_THROW(parse_results(short_column.dump(), "r.json"), UsageError);
+  nlohmann::json wrong_length = r;
+  wrong_length["runs"][0]["nranks"] = 8;
+  EXPECT_THROW(parse_results(wrong_length.dump(), "r.json"), UsageError);
+  nlohmann::json negative = r;
+  negative["runs"][0]["points"][0]["ranks"]["wait_median_us"][0] = -1;
+  EXPECT_THROW(parse_results(negative.dump(), "r.json"), UsageError);
+
+  nlohmann::json v1 = sample();
+  v1["schema"] = "cctune.results/1";
+  v1["meta"]["schema"] = "cctune.results/1";
+  const Results old = parse_results(v1.dump(), "old.json");
+  EXPECT_EQ(old.meta.schema, "cctune.results/2");
+  EXPECT_TRUE(old.runs[0].places.empty());
+  EXPECT_TRUE(old.runs[0].points[0].ranks.empty());
   std::filesystem::remove_all(dir);
 }
 

@@ -71,5 +71,27 @@ TEST(TestHooks, MalformedProbeStallIsAUsageError) {
     EXPECT_THROW(read_test_hooks(env({{"CCTUNE_TEST_PROBE_STALL", bad}})), UsageError) << bad;
 }
 
+TEST(TestHooks, SlowRankReachesTheSelftestWorkersToo) {
+  EXPECT_EQ(read_test_hooks(env({})).slow_rank.rank, -1);
+  const TestHooks h = read_test_hooks(env({{"CCTUNE_TEST_SLOW_RANK", "3:250.5"}}));
+  EXPECT_EQ(h.slow_rank.rank, 3);
+  EXPECT_DOUBLE_EQ(h.slow_rank.delay_us, 250.5);
+  EXPECT_TRUE(h.slow_rank.applies_to(3));
+  EXPECT_FALSE(h.slow_rank.applies_to(2));
+  EXPECT_EQ(h.selftest.slow_rank, h.slow_rank);
+}
+
+TEST(TestHooks, MalformedSlowRankIsAOneLineUsageError) {
+  for (const char* bad : {"1", "two:300", "1:", "-1:300", "1:0", "1:2e6", "1:300us", "1x:300"}) {
+    try {
+      read_test_hooks(env({{"CCTUNE_TEST_SLOW_RANK", bad}}));
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(e.what_only().find(std::string("CCTUNE_TEST_SLOW_RANK='") + bad + "'"), std::string::npos) << e.what_only();
+      EXPECT_EQ(e.describe().find('\n'), std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cctune

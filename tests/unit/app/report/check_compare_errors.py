@@ -30,7 +30,7 @@ def expect_error(args, code, *needles):
     print(f"{' '.join(args)} -> {rc}: {err.strip()}")
 
 
-expect_error(["compare", "mpi_shm.json", "bad_schema.json"], 2, "bad_schema.json", "cctune.results/2")
+expect_error(["compare", "mpi_shm.json", "bad_schema.json"], 2, "bad_schema.json", "cctune.results/99")
 expect_error(["compare", "mpi_shm.json", "truncated.json"], 2, "truncated.json", "not valid JSON")
 expect_error(["compare", "mpi_shm.json", "disjoint.json"], 2, "disjoint.json", "no collective/dtype/size in common")
 expect_error(["report", "truncated.json", "-o", os.devnull], 2, "truncated.json")
