@@ -1,4 +1,5 @@
 #include "app/nccl_sweep.hpp"
+#include "app/sections.hpp"
 
 #include <unistd.h>
 
@@ -73,7 +74,8 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
 }
 
 // The points of one group as reporter events, as they arrive: a section per collective;
-// screening measurements (halving strategy) are reported as such, outside the sections.
+// screening measurements (halving strategy) are reported as such, outside the sections. A
+// section is one collective, data type, op and root (sections.hpp).
 class PointFeed {
  public:
   PointFeed(Reporter& reporters, std::string context) : reporters_(reporters), context_(std::move(context)) {}
@@ -83,10 +85,10 @@ class PointFeed {
       reporters_.screened(p);
       return;
     }
-    if (!open_ || p.collective != current_) {
+    if (!open_ || section_of(p) != current_) {
       close();
-      reporters_.begin_collective(p.collective, context_);
-      current_ = p.collective;
+      current_ = section_of(p);
+      reporters_.begin_collective(p.collective, context_ + section_suffix(current_));
       open_ = true;
     }
     reporters_.point(p);
@@ -100,7 +102,7 @@ class PointFeed {
   Reporter& reporters_;
   std::string context_;
   bool open_ = false;
-  Collective current_ = Collective::AllReduce;
+  SectionKey current_;
 };
 
 // This supervisor's workers of `group`. Their plan is the sweep's, with the configs the
@@ -132,7 +134,7 @@ std::vector<runtime::LocalWorker> group_workers(Session& session, const Placemen
 std::string group_context(const runtime::ConfigGroup& group, const Placement& place, const SweepPlan& plan) {
   const int shared = plan.nccl.test_shared_gpu;
   return "backend nccl, group " + group.label + ", " + std::to_string(place.layout.nranks) + " ranks on " + std::to_string(place.nnodes) +
-         " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype) +
+         " node" + (place.nnodes == 1 ? "" : "s") +
          (shared > 0 ? ", TEST MODE shared-gpu (" + std::to_string(shared) + " per GPU, socket transport): functional check, not performance"
                      : std::string());
 }

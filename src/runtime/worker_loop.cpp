@@ -54,7 +54,9 @@ void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec
 std::vector<SearchUnit> search_units(const SweepPlan& plan, const std::vector<PointSpec>& points) {
   std::vector<SearchUnit> units;
   const bool per_placement = plan.nccl.strategy != search::StrategyKind::Exhaustive;
-  for (std::size_t c = 0; c < plan.collectives.size(); ++c)
+  // One unit per series (collective, dtype, op, root): each has the same number of points.
+  const std::size_t series = points_per_series(plan) ? points.size() / points_per_series(plan) : 0;
+  for (std::size_t c = 0; c < series; ++c)
     if (per_placement)
       for (std::size_t p = 0; p < plan.placements.size(); ++p) units.push_back(unit_of(plan, points, c, p, 1));
     else

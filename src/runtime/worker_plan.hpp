@@ -21,14 +21,22 @@ const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 // (rooted collectives); {0} for the others, whose points carry no root.
 std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks);
 
-// Points in order: collective, root, size, config, placement. Configs are inner so the candidates
-// compared at a size are measured minutes apart at most, not a whole sweep apart (clocks and
-// temperatures drift between them). Gather/scatter-like collectives need at least one element
-// per rank: a smaller size is raised to that (and the row shows the size actually moved).
+// The reduction ops a plan measures collective `c` with: the plan's ops for a reduction; the
+// first alone for the others (their points carry it, and ignore it).
+std::vector<ReduceOp> ops_of(const SweepPlan& plan, Collective c);
+
+// Points in order: collective, dtype, op, root, size, config, placement. A run of the outer four
+// is a series (one table section): each has sizes x configs x placements points. Configs are
+// inner so the candidates compared at a size are measured minutes apart at most, not a whole
+// sweep apart (clocks and temperatures drift between them). Gather/scatter-like collectives need
+// at least one element per rank: a smaller size is raised to that (and the row shows the size
+// actually moved).
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
-// The index of (collective c, size s, config k, placement p) in enumerate_points' list, for a
-// plan that measures each collective with one root (not kAllRoots).
-std::size_t point_index(const SweepPlan& plan, std::size_t c, std::size_t s, std::size_t k, std::size_t p);
+// The points of one series: sizes x configs x placements.
+std::size_t points_per_series(const SweepPlan& plan);
+// The index of (series i, size s, config k, placement p) in enumerate_points' list. With one
+// dtype, op and root per collective, series i is plan.collectives[i].
+std::size_t point_index(const SweepPlan& plan, std::size_t i, std::size_t s, std::size_t k, std::size_t p);
 
 // "allreduce 1 KiB out-of-place" (+ " ring/simple/16ch" when forced).
 std::string describe(const PointSpec& spec);

@@ -39,7 +39,7 @@ std::string resolve_group(const GroupSpec& spec, const SpaceContext& ctx, Planne
 std::vector<std::uint64_t> sizes_for(const SearchSpace& space, Collective c, const SpaceContext& ctx) {
   std::vector<std::uint64_t> out;
   for (std::uint64_t requested : space.sizes.expand()) {
-    const std::uint64_t s = ctx.nranks > 0 ? collective_bytes(c, requested, space.dtype, ctx.nranks).size_bytes : requested;
+    const std::uint64_t s = ctx.nranks > 0 ? collective_bytes(c, requested, space.dtypes.front(), ctx.nranks).size_bytes : requested;
     if (s > 0 && (out.empty() || out.back() != s)) out.push_back(s);
   }
   return out;

@@ -208,10 +208,17 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
   for (const std::string& c : r.strings(j.at("collectives"), "collectives", kCollectives)) s.collectives.push_back(parse_collective(c));
   s.sizes = read_sizes(r, j.at("sizes"));
   if (j.contains("dtype")) {
-    if (!j.at("dtype").is_string()) r.fail("dtype", "must be a string", SpaceReader::join(kDtypes));
-    const std::string d = j.at("dtype").get<std::string>();
-    if (std::find(kDtypes.begin(), kDtypes.end(), d) == kDtypes.end()) r.fail("dtype", "\"" + d + "\" is not allowed", SpaceReader::join(kDtypes));
-    s.dtype = parse_dtype(d);
+    const json& d = j.at("dtype");
+    if (!d.is_string() && !(d.is_array() && !d.empty()))
+      r.fail("dtype", "must be a string or a non-empty list of strings", SpaceReader::join(kDtypes));
+    s.dtypes.clear();
+    for (const json& e : d.is_string() ? json::array({d}) : d) {
+      const std::string name = e.is_string() ? e.get<std::string>() : e.dump();
+      if (!e.is_string() || std::find(kDtypes.begin(), kDtypes.end(), name) == kDtypes.end())
+        r.fail("dtype", name + " is not allowed", SpaceReader::join(kDtypes));
+      if (std::find(s.dtypes.begin(), s.dtypes.end(), parse_dtype(name)) != s.dtypes.end()) r.fail("dtype", name + " is listed twice", "");
+      s.dtypes.push_back(parse_dtype(name));
+    }
   }
   for (const std::string& a : r.strings(j.at("algorithms"), "algorithms", kAlgorithms)) s.algorithms.push_back(parse_algorithm_choice(a));
   for (const std::string& p : r.strings(j.at("protocols"), "protocols", kProtocols)) s.protocols.push_back(parse_protocol_choice(p));
