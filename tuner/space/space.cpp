@@ -86,7 +86,8 @@ class SpaceReader {
 
 const std::vector<std::string> kTopKeys = {"schema", "name", "description", "collectives", "sizes", "dtype", "algorithms",
                                            "protocols", "channels", "groups", "measure", "strategy"};
-const std::vector<std::string> kCollectives = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"};
+const std::vector<std::string> kCollectives = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+                                              "alltoall",  "sendrecv",  "gather",        "scatter"};
 // "auto" and core's names (core/algo_proto.hpp), in NCCL's index order.
 template <class Enum, std::size_t N>
 std::vector<std::string> choice_names(const std::array<Enum, N>& all) {
