@@ -51,4 +51,19 @@ counts = set(seen.values())
 assert counts == {6}, counts  # 3 sizes x 2 placements each
 print(f"type_lists_test: {len(want)} combinations, 6 points each")
 PY
+# report.html: one chart section per collective, dtype, op (not sum) and root, the new ones too.
+for h in "allreduce int32 max out-of-place" "reduce float32 max root 0 in-place" "broadcast int32 root 0 in-place" \
+         "alltoall float32 out-of-place" "sendrecv int32 in-place" "gather float32 root 0 out-of-place" "scatter int32 root 0 in-place"; do
+  grep -q ">$h<" "$out/report.html" || fail "report.html has no section \"$h\""
+done
+# compare keys series by op and root: the run against itself gives every table ratio 1.
+"$cctune" compare "$out/results.json" "$out/results.json" --csv >"$out.compare.csv"
+python3 - "$out.compare.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["section"] == "compare" and r["ratio"]]
+ops = {(r["collective"], r["op"]) for r in rows}
+assert ("allreduce", "max") in ops and ("allreduce", "sum") in ops and ("allgather", "") in ops, ops
+assert all(abs(float(r["ratio"]) - 1) < 1e-9 for r in rows), "a series mixed ops or roots"
+assert {r["root"] for r in rows if r["collective"] == "gather"} == {"0"}
+PY
 echo "type_lists_test: OK"
