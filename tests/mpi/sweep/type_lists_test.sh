@@ -66,4 +66,16 @@ assert ("allreduce", "max") in ops and ("allreduce", "sum") in ops and ("allgath
 assert all(abs(float(r["ratio"]) - 1) < 1e-9 for r in rows), "a series mixed ops or roots"
 assert {r["root"] for r in rows if r["collective"] == "gather"} == {"0"}
 PY
+# --resume with one more size keeps every earlier point (small sizes were raised to whole
+# elements per rank: 8 B allgather is 16 B) and measures only the new size of each combination.
+"${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 4 "$cctune" sweep --backend mpi --collectives all -c 1 \
+  -d int32,float32 --op sum,max --sizes 8,1000,64K,256K --max-time 0.05 --min-iters 5 --resume "$out" >"$out.resumed.txt"
+python3 - "$out/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+points = [p for run in r["runs"] for p in run["points"]]
+keys = {(p["collective"], p["dtype"], p["op"], p.get("root"), p["in_place"], p["size_bytes"]) for p in points}
+assert len(points) == len(keys) == 24 * 4 * 2, (len(points), len(keys))
+assert r["meta"]["settings"]["resumed"][-1]["points_kept"] == 24 * 3 * 2
+PY
 echo "type_lists_test: OK"
