@@ -94,6 +94,12 @@ TEST(Space, DtypeIsANameOrAList) {
   EXPECT_EQ(parse_space(base + R"("dtype": "bfloat16"})", "s.json").dtypes, std::vector<DType>{DType::BFloat16});
   EXPECT_EQ(parse_space(base + R"("dtype": ["float32", "int32"]})", "s.json").dtypes, (std::vector<DType>{DType::Float32, DType::Int32}));
   EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": ["float32", "float32"]})", "s.json"); }).find("listed twice"), std::string::npos);
+  SpaceContext ctx;
+  ctx.nranks = 4;
+  const std::size_t one = plan_space(parse_space(base + R"("dtype": "float32"})", "s.json"), ctx).points;
+  const SpacePlan two = plan_space(parse_space(base + R"("dtype": ["float32", "int32"]})", "s.json"), ctx);
+  EXPECT_EQ(two.points, 2 * one);  // each data type is measured
+  EXPECT_EQ(two.groups[0].points.back().dtype, DType::Int32);
   EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": []})", "s.json"); }).find("key \"dtype\""), std::string::npos);
   EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": ["float7"]})", "s.json"); }).find("float7 is not allowed"), std::string::npos);
 }
