@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "app/sections.hpp"
 #include "app/signals.hpp"
 #include "collectives/mpi/mpi_backend.hpp"
 #include "collectives/mpi/mpi_rank_comm.hpp"
@@ -12,14 +13,8 @@
 namespace cctune::app {
 namespace {
 
-bool new_section(const PointSpec& before, const PointSpec& now) {
-  return before.collective != now.collective || before.root != now.root;
-}
-
 std::string section_context(const PointSpec& spec, int nranks) {
-  std::string context = "backend mpi, " + std::to_string(nranks) + " ranks, " + to_string(spec.dtype);
-  if (is_rooted(spec.collective)) context += ", root " + std::to_string(spec.root);
-  return context;
+  return "backend mpi, " + std::to_string(nranks) + " ranks" + section_suffix(section_of(spec));
 }
 
 // Host buffers: no GPU (-1). local_rank counts the lower ranks on the same host.
@@ -62,10 +57,10 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   measure.min_batches = std::max(measure.min_batches, kMpiMinBatches);
   measure.stop_requested = [] { return stop_signal() != 0; };
   long done = 0;
-  // Points come in sections, one per collective (and per root of a rooted one): one table each.
+  // Points come in sections, one per collective, data type, op and root (sections.hpp): one table each.
   for (std::size_t i = 0; i < points.size(); ++i) {
     const PointSpec& spec = points[i];
-    if (i == 0 || new_section(points[i - 1], spec)) {
+    if (i == 0 || section_of(points[i - 1]) != section_of(spec)) {
       if (i > 0) reporters.end_collective();
       reporters.begin_collective(spec.collective, section_context(spec, nranks));
     }

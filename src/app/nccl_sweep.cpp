@@ -1,8 +1,10 @@
 #include "app/nccl_sweep.hpp"
+#include "app/sections.hpp"
 
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -92,20 +94,22 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
 }
 
 // The points of one group as reporter events, as they arrive: a section per collective;
-// screening measurements (halving strategy) are reported as such, outside the sections.
+// screening measurements (halving strategy) are reported as such, outside the sections. A
+// section is one collective, data type, op and root (sections.hpp).
 class PointFeed {
  public:
-  PointFeed(Reporter& reporters, std::string context) : reporters_(reporters), context_(std::move(context)) {}
+  using Context = std::function<std::string(const SectionKey&)>;
+  PointFeed(Reporter& reporters, Context context) : reporters_(reporters), context_(std::move(context)) {}
   void add(const nlohmann::json& j) {
     const PointResult p = j.get<PointResult>();
     if (p.screen_round >= 0) {
       reporters_.screened(p);
       return;
     }
-    if (!open_ || p.collective != current_) {
+    if (!open_ || section_of(p) != current_) {
       close();
-      reporters_.begin_collective(p.collective, context_);
-      current_ = p.collective;
+      current_ = section_of(p);
+      reporters_.begin_collective(p.collective, context_(current_));
       open_ = true;
     }
     reporters_.point(p);
@@ -117,9 +121,9 @@ class PointFeed {
 
  private:
   Reporter& reporters_;
-  std::string context_;
+  Context context_;
   bool open_ = false;
-  Collective current_ = Collective::AllReduce;
+  SectionKey current_;
 };
 
 // This supervisor's workers of `group`. Their plan is the sweep's, with the configs the
@@ -147,11 +151,11 @@ std::vector<runtime::LocalWorker> group_workers(Session& session, const Placemen
   return workers;
 }
 
-// The line above each of the group's table sections.
-std::string group_context(const runtime::ConfigGroup& group, const Placement& place, const SweepPlan& plan) {
+// The line above each of the group's table sections (`section`: its dtype, op and root).
+std::string group_context(const runtime::ConfigGroup& group, const Placement& place, const SweepPlan& plan, const SectionKey& section) {
   const int shared = plan.nccl.test_shared_gpu;
   return "backend nccl, group " + group.label + ", " + std::to_string(place.layout.nranks) + " ranks on " + std::to_string(place.nnodes) +
-         " node" + (place.nnodes == 1 ? "" : "s") + ", " + to_string(plan.dtype) +
+         " node" + (place.nnodes == 1 ? "" : "s") + section_suffix(section) +
          (shared > 0 ? ", TEST MODE shared-gpu (" + std::to_string(shared) + " per GPU, socket transport): functional check, not performance"
                      : std::string());
 }
@@ -181,7 +185,7 @@ RunResult group_run(const runtime::ConfigGroup& effective, const runtime::GroupS
 // the progress count of the group's first point.
 runtime::GroupOutcome measure_group(RankComm& comm, const runtime::ConfigGroup& effective, const std::vector<runtime::LocalWorker>& workers,
                                     const std::vector<PointSpec>& points, const runtime::GroupSettings& settings, Reporter& reporters,
-                                    const std::string& context, long first_step) {
+                                    const PointFeed::Context& context, long first_step) {
   PointFeed feed(reporters, context);
   runtime::GroupCallbacks callbacks;
   const auto group_start = std::chrono::steady_clock::now();
@@ -284,7 +288,8 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runti
     const auto workers = group_workers(session, place, plan, group, fault);
     reporters.begin_run(group_run(effective, settings, place, ns));
     const long first_step = static_cast<long>(outcome.groups++) * static_cast<long>(points.size());
-    const auto result = measure_group(comm, effective, workers, points, settings, reporters, group_context(group, place, plan), first_step);
+    const auto result = measure_group(comm, effective, workers, points, settings, reporters,
+                                      [&](const SectionKey& k) { return group_context(group, place, plan, k); }, first_step);
     switch (result.status) {
       case runtime::GroupStatus::Ok: break;
       case runtime::GroupStatus::Interrupted:

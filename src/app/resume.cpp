@@ -11,6 +11,7 @@
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
 #include "core/results_json.hpp"
+#include "core/sizes.hpp"
 
 namespace cctune::app {
 
@@ -50,6 +51,17 @@ const RunResult* sized_run(const Results& r) {
   return nullptr;
 }
 
+// Whether `p`'s size is what the sweep makes of one of its requested `sizes` (the enumerator
+// raises a split collective's size to whole elements per rank: 8 B allgather on 4 ranks is 16 B).
+bool planned_size(const std::set<std::uint64_t>& sizes, const PointResult& p, int nranks) {
+  if (sizes.count(p.size_bytes)) return true;
+  for (std::uint64_t s : sizes)
+    if (collective_bytes(p.collective, round_to_granule(s, request_granule(p.collective, p.dtype, nranks)), p.dtype, nranks).size_bytes ==
+        p.size_bytes)
+      return true;
+  return false;
+}
+
 // A carried point must be one this sweep would measure (its size is in the plan) and its
 // numbers must agree with each other (busbw = algbw x the collective's bus factor), so an
 // edited file cannot slip invented results into the new one.
@@ -61,7 +73,7 @@ void check_carried_points(const Results& previous, const nlohmann::json& setting
     for (const auto& p : run.points) {
       if (!completed(p)) continue;
       const std::string what = "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
-      if (!sizes.empty() && !sizes.count(p.size_bytes)) throw UsageError(what + " is not among this sweep's sizes", fix);
+      if (!sizes.empty() && !planned_size(sizes, p, run.nranks)) throw UsageError(what + " is not among this sweep's sizes", fix);
       if (p.status != PointStatus::Ok) continue;
       const double expected = p.algbw_GBps * bus_factor(p.collective, run.nranks);
       const bool sane = std::isfinite(p.busbw_GBps) && std::isfinite(p.algbw_GBps) && std::isfinite(p.batch_us) && p.busbw_GBps >= 0 &&
@@ -78,7 +90,7 @@ void check_carried_points(const Results& previous, const nlohmann::json& setting
 std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now) {
   // Sizes and stopping rules may change between invocations (a resumed sweep may extend
   // the size range); these decide what a point *is*, so they must not.
-  static const char* const keys[] = {"backend", "collectives", "dtype", "op", "placements", "iters", "warmup_iters", "check", "nccl"};
+  static const char* const keys[] = {"backend", "collectives", "dtype", "op", "root", "placements", "iters", "warmup_iters", "check", "nccl"};
   for (const char* k : keys) {
     const auto a = before.contains(k) ? before.at(k) : nlohmann::json();
     const auto b = now.contains(k) ? now.at(k) : nlohmann::json();

@@ -56,7 +56,10 @@ void apply_space_defaults(const tuner::SearchSpace& space, const std::function<b
                                         typed("--max-bytes") ? parse_size(a.max_bytes, "--max-bytes") : UINT64_MAX));
     }
   }
-  if (!typed("--dtype")) a.dtype = to_string(space.dtype);
+  if (!typed("--dtype")) {
+    a.dtype.clear();
+    for (DType d : space.dtypes) a.dtype += (a.dtype.empty() ? "" : ",") + to_string(d);
+  }
   // NCCL's algorithm choice does not depend on placement: tuning measures out-of-place only.
   if (!typed("--placement")) a.placement = "out";
   if (!typed("--warmup-iters")) a.warmup = space.measure.warmup;

@@ -7,6 +7,7 @@
 #include "core/sizes.hpp"
 #include "core/units.hpp"
 #include "core/algo_proto.hpp"
+#include "app/type_options.hpp"
 
 namespace cctune::app {
 
@@ -24,9 +25,9 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
                  "scatter, or all")
       ->capture_default_str();
   cmd.add_option("--root", a.root, "broadcast, reduce, gather, scatter: root rank, or all (each rank in turn)")->capture_default_str();
-  cmd.add_option("-d,--dtype", a.dtype, "float32, float64, int32, float16, bfloat16, ...")->capture_default_str();
+  cmd.add_option("-d,--dtype", a.dtype, "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, ... (one table each)")->capture_default_str();
   cmd.add_option("-o,--output", a.output_dir, "output directory for results.json")->capture_default_str();
-  cmd.add_option("--op", a.op, "reduction: sum, prod, max, min")->capture_default_str();
+  cmd.add_option("--op", a.op, "reduction ops, comma-separated, or all: sum, prod, max, min, avg (one table each)")->capture_default_str();
   cmd.add_option("--backend", a.backend, "mpi, nccl or auto (nccl when GPUs and NCCL are there)")->capture_default_str();
   cmd.add_option("--placement", a.placement, "both, out (out-of-place only) or in (in-place only)")->capture_default_str();
   cmd.add_option("--max-time", a.max_time_s, "time cap per point in seconds")->capture_default_str();
@@ -187,8 +188,10 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   SweepPlan p;
   p.backend = parse_backend(a.backend, nccl_built, gpus_present);
   p.collectives = parse_collective_list(a.collectives);
-  p.dtype = parse_dtype(a.dtype);
-  p.op = parse_reduce_op(a.op);
+  const TypeChoice types =
+      resolve_types(a.dtype, a.op, p.collectives, p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi);
+  p.dtypes = types.dtypes;
+  p.ops = types.ops;
   p.root = parse_root(a.root);
   SizeSequence seq;
   seq.min_bytes = parse_size(a.min_bytes, "--min-bytes");

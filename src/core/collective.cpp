@@ -84,6 +84,24 @@ const std::vector<Collective>& all_collectives() {
   return all;
 }
 
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> all = [] {
+    std::vector<DType> v;
+    for (const auto& i : dtype_info) v.push_back(i.type);
+    return v;
+  }();
+  return all;
+}
+
+const std::vector<ReduceOp>& all_reduce_ops() {
+  static const std::vector<ReduceOp> all = [] {
+    std::vector<ReduceOp> v;
+    for (const auto& [op, n] : op_names) v.push_back(op);
+    return v;
+  }();
+  return all;
+}
+
 Collective parse_collective(std::string_view s) {
   const std::string key = lower(s);
   for (const auto& [v, n] : collective_names)

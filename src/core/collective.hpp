@@ -25,6 +25,9 @@ ReduceOp parse_reduce_op(std::string_view s);
 // "all" (alone or in the list) names every collective, in all_collectives()' order.
 std::vector<Collective> parse_collective_list(std::string_view comma_separated);
 const std::vector<Collective>& all_collectives();
+// Every data type and reduction op, in declaration order: what `-d all` and `--op all` name.
+const std::vector<DType>& all_dtypes();
+const std::vector<ReduceOp>& all_reduce_ops();
 
 std::size_t dtype_size(DType t);
 bool is_reduction(Collective c);

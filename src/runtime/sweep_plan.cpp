@@ -73,6 +73,29 @@ const json& list(const json& j, const char* key, std::size_t most) {
   return v;
 }
 
+// A string (one value, as every plan wrote before lists) or a list of distinct values.
+template <class Parse>
+auto one_or_list(const json& j, const char* key, std::size_t most, Parse parse) {
+  std::vector<decltype(parse(std::string_view{}))> out;
+  const json& v = field(j, key);
+  if (v.is_string()) return decltype(out){named(v, key, parse)};
+  for (const json& e : list(j, key, most)) {
+    const auto value = named(e, key, parse);
+    if (std::find(out.begin(), out.end(), value) != out.end()) refuse(std::string("\"") + key + "\" holds " + shown(e) + " twice");
+    out.push_back(value);
+  }
+  return out;
+}
+
+// One value as a string, several as a list (see to_json in the header).
+template <class T>
+json one_or_list_json(const std::vector<T>& values) {
+  if (values.size() == 1) return to_string(values.front());
+  json out = json::array();
+  for (const T& v : values) out.push_back(to_string(v));
+  return out;
+}
+
 void read_measure(const json& j, MeasureSettings& m) {
   m.batch_iters = static_cast<int>(whole_in(j, "iters", 1, INT_MAX));
   m.warmup_iters = static_cast<int>(whole_in(j, "warmup_iters", 0, INT_MAX));
@@ -89,8 +112,8 @@ void read_dimensions(const json& j, SweepPlan& p) {
     if (!s.is_number_unsigned() || s.get<std::uint64_t>() == 0) refuse("\"sizes_bytes\" holds " + shown(s) + ", not a size of at least 1 byte");
     p.sizes.push_back(s.get<std::uint64_t>());
   }
-  p.dtype = named(field(j, "dtype"), "dtype", parse_dtype);
-  p.op = named(field(j, "op"), "op", parse_reduce_op);
+  p.dtypes = one_or_list(j, "dtype", all_dtypes().size(), parse_dtype);
+  p.ops = one_or_list(j, "op", all_reduce_ops().size(), parse_reduce_op);
   for (const json& pl : list(j, "placements", 2)) {
     if (pl != "out" && pl != "in") refuse("\"placements\" holds " + shown(pl) + ", not \"out\" or \"in\"");
     p.placements.push_back(pl == "in");
@@ -123,7 +146,8 @@ void read_nccl(const json& n, NcclSettings& s) {
 }
 
 void check_point_count(const SweepPlan& p) {
-  const double points = static_cast<double>(p.collectives.size()) * static_cast<double>(p.sizes.size()) *
+  const double points = static_cast<double>(p.collectives.size()) * static_cast<double>(p.dtypes.size()) *
+                        static_cast<double>(p.ops.size()) * static_cast<double>(p.sizes.size()) *
                         static_cast<double>(std::max<std::size_t>(p.nccl.configs.size(), 1)) * static_cast<double>(p.placements.size());
   if (points > max_plan_points) refuse("plans more than " + std::to_string(static_cast<long>(max_plan_points)) + " points");
 }
@@ -142,8 +166,8 @@ json to_json(const SweepPlan& p) {
   json j = {{"backend", to_string(p.backend)},
             {"collectives", colls},
             {"sizes_bytes", p.sizes},
-            {"dtype", to_string(p.dtype)},
-            {"op", to_string(p.op)},
+            {"dtype", one_or_list_json(p.dtypes)},
+            {"op", one_or_list_json(p.ops)},
             {"placements", placements},
             {"iters", p.measure.batch_iters},
             {"warmup_iters", p.measure.warmup_iters},

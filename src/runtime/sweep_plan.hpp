@@ -41,8 +41,10 @@ struct SweepPlan {
   BackendChoice backend = BackendChoice::Mpi;  // never Auto once resolved
   std::vector<Collective> collectives;
   std::vector<std::uint64_t> sizes;
-  DType dtype = DType::Float32;
-  ReduceOp op = ReduceOp::Sum;
+  // Each point is measured with each data type, and each reduction with each op (in this
+  // order); a non-reduction is measured once per data type. Never empty once resolved.
+  std::vector<DType> dtypes{DType::Float32};
+  std::vector<ReduceOp> ops{ReduceOp::Sum};
   std::vector<bool> placements;  // in_place values to run, out-of-place first
   int root = 0;                  // rooted collectives' root rank, or kAllRoots (each rank in turn)
   MeasureSettings measure;
@@ -53,10 +55,13 @@ struct SweepPlan {
   std::vector<SkipRule> skips;
 };
 
-// The plan's JSON. "root" (a rank or "all") only when a rooted collective is planned; the "nccl" block is written for the NCCL backend only, "test_mode" only in
-// the shared-GPU test mode, "skips" only when there are some: results.json keeps its settings.
+// The plan's JSON. "dtype" and "op" are a string for one value (as before lists existed, so
+// older results still resume) and a list for several. "root" (a rank or "all") only when a
+// rooted collective is planned; the "nccl" block is written for the NCCL backend only,
+// "test_mode" only in the shared-GPU test mode, "skips" only when there are some.
 nlohmann::json to_json(const SweepPlan& plan);
-// The inverse (output_dir stays empty; a group's skip rules are not in its JSON). Throws
+// The inverse (output_dir stays empty; a group's skip rules are not in its JSON); "dtype" and
+// "op" may each be a string or a list. Throws
 // UsageError naming the key for a missing or wrong field, a float beyond int, an empty or
 // too long size list, a size of 0, a setting out of range or too many points. The text it
 // comes from was depth-checked by whoever parsed it (a worker: parse_worker_spec).

@@ -19,7 +19,7 @@ namespace cctune::runtime {
 using Emit = std::function<void(const Message&)>;
 
 // The points one strategy searches: the candidates, (config, placement) index pairs the plan
-// does not skip, of one block (a collective, and its root under `--root all`: worker_plan.hpp)
+// does not skip, of one block (a collective with one dtype, op and root: worker_plan.hpp)
 // at every size. Halving compares configs, so each placement
 // is a unit of its own; the exhaustive strategy gets every placement of a block in one
 // unit, which keeps the points in enumerate_points' order (size, config, placement).

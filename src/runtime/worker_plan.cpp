@@ -20,23 +20,30 @@ std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks) {
   return all;
 }
 
+std::vector<ReduceOp> ops_of(const SweepPlan& plan, Collective c) {
+  if (is_reduction(c) || plan.ops.empty()) return plan.ops;
+  return {plan.ops.front()};
+}
+
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   std::vector<PointSpec> out;
   for (auto c : plan.collectives)
-    for (int root : roots_of(plan, c, nranks))
-      for (auto size : plan.sizes)
-        for (const auto& config : point_configs(plan))
-          for (bool in_place : plan.placements) {
-            PointSpec s;
-            s.collective = c;
-            s.dtype = plan.dtype;
-            s.op = plan.op;
-            s.in_place = in_place;
-            s.root = root;
-            s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, plan.dtype, nranks)), plan.dtype, nranks);
-            s.config = config;
-            out.push_back(s);
-          }
+    for (DType dtype : plan.dtypes)
+      for (ReduceOp op : ops_of(plan, c))
+        for (int root : roots_of(plan, c, nranks))
+          for (auto size : plan.sizes)
+            for (const auto& config : point_configs(plan))
+              for (bool in_place : plan.placements) {
+                PointSpec s;
+                s.collective = c;
+                s.dtype = dtype;
+                s.op = op;
+                s.in_place = in_place;
+                s.root = root;
+                s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, dtype, nranks)), dtype, nranks);
+                s.config = config;
+                out.push_back(s);
+              }
   return out;
 }
 

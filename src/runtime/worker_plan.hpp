@@ -21,14 +21,21 @@ const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 // (rooted collectives); {0} for the others, whose points carry no root.
 std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks);
 
-// Points in order: collective, root, size, config, placement. Configs are inner so the candidates
-// compared at a size are measured minutes apart at most, not a whole sweep apart (clocks and
-// temperatures drift between them). Gather/scatter-like collectives need at least one element
-// per rank: a smaller size is raised to that (and the row shows the size actually moved).
+// The reduction ops a plan measures collective `c` with: the plan's ops for a reduction; the
+// first alone for the others (their points carry it, and ignore it).
+std::vector<ReduceOp> ops_of(const SweepPlan& plan, Collective c);
+
+// Points in order: collective, dtype, op, root, size, config, placement. A run of the outer four
+// is a series (one table section): each has sizes x configs x placements points. Configs are
+// inner so the candidates compared at a size are measured minutes apart at most, not a whole
+// sweep apart (clocks and temperatures drift between them). Gather/scatter-like collectives need
+// at least one element per rank: a smaller size is raised to that (and the row shows the size
+// actually moved).
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
-// A block is one (collective, root) pair of the list, in order: a rooted collective under
-// `--root all` has one block per rank, every other collective one. Blocks hold the same
-// number of points (sizes x configs x placements), so a point's index is computed, not searched.
+// A block is one (collective, dtype, op, root) series of the list, in order: a rooted
+// collective under `--root all` has one block per rank and dtype (and op, for reductions).
+// Blocks hold the same number of points (sizes x configs x placements), so a point's index
+// is computed, not searched.
 std::size_t points_per_block(const SweepPlan& plan);
 std::size_t block_count(const SweepPlan& plan, std::size_t point_count);
 // The index of (block b, size s, config k, placement p) in enumerate_points' list.

@@ -15,7 +15,7 @@ mkdir -p "$out"; out=$(cd "$out" && pwd)
 export NCCL_NVLS_ENABLE=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-checks=(${CCTUNE_GPU_CHECKS:-topology_gpu_check nccl_gpu_check plugin_gpu_check runtime_gpu_check verify_gpu_check csv_gpu_check dmabuf_gpu_check installed_tree_gpu_check})
+checks=(${CCTUNE_GPU_CHECKS:-topology_gpu_check nccl_gpu_check plugin_gpu_check runtime_gpu_check verify_gpu_check csv_gpu_check dmabuf_gpu_check installed_tree_gpu_check type_lists_gpu_check})
 declare -A status
 for name in "${checks[@]}"; do
   script=$here/$name.sh

@@ -29,6 +29,19 @@ std::size_t group_index(CandidateSet& set, const RunResult& run) {
   return set.groups.size() - 1;
 }
 
+// What a point's call was besides its config: the choice compares configs of one layout.
+struct Layout {
+  bool in_place = false;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;  // reductions only
+  int root = 0;                 // rooted collectives only
+  bool operator==(const Layout&) const = default;
+};
+
+Layout layout_of(const PointResult& p) {
+  return {p.in_place, p.dtype, is_reduction(p.collective) ? p.op : ReduceOp::Sum, is_rooted(p.collective) ? p.root.value_or(0) : 0};
+}
+
 struct Located {
   ShapeKey shape;
   std::size_t group;
@@ -40,7 +53,7 @@ struct Located {
 CandidateSet collect_candidates(const Results& results) {
   CandidateSet set;
   std::vector<Located> usable;
-  std::size_t wrong = 0, unnamed = 0, other_backend = 0;
+  std::size_t wrong = 0, ignored_forced = 0, other_backend = 0;
   for (const RunResult& run : results.runs) {
     // A profile steers NCCL: MPI runs in the same file (side-by-side comparisons) are not candidates.
     if (run.backend != "nccl") {
@@ -54,8 +67,11 @@ CandidateSet collect_candidates(const Results& results) {
         ++wrong;
         continue;
       }
-      if (!parse_profile_collective(to_string(p.collective))) {
-        ++unnamed;
+      // NCCL's point-to-point path (alltoall, sendrecv, gather, scatter) ignores the tuner: its
+      // NCCL-default points still weigh in the choice of the process-level group, a forced
+      // config there is NCCL's default under another name.
+      if (!parse_profile_collective(to_string(p.collective)) && !p.config.is_default()) {
+        ++ignored_forced;
         continue;
       }
       usable.push_back({{p.collective, run.nranks, run.nnodes}, g, &p});
@@ -63,18 +79,21 @@ CandidateSet collect_candidates(const Results& results) {
   }
   if (other_backend) set.notes.push_back(std::to_string(other_backend) + " run(s) of other backends than nccl were left out");
   if (wrong) set.notes.push_back(std::to_string(wrong) + " point(s) with wrong results were left out");
-  if (unnamed) set.notes.push_back(std::to_string(unnamed) + " point(s) of collectives a profile cannot steer were left out");
+  if (ignored_forced)
+    set.notes.push_back(std::to_string(ignored_forced) +
+                        " forced point(s) of collectives NCCL's tuner does not steer (alltoall, sendrecv, gather, scatter) were left out");
 
-  // Per (shape, size): one placement (out-of-place when measured) and the first data type seen.
-  std::map<std::pair<ShapeKey, std::uint64_t>, std::pair<bool, DType>> pick;
+  // Per (shape, size): one layout (out-of-place when measured, else the first seen), so that
+  // different data types, ops and roots never compete as if they were configs of one call.
+  std::map<std::pair<ShapeKey, std::uint64_t>, Layout> pick;
   for (const Located& l : usable) {
-    auto [it, fresh] = pick.try_emplace({l.shape, l.point->size_bytes}, l.point->in_place, l.point->dtype);
-    if (!fresh && it->second.first && !l.point->in_place) it->second = {false, l.point->dtype};
+    const Layout mine = layout_of(*l.point);
+    auto [it, fresh] = pick.try_emplace({l.shape, l.point->size_bytes}, mine);
+    if (!fresh && it->second.in_place && !mine.in_place) it->second = mine;
   }
   std::size_t other_layout = 0;
   for (const Located& l : usable) {
-    const auto& [in_place, dtype] = pick.at({l.shape, l.point->size_bytes});
-    if (l.point->in_place != in_place || l.point->dtype != dtype) {
+    if (!(layout_of(*l.point) == pick.at({l.shape, l.point->size_bytes}))) {
       ++other_layout;
       continue;
     }
@@ -87,8 +106,8 @@ CandidateSet collect_candidates(const Results& results) {
   }
   if (other_layout)
     set.notes.push_back(std::to_string(other_layout) +
-                        " point(s) of a second placement or data type were not used for the choice (out-of-place and the "
-                        "first data type are)");
+                        " point(s) of a second placement, data type, op or root were not used for the choice (out-of-place "
+                        "and the first data type, op and root seen are)");
   return set;
 }
 

@@ -42,10 +42,12 @@ struct CandidateSet {
   std::vector<std::string> notes;  // what was left out and why
 };
 
-// Collects usable points of NCCL runs: status ok, not failed data checks (wrong > 0), collectives a
-// profile can name, one data type and one placement per (shape, size) (out-of-place
-// preferred, as nccl-tests' headline). Points of failed groups measured before the
-// failure are kept. Where one configuration was measured twice, the tighter one is kept.
+// Collects usable points of NCCL runs: status ok, not failed data checks (wrong > 0), one
+// placement, data type, op and root per (shape, size) (out-of-place preferred, as nccl-tests'
+// headline). All nine collectives take part (the process-level group is chosen over them all);
+// of those the tuner does not steer (alltoall, sendrecv, gather, scatter) only NCCL-default
+// points. Points of failed groups measured before the failure are kept. Where one
+// configuration was measured twice, the tighter one is kept.
 CandidateSet collect_candidates(const Results& results);
 
 }  // namespace cctune::tuner

@@ -39,6 +39,21 @@ std::string join(const std::set<std::string>& names) {
 
 }  // namespace
 
+bool tuner_steers(Collective c) {
+  switch (c) {
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::Broadcast:
+    case Collective::Reduce: return true;
+    case Collective::AllToAll:
+    case Collective::SendRecv:
+    case Collective::Gather:
+    case Collective::Scatter: return false;
+  }
+  return false;
+}
+
 std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& ctx, int channel_ceiling,
                                bool group_disables_nvls) {
   const std::string coll = to_string(c);
@@ -47,6 +62,9 @@ std::string unsupported_reason(Collective c, const PointConfig& config, const Sp
   if (!config.algo)
     return config.channels > 0 ? "a channel count is forced together with an algorithm and a protocol; with \"auto\" NCCL picks all three"
                                : std::string();
+  // alltoall, sendrecv, gather and scatter are grouped sends and receives: NCCL's p2p path
+  // never consults the tuner, so only process-level groups can change them.
+  if (!tuner_steers(c)) return "NCCL's point-to-point path (" + coll + ") ignores the tuner plugin: only NCCL's own choice (auto) is measured";
   const Algorithm a = *config.algo;
   const Protocol p = *config.proto;
   const std::string name(to_string(a));

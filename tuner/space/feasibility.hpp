@@ -27,6 +27,11 @@ struct SpaceContext {
   int channel_ceiling = 0;         // channels NCCL's default communicator has; 0 unknown
 };
 
+// True for the collectives whose algorithm, protocol and channels NCCL's tuner plugin chooses
+// (allreduce, allgather, reducescatter, broadcast, reduce); the others run on NCCL's
+// point-to-point path, which takes no tuner advice.
+bool tuner_steers(Collective c);
+
 // Empty when NCCL can run it; otherwise why not. `channel_ceiling` is the group's (0 unknown);
 // `group_disables_nvls`: the group sets NCCL_NVLS_ENABLE=0.
 std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& context, int channel_ceiling,

@@ -36,10 +36,10 @@ std::string resolve_group(const GroupSpec& spec, const SpaceContext& ctx, Planne
   return {};
 }
 
-std::vector<std::uint64_t> sizes_for(const SearchSpace& space, Collective c, const SpaceContext& ctx) {
+std::vector<std::uint64_t> sizes_for(const SearchSpace& space, Collective c, DType dtype, const SpaceContext& ctx) {
   std::vector<std::uint64_t> out;
   for (std::uint64_t requested : space.sizes.expand()) {
-    const std::uint64_t s = ctx.nranks > 0 ? collective_bytes(c, requested, space.dtype, ctx.nranks).size_bytes : requested;
+    const std::uint64_t s = ctx.nranks > 0 ? collective_bytes(c, requested, dtype, ctx.nranks).size_bytes : requested;
     if (s > 0 && (out.empty() || out.back() != s)) out.push_back(s);
   }
   return out;
@@ -71,20 +71,25 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
     const auto nvls = g.env.find("NCCL_NVLS_ENABLE");
     const bool group_disables_nvls = nvls != g.env.end() && nvls->second == "0";
     double seconds = 0;
-    for (Collective c : space.collectives) {
-      const std::vector<std::uint64_t> sizes = sizes_for(space, c, ctx);
+    for (Collective c : space.collectives)
       for (const PointConfig& config : in_process_configs(space)) {
-        if (std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, group_disables_nvls); !why.empty()) {
-          g.skipped.push_back({c, config, why, sizes.size()});
-          plan.skipped_points += sizes.size();
-          continue;
+        const std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, group_disables_nvls);
+        std::size_t skipped_points = 0;
+        for (DType dtype : space.dtypes) {  // each data type is measured, as -d a,b
+          const std::vector<std::uint64_t> sizes = sizes_for(space, c, dtype, ctx);
+          if (!why.empty()) {
+            skipped_points += sizes.size();
+            continue;
+          }
+          for (std::uint64_t s : sizes) {
+            g.points.push_back({c, s, config, dtype});
+            seconds += point_seconds(space, s, model);
+          }
         }
-        for (std::uint64_t s : sizes) {
-          g.points.push_back({c, s, config});
-          seconds += point_seconds(space, s, model);
-        }
+        if (why.empty()) continue;
+        g.skipped.push_back({c, config, why, skipped_points});
+        plan.skipped_points += skipped_points;
       }
-    }
     plan.points += g.points.size();
     plan.estimated_s += model.group_startup_s + seconds;
     plan.estimated_halving_s += model.group_startup_s + seconds * model.halving_share;

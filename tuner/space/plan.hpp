@@ -17,6 +17,7 @@ struct PlannedPoint {
   Collective collective = Collective::AllReduce;
   std::uint64_t size_bytes = 0;  // requested size, rounded to the collective's granule
   PointConfig config;
+  DType dtype = DType::Float32;
 };
 
 // One configuration left out of a group, for every size.

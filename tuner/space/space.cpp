@@ -86,7 +86,8 @@ class SpaceReader {
 
 const std::vector<std::string> kTopKeys = {"schema", "name", "description", "collectives", "sizes", "dtype", "algorithms",
                                            "protocols", "channels", "groups", "measure", "strategy"};
-const std::vector<std::string> kCollectives = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"};
+const std::vector<std::string> kCollectives = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+                                              "alltoall",  "sendrecv",  "gather",        "scatter"};
 // "auto" and core's names (core/algo_proto.hpp), in NCCL's index order.
 template <class Enum, std::size_t N>
 std::vector<std::string> choice_names(const std::array<Enum, N>& all) {
@@ -169,6 +170,21 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
   return g;
 }
 
+// "dtype": one name, or a list of distinct names (each is measured, as `-d a,b`).
+std::vector<DType> read_dtypes(SpaceReader& r, const json& d) {
+  if (!d.is_string() && !(d.is_array() && !d.empty()))
+    r.fail("dtype", "must be a string or a non-empty list of strings", SpaceReader::join(kDtypes));
+  std::vector<DType> out;
+  for (const json& e : d.is_string() ? json::array({d}) : d) {
+    const std::string name = e.is_string() ? e.get<std::string>() : e.dump();
+    if (!e.is_string() || std::find(kDtypes.begin(), kDtypes.end(), name) == kDtypes.end())
+      r.fail("dtype", name + " is not allowed", SpaceReader::join(kDtypes));
+    if (std::find(out.begin(), out.end(), parse_dtype(name)) != out.end()) r.fail("dtype", name + " is listed twice", "");
+    out.push_back(parse_dtype(name));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<PointConfig> in_process_configs(const SearchSpace& space, bool graph) {
@@ -207,12 +223,7 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
     if (!j.contains(required)) r.fail(required, "is missing", "");
   for (const std::string& c : r.strings(j.at("collectives"), "collectives", kCollectives)) s.collectives.push_back(parse_collective(c));
   s.sizes = read_sizes(r, j.at("sizes"));
-  if (j.contains("dtype")) {
-    if (!j.at("dtype").is_string()) r.fail("dtype", "must be a string", SpaceReader::join(kDtypes));
-    const std::string d = j.at("dtype").get<std::string>();
-    if (std::find(kDtypes.begin(), kDtypes.end(), d) == kDtypes.end()) r.fail("dtype", "\"" + d + "\" is not allowed", SpaceReader::join(kDtypes));
-    s.dtype = parse_dtype(d);
-  }
+  if (j.contains("dtype")) s.dtypes = read_dtypes(r, j.at("dtype"));
   for (const std::string& a : r.strings(j.at("algorithms"), "algorithms", kAlgorithms)) s.algorithms.push_back(parse_algorithm_choice(a));
   for (const std::string& p : r.strings(j.at("protocols"), "protocols", kProtocols)) s.protocols.push_back(parse_protocol_choice(p));
   if (j.contains("channels")) {

@@ -39,7 +39,7 @@ struct SearchSpace {
   std::string description;
   std::vector<Collective> collectives;
   SizeSequence sizes;
-  DType dtype = DType::Float32;
+  std::vector<DType> dtypes{DType::Float32};  // "dtype": one name or a list
   std::vector<std::optional<Algorithm>> algorithms;  // nullopt: "auto" (NCCL's own choice)
   std::vector<std::optional<Protocol>> protocols;    // nullopt: "auto"
   std::vector<int> channels;            // 0: NCCL's count

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -72,15 +73,33 @@ std::string rule_text(const tuner::ProfileRule* r) {
   return t;
 }
 
+// One A/B row: data types, ops (reductions) and roots (rooted collectives) are rows of their own.
 struct SampleKey {
   Collective collective;
+  DType dtype;
+  std::optional<ReduceOp> op;
+  std::optional<int> root;
   bool in_place;
   std::uint64_t size;
   auto operator<=>(const SampleKey&) const = default;
 };
 
+SampleKey sample_key_of(const PointResult& p) {
+  return {p.collective, p.dtype, is_reduction(p.collective) ? std::optional(p.op) : std::nullopt,
+          is_rooted(p.collective) ? std::optional(p.root.value_or(0)) : std::nullopt, p.in_place, p.size_bytes};
+}
+
+// "allreduce", "reduce max root 1 (in)", "allgather bfloat16": what differs from the default call.
+std::string row_name(const SampleKey& k) {
+  std::string s = to_string(k.collective);
+  if (k.dtype != DType::Float32) s += " " + to_string(k.dtype);
+  if (k.op && *k.op != ReduceOp::Sum) s += " " + to_string(*k.op);
+  if (k.root) s += " root " + std::to_string(*k.root);
+  return s + (k.in_place ? " (in)" : "");
+}
+
 struct VerifySamples {
-  std::vector<AbSamples> samples;  // per (collective, placement, size), in key order
+  std::vector<AbSamples> samples;  // per SampleKey, in key order
   std::vector<SampleKey> keys;     // the key of each
   int nranks = 0, nnodes = 0;
 };
@@ -117,7 +136,7 @@ VerifySamples collect_samples(const Results& results, int rounds) {
     out.nranks = run.nranks, out.nnodes = run.nnodes;
     for (const auto& p : run.points) {
       if (p.status != PointStatus::Ok || !(p.iter_us.median > 0)) continue;
-      AbSamples& s = samples[{p.collective, p.in_place, p.size_bytes}];
+      AbSamples& s = samples[sample_key_of(p)];
       s.collective = p.collective;
       s.size_bytes = p.size_bytes;
       auto& v = run.group == "default" ? s.a_us : s.b_us;
@@ -229,16 +248,18 @@ class VerifyCommand : public Command {
     for (std::size_t i = 0; i < rep.rows.size(); ++i) {
       const AbRow& r = rep.rows[i];
       const auto* rule = rule_for(profile, r.collective, nranks, nnodes, r.size_bytes);
-      const std::string name = to_string(r.collective) + (keys[i].in_place ? " (in)" : "");
+      const std::string name = row_name(keys[i]);
       char ci[64];
       std::snprintf(ci, sizeof ci, "[%.3f, %.3f]", r.ci_low, r.ci_high);
       std::printf("%-16s %9s %12.2f %12.2f %8.3f %19s %8s  %s%s%s\n", name.c_str(), format_size(r.size_bytes).c_str(), r.a_median_us,
                   r.b_median_us, r.speedup, ci, to_string(r.verdict).c_str(), rule_text(rule).c_str(), r.note.empty() ? "" : "  # ",
                   r.note.c_str());
-      rows.push_back({{"collective", to_string(r.collective)}, {"in_place", keys[i].in_place}, {"size_bytes", r.size_bytes},
+      rows.push_back({{"collective", to_string(r.collective)}, {"dtype", to_string(keys[i].dtype)}, {"in_place", keys[i].in_place}, {"size_bytes", r.size_bytes},
                       {"rounds", r.rounds}, {"default_us", r.a_median_us}, {"profile_us", r.b_median_us}, {"speedup", r.speedup},
                       {"ci_low", r.ci_low}, {"ci_high", r.ci_high}, {"ci_confidence", r.ci_confidence},
                       {"verdict", to_string(r.verdict)}, {"rule", rule_text(rule)}, {"note", r.note}});
+      if (keys[i].op) rows.back()["op"] = to_string(*keys[i].op);
+      if (keys[i].root) rows.back()["root"] = *keys[i].root;
     }
     std::printf("# geometric-mean speedup %.3f over %zu sizes: %d faster, %d same, %d slower (tolerance %.1f%%)\n", rep.geomean_speedup,
                 rep.rows.size(), rep.faster, rep.same, rep.slower, 100 * tolerance_);

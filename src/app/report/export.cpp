@@ -12,7 +12,10 @@ namespace {
 std::string status_of(const PointResult* p) { return p ? to_string(p->status) : "missing"; }
 
 json table_key_json(const TableKey& k) {
-  return json{{"collective", to_string(k.collective)}, {"dtype", to_string(k.dtype)}, {"in_place", k.in_place}};
+  json j{{"collective", to_string(k.collective)}, {"dtype", to_string(k.dtype)}, {"in_place", k.in_place}};
+  if (k.op) j["op"] = to_string(*k.op);
+  if (k.root) j["root"] = *k.root;
+  return j;
 }
 
 json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -20,14 +23,15 @@ json optional_number(const std::optional<double>& v) { return v ? json(*v) : jso
 }  // namespace
 
 void print_csv(std::ostream& out, const Comparison& c) {
-  out << "section,collective,dtype,in_place,size_bytes,series,config,status,busbw_GBps,time_us,ratio\n";
+  out << "section,collective,dtype,in_place,size_bytes,series,config,status,busbw_GBps,time_us,ratio,op,root\n";
   auto line = [&](const std::string& section, const TableKey& k, std::uint64_t size, const std::string& series, const PointResult* p,
                   const std::optional<double>& ratio) {
     const bool ok = p && p->status == PointStatus::Ok;
     out << section << "," << to_string(k.collective) << "," << to_string(k.dtype) << "," << (k.in_place ? "true" : "false") << "," << size
         << "," << csv_field(series) << "," << (p ? csv_field(describe(p->config)) : "") << "," << status_of(p) << ","
         << (ok ? format_fixed(p->busbw_GBps, 4) : "") << "," << (ok ? format_fixed(p->batch_us, 3) : "") << ","
-        << (ratio ? format_fixed(*ratio, 4) : "") << "\n";
+        << (ratio ? format_fixed(*ratio, 4) : "") << "," << (k.op ? to_string(*k.op) : "") << "," << (k.root ? std::to_string(*k.root) : "")
+        << "\n";
   };
   for (const auto& t : c.tables)
     for (const auto& r : t.rows)

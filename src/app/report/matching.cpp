@@ -10,8 +10,16 @@
 
 namespace cctune::app::report {
 
+TableKey table_key_of(const PointResult& p) {
+  return {p.collective, p.dtype, p.in_place, is_reduction(p.collective) ? std::optional(p.op) : std::nullopt,
+          is_rooted(p.collective) ? std::optional(p.root.value_or(0)) : std::nullopt};
+}
+
 std::string describe(const TableKey& k) {
-  return to_string(k.collective) + " " + to_string(k.dtype) + (k.in_place ? " in-place" : " out-of-place");
+  std::string s = to_string(k.collective) + " " + to_string(k.dtype);
+  if (k.op && *k.op != ReduceOp::Sum) s += " " + to_string(*k.op);
+  if (k.root) s += " root " + std::to_string(*k.root);
+  return s + (k.in_place ? " in-place" : " out-of-place");
 }
 
 std::string describe(const PointConfig& c) {
@@ -45,7 +53,7 @@ PointIndex index_points(const Comparison& c) {
   PointIndex index(c.series.size());
   for (std::size_t s = 0; s < c.series.size(); ++s)
     for (const auto& p : c.run_of(c.series[s]).points)
-      index[s][{TableKey{p.collective, p.dtype, p.in_place}, p.size_bytes}].push_back(&p);
+      index[s][{table_key_of(p), p.size_bytes}].push_back(&p);
   return index;
 }
 
@@ -113,7 +121,7 @@ std::vector<Problem> find_problems(const Comparison& c) {
     struct Skips { long count = 0; std::uint64_t lo = UINT64_MAX, hi = 0; std::set<std::string> what; };
     std::map<std::string, Skips> skips;
     for (const auto& p : r.points) {
-      const std::string what = describe(TableKey{p.collective, p.dtype, p.in_place}) + " " + format_size(p.size_bytes) + " " + describe(p.config);
+      const std::string what = describe(table_key_of(p)) + " " + format_size(p.size_bytes) + " " + describe(p.config);
       if (p.status == PointStatus::Failed) out.push_back({s, "point failed", what, p.reason.empty() ? "(no reason recorded)" : p.reason});
       if (p.status != PointStatus::Skipped) continue;
       auto& k = skips[p.reason.empty() ? "(no reason recorded)" : p.reason];

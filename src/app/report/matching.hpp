@@ -1,7 +1,7 @@
 #pragma once
 // Lines up several results files for `cctune compare` and `cctune report`: each config
 // group of each file is a series; points are matched across series by (collective, dtype,
-// in_place, size); settings that differ between series are listed, never silently mixed.
+// op, root, in_place, size); settings that differ between series are listed, never silently mixed.
 // This computes; table_printer / export / html format.
 #include <compare>
 #include <cstdint>
@@ -29,14 +29,20 @@ struct Series {
   std::size_t run = 0;   // index into files[file].results.runs
 };
 
-// The rows of one table: a collective with one dtype and placement.
+// The rows of one table: a collective with one dtype, op (reductions), root (rooted
+// collectives) and placement. Points of different ops or roots are never one series.
 struct TableKey {
   Collective collective = Collective::AllReduce;
   DType dtype = DType::Float32;
   bool in_place = false;
+  std::optional<ReduceOp> op;  // reductions only
+  std::optional<int> root;     // broadcast, reduce, gather, scatter only
   auto operator<=>(const TableKey&) const = default;
 };
-std::string describe(const TableKey& k);  // "allreduce float32 out-of-place"
+TableKey table_key_of(const PointResult& p);
+// "allreduce float32 out-of-place", "reduce float32 max root 1 in-place": the op when it is
+// not sum (nccl-tests' default), the root of a rooted collective.
+std::string describe(const TableKey& k);
 
 // "auto" for NCCL's own choice, else "ring/simple/16ch" (parts left at auto are omitted).
 std::string describe(const PointConfig& c);

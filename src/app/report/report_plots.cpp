@@ -17,13 +17,14 @@ constexpr std::size_t max_config_lines = 6;           // per series; more become
 constexpr std::uint64_t small_size_bytes = 64 << 10;  // the latency plot's range
 
 std::string slug(const TableKey& k) {
-  return to_string(k.collective) + "-" + to_string(k.dtype) + (k.in_place ? "-inplace" : "-outofplace");
+  return to_string(k.collective) + "-" + to_string(k.dtype) + (k.op ? "-" + to_string(*k.op) : "") +
+         (k.root ? "-root" + std::to_string(*k.root) : "") + (k.in_place ? "-inplace" : "-outofplace");
 }
 
 std::vector<const PointResult*> ok_points(const RunResult& run, const TableKey& key) {
   std::vector<const PointResult*> out;
   for (const auto& p : run.points)
-    if (p.status == PointStatus::Ok && TableKey{p.collective, p.dtype, p.in_place} == key) out.push_back(&p);
+    if (p.status == PointStatus::Ok && table_key_of(p) == key) out.push_back(&p);
   return out;
 }
 

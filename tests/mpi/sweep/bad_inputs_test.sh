@@ -29,5 +29,11 @@ expect_error unknown-option 2 "--bogus" -- "${sweep[@]}" --bogus -o "$out/a"
 expect_error mpi-min-above-max 2 "larger than --max-bytes" -- "${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 2 "$cctune" sweep --backend mpi -b 1M -e 8 -o "$out/a"
 expect_error bad-root 2 "--root 'first' is not a rank" -- "${sweep[@]}" --root first -o "$out/a"
 expect_error root-beyond-ranks 2 "--root 9 is not a rank of this 4-rank job" -- "${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 4 "$cctune" sweep --backend mpi --collectives all --root 9 -o "$out/a"
+# A combination the backend cannot run, refused on every rank alike before anything is launched.
+mpi4=("${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 4 "$cctune" sweep --backend mpi)
+expect_error op-avg-on-mpi 2 "--op avg: the mpi backend has no avg reduction .*Fix: use --backend nccl or another --op" -- "${mpi4[@]}" --op avg -o "$out/a"
+expect_error bfloat16-on-mpi 2 "-d bfloat16: the mpi backend has no bfloat16 type" -- "${mpi4[@]}" -d float32,bfloat16 --collectives all -o "$out/a"
+expect_error nonsense-dtype 2 "-d/--dtype: unknown data type 'nonsense'" -- "${mpi4[@]}" -d int32,nonsense -o "$out/a"
+expect_error nonsense-op 2 "--op: unknown reduction op 'mean'" -- "${sweep[@]}" --op sum,mean -o "$out/a"
 [[ ! -e $out/a/results.json ]] || { echo "FAIL: results.json written despite errors"; failures=$((failures+1)); }
 [[ $failures -eq 0 ]] && echo "bad_inputs_test: all ok" || { echo "bad_inputs_test: $failures failure(s)"; exit 1; }

@@ -78,7 +78,14 @@ def dry_run(opts):
     text = p.stdout
     for part in ["# space default, strategy halving", "group default: (NCCL defaults)", "group channels-32: NCCL_MAX_CTAS=32 NCCL_MIN_CTAS=32",
                  "group ib-qps-4: skipped: matters only across nodes", "skip ", "PAT needs one GPU per node (here 4 ranks on 1 node(s))",
-                 "points to measure", "estimated", "with halving"]:
+                 "points to measure", "estimated", "with halving",
+                 # all nine collectives (issue 16): p2p ones with NCCL's choice only, p2p groups
+                 "NCCL's point-to-point path (alltoall) ignores the tuner plugin", "(sendrecv)", "(gather)", "(scatter)",
+                 "NCCL runs broadcast with ring only", "NCCL runs reduce with ring only",
+                 "group p2p-nvl-chunk-1M: NCCL_P2P_NVL_CHUNKSIZE=1048576",
+                 "group p2p-channels-32: NCCL_MAX_P2P_NCHANNELS=32 NCCL_MIN_P2P_NCHANNELS=32",
+                 "group p2p-net-chunk-512K: skipped: matters only across nodes",
+                 "group net-peer-channels-4: skipped: matters only across nodes"]:
         check(part in text, f"plan mentions {part!r}", p.detail)
     check(not os.path.exists(out), "a dry run writes nothing")
     # Without any GPU the plan still prints, and says the rank count is unknown.

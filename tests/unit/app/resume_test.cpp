@@ -127,6 +127,33 @@ TEST(Resume, DifferentSettingsAreAOneLineUsageErrorNamingTheDifference) {
   EXPECT_NO_THROW(ResumeState::from_results(interrupted(), "out", more, 2, 1));
 }
 
+TEST(Resume, DtypeOpAndRootListsMustMatchAndKeysKeepThemApart) {
+  // One value stays the string older results hold; a list differs from it and is named.
+  auto lists = settings();
+  lists["dtype"] = {"float32", "int32"};
+  try {
+    ResumeState::from_results(interrupted(), "out", lists, 2, 1);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "--resume out: dtype is float32 there, float32,int32 now");
+  }
+  auto rooted = settings();
+  rooted["root"] = 1;
+  EXPECT_THROW(ResumeState::from_results(interrupted(), "out", rooted, 2, 1), UsageError);
+  // Points of another op or root are other points.
+  const RunResult run = fresh_run();
+  PointResult sum = point(Collective::Reduce, 8, false);
+  sum.root = 0;
+  PointResult max = sum;
+  max.op = ReduceOp::Max;
+  PointResult root1 = sum;
+  root1.root = 1;
+  PointResult int32 = sum;
+  int32.dtype = DType::Int32;
+  std::set<PointKey> keys{key_of(run, sum), key_of(run, max), key_of(run, root1), key_of(run, int32)};
+  EXPECT_EQ(keys.size(), 4u);
+}
+
 class TempDir {
  public:
   TempDir() : path_(std::filesystem::temp_directory_path() / ("cctune-resume-" + std::to_string(::getpid()))) {

@@ -37,8 +37,8 @@ void expect_same(const SweepPlan& a, const SweepPlan& b) {
   EXPECT_EQ(a.backend, b.backend);
   EXPECT_EQ(a.collectives, b.collectives);
   EXPECT_EQ(a.sizes, b.sizes);
-  EXPECT_EQ(a.dtype, b.dtype);
-  EXPECT_EQ(a.op, b.op);
+  EXPECT_EQ(a.dtypes, b.dtypes);
+  EXPECT_EQ(a.ops, b.ops);
   EXPECT_EQ(a.placements, b.placements);
   EXPECT_EQ(a.measure.batch_iters, b.measure.batch_iters);
   EXPECT_EQ(a.measure.warmup_iters, b.measure.warmup_iters);

@@ -91,7 +91,7 @@ TEST(PlanPoints, PointOrderAndDescription) {
           EXPECT_EQ(spec.collective, plan.collectives[c]);
           EXPECT_EQ(spec.config, plan.nccl.configs[k]);
           EXPECT_EQ(spec.in_place, plan.placements[p]);
-          EXPECT_EQ(spec.dtype, plan.dtype);
+          EXPECT_EQ(spec.dtype, plan.dtypes.front());
         }
   const BufferBytes need = largest_buffers(points);
   EXPECT_EQ(need.send, 1024u);
@@ -129,7 +129,7 @@ TEST(PlanPoints, LargestBuffersOverCollectivesSizesAndTheRaisedSmallSizes) {
   need = largest_buffers(enumerate_points(plan, 8));
   EXPECT_EQ(need.send, 4u);
   EXPECT_EQ(need.recv, 32u);
-  plan.dtype = DType::Float64;
+  plan.dtypes = {DType::Float64};
   EXPECT_EQ(largest_buffers(enumerate_points(plan, 8)).recv, 64u);
 }
 

@@ -78,5 +78,33 @@ check(rc != 0 and "nosuch.json" in se, f"missing results named (rc {rc}: {se.str
 rc, so, se = run(mpi, "--min-gain", "5")
 check(rc == 2, f"--min-gain 5 is a usage error (rc {rc})")
 
+# 4. All nine collectives (issue 16): rules for broadcast and reduce (ring/LL forced faster at
+# small sizes), none for the point-to-point ones even where a forced point looks faster.
+doc = json.load(open(os.path.join(fixtures, "h200x8_allreduce.results.json")))
+for run_ in doc["runs"]:
+    autos = [p for p in run_["points"] if p["collective"] == "allreduce" and p["config"]["algo"] == "auto"]
+    for coll in ("broadcast", "reduce", "alltoall", "sendrecv", "gather", "scatter"):
+        for p in autos:
+            q = json.loads(json.dumps(p))
+            q["collective"] = coll
+            if coll in ("broadcast", "reduce", "gather", "scatter"):
+                q["root"] = 0
+            run_["points"].append(q)
+            if coll in ("broadcast", "reduce", "alltoall") and p["size_bytes"] <= 1024 and not p["in_place"]:
+                f = json.loads(json.dumps(q))
+                f["config"] = {"algo": "ring", "proto": "ll", "channels": 0, "graph": False}
+                f["chosen"] = {"algo": "ring", "proto": "ll", "channels": 8}
+                for k in ("median", "mean", "min", "max", "p99"):
+                    f["iter_us"][k] *= 0.5
+                f["batch_us"] *= 0.5
+                run_["points"].append(f)
+nine = os.path.join(work, "nine.json")
+json.dump(doc, open(nine, "w"))
+rc, so, se = run(nine, "-o", os.path.join(work, "nine-out"))
+check(rc == 0, f"tune of nine collectives exits 0 (rc {rc}: {se.strip()})")
+ruled = {r["collective"] for r in json.load(open(os.path.join(work, "nine-out", "profile.json")))["rules"]}
+check({"broadcast", "reduce"} <= ruled, f"rules for broadcast and reduce: {sorted(ruled)}")
+check(not ruled & {"alltoall", "sendrecv", "gather", "scatter"}, f"no rule for a point-to-point collective: {sorted(ruled)}")
+
 print("ok" if not failures else f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

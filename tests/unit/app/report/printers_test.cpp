@@ -86,8 +86,8 @@ TEST(Printers, CsvHasOneRowPerTableSizeAndSeries) {
   std::size_t expected = 0;
   for (const auto& t : c.tables) expected += t.rows.size() * c.series.size();
   ASSERT_EQ(ls.size(), expected + 1);
-  EXPECT_EQ(ls[0], "section,collective,dtype,in_place,size_bytes,series,config,status,busbw_GBps,time_us,ratio");
-  for (const auto& l : ls) EXPECT_EQ(std::count(l.begin(), l.end(), ','), 10) << l;
+  EXPECT_EQ(ls[0], "section,collective,dtype,in_place,size_bytes,series,config,status,busbw_GBps,time_us,ratio,op,root");
+  for (const auto& l : ls) EXPECT_EQ(std::count(l.begin(), l.end(), ','), 12) << l;
   EXPECT_NE(out.str().find("compare,allreduce,float32,false,8,tcp,auto,ok,"), std::string::npos);
 }
 

@@ -2,6 +2,8 @@
 // and what is allowed, and plans skip what NCCL cannot run with a reason.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "tuner/space/plan.hpp"
@@ -56,6 +58,52 @@ TEST(Space, BuiltInSpacesParse) {
   EXPECT_EQ(load_space(kSpaces + "/quick.json", {}).name, "quick");  // a path works too
 }
 
+TEST(Space, DefaultCoversNineCollectivesPointToPointOnlyWithNcclsChoice) {
+  const SearchSpace d = load_space("default", {kSpaces});
+  EXPECT_EQ(d.collectives, all_collectives());
+  SpaceContext ctx;
+  ctx.nranks = 8;
+  ctx.nnodes = 1;
+  const SpacePlan plan = plan_space(d, ctx);
+  for (const char* p2p : {"p2p-nvl-chunk-1M", "p2p-channels-32", "buffsize-8M"}) EXPECT_TRUE(group(plan, p2p).skip_reason.empty()) << p2p;
+  for (const char* net : {"p2p-net-chunk-512K", "net-peer-channels-4"})
+    EXPECT_NE(group(plan, net).skip_reason.find("across nodes"), std::string::npos) << net;
+  const PlannedGroup& g = group(plan, "p2p-nvl-chunk-1M");
+  std::set<Collective> planned_collectives;
+  for (const PlannedPoint& p : g.points) {
+    planned_collectives.insert(p.collective);
+    if (!tuner_steers(p.collective)) EXPECT_TRUE(p.config.is_default()) << to_string(p.collective);
+  }
+  EXPECT_EQ(planned_collectives.size(), 9u);
+  std::size_t p2p_skips = 0;
+  for (const SkippedConfig& k : g.skipped)
+    if (!tuner_steers(k.collective) && k.config.algo && k.config.proto) {
+      ++p2p_skips;
+      EXPECT_NE(k.reason.find("point-to-point path"), std::string::npos) << k.reason;
+    }
+  EXPECT_GT(p2p_skips, 0u);
+  // broadcast and reduce: ring with each protocol, forced.
+  bool ring_ll_broadcast = false;
+  for (const PlannedPoint& p : g.points)
+    ring_ll_broadcast |= p.collective == Collective::Broadcast && p.config.algo == Algorithm::Ring && p.config.proto == Protocol::LL;
+  EXPECT_TRUE(ring_ll_broadcast);
+}
+
+TEST(Space, DtypeIsANameOrAList) {
+  const std::string base = R"({"name": "x", "collectives": ["allreduce"], "sizes": {"min": "8", "max": "1M"}, "algorithms": ["auto"], "protocols": ["auto"], )";
+  EXPECT_EQ(parse_space(base + R"("dtype": "bfloat16"})", "s.json").dtypes, std::vector<DType>{DType::BFloat16});
+  EXPECT_EQ(parse_space(base + R"("dtype": ["float32", "int32"]})", "s.json").dtypes, (std::vector<DType>{DType::Float32, DType::Int32}));
+  EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": ["float32", "float32"]})", "s.json"); }).find("listed twice"), std::string::npos);
+  SpaceContext ctx;
+  ctx.nranks = 4;
+  const std::size_t one = plan_space(parse_space(base + R"("dtype": "float32"})", "s.json"), ctx).points;
+  const SpacePlan two = plan_space(parse_space(base + R"("dtype": ["float32", "int32"]})", "s.json"), ctx);
+  EXPECT_EQ(two.points, 2 * one);  // each data type is measured
+  EXPECT_EQ(two.groups[0].points.back().dtype, DType::Int32);
+  EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": []})", "s.json"); }).find("key \"dtype\""), std::string::npos);
+  EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": ["float7"]})", "s.json"); }).find("float7 is not allowed"), std::string::npos);
+}
+
 TEST(Space, BadFilesNameFileKeyAndAllowed) {
   std::string m = usage_error([] { load_space(kBad + "unknown_algorithm.json", {}); });
   EXPECT_NE(m.find("unknown_algorithm.json"), std::string::npos) << m;
@@ -80,10 +128,10 @@ TEST(Space, BadFilesNameFileKeyAndAllowed) {
                 "s.json");
   });
   EXPECT_NE(m.find("NVLS may only be disabled"), std::string::npos) << m;
-  m = usage_error([&] { parse_space(R"({"name": "x", "collectives": ["alltoall"], "sizes": {"min": 8, "max": 64},
+  m = usage_error([&] { parse_space(R"({"name": "x", "collectives": ["allscatter"], "sizes": {"min": 8, "max": 64},
                   "algorithms": ["auto"], "protocols": ["auto"]})",
                 "s.json"); });
-  EXPECT_NE(m.find("allowed: allreduce, allgather, reducescatter, broadcast, reduce"), std::string::npos) << m;
+  EXPECT_NE(m.find("allowed: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, scatter"), std::string::npos) << m;
   m = usage_error([&] { parse_space("{", "broken.json"); });
   EXPECT_NE(m.find("broken.json is not valid JSON"), std::string::npos) << m;
   m = usage_error([] { load_space("nosuch", {kSpaces}); });
