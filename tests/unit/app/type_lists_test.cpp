@@ -50,7 +50,9 @@ TEST(TypeLists, ListsBecomeOneSeriesPerCombination) {
   // Block i of point_index is the i-th section.
   EXPECT_EQ(section_of(points[runtime::point_index(plan, 3, 1, 0, 1)]), sections[3]);
   for (const PointSpec& p : points)
-    if (!is_reduction(p.collective)) EXPECT_EQ(p.op, ReduceOp::Sum);  // carried, ignored
+    if (!is_reduction(p.collective)) {
+      EXPECT_EQ(p.op, ReduceOp::Sum);  // carried, ignored
+    }
 }
 
 TEST(TypeLists, OneValueStaysAStringInTheJsonAndListsRoundTrip) {

@@ -77,7 +77,9 @@ TEST(NineCollectives, RulesForBroadcastAndReduceNeverForPointToPoint) {
     for (const SizeDecision& d : out.decisions)
       if (d.shape.collective == c) {
         decided = true;
-        if (p2p(c)) EXPECT_FALSE(d.switched) << to_string(c);
+        if (p2p(c)) {
+          EXPECT_FALSE(d.switched) << to_string(c);
+        }
       }
     EXPECT_TRUE(decided) << to_string(c);
   }

@@ -72,7 +72,9 @@ TEST(Space, DefaultCoversNineCollectivesPointToPointOnlyWithNcclsChoice) {
   std::set<Collective> planned_collectives;
   for (const PlannedPoint& p : g.points) {
     planned_collectives.insert(p.collective);
-    if (!tuner_steers(p.collective)) EXPECT_TRUE(p.config.is_default()) << to_string(p.collective);
+    if (!tuner_steers(p.collective)) {
+      EXPECT_TRUE(p.config.is_default()) << to_string(p.collective);
+    }
   }
   EXPECT_EQ(planned_collectives.size(), 9u);
   std::size_t p2p_skips = 0;
