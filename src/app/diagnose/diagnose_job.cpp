@@ -1,0 +1,141 @@
+#include "app/diagnose/diagnose_job.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+namespace cctune::app::diagnose {
+namespace {
+
+// The run's out-of-place AllReduce at `size`, when it was measured.
+const PointResult* point_at(const RunResult& run, std::uint64_t size) {
+  for (const PointResult& p : run.points)
+    if (p.size_bytes == size && !p.in_place && p.status == PointStatus::Ok) return &p;
+  return nullptr;
+}
+
+double busbw_at(const RunResult& run, std::uint64_t size) {
+  const PointResult* p = point_at(run, size);
+  return p ? p->busbw_GBps : 0;
+}
+
+double time_at(const RunResult& run, std::uint64_t size) {
+  const PointResult* p = point_at(run, size);
+  return p ? p->batch_us : 0;
+}
+
+class StageClock {
+ public:
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+StageFile stage_file(std::string name, const Meta& meta, const std::vector<PartRun>& parts, const std::string& label) {
+  StageFile f{std::move(name), {}};
+  f.results.meta = meta;
+  f.results.meta.status = MetaStatus::Complete;
+  for (const PartRun& p : parts) {
+    RunResult run = p.run;
+    run.group = label;
+    for (std::size_t i = 0; i < p.nodes.size(); ++i) run.group += (i ? "-" : " ") + p.nodes[i];
+    f.results.runs.push_back(std::move(run));
+  }
+  return f;
+}
+
+void say_stage(const StageContext& ctx, const std::string& text) {
+  if (ctx.session.world().rank() != 0) return;
+  std::printf("# %s\n", text.c_str());
+  std::fflush(stdout);
+}
+
+PairResult& pair_entry(DiagnosisDoc& doc, const std::vector<std::string>& nodes) {
+  for (PairResult& p : doc.pairs_measured)
+    if (p.host_a == nodes.at(0) && p.host_b == nodes.at(1)) return p;
+  doc.pairs_measured.push_back({});
+  doc.pairs_measured.back().host_a = nodes.at(0);
+  doc.pairs_measured.back().host_b = nodes.at(1);
+  return doc.pairs_measured.back();
+}
+
+}  // namespace
+
+JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
+                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, DiagnosisDoc shape) {
+  JobOutcome out;
+  out.doc = std::move(shape);
+  DiagnosisDoc& doc = out.doc;
+  const auto& rounds = plan.pair_rounds;
+  for (const auto& s : plan.stages) doc.stages.push_back({s.name, s.rounds, 0, s.skipped_why});
+  auto stage = [&](const char* name) -> StageRecord& {
+    for (StageRecord& s : doc.stages)
+      if (s.name == name) return s;
+    throw std::logic_error(std::string("no stage ") + name);
+  };
+
+  if (stage("intra-node").rounds > 0) {
+    say_stage(ctx, "stage intra-node: every node alone, all at once");
+    StageClock clock;
+    const std::vector<PartRun> parts = run_per_node(ctx);
+    for (const PartRun& p : parts)
+      for (NodeResult& n : doc.nodes)
+        if (n.host == p.nodes.at(0)) {
+          n.busbw_gbps = busbw_at(p.run, doc.bandwidth_bytes);
+          n.latency_us = time_at(p.run, doc.latency_bytes);
+        }
+    out.files.push_back(stage_file("intra_node", meta, parts, "node"));
+    stage("intra-node").duration_s = clock.seconds();
+  }
+  if (stage("pair probe").rounds > 0 && probe) {
+    say_stage(ctx, "stage pair probe: " + std::to_string(rounds.size()) + " round(s)");
+    StageClock clock;
+    for (const net::Round& round : rounds)
+      for (const PairProbe& p : probe_pair_round(ctx, round, *probe)) {
+        PairResult& e = pair_entry(doc, p.nodes);
+        e.probe_error = p.error;
+        if (p.net.is_null()) continue;
+        out.probes.push_back(p.net);
+        const auto& pair = p.net.at("pairs").at(0);
+        if (!pair.at("error").is_null()) {
+          e.probe_error = pair.at("error").dump();
+          continue;
+        }
+        if (!pair.at("bandwidth").empty()) e.probe_gbps = pair.at("bandwidth").at(0).value("avg_Gbps", 0.0) / 8;
+        e.probe_limit_gbps = pair.value("port_rate_Gbps", 0.0) / 8;
+        if (pair.contains("latency") && pair.at("latency").is_object()) e.probe_latency_us = pair.at("latency").value("typical_us", 0.0);
+      }
+    stage("pair probe").duration_s = clock.seconds();
+  } else if (!probe) {
+    stage("pair probe").rounds = 0;
+    stage("pair probe").skipped_why = "--probe none";
+  }
+  if (stage("pair collective").rounds > 0) {
+    say_stage(ctx, "stage pair " + std::string(ctx.gpus ? "nccl" : "mpi") + ": " + std::to_string(rounds.size()) + " round(s)");
+    StageClock clock;
+    std::vector<PartRun> all;
+    for (const net::Round& round : rounds)
+      for (PartRun& p : run_pair_round(ctx, round)) {
+        PairResult& e = pair_entry(doc, p.nodes);
+        e.busbw_gbps = busbw_at(p.run, doc.bandwidth_bytes);
+        e.latency_us = time_at(p.run, doc.latency_bytes);
+        all.push_back(std::move(p));
+      }
+    out.files.push_back(stage_file("pairs", meta, all, "pair"));
+    stage("pair collective").duration_s = clock.seconds();
+  }
+  if (stage("all nodes").rounds > 0) {
+    say_stage(ctx, "stage all nodes: one run over every rank");
+    StageClock clock;
+    const std::vector<PartRun> parts = run_all_nodes(ctx);
+    if (!parts.empty()) {
+      doc.all_busbw_gbps = busbw_at(parts.front().run, doc.bandwidth_bytes);
+      doc.all_latency_us = time_at(parts.front().run, doc.latency_bytes);
+    }
+    out.files.push_back(stage_file("all_nodes", meta, parts, "all"));
+    stage("all nodes").duration_s = clock.seconds();
+  }
+  return out;
+}
+
+}  // namespace cctune::app::diagnose
