@@ -5,13 +5,14 @@
 #include "app/report/escaping.hpp"
 #include "app/report/svg.hpp"
 #include "core/units.hpp"
+#include "diagnose/evidence.hpp"
 
 namespace cctune::app::diagnose {
 namespace {
 
 namespace dg = cctune::diagnose;
 
-std::string num(double v, const char* unit) { return v > 0 ? fmt::format("{:.2f} {}", v, unit) : "-"; }
+std::string num(double v, const char* unit) { return v > 0 ? dg::detail::number(v) + " " + unit : "-"; }
 
 struct Line {
   std::string component, figure, latency, limit;
@@ -27,7 +28,7 @@ std::vector<Line> figure_lines(const DiagnosisDoc& d) {
                      num(n.limit_gbps, "GB/s")});
   for (const auto& p : d.pairs_measured) {
     std::string fig = num(p.busbw_gbps, "GB/s");
-    if (p.probe_gbps > 0) fig += fmt::format(", probe {:.3f} GB/s", p.probe_gbps);
+    if (p.probe_gbps > 0) fig += ", probe " + num(p.probe_gbps, "GB/s");
     if (!p.probe_error.empty()) fig += ", probe failed";
     lines.push_back({"pair " + p.host_a + " <-> " + p.host_b, fig, num(p.latency_us, "us"), num(p.probe_limit_gbps, "GB/s")});
   }
