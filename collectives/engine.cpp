@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "collectives/arrival_skew.hpp"
 #include "core/statistics.hpp"
 
 namespace cctune {
@@ -103,6 +104,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
 
   NoiseCriterion criterion(settings.stop);
   std::vector<double> batch_means;
+  ArrivalSkew skew;
   for (;;) {
     // One untimed operation first: the cross-rank exchanges between rounds (and the
     // barrier before the first) perturb the next launch; on H200s a single first-launch
@@ -114,11 +116,13 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     if (wall.interrupted) return interrupted(result);
     BatchTiming per_op = backend.run_batch(request(plan->per_op_ops, BatchKind::PerOp, *plan, settings));
     if (per_op.interrupted) return interrupted(result);
-    // Per-iteration: the slowest rank defines the operation's time.
-    comm.allreduce_max(per_op.iter_us);
+    // Per-iteration: the slowest rank defines the operation's time; the same reduction
+    // yields the fastest, from which each rank's wait for the last arrival follows.
+    const double own_batch_us = wall.wall_us / ran_of(wall, plan->wall_ops);
+    skew.add_round(comm, per_op.iter_us, own_batch_us);
     criterion.add(per_op.iter_us);
     // Batch: host time per operation averaged over ranks, as nccl-tests reports.
-    batch_means.push_back(comm.sum(wall.wall_us / ran_of(wall, plan->wall_ops)) / comm.size());
+    batch_means.push_back(comm.sum(own_batch_us) / comm.size());
     // Rank 0's clock decides the time cap for everyone; any rank's stop request ends the point.
     double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0,
                         settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
@@ -132,6 +136,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
       break;
     }
   }
+  result.ranks = gather_rank_timings(comm, skew.row());
   result.iter_us = summarize(criterion.samples());
   result.iterations = result.iter_us.count;
   result.rel_noise = criterion.relative_noise();

@@ -4,6 +4,8 @@
 //  - Wall: one clock read before and one after n back-to-back operations; nothing else runs
 //    inside, except a stop check every `check_every` operations.
 //  - PerOp: a clock read around each operation.
+// `before_launch` runs before each operation, outside its clock (a test's late launch:
+// CCTUNE_TEST_SLOW_RANK); production passes nothing.
 // The stop check (`stop_agreed`) is collective: every rank calls it after the same operation
 // (check_every is agreed), and it answers the same everywhere, so ranks leave together.
 #include <algorithm>
@@ -12,8 +14,9 @@
 
 namespace cctune::mpi_detail {
 
-template <class Op, class StopAgreed, class Clock>
-BatchTiming time_host_batch(const BatchRequest& batch, Op&& op, StopAgreed&& stop_agreed, Clock&& clock_us) {
+template <class Op, class StopAgreed, class Clock, class BeforeLaunch>
+BatchTiming time_host_batch(const BatchRequest& batch, Op&& op, StopAgreed&& stop_agreed, Clock&& clock_us,
+                            BeforeLaunch&& before_launch) {
   BatchTiming timing;
   const int n = std::max(batch.n, 1);
   const bool checks = batch.stop_requested && batch.check_every > 0 && batch.check_every < n;
@@ -25,12 +28,16 @@ BatchTiming time_host_batch(const BatchRequest& batch, Op&& op, StopAgreed&& sto
     const int todo = std::min(chunk, n - timing.ran);
     if (per_op) {
       for (int i = 0; i < todo; ++i) {
+        before_launch();
         const double t = clock_us();
         op();
         timing.iter_us.push_back(clock_us() - t);
       }
     } else {
-      for (int i = 0; i < todo; ++i) op();
+      for (int i = 0; i < todo; ++i) {
+        before_launch();
+        op();
+      }
     }
     timing.ran += todo;
     if (checks && timing.ran < n && stop_agreed()) {
@@ -40,6 +47,11 @@ BatchTiming time_host_batch(const BatchRequest& batch, Op&& op, StopAgreed&& sto
   }
   timing.wall_us = clock_us() - start;
   return timing;
+}
+
+template <class Op, class StopAgreed, class Clock>
+BatchTiming time_host_batch(const BatchRequest& batch, Op&& op, StopAgreed&& stop_agreed, Clock&& clock_us) {
+  return time_host_batch(batch, op, stop_agreed, clock_us, [] {});
 }
 
 }  // namespace cctune::mpi_detail

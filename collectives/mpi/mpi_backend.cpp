@@ -1,8 +1,10 @@
 #include "collectives/mpi/mpi_backend.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "collectives/mpi/host_batch.hpp"
 #include "collectives/mpi/mpi_layouts.hpp"
@@ -75,7 +77,10 @@ BatchTiming MpiBackend::run_batch(const BatchRequest& batch) {
     check_mpi(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce (stop check)");
     return any != 0;
   };
-  return mpi_detail::time_host_batch(batch, [this] { run_once(); }, stop_agreed, [] { return MPI_Wtime() * 1e6; });
+  const auto before_launch = [this] {
+    if (launch_delay_us_ > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(launch_delay_us_));
+  };
+  return mpi_detail::time_host_batch(batch, [this] { run_once(); }, stop_agreed, [] { return MPI_Wtime() * 1e6; }, before_launch);
 }
 
 long MpiBackend::count_wrong() {

@@ -22,6 +22,14 @@ std::string section_context(const PointSpec& spec, int nranks) {
   return context;
 }
 
+// Host buffers: no GPU (-1). local_rank counts the lower ranks on the same host.
+std::vector<RankPlace> mpi_places(const std::vector<std::string>& hosts) {
+  std::vector<RankPlace> places;
+  for (std::size_t r = 0; r < hosts.size(); ++r)
+    places.push_back(RankPlace{hosts[r], static_cast<int>(std::count(hosts.begin(), hosts.begin() + static_cast<std::ptrdiff_t>(r), hosts[r])), -1});
+  return places;
+}
+
 }  // namespace
 
 SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& reporters, const ResumeState* resume) {
@@ -35,11 +43,15 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   const int local = static_cast<int>(std::count(hosts.begin(), hosts.end(), session.hostname()));
   agree_on_errors(comm, [&] { backend.reserve(buffers.send, buffers.recv, local); });
 
+  if (const SlowRank& slow = session.test_hooks().slow_rank; slow.applies_to(comm.rank()))
+    backend.set_test_launch_delay_us(slow.delay_us);
+
   RunResult run;
   run.backend = "mpi";
   run.group = "default";
   run.nranks = nranks;
   run.nnodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  run.places = mpi_places(hosts);
   SweepOutcome outcome{.groups = 1};
   reporters.begin_sweep(static_cast<long>(points.size()));
   reporters.begin_run(resume ? resume->continue_run(run) : run);

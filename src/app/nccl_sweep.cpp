@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <algorithm>
 #include <regex>
 
@@ -44,7 +46,23 @@ struct Placement {
   runtime::WorkerLayout layout;    // NCCL ranks of its workers
   std::vector<std::string> host_ids;  // NCCL_HOSTID per worker (--emulate-nodes, --test-shared-gpu)
   int nnodes = 1;
+  std::vector<RankPlace> places;   // every NCCL rank's host and device, indexed by NCCL rank
 };
+
+// NCCL ranks follow the supervisors' order, each supervisor's workers in device order
+// (runtime::layout_workers), so the supervisors' device lists, concatenated, place them all.
+std::vector<RankPlace> worker_places(RankComm& comm, const std::vector<std::string>& hosts, const std::vector<int>& devices) {
+  std::string mine;
+  for (const int d : devices) mine += (mine.empty() ? "" : ",") + std::to_string(d);
+  const auto all = comm.allgather(mine);
+  std::vector<RankPlace> places;
+  std::map<std::string, int> on_host;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    std::stringstream in(all[r]);
+    for (std::string d; std::getline(in, d, ',');) places.push_back(RankPlace{hosts[r], on_host[hosts[r]]++, std::stoi(d)});
+  }
+  return places;
+}
 
 Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns, int device_count) {
   Placement p;
@@ -69,6 +87,7 @@ Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns
     p.host_ids = runtime::worker_host_ids(host, p.layout, static_cast<int>(p.devices.size()), ns.emulate_nodes, shared);
   });
   p.nnodes = runtime::job_nodes(p.layout, ns.emulate_nodes, shared);
+  p.places = worker_places(comm, hosts, p.devices);
   return p;
 }
 
@@ -154,6 +173,7 @@ RunResult group_run(const runtime::ConfigGroup& effective, const runtime::GroupS
   }
   run.nranks = place.layout.nranks;
   run.nnodes = place.nnodes;
+  run.places = place.places;
   return run;
 }
 

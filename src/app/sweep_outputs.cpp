@@ -8,6 +8,7 @@
 #include "app/space_sweep.hpp"
 #include "app/run_meta.hpp"
 #include "core/error.hpp"
+#include "diagnose/straggler.hpp"
 #include "net/probe.hpp"
 #include "topology/cluster.hpp"
 #include "tuner/export/outputs.hpp"
@@ -66,6 +67,15 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
   report::write_report(report, {results});
   out.report = std::filesystem::absolute(report).string();
   return out;
+}
+
+std::vector<std::string> straggler_lines(const Results& results) {
+  std::vector<std::string> lines;
+  for (const RunResult& run : results.runs)
+    for (const auto& tally : diagnose::find_stragglers(run))
+      lines.push_back("straggler: " + diagnose::describe(tally) +
+                      (results.runs.size() > 1 ? " (" + run.backend + " group " + run.group + ")" : std::string()));
+  return lines;
 }
 
 }  // namespace cctune::app

@@ -26,4 +26,9 @@ struct DerivedOutputs {
 DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir, const std::string& results_path,
                                      const std::string& executable, bool tune);
 
+// One line per rank named a straggler in a run (diagnose/straggler.hpp): "straggler: rank 3
+// (host n2, GPU 1) arrives last in 92 % of operations at 14 of 16 points", the group added
+// when the results hold several runs. Empty for a healthy sweep.
+std::vector<std::string> straggler_lines(const Results& results);
+
 }  // namespace cctune::app

@@ -1,6 +1,6 @@
 #pragma once
 // The results of a sweep as plain values; results_json.hpp maps them to the
-// cctune.results/1 schema (docs/RESULTS.md, configs/schema/results.schema.json).
+// cctune.results/2 schema (docs/RESULTS.md, configs/schema/results.schema.json).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,7 +15,9 @@
 
 namespace cctune {
 
-inline constexpr const char* results_schema = "cctune.results/1";
+inline constexpr const char* results_schema = "cctune.results/2";
+// Still read: the same layout without per-rank timings (points[].ranks, runs[].places).
+inline constexpr const char* results_schema_v1 = "cctune.results/1";
 // meta.settings.test_mode and runs[].test_mode of a sweep in the shared-GPU test mode
 // (--test-shared-gpu): several NCCL ranks on one GPU over sockets, functional checks only.
 inline constexpr const char* test_mode_shared_gpu = "shared-gpu";
@@ -45,6 +47,30 @@ struct PointConfig {
   bool is_default() const { return !algo && !proto && channels == 0; }
 };
 
+// Each rank's own view of one point, as columns indexed by rank (all of length nranks, or
+// all empty: a point measured before cctune.results/2, or not ok). Arrival skew needs no
+// synchronized clocks: per timed operation, the rank that arrived last waited least, so
+// wait = own time - the fastest rank's time (docs/RESULTS.md, "Per-rank timings").
+struct RankTimings {
+  std::vector<double> batch_us;        // its own wall batch time per operation, median over batches
+  std::vector<double> iter_median_us;  // median of its own per-operation times
+  std::vector<double> wait_median_us;  // median over operations of its wait for the last arrival
+  std::vector<double> last_pct;        // % of operations it arrived last (sums to 100 over ranks)
+  std::size_t size() const { return batch_us.size(); }
+  bool empty() const { return batch_us.empty(); }
+  bool operator==(const RankTimings&) const = default;
+};
+
+// Where a rank ran, so it can be named: host, its index among the ranks of that host, and
+// the GPU (CUDA device index, which is NVML's on a system with no CUDA_VISIBLE_DEVICES
+// reordering) it measured on; -1 where it used none (MPI on host buffers).
+struct RankPlace {
+  std::string host;
+  int local_rank = 0;
+  int gpu = -1;
+  bool operator==(const RankPlace&) const = default;
+};
+
 struct PointResult {
   Collective collective = Collective::AllReduce;
   DType dtype = DType::Float32;
@@ -72,6 +98,7 @@ struct PointResult {
   // Successive halving's short screening measurements (runs[].screened) carry their round
   // (0, 1, ...); -1 for a full measurement.
   int screen_round = -1;
+  RankTimings ranks;  // ok points of cctune.results/2; empty otherwise
 };
 
 // One config group: a set of process-level settings measured on one communicator.
@@ -88,6 +115,9 @@ struct RunResult {
   std::map<std::string, std::vector<std::string>> nccl_offered;
   int nranks = 0;
   int nnodes = 0;
+  // Indexed by rank (the communicator's rank: points[].ranks columns use the same index);
+  // empty in cctune.results/1 files.
+  std::vector<RankPlace> places;
   RunStatus status = RunStatus::Ok;
   std::string reason;
   std::vector<PointResult> points;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -34,6 +35,31 @@ T whole(const json& j, const char* key, T lo, T hi, std::optional<T> otherwise =
                          std::to_string(hi) + "]",
                      "pass a results.json written by cctune sweep");
   return it->is_number_unsigned() ? static_cast<T>(it->get<std::uint64_t>()) : static_cast<T>(it->get<std::int64_t>());
+}
+
+// Per-rank columns to three decimals (1 ns; 0.001 %): "369.692", not "369.6921000000017",
+// keeps 1024 ranks x many points small, far below what clocks resolve.
+std::vector<double> to_ns(const std::vector<double>& v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const double x : v) out.push_back(std::round(x * 1000) / 1000);
+  return out;
+}
+
+// A column of per-rank numbers (points[].ranks): finite, non-negative.
+std::vector<double> rank_column(const json& ranks, const char* key) {
+  const auto it = ranks.find(key);
+  if (it == ranks.end() || !it->is_array())
+    throw UsageError(std::string("\"ranks\" has no \"") + key + "\" array", "pass a results.json written by cctune sweep");
+  std::vector<double> out;
+  out.reserve(it->size());
+  for (const json& v : *it) {
+    if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>()))
+      throw UsageError(std::string("\"ranks.") + key + "\" holds " + v.dump().substr(0, 40) + ", not a time or percentage >= 0",
+                       "pass a results.json written by cctune sweep");
+    out.push_back(v.get<double>());
+  }
+  return out;
 }
 
 }  // namespace
@@ -112,6 +138,9 @@ void to_json(json& j, const PointResult& p) {
   j["iterations"] = p.iterations;
   j["stop_reason"] = p.stop_reason ? to_string(*p.stop_reason) : "";
   j["rel_noise"] = p.rel_noise;
+  if (!p.ranks.empty())
+    j["ranks"] = json{{"batch_us", to_ns(p.ranks.batch_us)}, {"iter_median_us", to_ns(p.ranks.iter_median_us)},
+                      {"wait_median_us", to_ns(p.ranks.wait_median_us)}, {"last_pct", to_ns(p.ranks.last_pct)}};
   if (p.chosen_algo) {
     j["chosen"] = json{{"algo", to_string(*p.chosen_algo)}, {"proto", p.chosen_proto ? to_string(*p.chosen_proto) : ""},
                        {"channels", p.chosen_channels}};
@@ -151,6 +180,22 @@ void from_json(const json& j, PointResult& p) {
     p.chosen_channels = c.value("channels", 0);
     p.offered_algos = c.value("offered", std::vector<std::string>{});
   }
+  if (const auto it = j.find("ranks"); it != j.end()) {
+    p.ranks.batch_us = rank_column(*it, "batch_us");
+    p.ranks.iter_median_us = rank_column(*it, "iter_median_us");
+    p.ranks.wait_median_us = rank_column(*it, "wait_median_us");
+    p.ranks.last_pct = rank_column(*it, "last_pct");
+    const std::size_t n = p.ranks.size();
+    if (p.ranks.iter_median_us.size() != n || p.ranks.wait_median_us.size() != n || p.ranks.last_pct.size() != n)
+      throw UsageError("\"ranks\" columns differ in length", "pass a results.json written by cctune sweep");
+  }
+}
+
+void to_json(json& j, const RankPlace& p) { j = json{{"host", p.host}, {"local_rank", p.local_rank}, {"gpu", p.gpu}}; }
+void from_json(const json& j, RankPlace& p) {
+  p.host = j.value("host", "");
+  p.local_rank = whole(j, "local_rank", 0, 1 << 24, std::optional<int>(0));
+  p.gpu = whole(j, "gpu", -1, 1 << 16, std::optional<int>(-1));
 }
 
 void to_json(json& j, const RunResult& r) {
@@ -160,6 +205,7 @@ void to_json(json& j, const RunResult& r) {
   if (!r.screened.empty()) j["screened"] = r.screened;
   if (r.duration_s > 0) j["duration_s"] = r.duration_s;
   if (r.startup_s > 0) j["startup_s"] = r.startup_s;
+  if (!r.places.empty()) j["places"] = r.places;
   if (!r.nccl_env.empty()) j["nccl_env"] = r.nccl_env;
   if (!r.nccl_offered.empty()) j["nccl_offered"] = r.nccl_offered;
   if (!r.test_mode.empty()) {
@@ -183,6 +229,18 @@ void from_json(const json& j, RunResult& r) {
   r.nccl_offered = j.value("nccl_offered", std::map<std::string, std::vector<std::string>>{});
   r.test_mode = j.value("test_mode", "");
   r.test_shared_gpu = j.value("test_shared_gpu", 0);
+  r.places = j.value("places", std::vector<RankPlace>{});
+  // Per-rank data is indexed by rank: any other length would name the wrong rank.
+  const auto n = static_cast<std::size_t>(r.nranks);
+  if (!r.places.empty() && r.places.size() != n)
+    throw UsageError("run '" + r.group + "' has " + std::to_string(r.places.size()) + " places for " + std::to_string(n) + " ranks",
+                     "pass a results.json written by cctune sweep");
+  for (const auto* list : {&r.points, &r.screened})
+    for (const PointResult& p : *list)
+      if (!p.ranks.empty() && p.ranks.size() != n)
+        throw UsageError("run '" + r.group + "' has a point with per-rank columns of " + std::to_string(p.ranks.size()) + " for " +
+                             std::to_string(n) + " ranks",
+                         "pass a results.json written by cctune sweep");
 }
 
 void to_json(json& j, const Meta& m) {
@@ -213,10 +271,12 @@ void to_json(json& j, const Results& r) {
 
 void from_json(const json& j, Results& r) {
   const std::string schema = j.value("schema", "");
-  if (schema != results_schema)
-    throw UsageError("schema is '" + schema + "', expected '" + results_schema + "'",
+  if (schema != results_schema && schema != results_schema_v1)
+    throw UsageError("schema is '" + schema + "', expected '" + results_schema + "' (or '" + results_schema_v1 + "')",
                      "use results written by this cctune version, or re-run the sweep");
   r.meta = j.at("meta").get<Meta>();
+  // A /1 file is a /2 file without per-rank data: what is written back (resume) is /2.
+  r.meta.schema = results_schema;
   r.runs = j.at("runs").get<std::vector<RunResult>>();
   r.topology = j.value("topology", json());
   r.net = j.value("net", json());
@@ -255,8 +315,28 @@ Results parse_results(const std::string& text, const std::string& path) {
   }
 }
 
+namespace {
+// Per-rank columns one number per line would make 1024 ranks x many points a long file:
+// they are written on one line each (only the columns of points[].ranks use these keys for
+// arrays; the point's own batch_us is a number).
+std::string one_line_rank_columns(std::string text) {
+  for (const char* key : {"\"batch_us\": [", "\"iter_median_us\": [", "\"wait_median_us\": [", "\"last_pct\": ["}) {
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      const std::size_t open = at + std::char_traits<char>::length(key) - 1;
+      const std::size_t close = text.find(']', open);
+      if (close == std::string::npos) break;
+      std::string inner;
+      for (std::size_t i = open + 1; i < close; ++i)
+        if (text[i] != '\n' && text[i] != ' ') inner += text[i];
+      text.replace(open + 1, close - open - 1, inner);
+    }
+  }
+  return text;
+}
+}  // namespace
+
 void save_results(const Results& r, const std::string& path) {
-  write_file_atomically(path, json(r).dump(1) + "\n");
+  write_file_atomically(path, one_line_rank_columns(json(r).dump(1)) + "\n");
 }
 
 }  // namespace cctune

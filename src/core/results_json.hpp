@@ -14,6 +14,8 @@ void to_json(nlohmann::json& j, const PointConfig& c);
 void from_json(const nlohmann::json& j, PointConfig& c);
 void to_json(nlohmann::json& j, const PointResult& p);
 void from_json(const nlohmann::json& j, PointResult& p);
+void to_json(nlohmann::json& j, const RankPlace& p);
+void from_json(const nlohmann::json& j, RankPlace& p);
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);
 void to_json(nlohmann::json& j, const Meta& m);

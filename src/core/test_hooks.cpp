@@ -38,6 +38,28 @@ void read_probe_stall(const std::string& text, TestHooks& h) {
   }
 }
 
+// Strict, unlike the selftest values: a typo must not quietly measure a healthy run.
+SlowRank read_slow_rank(const std::string& text) {
+  SlowRank s;
+  if (text.empty()) return s;
+  const auto bad = [&] {
+    return UsageError("CCTUNE_TEST_SLOW_RANK='" + text + "' is not RANK:DELAY_US (a rank >= 0, a delay in (0, 1e6] us)",
+                      "unset it (it is for tests), or set e.g. CCTUNE_TEST_SLOW_RANK=1:200");
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw bad();
+  try {
+    std::size_t used_rank = 0, used_delay = 0;
+    s.rank = std::stoi(text.substr(0, colon), &used_rank);
+    s.delay_us = std::stod(text.substr(colon + 1), &used_delay);
+    if (used_rank != colon || used_delay != text.size() - colon - 1) throw bad();
+  } catch (const std::logic_error&) {
+    throw bad();
+  }
+  if (s.rank < 0 || !(s.delay_us > 0 && s.delay_us <= 1e6)) throw bad();
+  return s;
+}
+
 }  // namespace
 
 TestHooks read_test_hooks(const EnvLookup& lookup_arg) {
@@ -51,7 +73,9 @@ TestHooks read_test_hooks(const EnvLookup& lookup_arg) {
   h.fault = text_of(lookup, "CCTUNE_TEST_FAULT");
   h.fake_version = text_of(lookup, "CCTUNE_TEST_FAKE_VERSION");
   read_probe_stall(text_of(lookup, "CCTUNE_TEST_PROBE_STALL"), h);
+  h.slow_rank = read_slow_rank(text_of(lookup, "CCTUNE_TEST_SLOW_RANK"));
   h.selftest = read_selftest(lookup);
+  h.selftest.slow_rank = h.slow_rank;
   return h;
 }
 

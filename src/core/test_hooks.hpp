@@ -9,6 +9,15 @@
 
 namespace cctune {
 
+// CCTUNE_TEST_SLOW_RANK=RANK:DELAY_US: that rank launches every operation DELAY_US late, so
+// the others really wait for it (MPI backend) or are modelled to (selftest workers): the
+// per-rank timings must then name it as the straggler.
+struct SlowRank {
+  int rank = -1;  // -1: off
+  double delay_us = 0;
+  bool applies_to(int r) const { return rank >= 0 && r == rank; }
+};
+
 // What the GPU-free selftest worker backend (runtime/selftest_module.cpp) simulates.
 struct SelftestHooks {
   int gpus = 4;                           // CCTUNE_SELFTEST_GPUS: device_count()
@@ -16,6 +25,7 @@ struct SelftestHooks {
   double slowdown = 1.0;                  // CCTUNE_SELFTEST_SLOWDOWN: factor on every sleep
   std::string config_factors;             // CCTUNE_SELFTEST_CONFIG_FACTORS: "ring/simple=0.6,tree/ll/16=1.4"
   std::string init_error;                 // CCTUNE_SELFTEST_INIT_ERROR: create_backend() fails with it
+  SlowRank slow_rank;                     // CCTUNE_TEST_SLOW_RANK (a copy of TestHooks::slow_rank)
 };
 
 struct TestHooks {
@@ -27,6 +37,7 @@ struct TestHooks {
   std::string fake_version;          // CCTUNE_TEST_FAKE_VERSION="RANK:key=value;..."
   int probe_stall_rank = -1;         // CCTUNE_TEST_PROBE_STALL=RANK:SECONDS
   double probe_stall_s = 0;
+  SlowRank slow_rank;                // CCTUNE_TEST_SLOW_RANK=RANK:DELAY_US
   SelftestHooks selftest;
 };
 

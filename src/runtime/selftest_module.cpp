@@ -5,6 +5,7 @@
 #include <sstream>
 #include <thread>
 
+#include "collectives/arrival_skew.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -30,9 +31,18 @@ double config_factor(const std::string& text, const PointConfig& c) {
   return factor;
 }
 
+// CCTUNE_TEST_SLOW_RANK in a job of `nranks`: how much longer than the slowed rank's each
+// rank's operation lasts (its wait for the late launch); 0 for all when it is off.
+double wait_for_slow_rank_us(const SlowRank& slow, int rank, int nranks) {
+  if (slow.rank < 0 || slow.rank >= nranks || slow.applies_to(rank)) return 0;
+  return slow.delay_us;
+}
+
 class SelftestBackend : public CollectiveBackend {
  public:
-  explicit SelftestBackend(const SelftestHooks& hooks) : hooks_(hooks) {}
+  SelftestBackend(const SelftestHooks& hooks, int rank, int nranks)
+      : hooks_(hooks), late_launch_(hooks.slow_rank.applies_to(rank) && rank < nranks ? hooks.slow_rank.delay_us : 0),
+        wait_us_(wait_for_slow_rank_us(hooks.slow_rank, rank, nranks)) {}
   std::string name() const override { return "selftest"; }
   std::string unsupported_reason(const PointSpec&) const override { return {}; }
   void prepare(const PointSpec& spec) override { spec_ = spec; }
@@ -41,11 +51,16 @@ class SelftestBackend : public CollectiveBackend {
     // results look like a sweep.
     // CCTUNE_SELFTEST_SLOWDOWN (a factor, per config group): lets verify's test see a regression.
     const double factor = hooks_.slowdown * config_factor(hooks_.config_factors, spec_.config);
-    const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20)));
+    // CCTUNE_TEST_SLOW_RANK, as a collective would have it: the slowed rank sleeps before
+    // each launch (outside its operation's clock), the others' operations last that much
+    // longer (they wait inside it), so every rank's wall batch is slowed alike.
+    const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20) + wait_us_ * 1000));
+    const auto late = std::chrono::nanoseconds(static_cast<long>(late_launch_ * 1000));
     const bool per_op = batch.kind == BatchKind::PerOp;
     BatchTiming t;
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < batch.n; ++i) {
+      if (late.count() > 0) std::this_thread::sleep_for(late);
       const auto s = per_op ? std::chrono::steady_clock::now() : t0;  // wall batches read no clock inside
       std::this_thread::sleep_for(op);
       if (per_op) t.iter_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
@@ -58,13 +73,38 @@ class SelftestBackend : public CollectiveBackend {
 
  private:
   SelftestHooks hooks_;
+  double late_launch_ = 0;  // us this rank sleeps before each launch (it is the slowed rank)
+  double wait_us_ = 0;      // us each of its operations waits for the slowed rank
   PointSpec spec_;
 };
 
 // Every rank is taken to hold the same values: sums scale by size, max is the identity.
+// The one exception is the engine's gather of per-rank rows (collectives/arrival_skew.hpp),
+// which it models: every rank is like this one, except under CCTUNE_TEST_SLOW_RANK, where
+// the others wait the delay per operation for the slowed rank, which arrives last at every
+// operation. (Identical ranks could not show a straggler; workers never talk to each other.)
 class LocalComm : public RankComm {
  public:
-  LocalComm(int rank, int size) : rank_(rank), size_(size) {}
+  LocalComm(int rank, int size, SlowRank slow) : rank_(rank), size_(size), slow_(slow) {}
+  std::vector<double> allgather_values(std::span<const double> mine) override {
+    std::vector<double> all;
+    if (mine.size() != RankRow::width) {
+      for (int r = 0; r < size_; ++r) all.insert(all.end(), mine.begin(), mine.end());
+      return all;
+    }
+    const RankRow me = unpack_row(mine);
+    const bool slowed = slow_.rank >= 0 && slow_.rank < size_;
+    const double base_us = me.iter_median_us - wait_for_slow_rank_us(slow_, rank_, size_);
+    all.resize(RankRow::width * static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      RankRow row = me;
+      row.wait_median_us = wait_for_slow_rank_us(slow_, r, size_);
+      row.iter_median_us = base_us + row.wait_median_us;
+      row.last_pct = slowed ? (slow_.applies_to(r) ? 100.0 : 0.0) : me.last_pct;
+      pack_row(row, std::span<double>(all).subspan(RankRow::width * static_cast<std::size_t>(r), RankRow::width));
+    }
+    return all;
+  }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   void barrier() override {}
@@ -79,6 +119,7 @@ class LocalComm : public RankComm {
 
  private:
   int rank_, size_;
+  SlowRank slow_;
 };
 
 class SelftestModule : public NcclModule {
@@ -107,8 +148,8 @@ class SelftestModule : public NcclModule {
       throw EnvironmentError("buffers for the largest point (" + format_size(need) + ") do not fit in GPU " +
                                  std::to_string(setup.device) + "'s free memory (" + format_size(memory) + ")",
                              "lower --max-bytes");
-    comm_ = std::make_unique<LocalComm>(setup.rank, setup.nranks);
-    return std::make_unique<SelftestBackend>(hooks_);
+    comm_ = std::make_unique<LocalComm>(setup.rank, setup.nranks, hooks_.slow_rank);
+    return std::make_unique<SelftestBackend>(hooks_, setup.rank, setup.nranks);
   }
   RankComm& comm() override {
     if (!comm_) throw RuntimeFailure("selftest: comm() before create_backend()");

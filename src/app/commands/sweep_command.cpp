@@ -169,6 +169,7 @@ class SweepCommand : public Command {
   // Rank 0, after a complete sweep: the files derived from the results, and where they are.
   void say_complete(Session& session, const SweepPlan& plan, const Results& results, const std::string& path,
                     const SweepOutcome& outcome) const {
+    for (const auto& line : straggler_lines(results)) std::printf("# %s\n", line.c_str());
     std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
     if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
     const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
