@@ -3,8 +3,18 @@
 #include <chrono>
 #include <cstdio>
 
+#include "diagnose/straggler.hpp"
+
 namespace cctune::app::diagnose {
 namespace {
+
+// A rank's GPU on its node: its CUDA device, or where it has none (MPI on host buffers) its
+// index among the node's ranks.
+int gpu_index(const RunResult& run, int rank) {
+  if (rank < 0 || static_cast<std::size_t>(rank) >= run.places.size()) return rank;
+  const RankPlace& place = run.places[static_cast<std::size_t>(rank)];
+  return place.gpu >= 0 ? place.gpu : place.local_rank;
+}
 
 // The run's out-of-place AllReduce at `size`, when it was measured.
 const PointResult* point_at(const RunResult& run, std::uint64_t size) {
@@ -21,6 +31,19 @@ double busbw_at(const RunResult& run, std::uint64_t size) {
 double time_at(const RunResult& run, std::uint64_t size) {
   const PointResult* p = point_at(run, size);
   return p ? p->batch_us : 0;
+}
+
+// Each GPU of a node's run at `size` (its own per-operation time, how often it arrived last),
+// and the ranks the straggler rule names over the run's points.
+void add_gpus(DiagnosisDoc& doc, const std::string& host, const RunResult& run) {
+  if (const PointResult* p = point_at(run, doc.latency_bytes); p && !p->ranks.empty())
+    for (std::size_t r = 0; r < p->ranks.size(); ++r)
+      doc.gpus.push_back({host, gpu_index(run, static_cast<int>(r)), p->ranks.iter_median_us[r], p->ranks.last_pct[r] / 100});
+  for (const cctune::diagnose::StragglerTally& t : cctune::diagnose::find_stragglers(run)) {
+    const auto& s = t.straggler;
+    doc.stragglers.push_back({host, gpu_index(run, s.rank), s.rank, s.last_pct, s.others_wait_us, s.op_us, t.points_named,
+                              t.points_measured});
+  }
 }
 
 class StageClock {
@@ -83,6 +106,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
         if (n.host == p.nodes.at(0)) {
           n.busbw_gbps = busbw_at(p.run, doc.bandwidth_bytes);
           n.latency_us = time_at(p.run, doc.latency_bytes);
+          add_gpus(doc, n.host, p.run);
         }
     out.files.push_back(stage_file("intra_node", meta, parts, "node"));
     stage("intra-node").duration_s = clock.seconds();

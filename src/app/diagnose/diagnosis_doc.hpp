@@ -22,6 +22,17 @@ struct GpuResult {
   double last_fraction = 0;  // how often it arrived last
 };
 
+// A rank the straggler rule (src/diagnose/straggler.hpp) named in a node's intra-node run.
+struct StragglerResult {
+  std::string host;
+  int gpu = 0;
+  int rank = 0;  // in the node's run
+  double last_pct = 0;
+  double others_wait_us = 0;
+  double op_us = 0;
+  int points_named = 0, points_measured = 0;
+};
+
 struct NodeResult {
   std::string host;
   int gpus = 0;
@@ -56,6 +67,7 @@ struct DiagnosisDoc {
   std::string pairs;  // the pair selection
   std::vector<StageRecord> stages;
   std::vector<GpuResult> gpus;
+  std::vector<StragglerResult> stragglers;
   std::vector<NodeResult> nodes;
   std::vector<PairResult> pairs_measured;
   double all_busbw_gbps = 0, all_latency_us = 0;  // all-node stage (0: not run)
@@ -63,7 +75,8 @@ struct DiagnosisDoc {
   cctune::diagnose::Diagnosis diagnosis;
 };
 
-// The document's figures judged by the outlier rule and the attribution (src/diagnose),
+// The document's figures judged by the outlier rule and the attribution (src/diagnose) and its
+// stragglers named as GPU suspects,
 // with `baseline`'s figures as each component's own baseline when given. The probe's pairs
 // and the collective's pairs are judged apart (different units of work) and their suspects
 // merged, each piece of evidence saying which stage it comes from.

@@ -58,7 +58,12 @@ json to_json(const DiagnosisDoc& d) {
                      {"probe_error", p.probe_error.empty() ? json(nullptr) : json(p.probe_error)},
                      {"busbw_GBps", figure(p.busbw_gbps)},
                      {"latency_us", figure(p.latency_us)}});
-  j["figures"] = {{"gpus", gpus}, {"nodes", nodes}, {"pairs", pairs},
+  json stragglers = json::array();
+  for (const auto& s : d.stragglers)
+    stragglers.push_back({{"host", s.host}, {"gpu", s.gpu}, {"rank", s.rank}, {"last_pct", s.last_pct},
+                          {"others_wait_us", s.others_wait_us}, {"op_us", s.op_us}, {"points_named", s.points_named},
+                          {"points_measured", s.points_measured}});
+  j["figures"] = {{"gpus", gpus}, {"stragglers", stragglers}, {"nodes", nodes}, {"pairs", pairs},
                   {"all_nodes", {{"busbw_GBps", figure(d.all_busbw_gbps)}, {"latency_us", figure(d.all_latency_us)}}}};
   json suspects = json::array();
   for (const auto& s : d.diagnosis.suspects) suspects.push_back(suspect_json(s));

@@ -15,14 +15,14 @@ namespace dg = cctune::diagnose;
 std::string num(double v, const char* unit) { return v > 0 ? dg::detail::number(v) + " " + unit : "-"; }
 
 struct Line {
-  std::string component, figure, latency, limit;
+  std::string component, figure, latency, limit, note;
 };
 
 std::vector<Line> figure_lines(const DiagnosisDoc& d) {
   std::vector<Line> lines;
   for (const auto& g : d.gpus)
-    lines.push_back({fmt::format("gpu  {}:{}", g.host, g.gpu), "", num(g.time_us, "us/op"),
-                     g.last_fraction > 0 ? fmt::format("last {:.0f} %", g.last_fraction * 100) : ""});
+    lines.push_back({fmt::format("gpu  {}:{}", g.host, g.gpu), "", num(g.time_us, "us"), "",
+                     fmt::format("arrives last {:.0f} %", g.last_fraction * 100)});
   for (const auto& n : d.nodes)
     lines.push_back({"node " + n.host + fmt::format(" ({} GPU)", n.gpus), num(n.busbw_gbps, "GB/s"), num(n.latency_us, "us"),
                      num(n.limit_gbps, "GB/s")});
@@ -30,10 +30,11 @@ std::vector<Line> figure_lines(const DiagnosisDoc& d) {
     std::string fig = num(p.busbw_gbps, "GB/s");
     if (p.probe_gbps > 0) fig += ", probe " + num(p.probe_gbps, "GB/s");
     if (!p.probe_error.empty()) fig += ", probe failed";
-    lines.push_back({"pair " + p.host_a + " <-> " + p.host_b, fig, num(p.latency_us, "us"), num(p.probe_limit_gbps, "GB/s")});
+    lines.push_back({"pair " + p.host_a + " <-> " + p.host_b, fig, num(p.latency_us, "us"), num(p.probe_limit_gbps, "GB/s"),
+                     p.probe_latency_us > 0 ? "probe latency " + num(p.probe_latency_us, "us") : ""});
   }
   if (d.all_busbw_gbps > 0 || d.all_latency_us > 0)
-    lines.push_back({fmt::format("all  {} node(s)", d.hosts.size()), num(d.all_busbw_gbps, "GB/s"), num(d.all_latency_us, "us"), ""});
+    lines.push_back({fmt::format("all  {} node(s)", d.hosts.size()), num(d.all_busbw_gbps, "GB/s"), num(d.all_latency_us, "us"), "", ""});
   return lines;
 }
 
@@ -57,9 +58,9 @@ std::string format_diagnosis(const DiagnosisDoc& d) {
   for (const auto& s : d.stages)
     out += s.rounds == 0 ? fmt::format("# stage {}: skipped: {}\n", s.name, s.skipped_why)
                          : fmt::format("# stage {}: {} round(s), {:.1f} s\n", s.name, s.rounds, s.duration_s);
-  out += fmt::format("{:<40} {:>34} {:>14} {:>12}\n", "component", "busbw (bandwidth size)", "latency size", "limit");
+  out += fmt::format("{:<36} {:>32} {:>13} {:>12}  {}\n", "component", "busbw at the bandwidth size", "latency size", "limit", "");
   for (const Line& l : figure_lines(d))
-    out += terminal_text(fmt::format("{:<40} {:>34} {:>14} {:>12}\n", l.component, l.figure, l.latency, l.limit));
+    out += terminal_text(fmt::format("{:<36} {:>32} {:>13} {:>12}  {}\n", l.component, l.figure, l.latency, l.limit, l.note));
   for (const auto& s : d.diagnosis.suspects) {
     out += terminal_text("SUSPECT " + suspect_title(s)) + "\n";
     for (const auto& e : s.evidence) out += "  - " + terminal_text(e) + "\n";
@@ -86,10 +87,10 @@ std::string diagnosis_html(const DiagnosisDoc& d) {
     }
     o += "</table>";
   }
-  o += "<table><tr><th>component</th><th>busbw (bandwidth size)</th><th>latency size</th><th>limit</th></tr>";
+  o += "<table><tr><th>component</th><th>busbw at the bandwidth size</th><th>latency size</th><th>limit</th><th></th></tr>";
   for (const Line& l : figure_lines(d))
     o += "<tr><td>" + escape(l.component) + "</td><td>" + escape(l.figure) + "</td><td>" + escape(l.latency) + "</td><td>" +
-         escape(l.limit) + "</td></tr>";
+         escape(l.limit) + "</td><td>" + escape(l.note) + "</td></tr>";
   o += "</table>";
   if (!d.diagnosis.notes.empty()) {
     o += "<ul>";

@@ -9,6 +9,7 @@
 #include "app/diagnose/diagnosis_doc.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "diagnose/evidence.hpp"
 
 namespace cctune::app::diagnose {
 namespace {
@@ -65,6 +66,26 @@ std::string describe_suspect(const dg::Suspect& s) {
   return "?";
 }
 
+// A straggler is a GPU suspect of its own: the rank the others wait for at most operations.
+dg::Diagnosis straggler_suspects(const DiagnosisDoc& doc) {
+  dg::Diagnosis d;
+  for (const StragglerResult& s : doc.stragglers) {
+    dg::Suspect sus;
+    sus.kind = dg::SuspectKind::Gpu;
+    sus.host = s.host;
+    sus.gpu = s.gpu;
+    sus.figure = s.others_wait_us;
+    sus.median = s.op_us;
+    sus.unit = "us";
+    sus.evidence.push_back(fmt::format("straggler: arrives last in {:.0f} % of operations; the other GPUs of {} wait {} us for it "
+                                       "per operation of {} us, at {} of {} points",
+                                       s.last_pct, s.host, dg::detail::number(s.others_wait_us), dg::detail::number(s.op_us),
+                                       s.points_named, s.points_measured));
+    d.suspects.push_back(std::move(sus));
+  }
+  return d;
+}
+
 }  // namespace
 
 dg::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline, const dg::Rules& rules) {
@@ -83,6 +104,7 @@ dg::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline, const
       collective.pairs.push_back({p.host_a, p.host_b, p.busbw_gbps, 0, BaselineIndex::find(base.busbw_gbps, k)});
   }
   dg::Diagnosis d;
+  merge(d, straggler_suspects(doc), "intra-node");
   merge(d, dg::attribute(intra, rules), "intra-node");
   merge(d, dg::attribute(probe, rules), "pair probe");
   merge(d, dg::attribute(collective, rules), "pair " + doc.backend);
