@@ -7,13 +7,15 @@
 #   bench   bench/nccl_side_by_side.sh (cctune's batch_us against the reference loop) and
 #           bench/mpi_batch_vs_loop.sh (the MPI backend against a plain loop, on a quiet host)
 #   sweeps  a quick space sweep and a shared-GPU sweep whose results show what NCCL offered
+#   diagnose  tests/gpu/diagnose_gpu_check.sh: cctune diagnose through NCCL on 4 emulated nodes
+#           (shared-GPU test mode), and the dry run of 1024 nodes
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench or sweeps}
+part=${3:?PART: checks, bench, sweeps or diagnose}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -44,6 +46,9 @@ case $part in
 r = json.load(open(sys.argv[1]))
 for run in r["runs"]:
     print(run["group"], "nccl_env:", run.get("nccl_env"), "offered:", run.get("nccl_offered"))' "$g/shared/results.json" ;;
+  diagnose)
+    step diagnose_plan 30 "$b/cctune" diagnose --dry-run --nodes 1024 --gpus 8
+    step diagnose 450 tests/gpu/diagnose_gpu_check.sh "$b" "$g" ;;
   *) echo "unknown part $part"; exit 2 ;;
 esac
 tar czf "$out/$part.tgz" -C "$g" .

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 
 #include "diagnose/straggler.hpp"
 
@@ -35,15 +36,29 @@ double time_at(const RunResult& run, std::uint64_t size) {
 
 // Each GPU of a node's run at `size` (its own per-operation time, how often it arrived last),
 // and the ranks the straggler rule names over the run's points.
+void add_stragglers(DiagnosisDoc& doc, const RunResult& run, const std::function<std::string(int)>& host_of) {
+  for (const cctune::diagnose::StragglerTally& t : cctune::diagnose::find_stragglers(run)) {
+    const auto& s = t.straggler;
+    doc.stragglers.push_back({host_of(s.rank), gpu_index(run, s.rank), s.rank, s.last_pct, s.others_wait_us, s.op_us,
+                              t.points_named, t.points_measured});
+  }
+}
+
 void add_gpus(DiagnosisDoc& doc, const std::string& host, const RunResult& run) {
   if (const PointResult* p = point_at(run, doc.latency_bytes); p && !p->ranks.empty())
     for (std::size_t r = 0; r < p->ranks.size(); ++r)
       doc.gpus.push_back({host, gpu_index(run, static_cast<int>(r)), p->ranks.iter_median_us[r], p->ranks.last_pct[r] / 100});
-  for (const cctune::diagnose::StragglerTally& t : cctune::diagnose::find_stragglers(run)) {
-    const auto& s = t.straggler;
-    doc.stragglers.push_back({host, gpu_index(run, s.rank), s.rank, s.last_pct, s.others_wait_us, s.op_us, t.points_named,
-                              t.points_measured});
-  }
+  add_stragglers(doc, run, [&](int) { return host; });
+}
+
+// The node of rank `rank` of the all-node run: its place's host, or in the shared-GPU test mode
+// (every supervisor a node, its workers consecutive ranks) its supervisor's node.
+std::string node_of(const StageContext& ctx, const RunResult& run, int rank) {
+  const int world = static_cast<int>(ctx.map.node_of_rank.size());
+  if (ctx.plan.nccl.test_shared_gpu > 0 && run.nranks >= world && run.nranks % world == 0)
+    return ctx.map.names[static_cast<std::size_t>(ctx.map.node_of_rank[static_cast<std::size_t>(rank / (run.nranks / world))])];
+  if (rank >= 0 && static_cast<std::size_t>(rank) < run.places.size()) return run.places[static_cast<std::size_t>(rank)].host;
+  return "rank " + std::to_string(rank);
 }
 
 class StageClock {
@@ -135,7 +150,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
     stage("pair probe").skipped_why = "--probe none";
   }
   if (stage("pair collective").rounds > 0) {
-    say_stage(ctx, "stage pair " + std::string(ctx.gpus ? "nccl" : "mpi") + ": " + std::to_string(rounds.size()) + " round(s)");
+    say_stage(ctx, "stage pair collective (" + std::string(ctx.gpus ? "nccl" : "mpi") + "): " + std::to_string(rounds.size()) + " round(s)");
     StageClock clock;
     std::vector<PartRun> all;
     for (const net::Round& round : rounds)
@@ -155,6 +170,10 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
     if (!parts.empty()) {
       doc.all_busbw_gbps = busbw_at(parts.front().run, doc.bandwidth_bytes);
       doc.all_latency_us = time_at(parts.front().run, doc.latency_bytes);
+      // A GPU that holds every rank back shows in the all-node run too (and only there with one
+      // GPU per node).
+      const RunResult& run = parts.front().run;
+      add_stragglers(doc, run, [&](int rank) { return node_of(ctx, run, rank); });
     }
     out.files.push_back(stage_file("all_nodes", meta, parts, "all"));
     stage("all nodes").duration_s = clock.seconds();

@@ -88,7 +88,7 @@ std::vector<std::string> pair_names(const NodeMap& map, const net::RankPair& p) 
 
 NodeMap map_nodes(Session& session, bool rank_is_node) {
   RankComm& world = session.world();
-  const std::string mine = rank_is_node ? session.hostname() + "-rank" + std::to_string(world.rank()) : session.hostname();
+  const std::string mine = rank_is_node ? session.hostname() + "-shared" + std::to_string(world.rank()) : session.hostname();
   NodeMap map;
   const std::vector<std::string> all = world.allgather(mine);
   for (std::size_t r = 0; r < all.size(); ++r) {

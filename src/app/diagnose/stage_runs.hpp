@@ -18,7 +18,8 @@
 namespace cctune::app::diagnose {
 
 // Which node each rank of the job belongs to. A node is a host name; in the shared-GPU test
-// mode (ranks as emulated hosts on one GPU) every rank is a node "<host>-rank<r>" of its own.
+// mode (ranks as emulated hosts on one GPU) every rank is a node "<host>-shared<r>" of its own,
+// as its workers' NCCL_HOSTID says.
 struct NodeMap {
   std::vector<std::string> names;  // node index -> name, in order of first rank
   std::vector<int> node_of_rank;   // world rank -> node index
