@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "app/report/report_inputs.hpp"
 #include "diagnose/straggler.hpp"
 
 namespace cctune::app::diagnose {
@@ -69,9 +70,18 @@ class StageClock {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-StageFile stage_file(std::string name, const Meta& meta, const std::vector<PartRun>& parts, const std::string& label) {
+// The physical limit of the path a run's busbw is bound by (report::physical_limit), 0: unknown.
+double limit_of(const nlohmann::json& topology, const RunResult& run) {
+  if (topology.is_null()) return 0;
+  const auto limit = report::physical_limit(topology, run);
+  return limit ? limit->GBps : 0;
+}
+
+StageFile stage_file(std::string name, const Meta& meta, const nlohmann::json& topology, const std::vector<PartRun>& parts,
+                     const std::string& label) {
   StageFile f{std::move(name), {}};
   f.results.meta = meta;
+  f.results.topology = topology;
   f.results.meta.status = MetaStatus::Complete;
   for (const PartRun& p : parts) {
     RunResult run = p.run;
@@ -100,7 +110,8 @@ PairResult& pair_entry(DiagnosisDoc& doc, const std::vector<std::string>& nodes)
 }  // namespace
 
 JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
-                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, DiagnosisDoc shape) {
+                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, const nlohmann::json& topology,
+                      DiagnosisDoc shape) {
   JobOutcome out;
   out.doc = std::move(shape);
   DiagnosisDoc& doc = out.doc;
@@ -121,9 +132,10 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
         if (n.host == p.nodes.at(0)) {
           n.busbw_gbps = busbw_at(p.run, doc.bandwidth_bytes);
           n.latency_us = time_at(p.run, doc.latency_bytes);
+          n.limit_gbps = limit_of(topology, p.run);
           add_gpus(doc, n.host, p.run);
         }
-    out.files.push_back(stage_file("intra_node", meta, parts, "node"));
+    out.files.push_back(stage_file("intra_node", meta, topology, parts, "node"));
     stage("intra-node").duration_s = clock.seconds();
   }
   if (stage("pair probe").rounds > 0 && probe) {
@@ -158,9 +170,10 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
         PairResult& e = pair_entry(doc, p.nodes);
         e.busbw_gbps = busbw_at(p.run, doc.bandwidth_bytes);
         e.latency_us = time_at(p.run, doc.latency_bytes);
+        e.busbw_limit_gbps = limit_of(topology, p.run);
         all.push_back(std::move(p));
       }
-    out.files.push_back(stage_file("pairs", meta, all, "pair"));
+    out.files.push_back(stage_file("pairs", meta, topology, all, "pair"));
     stage("pair collective").duration_s = clock.seconds();
   }
   if (stage("all nodes").rounds > 0) {
@@ -175,7 +188,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
       const RunResult& run = parts.front().run;
       add_stragglers(doc, run, [&](int rank) { return node_of(ctx, run, rank); });
     }
-    out.files.push_back(stage_file("all_nodes", meta, parts, "all"));
+    out.files.push_back(stage_file("all_nodes", meta, topology, parts, "all"));
     stage("all nodes").duration_s = clock.seconds();
   }
   return out;

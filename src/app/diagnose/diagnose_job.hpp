@@ -24,8 +24,11 @@ struct JobOutcome {
 };
 
 // Collective over the world; the outcome is complete on world rank 0 only. `shape` (the
-// cluster, sizes and nodes) is the document the figures are added to; `meta` heads the stage files.
+// cluster, sizes and nodes) is the document the figures are added to; `meta` and `topology`
+// (rank 0's gathered cluster topology, null elsewhere) head the stage files, and the topology
+// gives each run its physical limit.
 JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
-                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, DiagnosisDoc shape);
+                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, const nlohmann::json& topology,
+                      DiagnosisDoc shape);
 
 }  // namespace cctune::app::diagnose

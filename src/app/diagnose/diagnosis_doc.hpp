@@ -48,6 +48,7 @@ struct PairResult {
   double probe_latency_us = 0;
   std::string probe_error;
   double busbw_gbps = 0;  // the collective between the two nodes, bandwidth size
+  double busbw_limit_gbps = 0;  // its path's physical limit (the NIC port), 0: unknown
   double latency_us = 0;  // ... latency size
 };
 

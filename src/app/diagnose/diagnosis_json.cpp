@@ -57,6 +57,7 @@ json to_json(const DiagnosisDoc& d) {
                      {"probe_latency_us", figure(p.probe_latency_us)},
                      {"probe_error", p.probe_error.empty() ? json(nullptr) : json(p.probe_error)},
                      {"busbw_GBps", figure(p.busbw_gbps)},
+                     {"busbw_limit_GBps", figure(p.busbw_limit_gbps)},
                      {"latency_us", figure(p.latency_us)}});
   json stragglers = json::array();
   for (const auto& s : d.stragglers)
@@ -99,6 +100,7 @@ DiagnosisDoc parse_diagnosis(const json& j, const std::string& source) {
       r.probe_gbps = figure_of(p, "probe_GBps");
       r.probe_limit_gbps = figure_of(p, "probe_limit_GBps");
       r.busbw_gbps = figure_of(p, "busbw_GBps");
+      r.busbw_limit_gbps = figure_of(p, "busbw_limit_GBps");
       r.latency_us = figure_of(p, "latency_us");
       d.pairs_measured.push_back(std::move(r));
     }

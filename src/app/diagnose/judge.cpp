@@ -101,7 +101,7 @@ dg::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline, const
     if (p.probe_gbps > 0)
       probe.pairs.push_back({p.host_a, p.host_b, p.probe_gbps, p.probe_limit_gbps, BaselineIndex::find(base.probe_gbps, k)});
     if (p.busbw_gbps > 0)
-      collective.pairs.push_back({p.host_a, p.host_b, p.busbw_gbps, 0, BaselineIndex::find(base.busbw_gbps, k)});
+      collective.pairs.push_back({p.host_a, p.host_b, p.busbw_gbps, p.busbw_limit_gbps, BaselineIndex::find(base.busbw_gbps, k)});
   }
   dg::Diagnosis d;
   merge(d, straggler_suspects(doc), "intra-node");
