@@ -107,6 +107,22 @@ PairResult& pair_entry(DiagnosisDoc& doc, const std::vector<std::string>& nodes)
   return doc.pairs_measured.back();
 }
 
+// One pair's probe: its bandwidth (GB/s), port limit and latency, or its error.
+void add_probe(JobOutcome& out, const PairProbe& p) {
+  PairResult& e = pair_entry(out.doc, p.nodes);
+  e.probe_error = p.error;
+  if (p.net.is_null()) return;
+  out.probes.push_back(p.net);
+  const auto& pair = p.net.at("pairs").at(0);
+  if (!pair.at("error").is_null()) {
+    e.probe_error = pair.at("error").dump();
+    return;
+  }
+  if (!pair.at("bandwidth").empty()) e.probe_gbps = pair.at("bandwidth").at(0).value("avg_Gbps", 0.0) / 8;
+  e.probe_limit_gbps = pair.value("port_rate_Gbps", 0.0) / 8;
+  if (pair.contains("latency") && pair.at("latency").is_object()) e.probe_latency_us = pair.at("latency").value("typical_us", 0.0);
+}
+
 }  // namespace
 
 JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
@@ -142,20 +158,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
     say_stage(ctx, "stage pair probe: " + std::to_string(rounds.size()) + " round(s)");
     StageClock clock;
     for (const net::Round& round : rounds)
-      for (const PairProbe& p : probe_pair_round(ctx, round, *probe)) {
-        PairResult& e = pair_entry(doc, p.nodes);
-        e.probe_error = p.error;
-        if (p.net.is_null()) continue;
-        out.probes.push_back(p.net);
-        const auto& pair = p.net.at("pairs").at(0);
-        if (!pair.at("error").is_null()) {
-          e.probe_error = pair.at("error").dump();
-          continue;
-        }
-        if (!pair.at("bandwidth").empty()) e.probe_gbps = pair.at("bandwidth").at(0).value("avg_Gbps", 0.0) / 8;
-        e.probe_limit_gbps = pair.value("port_rate_Gbps", 0.0) / 8;
-        if (pair.contains("latency") && pair.at("latency").is_object()) e.probe_latency_us = pair.at("latency").value("typical_us", 0.0);
-      }
+      for (const PairProbe& p : probe_pair_round(ctx, round, *probe)) add_probe(out, p);
     stage("pair probe").duration_s = clock.seconds();
   } else if (!probe) {
     stage("pair probe").rounds = 0;
