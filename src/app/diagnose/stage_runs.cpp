@@ -1,6 +1,7 @@
 #include "app/diagnose/stage_runs.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 
 #include "app/mpi_sweep.hpp"
@@ -55,13 +56,20 @@ std::vector<nlohmann::json> on_parts(Session& session, int color, const std::fun
 }
 
 // The sweep of the stage's plan on the scoped part: its one run.
-nlohmann::json sweep_part(const StageContext& ctx, std::vector<std::string> nodes) {
+// NCCL workers of parts running at once write their logs apart (<output>/parts/<stage>-<nodes>/
+// workers): parts on one host, or on a shared file system, would otherwise write the same files.
+nlohmann::json sweep_part(const StageContext& ctx, const std::string& stage, std::vector<std::string> nodes) {
   CollectingReporter collect;
+  SweepPlan plan = ctx.plan;
+  std::string part = stage;
+  for (const std::string& n : nodes) part += "-" + n;
+  if (nodes.size() > 2) part = stage;
+  plan.output_dir = (std::filesystem::path(ctx.plan.output_dir) / "parts" / part).string();
   const auto start = std::chrono::steady_clock::now();
   if (ctx.gpus)
-    run_nccl_sweep(ctx.session, ctx.plan, *ctx.gpus, collect);
+    run_nccl_sweep(ctx.session, plan, *ctx.gpus, collect);
   else
-    run_mpi_sweep(ctx.session, ctx.plan, collect);
+    run_mpi_sweep(ctx.session, plan, collect);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return {{"nodes", std::move(nodes)}, {"run", collect.run()}, {"duration_s", took_s}};
 }
@@ -106,18 +114,18 @@ NodeMap map_nodes(Session& session, bool rank_is_node) {
 
 std::vector<PartRun> run_per_node(const StageContext& ctx) {
   const std::string& me = ctx.map.names[static_cast<std::size_t>(ctx.map.my_node)];
-  return to_part_runs(on_parts(ctx.session, ctx.map.my_node, [&] { return sweep_part(ctx, {me}); }));
+  return to_part_runs(on_parts(ctx.session, ctx.map.my_node, [&] { return sweep_part(ctx, "node", {me}); }));
 }
 
 std::vector<PartRun> run_pair_round(const StageContext& ctx, const net::Round& round) {
   const int pair = pair_index(round, ctx.map.my_node);
   return to_part_runs(on_parts(ctx.session, pair, [&] {
-    return sweep_part(ctx, pair_names(ctx.map, round.pairs[static_cast<std::size_t>(pair)]));
+    return sweep_part(ctx, "pair", pair_names(ctx.map, round.pairs[static_cast<std::size_t>(pair)]));
   }));
 }
 
 std::vector<PartRun> run_all_nodes(const StageContext& ctx) {
-  return to_part_runs(on_parts(ctx.session, 0, [&] { return sweep_part(ctx, ctx.map.names); }));
+  return to_part_runs(on_parts(ctx.session, 0, [&] { return sweep_part(ctx, "all", ctx.map.names); }));
 }
 
 std::vector<int> gpus_per_node(const StageContext& ctx) {
