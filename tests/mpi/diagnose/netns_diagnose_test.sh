@@ -65,10 +65,12 @@ want=0
 [[ $rc -eq $want ]] || { echo "FAIL: cctune diagnose exited $rc, expected $want"; exit 1; }
 grep -q "^verdict: " "$work/stdout" || { echo "FAIL: no verdict line"; exit 1; }
 
-python3 - "$work/out" "$mode" "diag-node$bad_node" <<'PY'
+python3 - "$work/out" "$mode" "diag-node$bad_node" "$here/../../../configs/schema/diagnosis.schema.json" <<'PY'
 import json, os, sys
-out, mode, bad = sys.argv[1:]
+import jsonschema
+out, mode, bad, schema = sys.argv[1:]
 d = json.load(open(os.path.join(out, "diagnosis.json")))
+jsonschema.validate(d, json.load(open(schema)))
 assert d["schema"] == "cctune.diagnosis/1", d["schema"]
 assert sorted(d["cluster"]["hosts"]) == [f"diag-node{i}" for i in range(4)], d["cluster"]
 pairs = d["figures"]["pairs"]

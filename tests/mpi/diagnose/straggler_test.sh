@@ -29,10 +29,13 @@ grep -q "skipped: one node" "$work/slow.out" || { echo "FAIL: the network stages
 run clean
 [[ $rc -eq 0 ]] || { echo "FAIL: without a slowed rank diagnose exited $rc, expected 0"; exit 1; }
 
-python3 - "$work" "$(hostname)" <<'PY'
+python3 - "$work" "$(hostname)" "$(cd "$(dirname "$0")" && pwd)/../../../configs/schema/diagnosis.schema.json" <<'PY'
 import json, sys
-work, host = sys.argv[1:]
+import jsonschema
+work, host, schema = sys.argv[1:]
 slow = json.load(open(f"{work}/slow/diagnosis.json"))
+for name in ("slow", "clean"):
+    jsonschema.validate(json.load(open(f"{work}/{name}/diagnosis.json")), json.load(open(schema)))
 got = [(s["kind"], s["host"], s["gpu"]) for s in slow["suspects"]]
 print("slowed rank 2 ->", got, "|", slow["verdict"])
 assert got == [("gpu", host, 2)], f"expected GPU 2 of {host}, got {got}"
