@@ -47,6 +47,22 @@ MpiRankComm::MpiRankComm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_size(comm_, &size_);
 }
 
+MpiRankComm::MpiRankComm(MPI_Comm comm, Owned) : MpiRankComm(comm) { owned_ = true; }
+
+MpiRankComm::~MpiRankComm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (owned_ && !finalized) MPI_Comm_free(&comm_);
+}
+
+std::unique_ptr<MpiRankComm> MpiRankComm::split(int color, int key) {
+  MPI_Comm part = MPI_COMM_NULL;
+  check(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &part), "MPI_Comm_split");
+  if (part == MPI_COMM_NULL) return nullptr;
+  MPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
+  return std::unique_ptr<MpiRankComm>(new MpiRankComm(part, Owned{}));
+}
+
 void MpiRankComm::barrier() { check(MPI_Barrier(comm_), "MPI_Barrier"); }
 
 void MpiRankComm::allreduce_sum(std::span<double> v) {

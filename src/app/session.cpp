@@ -42,7 +42,17 @@ Session::Session(int argc, char** argv) : argv_(argv, argv + argc), hostname_(th
 
 Session::~Session() = default;
 
-RankComm& Session::comm() {
+RankComm& Session::comm() { return scoped_ ? *scoped_ : world(); }
+
+Session::CommScope::CommScope(Session& session, RankComm& part) : session_(session) {
+  if (session.scoped_) throw Error("internal: communicator scopes do not nest");
+  session.world();  // MPI runs before any part of it exists
+  session.scoped_ = &part;
+}
+
+Session::CommScope::~CommScope() { session_.scoped_ = nullptr; }
+
+RankComm& Session::world() {
   if (!comm_) comm_ = std::make_unique<WorldComm>(std::make_unique<MpiRuntime>(nullptr, nullptr));
   return *comm_;
 }

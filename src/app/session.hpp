@@ -22,10 +22,27 @@ class Session {
   const std::vector<std::string>& argv() const { return argv_; }
   const std::string& hostname() const { return hostname_; }
   const std::string& executable() const { return executable_; }  // absolute path of cctune
-  // Initialises MPI (a singleton when not launched by mpirun/srun) on first call.
+  // Initialises MPI (a singleton when not launched by mpirun/srun) on first call. While a
+  // CommScope lives, the scoped part of the job instead.
   RankComm& comm();
+  // The whole job, whatever is scoped.
+  RankComm& world();
   bool mpi_started() const { return static_cast<bool>(comm_); }
-  int rank() { return comm().rank(); }
+  int rank() { return world().rank(); }
+
+  // Makes comm() a part of the job (a split of the world) for its lifetime, so that the
+  // sweeps, which take their ranks from comm(), run unchanged on one node or one node pair
+  // while other parts run theirs at the same time (cctune diagnose). Scopes do not nest.
+  class CommScope {
+   public:
+    CommScope(Session& session, RankComm& part);
+    ~CommScope();
+    CommScope(const CommScope&) = delete;
+    CommScope& operator=(const CommScope&) = delete;
+
+   private:
+    Session& session_;
+  };
   // The test-only switches (core/test_hooks.hpp), read from the environment on first call.
   // Throws UsageError when one is malformed; called once MPI has started, every rank throws
   // it alike and rank 0 alone reports it.
@@ -43,6 +60,7 @@ class Session {
   std::string hostname_;
   std::string executable_;
   std::unique_ptr<RankComm> comm_;
+  RankComm* scoped_ = nullptr;  // set by a CommScope
   std::optional<TestHooks> test_hooks_;
 };
 

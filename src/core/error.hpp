@@ -62,6 +62,7 @@ inline constexpr int failure = 1;      // a measurement failed (RuntimeFailure, 
 inline constexpr int usage = 2;        // UsageError
 inline constexpr int environment = 3;  // EnvironmentError
 inline constexpr int regressed = 4;    // cctune verify: the profile is slower than NCCL's default somewhere
+inline constexpr int suspects = 5;     // cctune diagnose: it named suspects (a slow GPU, node, NIC/link or path)
 inline constexpr int interrupted_sigint = 130;   // 128 + SIGINT, as shells report it
 inline constexpr int interrupted_sigterm = 143;  // 128 + SIGTERM
 }  // namespace exit_code

@@ -15,6 +15,7 @@ namespace {
 using detail::baseline_evidence;
 using detail::limit_evidence;
 using detail::make_suspect;
+using detail::number;
 using detail::percent;
 
 // One field of every item: the figures of a group.
@@ -55,8 +56,8 @@ std::set<std::string> judge_gpus(const Observations& obs, const Rules& rules, Di
       s.gpu = g.gpu;
       s.baseline = g.baseline_us;
       if (f.outlier)
-        s.evidence.push_back(fmt::format("per-operation time {:.1f} us against the cluster's median {:.1f} us (+{})",
-                                         g.time_us, group.median, percent(shortfall(g.time_us, group.median, Better::Lower))));
+        s.evidence.push_back(fmt::format("per-operation time {} us against the cluster's median {} us (+{})",
+                                         number(g.time_us), number(group.median), percent(shortfall(g.time_us, group.median, Better::Lower))));
       if (g.last_fraction > 0) s.evidence.push_back(fmt::format("arrives last in {} of operations", percent(g.last_fraction)));
       if (f.below) s.evidence.push_back(*f.below);
       d.suspects.push_back(std::move(s));
@@ -84,8 +85,8 @@ void judge_nodes(const Observations& obs, const Rules& rules, const std::set<std
     s.limit = n.limit_gbps;
     s.baseline = n.baseline_gbps;
     if (slow)
-      s.evidence.push_back(fmt::format("intra-node busbw {:.1f} GB/s against the cluster's median {:.1f} GB/s (-{})",
-                                       n.busbw_gbps, group.median, percent(shortfall(n.busbw_gbps, group.median, Better::Higher))));
+      s.evidence.push_back(fmt::format("intra-node busbw {} GB/s against the cluster's median {} GB/s (-{})",
+                                       number(n.busbw_gbps), number(group.median), percent(shortfall(n.busbw_gbps, group.median, Better::Higher))));
     if (gpus_slow) s.evidence.push_back("at least half of its GPUs are slow alike");
     if (baseline) s.evidence.push_back(*baseline);
     if (auto l = limit_evidence(n.busbw_gbps, n.limit_gbps, rules)) s.evidence.push_back(*l);

@@ -9,6 +9,8 @@
 namespace cctune::diagnose::detail {
 
 std::string percent(double fraction);
+// A figure with the digits that matter: 180, 22.5, 1.25, 0.0124.
+std::string number(double v);
 
 // Where `figure` is under the rules' share of the physical `limit` (0: unknown).
 std::optional<std::string> limit_evidence(double figure, double limit, const Rules& rules);

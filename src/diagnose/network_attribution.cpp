@@ -43,8 +43,8 @@ std::set<std::string> judge_nics(const std::map<std::string, NodeReach>& reach, 
     Suspect s = make_suspect(SuspectKind::Nic, host, r.best_gbps, group, "GB/s");
     s.limit = r.best_limit;
     s.evidence.push_back(fmt::format(
-        "every one of its {} pair(s) is slow: its best reaches {:.1f} GB/s against the nodes' median best {:.1f} GB/s (-{})",
-        r.pairs, r.best_gbps, group.median, percent(shortfall(r.best_gbps, group.median, Better::Higher))));
+        "every one of its {} pair(s) is slow: its best reaches {} GB/s against the nodes' median best {} GB/s (-{})",
+        r.pairs, number(r.best_gbps), number(group.median), percent(shortfall(r.best_gbps, group.median, Better::Higher))));
     if (auto l = limit_evidence(r.best_gbps, r.best_limit, rules)) s.evidence.push_back(*l);
     named.insert(host);
     d.suspects.push_back(std::move(s));
@@ -80,9 +80,9 @@ void judge_network(const Observations& obs, const Rules& rules, Diagnosis& d) {
     s.limit = p.limit_gbps;
     s.baseline = p.baseline_gbps;
     if (slow)
-      s.evidence.push_back(fmt::format("{:.1f} GB/s between the two against the pairs' median {:.1f} GB/s (-{}), while "
+      s.evidence.push_back(fmt::format("{} GB/s between the two against the pairs' median {} GB/s (-{}), while "
                                        "both nodes reach full speed with other peers",
-                                       p.gbps, group.median, percent(shortfall(p.gbps, group.median, Better::Higher))));
+                                       number(p.gbps), number(group.median), percent(shortfall(p.gbps, group.median, Better::Higher))));
     if (baseline) s.evidence.push_back(*baseline);
     if (auto l = limit_evidence(p.gbps, p.limit_gbps, rules)) s.evidence.push_back(*l);
     d.suspects.push_back(std::move(s));

@@ -43,12 +43,12 @@ DiagnosePlan plan_diagnosis(const PlanInputs& in) {
   if (in.nodes >= 2) {
     plan.stages.push_back({"pair probe", "raw network between node pairs (" + to_string(in.pairs) + ")", rounds,
                            rounds * in.probe_pair_s, {}});
-    plan.stages.push_back({"pair NCCL", "NCCL between the same node pairs, same rounds", rounds,
+    plan.stages.push_back({"pair collective", in.backend + " AllReduce between the same node pairs, same rounds", rounds,
                            rounds * (in.comm_setup_s + points_s), {}});
     plan.stages.push_back({"all nodes", "one run over every GPU of every node", 1, in.comm_setup_s + points_s, {}});
   } else {
     plan.stages.push_back(skipped("pair probe", "raw network between node pairs", one_node));
-    plan.stages.push_back(skipped("pair NCCL", "NCCL between node pairs", one_node));
+    plan.stages.push_back(skipped("pair collective", in.backend + " AllReduce between node pairs", one_node));
     plan.stages.push_back(skipped("all nodes", "one run over every node", one_node + " (the intra-node stage covers it)"));
   }
   for (const StagePlan& s : plan.stages) plan.total_s += s.estimate_s;
@@ -59,12 +59,12 @@ std::string format_plan(const DiagnosePlan& plan) {
   const PlanInputs& in = plan.inputs;
   std::string out = fmt::format("# cctune diagnose plan: {} node(s) x {} GPU(s), {} rank(s); pairs {}\n", in.nodes,
                                 in.gpus_per_node, static_cast<long>(in.nodes) * in.gpus_per_node, to_string(in.pairs));
-  out += fmt::format("#  {:<11} {:>7} {:>11}  {}\n", "stage", "rounds", "estimate", "what");
+  out += fmt::format("#  {:<15} {:>7} {:>11}  {}\n", "stage", "rounds", "estimate", "what");
   for (const StagePlan& s : plan.stages) {
     if (s.rounds == 0)
-      out += fmt::format("   {:<11} {:>7} {:>11}  skipped: {}\n", s.name, "-", "-", s.skipped_why);
+      out += fmt::format("   {:<15} {:>7} {:>11}  skipped: {}\n", s.name, "-", "-", s.skipped_why);
     else
-      out += fmt::format("   {:<11} {:>7} {:>11}  {}\n", s.name, s.rounds, duration(s.estimate_s), s.what);
+      out += fmt::format("   {:<15} {:>7} {:>11}  {}\n", s.name, s.rounds, duration(s.estimate_s), s.what);
   }
   out += fmt::format("# estimate: {} ({} size(s) x {} collective(s) at up to {:.1f} s a point, {:.0f} s to set up "
                      "each round's communicators, {:.0f} s a pair probe)\n",

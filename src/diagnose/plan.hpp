@@ -13,6 +13,7 @@ struct PlanInputs {
   int nodes = 1;
   int gpus_per_node = 1;
   PairSelection pairs;
+  std::string backend = "NCCL";  // who runs the collectives: "NCCL" or "MPI"
   int sizes = 2;               // a latency size and a bandwidth size
   int collectives = 1;         // AllReduce
   double point_s = 1.0;        // time cap per measured point (--max-time)

@@ -9,13 +9,15 @@
 #   sweeps  a quick space sweep and a shared-GPU sweep whose results show what NCCL offered
 #   collectives  tests/gpu/collectives_gpu_check.sh: all nine collectives, every dtype and op,
 #           forced broadcast/reduce configs and a p2p group, in the shared-GPU test mode (~4 min)
+#   diagnose  tests/gpu/diagnose_gpu_check.sh: cctune diagnose through NCCL on 4 emulated nodes
+#           (shared-GPU test mode), and the dry run of 1024 nodes
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, sweeps or collectives}
+part=${3:?PART: checks, bench, sweeps, collectives or diagnose}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -49,6 +51,9 @@ for run in r["runs"]:
   collectives)
     # Every PASS/FAIL line matters here (one per sweep): keep the whole log in the summary.
     TAIL_LINES=400 step collectives 540 tests/gpu/collectives_gpu_check.sh "$b" "$g" ;;
+  diagnose)
+    step diagnose_plan 30 "$b/cctune" diagnose --dry-run --nodes 1024 --gpus 8
+    step diagnose 450 tests/gpu/diagnose_gpu_check.sh "$b" "$g" ;;
   *) echo "unknown part $part"; exit 2 ;;
 esac
 tar czf "$out/$part.tgz" -C "$g" .

@@ -14,5 +14,6 @@ std::unique_ptr<Command> make_probe_command();
 std::unique_ptr<Command> make_topo_command();
 std::unique_ptr<Command> make_worker_command();
 std::unique_ptr<Command> make_verify_command();
+std::unique_ptr<Command> make_diagnose_command();
 
 }  // namespace cctune::app

@@ -180,12 +180,12 @@ std::string problems_section(const Comparison& c) {
 
 }  // namespace
 
-std::string render_report_html(const Comparison& c) {
+std::string render_report_html(const Comparison& c, const std::string& first_sections) {
   std::string o = head;
   o += "<h1>cctune report</h1><p>" + std::to_string(c.files.size()) + (c.files.size() == 1 ? " results file, " : " results files, ") +
        std::to_string(c.series.size()) + " config group(s). busbw and algbw as nccl-tests defines them (GB = 1e9 bytes); "
        "time is the host time per operation of back-to-back batches (batch_us). Hover over a point for its details.</p>";
-  o += runs_section(c) + topology_section(c) + plots_sections(c) + network_section(c) + problems_section(c);
+  o += first_sections + runs_section(c) + topology_section(c) + plots_sections(c) + network_section(c) + problems_section(c);
   std::string version;
   for (const auto& f : c.files)
     if (!f.results.meta.cctune_version.empty()) version = f.results.meta.cctune_version + " " + f.results.meta.git_sha;
@@ -194,14 +194,16 @@ std::string render_report_html(const Comparison& c) {
   return o;
 }
 
-std::string render_report_html(const std::vector<Results>& results, const std::vector<std::string>& labels) {
+std::string render_report_html(const std::vector<Results>& results, const std::vector<std::string>& labels,
+                               const std::string& first_sections) {
   std::vector<InputFile> files;
   for (const auto& r : results) files.push_back({"", "", r});
-  return render_report_html(build_comparison(std::move(files), CompareOptions{labels, true}));
+  return render_report_html(build_comparison(std::move(files), CompareOptions{labels, true}), first_sections);
 }
 
-void write_report(const std::string& path, const std::vector<Results>& results, const std::vector<std::string>& labels) {
-  write_file_atomically(path, render_report_html(results, labels));
+void write_report(const std::string& path, const std::vector<Results>& results, const std::vector<std::string>& labels,
+                  const std::string& first_sections) {
+  write_file_atomically(path, render_report_html(results, labels, first_sections));
 }
 
 }  // namespace cctune::app::report

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Run one MPI rank inside a network namespace: netns_exec.py NETNS CMD ARGS...
+"""Run one MPI rank inside a network namespace: netns_exec.py [--hostname NAME] NETNS CMD ARGS...
 
 mpirun (Open MPI 4.1) starts its ranks in its own namespace, and each rank reaches the
 PMIx server over TCP loopback (PMIX_SERVER_URI*=...tcp4://127.0.0.1:PORT), which a
 process in another network namespace cannot see. This wrapper listens on that same
 127.0.0.1:PORT *inside* the target namespace, relays each connection to the real server
-in mpirun's namespace, and runs the command in the target namespace. Test helper only.
+in mpirun's namespace, and runs the command in the target namespace. With --hostname, the
+command also gets a UTS namespace of its own with that host name, so that each namespace is a
+node of its own to tools that tell nodes apart by host name (cctune diagnose). Test helper only.
 """
 import ctypes
 import os
@@ -15,6 +17,7 @@ import sys
 import threading
 
 CLONE_NEWNET = 0x40000000
+CLONE_NEWUTS = 0x04000000
 libc = ctypes.CDLL("libc.so.6", use_errno=True)
 
 
@@ -41,7 +44,11 @@ def relay(a, b):
 
 
 def main():
-    netns, cmd = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    hostname = None
+    if args[:1] == ["--hostname"]:
+        hostname, args = args[1], args[2:]
+    netns, cmd = args[0], args[1:]
     uri = os.environ.get("PMIX_SERVER_URI4") or os.environ.get("PMIX_SERVER_URI3") or ""
     m = re.search(r"tcp4://127\.0\.0\.1:(\d+)", uri)
     if not m:
@@ -59,6 +66,12 @@ def main():
     pid = os.fork()
     if pid == 0:
         setns(target)
+        if hostname:
+            if libc.unshare(CLONE_NEWUTS) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUTS) failed")
+            name = hostname.encode()
+            if libc.sethostname(name, len(name)) != 0:
+                raise OSError(ctypes.get_errno(), "sethostname failed")
         os.execvp(cmd[0], cmd)
 
     def accept_loop():

@@ -1,0 +1,162 @@
+#include "app/diagnose/stage_runs.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+
+#include "app/mpi_sweep.hpp"
+#include "app/nccl_sweep.hpp"
+#include "collectives/mpi/mpi_rank_comm.hpp"
+#include "collectives/rank_agreement.hpp"
+#include "core/results_json.hpp"
+#include "net/probe.hpp"
+
+namespace cctune::app::diagnose {
+namespace {
+
+// Keeps the one run a sweep reports, with its points.
+class CollectingReporter final : public Reporter {
+ public:
+  void begin_run(const RunResult& run) override { run_ = run; }
+  void point(const PointResult& p) override { run_.points.push_back(p); }
+  void run_timing(double duration_s, double startup_s) override {
+    run_.duration_s = duration_s;
+    run_.startup_s = startup_s;
+  }
+  void fail_run(const std::string& reason) override {
+    run_.status = RunStatus::Failed;
+    run_.reason = reason;
+  }
+  const RunResult& run() const { return run_; }
+
+ private:
+  RunResult run_;
+};
+
+MpiRankComm& world_of(Session& session) { return dynamic_cast<MpiRankComm&>(session.world()); }
+
+// Runs `work` on every part of the job at once: ranks with the same color (>= 0) form a part,
+// ranks with a negative color wait. `work` runs with the part scoped as session.comm() and
+// returns, on the part's rank 0, the JSON its part hands to world rank 0 (others: null).
+// An error in any part is thrown on every rank of the job.
+std::vector<nlohmann::json> on_parts(Session& session, int color, const std::function<nlohmann::json()>& work) {
+  MpiRankComm& world = world_of(session);
+  const std::unique_ptr<MpiRankComm> part = world.split(color, world.rank());
+  nlohmann::json mine = nullptr;
+  agree_on_errors(world, [&] {
+    if (!part) return;
+    Session::CommScope scope(session, *part);
+    nlohmann::json out = work();
+    if (part->rank() == 0) mine = std::move(out);
+  });
+  std::vector<nlohmann::json> out;
+  for (const std::string& text : world.allgather(mine.dump()))
+    if (auto j = nlohmann::json::parse(text); !j.is_null()) out.push_back(std::move(j));
+  return out;
+}
+
+// The sweep of the stage's plan on the scoped part: its one run.
+// NCCL workers of parts running at once write their logs apart (<output>/parts/<stage>-<nodes>/
+// workers): parts on one host, or on a shared file system, would otherwise write the same files.
+nlohmann::json sweep_part(const StageContext& ctx, const std::string& stage, std::vector<std::string> nodes) {
+  CollectingReporter collect;
+  SweepPlan plan = ctx.plan;
+  std::string part = stage;
+  for (const std::string& n : nodes) part += "-" + n;
+  if (nodes.size() > 2) part = stage;
+  plan.output_dir = (std::filesystem::path(ctx.plan.output_dir) / "parts" / part).string();
+  const auto start = std::chrono::steady_clock::now();
+  if (ctx.gpus)
+    run_nccl_sweep(ctx.session, plan, *ctx.gpus, collect);
+  else
+    run_mpi_sweep(ctx.session, plan, collect);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {{"nodes", std::move(nodes)}, {"run", collect.run()}, {"duration_s", took_s}};
+}
+
+std::vector<PartRun> to_part_runs(const std::vector<nlohmann::json>& parts) {
+  std::vector<PartRun> out;
+  for (const auto& j : parts)
+    out.push_back({j.at("nodes").get<std::vector<std::string>>(), j.at("run").get<RunResult>(), j.at("duration_s").get<double>()});
+  return out;
+}
+
+// The pair of `round` this rank's node is in (index into round.pairs), or -1.
+int pair_index(const net::Round& round, int node) {
+  for (std::size_t i = 0; i < round.pairs.size(); ++i)
+    if (round.pairs[i].first == node || round.pairs[i].second == node) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<std::string> pair_names(const NodeMap& map, const net::RankPair& p) {
+  return {map.names[static_cast<std::size_t>(p.first)], map.names[static_cast<std::size_t>(p.second)]};
+}
+
+}  // namespace
+
+NodeMap map_nodes(Session& session, bool rank_is_node) {
+  RankComm& world = session.world();
+  const std::string mine = rank_is_node ? session.hostname() + "-shared" + std::to_string(world.rank()) : session.hostname();
+  NodeMap map;
+  const std::vector<std::string> all = world.allgather(mine);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    std::size_t node = 0;
+    while (node < map.names.size() && map.names[node] != all[r]) ++node;
+    if (node == map.names.size()) {
+      map.names.push_back(all[r]);
+      map.leader.push_back(static_cast<int>(r));
+    }
+    map.node_of_rank.push_back(static_cast<int>(node));
+  }
+  map.my_node = map.node_of_rank[static_cast<std::size_t>(world.rank())];
+  return map;
+}
+
+std::vector<PartRun> run_per_node(const StageContext& ctx) {
+  const std::string& me = ctx.map.names[static_cast<std::size_t>(ctx.map.my_node)];
+  return to_part_runs(on_parts(ctx.session, ctx.map.my_node, [&] { return sweep_part(ctx, "node", {me}); }));
+}
+
+std::vector<PartRun> run_pair_round(const StageContext& ctx, const net::Round& round) {
+  const int pair = pair_index(round, ctx.map.my_node);
+  return to_part_runs(on_parts(ctx.session, pair, [&] {
+    return sweep_part(ctx, "pair", pair_names(ctx.map, round.pairs[static_cast<std::size_t>(pair)]));
+  }));
+}
+
+std::vector<PartRun> run_all_nodes(const StageContext& ctx) {
+  return to_part_runs(on_parts(ctx.session, 0, [&] { return sweep_part(ctx, "all", ctx.map.names); }));
+}
+
+std::vector<int> gpus_per_node(const StageContext& ctx) {
+  const auto parts = on_parts(ctx.session, ctx.map.my_node, [&]() -> nlohmann::json {
+    const int n = ctx.gpus ? nccl_job_shape(ctx.session, ctx.plan, *ctx.gpus).nranks : ctx.session.comm().size();
+    return {{"node", ctx.map.my_node}, {"gpus", n}};
+  });
+  std::vector<int> out(ctx.map.names.size(), 0);
+  for (const auto& j : parts) out[j.at("node").get<std::size_t>()] = j.at("gpus").get<int>();
+  return out;
+}
+
+std::vector<PairProbe> probe_pair_round(const StageContext& ctx, const net::Round& round, const net::ProbeOptions& options) {
+  const int rank = ctx.session.world().rank();
+  const bool leader = ctx.map.leader[static_cast<std::size_t>(ctx.map.my_node)] == rank;
+  const int pair = leader ? pair_index(round, ctx.map.my_node) : -1;
+  const auto parts = on_parts(ctx.session, pair, [&]() -> nlohmann::json {
+    nlohmann::json out = {{"nodes", pair_names(ctx.map, round.pairs[static_cast<std::size_t>(pair)])}, {"net", nullptr}, {"error", ""}};
+    // A pair that cannot be probed (no usable interface, a refused connection) is a finding of
+    // its own, not the end of the diagnosis: both ranks of the pair see the same error.
+    try {
+      agree_on_errors(ctx.session.comm(), [&] { out["net"] = net::run_network_probe(ctx.session.comm(), options); });
+    } catch (const Error& e) {
+      out["error"] = e.what_only();
+    }
+    return out;
+  });
+  std::vector<PairProbe> out;
+  for (const auto& j : parts)
+    out.push_back({j.at("nodes").get<std::vector<std::string>>(), j.at("net"), j.at("error").get<std::string>()});
+  return out;
+}
+
+}  // namespace cctune::app::diagnose
