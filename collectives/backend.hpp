@@ -48,6 +48,9 @@ struct BatchTiming {
   bool interrupted = false;        // a stop request (agreed by all ranks) ended the batch
 };
 
+// count_wrong()'s answer for a point whose result cannot be checked exactly.
+inline constexpr long kNotChecked = -1;
+
 class CollectiveBackend {
  public:
   virtual ~CollectiveBackend() = default;
@@ -61,7 +64,9 @@ class CollectiveBackend {
   virtual BatchTiming run_batch(const BatchRequest& batch) = 0;
   // Shorthand for a wall batch of n operations (warm-up, the data check, probes).
   BatchTiming run_wall(int n) { return run_batch(BatchRequest{n, BatchKind::Wall}); }
-  // Wrong elements in this rank's output after exactly one operation on fresh inputs.
+  // Wrong elements in this rank's output after exactly one operation on fresh inputs, or
+  // kNotChecked where the point's result has no exact expected value (fp8 sums over many
+  // ranks: core/data_check_plan.hpp); every rank then returns kNotChecked.
   virtual long count_wrong() = 0;
   // What actually ran at the last batch (NCCL: algo/proto/channels observed); may be empty.
   virtual PointConfig chosen() const { return {}; }

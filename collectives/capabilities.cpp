@@ -3,7 +3,7 @@
 namespace cctune {
 namespace {
 
-// MPI has no portable 16-bit float types (MPI 4.1 names none; Open MPI's are extensions).
+// MPI has no portable 16-bit or 8-bit float types (MPI 4.1 names none; Open MPI's are extensions).
 // Every case is listed, no default: a new DType fails the build here until it is decided.
 bool mpi_has(DType t) {
   switch (t) {
@@ -16,7 +16,9 @@ bool mpi_has(DType t) {
     case DType::Float32:
     case DType::Float64: return true;
     case DType::Float16:
-    case DType::BFloat16: return false;
+    case DType::BFloat16:
+    case DType::Float8e4m3:
+    case DType::Float8e5m2: return false;
   }
   return false;
 }
@@ -32,7 +34,8 @@ bool mpi_has(ReduceOp op) {
   return false;
 }
 
-// NCCL runs every type of the enum (it is NCCL's list) and every op.
+// NCCL runs every type of the enum (it is NCCL's list) and every op. fp8 needs NCCL >= 2.24
+// and an sm_90 GPU: only the worker knows those, and it skips such points with the reason.
 bool nccl_has(DType t) {
   switch (t) {
     case DType::Int8:
@@ -44,7 +47,9 @@ bool nccl_has(DType t) {
     case DType::Float16:
     case DType::Float32:
     case DType::Float64:
-    case DType::BFloat16: return true;
+    case DType::BFloat16:
+    case DType::Float8e4m3:
+    case DType::Float8e5m2: return true;
   }
   return false;
 }

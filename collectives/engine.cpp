@@ -93,7 +93,8 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   backend.prepare(spec);
   if (settings.check) {
     backend.run_wall(1);
-    result.wrong = static_cast<long>(comm.sum(static_cast<double>(backend.count_wrong())));
+    const long wrong = backend.count_wrong();
+    result.wrong = comm.any(wrong == kNotChecked) ? -1 : static_cast<long>(comm.sum(static_cast<double>(wrong)));
     backend.prepare(spec);  // in-place operations overwrote their inputs
   }
   if (settings.warmup_iters > 0) backend.run_wall(settings.warmup_iters);

@@ -35,7 +35,8 @@ MpiBackend::MpiBackend(MPI_Comm comm) : comm_(comm) {
 
 std::string MpiBackend::unsupported_reason(const PointSpec& spec) const {
   if (mpi_type(spec.dtype) == MPI_DATATYPE_NULL)
-    return "MPI has no " + to_string(spec.dtype) + " type (use float32, float64 or an integer type)";
+    return "MPI has no " + to_string(spec.dtype) + " type (use float32, float64 or an integer type; --backend nccl runs " +
+           to_string(spec.dtype) + ")";
   if (is_reduction(spec.collective) && mpi_op(spec.op) == MPI_OP_NULL)
     return "MPI has no '" + to_string(spec.op) + "' reduction";
   if (is_rooted(spec.collective) && (spec.root < 0 || spec.root >= size_))

@@ -10,22 +10,26 @@
 // computed with the same wrap-around arithmetic as NCCL. Prod and avg on floating types are
 // compared with a tolerance proportional to the type's epsilon. Collectives that copy
 // (broadcast, allgather, gather, scatter, alltoall, sendrecv) are exact in every type.
+// fp8 (float8e4m3, float8e5m2): inputs and checkability from core/data_check_plan.hpp; sums
+// use inputs narrow enough that every partial sum is exact, and every comparison is exact.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "core/collective.hpp"
+#include "core/data_check_plan.hpp"
 #include "core/expected_layout.hpp"
 
 namespace cctune::nccl_detail {
 
-// buf[i] = pattern(rank, first_index + i) for i < count.
+// buf[i] = pattern_value_within(rank, first_index + i, magnitude) for i < count.
 void launch_fill_pattern(void* buf, DType dtype, std::uint64_t count, int rank, std::uint64_t first_index,
-                         cudaStream_t stream);
+                         int magnitude, cudaStream_t stream);
 
 struct CheckSpec {
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
+  int input_magnitude = kPatternMagnitude;  // as the inputs were filled (DataCheckPlan)
   std::uint64_t count = 0;   // output elements to check
   ExpectedLayout expected;   // which input each output element holds (core/expected_layout.hpp)
 };

@@ -21,6 +21,13 @@ ncclDataType_t nccl_dtype(DType t) {
     case DType::Float32: return ncclFloat32;
     case DType::Float64: return ncclFloat64;
     case DType::BFloat16: return ncclBfloat16;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DType::Float8e4m3: return ncclFloat8e4m3;
+    case DType::Float8e5m2: return ncclFloat8e5m2;
+#else
+    case DType::Float8e4m3:
+    case DType::Float8e5m2: break;  // unsupported_reason() refuses them first
+#endif
   }
   throw RuntimeFailure("unknown dtype " + std::to_string(static_cast<int>(t)));
 }
@@ -83,6 +90,7 @@ void NcclBackend::ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_b
 
 std::string NcclBackend::unsupported_reason(const PointSpec& spec) const {
   if (spec.bytes.param_count == 0) return "the size is smaller than one element per rank";
+  if (std::string why = nccl_dtype_unsupported(spec.dtype, ctx_->dtypes); !why.empty()) return why;
   if (is_rooted(spec.collective) && (spec.root < 0 || spec.root >= ctx_->nranks))
     return "root " + std::to_string(spec.root) + " is not a rank of this " + std::to_string(ctx_->nranks) + "-rank communicator";
   return nccl_placement_unsupported(spec);
@@ -101,14 +109,16 @@ void NcclBackend::prepare(const PointSpec& spec) {
   graphs_.clear();
   spec_ = spec;
   layout_ = nccl_layout(spec, ctx_->rank, ctx_->nranks);
+  check_plan_ = data_check_plan(spec.collective, spec.dtype, spec.op, ctx_->nranks);
   where_ = {address(layout_.send), address(layout_.recv)};
   cudaStream_t s = ctx_->stream.get();
   // Poison the output with a value no input has (0x7f bytes: 127 in int8, NaN in float16,
-  // ~3e38 in float32/bfloat16) so that an operation that writes nothing is caught; then
+  // ~3e38 in float32/bfloat16, NaN in both fp8 types) so that an operation that writes nothing is caught; then
   // write the input, which in-place layouts place inside the same memory.
   if (layout_.poison.count > 0)
     CCTUNE_CUDA_CHECK(cudaMemsetAsync(address(layout_.poison), 0x7f, layout_.poison.count * w, s));
-  launch_fill_pattern(address(layout_.input), spec.dtype, layout_.input.count, ctx_->rank, 0, s);
+  launch_fill_pattern(address(layout_.input), spec.dtype, layout_.input.count, ctx_->rank, 0,
+                      check_plan_.input_magnitude, s);
   CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
@@ -251,6 +261,7 @@ CheckSpec NcclBackend::check_spec() const {
   CheckSpec c;
   c.dtype = spec_->dtype;
   c.op = spec_->op;
+  c.input_magnitude = check_plan_.input_magnitude;
   c.count = layout_.output.count;
   c.expected = layout_.expected;
   return c;
@@ -258,6 +269,7 @@ CheckSpec NcclBackend::check_spec() const {
 
 long NcclBackend::count_wrong() {
   if (!spec_) throw RuntimeFailure("NcclBackend::count_wrong before prepare");
+  if (!check_plan_.checked()) return kNotChecked;  // the same decision on every rank
   cudaStream_t s = ctx_->stream.get();
   auto* counter = wrong_counter_.as<unsigned long long>();
   CCTUNE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s));

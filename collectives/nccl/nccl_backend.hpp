@@ -67,6 +67,7 @@ class NcclBackend final : public CollectiveBackend {
   std::vector<CudaEvent> events_;
   std::optional<PointSpec> spec_;
   NcclLayout layout_;
+  DataCheckPlan check_plan_;
   Placement where_;
   std::map<int, CudaGraphExec> graphs_;  // per ops-per-replay, for the prepared point
 };

@@ -5,6 +5,7 @@
 #include <nccl.h>
 
 #include "collectives/nccl/cuda_resources.hpp"
+#include "collectives/nccl/nccl_dtype_support.hpp"
 #include "core/collective.hpp"
 
 namespace cctune::nccl_detail {
@@ -13,6 +14,7 @@ struct NcclContext {
   int device = 0;
   int rank = 0;
   int nranks = 1;
+  NcclDtypeSupport dtypes;  // NCCL versions and this GPU's compute capability
   CudaStream stream;      // the measured collectives
   CudaStream ctl_stream;  // RankComm traffic between batches
   NcclComm comm;          // declared last: destroyed first, while the streams still exist

@@ -51,6 +51,17 @@ ncclUniqueId from_hex(const std::string& hex) {
   return id;
 }
 
+NcclDtypeSupport dtype_support(int device) {
+  NcclDtypeSupport s;
+  s.header_version = NCCL_VERSION_CODE;
+  CCTUNE_NCCL_CHECK(ncclGetVersion(&s.library_version), nullptr);
+  int major = 0, minor = 0;
+  CCTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CCTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  s.compute_capability = major * 10 + minor;
+  return s;
+}
+
 class NcclModuleImpl final : public NcclModule {
  public:
   int device_count() override {
@@ -109,6 +120,7 @@ class NcclModuleImpl final : public NcclModule {
     ctx->device = setup.device;
     ctx->rank = setup.rank;
     ctx->nranks = setup.nranks;
+    ctx->dtypes = dtype_support(setup.device);
     ctx->stream = make_stream();
     ctx->ctl_stream = make_stream();
     // A size that does not fit is refused before NCCL allocates anything; the buffers

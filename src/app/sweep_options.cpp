@@ -25,7 +25,7 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
                  "scatter, or all")
       ->capture_default_str();
   cmd.add_option("--root", a.root, "broadcast, reduce, gather, scatter: root rank, or all (each rank in turn)")->capture_default_str();
-  cmd.add_option("-d,--dtype", a.dtype, "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, ... (one table each)")->capture_default_str();
+  cmd.add_option("-d,--dtype", a.dtype, "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, float8e4m3, ... (one table each)")->capture_default_str();
   cmd.add_option("-o,--output", a.output_dir, "output directory for results.json")->capture_default_str();
   cmd.add_option("--op", a.op, "reduction ops, comma-separated, or all: sum, prod, max, min, avg (one table each)")->capture_default_str();
   cmd.add_option("--backend", a.backend, "mpi, nccl or auto (nccl when GPUs and NCCL are there)")->capture_default_str();

@@ -37,7 +37,7 @@ struct DTypeInfo {
   const char* alias;
   std::size_t size;
 };
-constexpr std::array<DTypeInfo, 10> dtype_info{{
+constexpr std::array<DTypeInfo, 12> dtype_info{{
     {DType::Int8, "int8", "int8", "char", 1},
     {DType::Uint8, "uint8", "uint8", "uchar", 1},
     {DType::Int32, "int32", "int32", "int", 4},
@@ -48,6 +48,9 @@ constexpr std::array<DTypeInfo, 10> dtype_info{{
     {DType::Float32, "float32", "float", "float", 4},
     {DType::Float64, "float64", "double", "double", 8},
     {DType::BFloat16, "bfloat16", "bfloat16", "bf16", 2},
+    // nccl-tests spells them f8e4m3/f8e5m2; fp8e4m3 and fp8_e4m3 are accepted too.
+    {DType::Float8e4m3, "float8e4m3", "f8e4m3", "fp8e4m3", 1},
+    {DType::Float8e5m2, "float8e5m2", "f8e5m2", "fp8e5m2", 1},
 }};
 
 constexpr std::array<std::pair<ReduceOp, const char*>, 5> op_names{{
@@ -144,6 +147,7 @@ ReduceOp parse_reduce_op(std::string_view s) {
 }
 
 std::size_t dtype_size(DType t) { return info(t).size; }
+bool is_fp8(DType t) { return t == DType::Float8e4m3 || t == DType::Float8e5m2; }
 
 bool is_reduction(Collective c) {
   return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce;

@@ -10,13 +10,14 @@
 namespace cctune {
 
 enum class Collective { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv, Gather, Scatter };
-enum class DType { Int8, Uint8, Int32, Uint32, Int64, Uint64, Float16, Float32, Float64, BFloat16 };
+// Float8e4m3/Float8e5m2: NCCL >= 2.24 on sm_90+ only (docs/NCCL_BACKEND.md); MPI has no fp8.
+enum class DType { Int8, Uint8, Int32, Uint32, Int64, Uint64, Float16, Float32, Float64, BFloat16, Float8e4m3, Float8e5m2 };
 enum class ReduceOp { Sum, Prod, Max, Min, Avg };
 
 std::string to_string(Collective c);   // "allreduce"
 std::string to_string(DType t);        // "float32"
 std::string to_string(ReduceOp op);    // "sum"
-// nccl-tests' spellings for the table: "float", "half", "bfloat16", "int32"...
+// nccl-tests' spellings for the table: "float", "half", "bfloat16", "int32", "f8e4m3"...
 std::string table_name(DType t);
 // Throw UsageError listing what is allowed. Accept nccl-tests spellings too ("float", "half").
 Collective parse_collective(std::string_view s);
@@ -30,6 +31,7 @@ const std::vector<DType>& all_dtypes();
 const std::vector<ReduceOp>& all_reduce_ops();
 
 std::size_t dtype_size(DType t);
+bool is_fp8(DType t);
 bool is_reduction(Collective c);
 // Broadcast, reduce, gather and scatter: one rank (the root) is the source or the sink.
 bool is_rooted(Collective c);

@@ -5,8 +5,11 @@
 #  1. 2 and 4 ranks, every NCCL dtype, --collectives all, -c 1: every (collective, dtype)
 #     measured with 0 wrong elements (tests/gpu/check_collectives.py reads results.json);
 #     2 ranks with root 1, 4 ranks float32 with --root all (points for roots 0..3).
+#     fp8 (float8e4m3, float8e5m2) too: its sums use inputs that keep every partial sum exact;
+#     on a GPU older than sm_90 every fp8 point must be skipped with the compute-capability reason.
 #  2. Reduction ops prod, max, min, avg with 4 ranks on reduce/allreduce/reducescatter over a
-#     few dtypes (integer avg is NCCL's truncating divide).
+#     few dtypes (integer avg is NCCL's truncating divide); fp8 max and min (exact), fp8 avg
+#     over 4 ranks (exact), fp8 prod (recorded as not checked, wrong = -1).
 #  3. Forced ring/simple and ring/ll on broadcast and reduce reach NCCL (its TUNING lines); the
 #     same configs on alltoall/gather are skipped with the point-to-point reason.
 #  4. A point-to-point config group reaches the workers: NCCL's INFO line for
@@ -23,7 +26,11 @@ CCTUNE=$BUILD/cctune
 [[ -x "$CCTUNE" ]] || { echo "FAIL: $CCTUNE not found (build the cctune target)"; exit 1; }
 [[ -f "$BUILD/libcctune-nccl.so" ]] || { echo "FAIL: $BUILD/libcctune-nccl.so not found (configure with -DCCTUNE_WITH_CUDA=ON)"; exit 1; }
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
-DTYPES=${CCTUNE_CHECK_DTYPES:-int8 uint8 int32 uint32 int64 uint64 float16 float32 float64 bfloat16}
+DTYPES=${CCTUNE_CHECK_DTYPES:-int8 uint8 int32 uint32 int64 uint64 float16 float32 float64 bfloat16 float8e4m3 float8e5m2}
+# NCCL runs fp8 on sm_90 and newer only; older GPUs must skip every fp8 point with the reason.
+CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null | tr -d ' .')
+FP8_SKIP=()
+[[ $CC =~ ^[0-9]+$ && $CC -lt 90 ]] && FP8_SKIP=(--skipped-because "compute capability 9.0")
 ALL=allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv,gather,scatter
 FAILS=0
 START=$(date +%s)
@@ -43,6 +50,7 @@ sweep() {
 }
 check() {  # NAME CHECKER-ARGS...: results of sweep NAME through check_collectives.py
   local name=$1; shift
+  [[ $name == *float8* ]] && set -- "$@" "${FP8_SKIP[@]}"
   [[ $RC -eq 0 ]] || { fail "$name: sweep rc=$RC"; return 1; }
   local out
   out=$(python3 "$here/check_collectives.py" "$OUTDIR/$name/results.json" "$@" 2>&1)
@@ -70,6 +78,13 @@ for op in prod max min avg; do
     sweep "op_${op}_$dt" 4 --collectives reduce,allreduce,reducescatter -d "$dt" --op "$op" -b 1K -e 1K --root 3
     check "op_${op}_$dt" --nranks 4 --collectives reduce,allreduce,reducescatter --dtype "$dt" --op "$op" --roots 3
   done
+done
+# fp8: max/min are exact for any input; avg over 4 ranks divides by a power of two (exact);
+# prod rounds in NCCL's order, so its points must say "not checked" (wrong = -1).
+for case in ${CCTUNE_CHECK_FP8_OPS:-max:float8e4m3 min:float8e4m3 max:float8e5m2 min:float8e5m2 avg:float8e5m2 prod:float8e4m3}; do
+  op=${case%%:*} dt=${case#*:}
+  sweep "op_${op}_$dt" 4 --collectives reduce,allreduce,reducescatter -d "$dt" --op "$op" -b 1K -e 1K --root 3
+  check "op_${op}_$dt" --nranks 4 --collectives reduce,allreduce,reducescatter --dtype "$dt" --op "$op" --roots 3
 done
 echo "   (2. done at $(( $(date +%s) - START )) s)"
 

@@ -97,7 +97,8 @@ std::vector<std::string> choice_names(const std::array<Enum, N>& all) {
 }
 const std::vector<std::string> kAlgorithms = choice_names(all_algorithms());
 const std::vector<std::string> kProtocols = choice_names(all_protocols());
-const std::vector<std::string> kDtypes = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16"};
+const std::vector<std::string> kDtypes = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16",
+                                         "float8e4m3", "float8e5m2"};
 const std::vector<std::string> kRequirements = {"net", "rdma"};
 
 SizeSequence read_sizes(const SpaceReader& r, const json& j) {

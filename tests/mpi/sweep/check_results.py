@@ -14,7 +14,7 @@ import sys
 import jsonschema
 
 DTYPE_SIZE = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
-              "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+              "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "float8e4m3": 1, "float8e5m2": 1}
 SPLIT = {"allgather", "reducescatter", "alltoall", "gather", "scatter"}
 ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 

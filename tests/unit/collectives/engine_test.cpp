@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "collectives/engine.hpp"
 #include "support/thread_comm.hpp"
 
@@ -34,7 +36,8 @@ class ScriptedBackend : public CollectiveBackend {
     for (double x : t.iter_us) t.wall_us += x;
     return t;
   }
-  long count_wrong() override { return rank_; }
+  long count_wrong() override { return wrong_override.value_or(rank_); }
+  std::optional<long> wrong_override;  // count_wrong()'s answer instead of the rank
   double wall_op_us;  // per operation in wall batches (defaults to iter_us)
   // Per-operation batches of more than one operation: the first gets one operation
   // stalled by `stall_us`.
@@ -82,6 +85,22 @@ TEST(Engine, AggregatesLikeNcclTestsAndAgreesOnStopping) {
     const double algbw = (1 << 20) / 1e9 / 25e-6;
     EXPECT_NEAR(r.algbw_GBps, algbw, 1e-9);
     EXPECT_NEAR(r.busbw_GBps, algbw * 1.5, 1e-9);
+  }
+}
+
+TEST(Engine, APointWithoutAnExactResultIsNotCheckedRatherThanRight) {
+  std::vector<PointResult> results(3);
+  cctune::testing::run_ranks(3, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 10.0);
+    backend.wrong_override = kNotChecked;
+    MeasureSettings settings;
+    settings.check = true;
+    settings.stop.min_iterations = 5;
+    results[comm.rank()] = measure_point(backend, comm, spec(3), settings);
+  });
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, PointStatus::Ok);
+    EXPECT_EQ(r.wrong, -1);  // not -3 (a sum of "not checked"), not 0
   }
 }
 

@@ -103,7 +103,30 @@ TEST(Names, RoundTripAndAliases) {
   EXPECT_EQ(parse_dtype("half"), DType::Float16);
   EXPECT_EQ(parse_dtype("bf16"), DType::BFloat16);
   EXPECT_EQ(table_name(DType::Float32), "float");
+  EXPECT_EQ(parse_dtype("float8e4m3"), DType::Float8e4m3);
+  EXPECT_EQ(parse_dtype("f8e4m3"), DType::Float8e4m3);
+  EXPECT_EQ(parse_dtype("fp8_e4m3"), DType::Float8e4m3);
+  EXPECT_EQ(parse_dtype("Float8E5M2"), DType::Float8e5m2);
+  EXPECT_EQ(parse_dtype("f8e5m2"), DType::Float8e5m2);
+  EXPECT_EQ(to_string(DType::Float8e5m2), "float8e5m2");
+  EXPECT_EQ(table_name(DType::Float8e4m3), "f8e4m3");
   EXPECT_EQ(parse_collective_list("allreduce,allgather,allreduce").size(), 2u);
+}
+
+TEST(Names, Fp8IsOneByteAndListed) {
+  EXPECT_EQ(dtype_size(DType::Float8e4m3), 1u);
+  EXPECT_EQ(dtype_size(DType::Float8e5m2), 1u);
+  EXPECT_TRUE(is_fp8(DType::Float8e4m3));
+  EXPECT_TRUE(is_fp8(DType::Float8e5m2));
+  EXPECT_FALSE(is_fp8(DType::Int8));
+  EXPECT_FALSE(is_fp8(DType::BFloat16));
+  EXPECT_EQ(collective_bytes(Collective::AllGather, 4096, DType::Float8e4m3, 4).param_count, 1024u);
+  try {
+    parse_dtype("float8");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(e.fix().find("float8e4m3, float8e5m2"), std::string::npos) << e.fix();
+  }
 }
 
 TEST(Names, UnknownNamesListWhatIsAllowed) {
