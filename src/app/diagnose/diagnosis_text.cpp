@@ -25,7 +25,7 @@ std::vector<Line> figure_lines(const DiagnosisDoc& d) {
                      fmt::format("arrives last {:.0f} %", g.last_fraction * 100)});
   for (const auto& n : d.nodes)
     lines.push_back({"node " + n.host + fmt::format(" ({} GPU)", n.gpus), num(n.busbw_gbps, "GB/s"), num(n.latency_us, "us"),
-                     num(n.limit_gbps, "GB/s")});
+                     num(n.limit_gbps, "GB/s"), ""});
   for (const auto& p : d.pairs_measured) {
     std::string fig = num(p.busbw_gbps, "GB/s");
     if (p.probe_gbps > 0) fig += ", probe " + num(p.probe_gbps, "GB/s");
