@@ -1,10 +1,9 @@
 // diagnosis.json, schema cctune.diagnosis/1 (docs/DIAGNOSE.md): the document and its reading
 // back as a baseline.
-#include <fstream>
-#include <sstream>
-
 #include "app/diagnose/diagnosis_doc.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_depth.hpp"
 
 namespace cctune::app::diagnose {
 namespace {
@@ -113,17 +112,26 @@ DiagnosisDoc parse_diagnosis(const json& j, const std::string& source) {
 }
 
 DiagnosisDoc load_diagnosis(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--baseline " + path + " cannot be read", "give the path of a known-good run's diagnosis.json");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string where = "--baseline " + path;
+  const std::string fix = "give a diagnosis.json written by cctune diagnose";
+  // An outside file: bounded in size (read_file) and nesting before parsing, and no float
+  // beyond int's range where an integer field is read.
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const Error& e) {
+    throw UsageError(where + ": " + e.what_only(), fix);
+  }
+  if (json_nests_deeper_than(text))
+    throw UsageError(where + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels", fix);
   json j;
   try {
-    j = json::parse(text.str());
+    j = json::parse(text);
   } catch (const json::exception& e) {
-    throw UsageError("--baseline " + path + " is not JSON: " + e.what(), "give a diagnosis.json written by cctune diagnose");
+    throw UsageError(where + " is not JSON: " + e.what(), fix);
   }
-  return parse_diagnosis(j, "--baseline " + path);
+  if (const std::string bad = json_float_beyond_int(j); !bad.empty()) throw UsageError(where + ": " + bad + ", out of range for its field", fix);
+  return parse_diagnosis(j, where);
 }
 
 }  // namespace cctune::app::diagnose

@@ -63,6 +63,11 @@ expect_usage "baseline not a diagnosis" "not a cctune diagnosis" \
   "${mpi[@]}" -np 2 "$cctune" diagnose --backend mpi --bandwidth-size 256K -o "$work/two" --baseline "$work/results.json"
 expect_usage "baseline not JSON" "is not JSON" \
   "${mpi[@]}" -np 2 "$cctune" diagnose --backend mpi --bandwidth-size 256K -o "$work/two" --baseline "$work/plan.txt"
+python3 -c 'print("[" * 100000)' > "$work/deep.json"
+expect_usage "baseline nested too deep" "deeper than 64 levels" \
+  "${mpi[@]}" -np 2 "$cctune" diagnose --backend mpi --bandwidth-size 256K -o "$work/two" --baseline "$work/deep.json"
+expect_usage "baseline not a regular file" "not a regular file" \
+  "${mpi[@]}" -np 2 "$cctune" diagnose --backend mpi --bandwidth-size 256K -o "$work/two" --baseline /dev/zero
 # The same cluster's own diagnosis is a baseline it accepts (0 or 5: sub-microsecond times on
 # a loaded CI host may well drift more than the baseline rule's 15 %).
 set +e
