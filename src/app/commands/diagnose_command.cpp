@@ -13,6 +13,7 @@
 #include "app/nccl_sweep.hpp"
 #include "app/report/report.hpp"
 #include "app/session.hpp"
+#include "app/signals.hpp"
 #include "app/sweep_job.hpp"
 #include "app/sweep_outputs.hpp"
 #include "collectives/rank_agreement.hpp"
@@ -36,6 +37,7 @@ class DiagnoseCommand : public Command {
   bool selected() const override { return cmd_->parsed(); }
 
   int run(Session& session) override {
+    install_stop_handlers();
     const dg::PairSelection pairs = dg::parse_pair_selection(args_.pairs);
     if (args_.dry_run && args_.nodes > 0) return dry_run(args_.nodes, std::max(1, args_.gpus), pairs);  // no MPI
     if (!args_.dry_run && (args_.nodes > 0))
@@ -75,7 +77,9 @@ class DiagnoseCommand : public Command {
     if (session.world().rank() == 0) {
       write_on_rank0([&] { suspects = conclude(out, baseline ? &*baseline : nullptr, plan.output_dir); });
     }
-    // Every rank exits alike, so that the launcher's exit status is the verdict's.
+    // Every rank exits alike, so that the launcher's exit status is the verdict's. A stopped
+    // job judged what it had measured (written above) but is not a verdict: 130/143.
+    if (out.stop_signal != 0) return exit_code_for_stop(out.stop_signal);
     return session.world().max(suspects) > 0 ? exit_code::suspects : exit_code::ok;
   }
 
@@ -116,6 +120,8 @@ class DiagnoseCommand : public Command {
   static int conclude(JobOutcome& out, const DiagnosisDoc* baseline, const std::string& dir) {
     DiagnosisDoc& doc = out.doc;
     doc.diagnosis = judge(doc, baseline);
+    if (out.stop_signal != 0)
+      doc.diagnosis.notes.push_back("interrupted by a signal: the stages marked skipped did not run, and what they would test is not judged");
     const std::filesystem::path out_dir(dir);
     std::vector<Results> stage_results;
     for (const StageFile& f : out.files) {

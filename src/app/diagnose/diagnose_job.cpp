@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "app/report/report_inputs.hpp"
+#include "app/signals.hpp"
 #include "diagnose/straggler.hpp"
 
 namespace cctune::app::diagnose {
@@ -123,6 +124,25 @@ void add_probe(JobOutcome& out, const PairProbe& p) {
   if (pair.contains("latency") && pair.at("latency").is_object()) e.probe_latency_us = pair.at("latency").value("typical_us", 0.0);
 }
 
+// SIGINT/SIGTERM (install_stop_handlers): the running sweep ends at its next point boundary;
+// no further stage or round starts. Collective over the world, between stages and rounds.
+bool stop_agreed(const StageContext& ctx, JobOutcome& out) {
+  if (!ctx.session.world().any(stop_signal() != 0)) return false;
+  out.stop_signal = agreed_stop_signal();
+  return true;
+}
+
+// The stage `from` and every later one that has not run are marked as skipped by the stop.
+void skip_after_stop(DiagnosisDoc& doc, const std::string& from) {
+  bool on = false;
+  for (StageRecord& s : doc.stages) {
+    on = on || s.name == from;
+    if (!on || s.rounds == 0 || s.duration_s > 0) continue;
+    s.rounds = 0;
+    s.skipped_why = "interrupted by a signal before it started";
+  }
+}
+
 }  // namespace
 
 JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
@@ -137,6 +157,11 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
     for (StageRecord& s : doc.stages)
       if (s.name == name) return s;
     throw std::logic_error(std::string("no stage ") + name);
+  };
+  auto stopped_before = [&](const char* name) {
+    if (!stop_agreed(ctx, out)) return false;
+    skip_after_stop(doc, name);
+    return true;
   };
 
   if (stage("intra-node").rounds > 0) {
@@ -154,6 +179,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
     out.files.push_back(stage_file("intra_node", meta, topology, parts, "node"));
     stage("intra-node").duration_s = clock.seconds();
   }
+  if (stopped_before("pair probe")) return out;
   if (stage("pair probe").rounds > 0 && probe) {
     say_stage(ctx, "stage pair probe: " + std::to_string(rounds.size()) + " round(s)");
     StageClock clock;
@@ -164,6 +190,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
     stage("pair probe").rounds = 0;
     stage("pair probe").skipped_why = "--probe none";
   }
+  if (stopped_before("pair collective")) return out;
   if (stage("pair collective").rounds > 0) {
     say_stage(ctx, "stage pair collective (" + std::string(ctx.gpus ? "nccl" : "mpi") + "): " + std::to_string(rounds.size()) + " round(s)");
     StageClock clock;
@@ -179,6 +206,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
     out.files.push_back(stage_file("pairs", meta, topology, all, "pair"));
     stage("pair collective").duration_s = clock.seconds();
   }
+  if (stopped_before("all nodes")) return out;
   if (stage("all nodes").rounds > 0) {
     say_stage(ctx, "stage all nodes: one run over every rank");
     StageClock clock;

@@ -21,6 +21,7 @@ struct JobOutcome {
   DiagnosisDoc doc;                     // figures and stages; suspects not yet judged
   std::vector<StageFile> files;         // stages that ran sweeps
   nlohmann::json probes = nlohmann::json::array();  // the pair probes' net sections
+  int stop_signal = 0;  // SIGINT/SIGTERM agreed by every rank: the stages after it did not run
 };
 
 // Collective over the world; the outcome is complete on world rank 0 only. `shape` (the

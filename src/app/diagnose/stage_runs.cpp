@@ -71,6 +71,9 @@ nlohmann::json sweep_part(const StageContext& ctx, const std::string& stage, std
   else
     run_mpi_sweep(ctx.session, plan, collect);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // A sweep that a signal stopped before its run began has no run to report: the part is left
+  // out (its stage says it was interrupted), not reported as a run of 0 ranks.
+  if (collect.run().nranks == 0) return nullptr;
   return {{"nodes", std::move(nodes)}, {"run", collect.run()}, {"duration_s", took_s}};
 }
 
