@@ -119,8 +119,9 @@ class DiagnoseCommand : public Command {
   // number of suspects.
   static int conclude(JobOutcome& out, const DiagnosisDoc* baseline, const std::string& dir) {
     DiagnosisDoc& doc = out.doc;
+    doc.interrupted = out.stop_signal != 0;
     doc.diagnosis = judge(doc, baseline);
-    if (out.stop_signal != 0)
+    if (doc.interrupted)
       doc.diagnosis.notes.push_back("interrupted by a signal: the stages marked skipped did not run, and what they would test is not judged");
     const std::filesystem::path out_dir(dir);
     std::vector<Results> stage_results;

@@ -73,6 +73,7 @@ struct DiagnosisDoc {
   std::vector<PairResult> pairs_measured;
   double all_busbw_gbps = 0, all_latency_us = 0;  // all-node stage (0: not run)
   std::string baseline_path;                      // empty: no baseline
+  bool interrupted = false;  // a signal stopped the job: later stages did not run
   cctune::diagnose::Diagnosis diagnosis;
 };
 

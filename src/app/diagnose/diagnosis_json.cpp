@@ -69,6 +69,7 @@ json to_json(const DiagnosisDoc& d) {
   for (const auto& s : d.diagnosis.suspects) suspects.push_back(suspect_json(s));
   j["suspects"] = suspects;
   j["notes"] = d.diagnosis.notes;
+  j["interrupted"] = d.interrupted;
   j["verdict"] = verdict(d);
   return j;
 }
@@ -86,6 +87,7 @@ DiagnosisDoc parse_diagnosis(const json& j, const std::string& source) {
     d.latency_bytes = j.at("sizes").at("latency_bytes").get<std::uint64_t>();
     d.bandwidth_bytes = j.at("sizes").at("bandwidth_bytes").get<std::uint64_t>();
     d.pairs = j.at("pairs").get<std::string>();
+    d.interrupted = j.value("interrupted", false);
     const json& f = j.at("figures");
     for (const auto& g : f.at("gpus"))
       d.gpus.push_back({g.at("host").get<std::string>(), g.at("gpu").get<int>(), figure_of(g, "time_us"), figure_of(g, "last_fraction")});

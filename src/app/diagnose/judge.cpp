@@ -117,8 +117,10 @@ dg::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline, const
 
 std::string verdict(const DiagnosisDoc& doc) {
   const auto& suspects = doc.diagnosis.suspects;
-  if (suspects.empty()) return "no suspects: every component is within the rule of its group";
-  std::string out = fmt::format("{} suspect(s): ", suspects.size());
+  // A job stopped by a signal speaks only for what it measured.
+  const std::string head = doc.interrupted ? "interrupted, so far " : "";
+  if (suspects.empty()) return head + "no suspects: every component measured is within the rule of its group";
+  std::string out = head + fmt::format("{} suspect(s): ", suspects.size());
   for (std::size_t i = 0; i < suspects.size(); ++i) out += (i ? ", " : "") + describe_suspect(suspects[i]);
   return out;
 }

@@ -25,5 +25,8 @@ set +e; wait "$pid"; rc=$?; set -e
 [[ -s $work/d/diagnosis.json && -s $work/d/report.html ]] || fail "diagnosis.json or report.html missing"
 grep -q "interrupted by a signal" "$work/d/diagnosis.json" || fail "diagnosis.json does not say it was interrupted"
 grep -q "interrupted by a signal" "$work/out" || fail "the table does not say it was interrupted"
+grep -q "^verdict: interrupted, so far" "$work/out" || fail "the verdict does not say it was interrupted"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["interrupted"] is True, d.get("interrupted")' \
+  "$work/d/diagnosis.json" || fail "diagnosis.json's interrupted is not true"
 grep -E "^# (stage|note)" "$work/out"
 echo "interrupt_test: OK (exit $rc, diagnosis.json written with the note)"
