@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # straggler_test.sh CCTUNE OUTDIR SCHEMA: per-rank timings under mpirun -np 4.
-#  - CCTUNE_TEST_SLOW_RANK=2:300 (rank 2 launches every operation 300 us late; the others
+#  - CCTUNE_TEST_SLOW_RANK=2:1000 (rank 2 launches every operation 1 ms late; the others
 #    really wait inside MPI): the sweep names rank 2 with its host, and only rank 2;
 #  - the same sweep without it names nobody;
 #  - both results.json carry per-rank columns of length 4 at every ok point, last_pct
@@ -16,7 +16,7 @@ host=$(hostname)
 failures=0
 fail() { echo "FAIL $*"; failures=$((failures+1)); }
 
-CCTUNE_TEST_SLOW_RANK=2:300 "${mpirun[@]}" "${sweep[@]}" -o "$out/slow" >"$out/slow.out" 2>&1 || fail "slow sweep exited $?"
+CCTUNE_TEST_SLOW_RANK=2:1000 "${mpirun[@]}" "${sweep[@]}" -o "$out/slow" >"$out/slow.out" 2>&1 || fail "slow sweep exited $?"
 grep '^# straggler:' "$out/slow.out"
 lines=$(grep -c '^# straggler:' "$out/slow.out")
 if [[ $lines -ne 1 ]] || ! grep -q "^# straggler: rank 2 (host $host) arrives last in [0-9]* % of operations at [0-9]* of [0-9]* points" "$out/slow.out"; then
@@ -31,14 +31,17 @@ assert [p["host"] for p in run["places"]] == [run["places"][0]["host"]] * 4, run
 assert [p["local_rank"] for p in run["places"]] == [0, 1, 2, 3], run["places"]
 assert all(p["gpu"] == -1 for p in run["places"])
 ok = [p for p in run["points"] if p["status"] == "ok"]
-# At the small sizes the 300 us late launch dominates: rank 2 is last, the others wait.
+# At the small sizes the 1 ms late launch dominates: rank 2 is last, the others wait. On a
+# loaded 2-core CI host (4 ranks oversubscribed beside other tests) a descheduled rank can
+# outlast it at a point now and then, so most points must show it, not every one.
 small = [p for p in ok if p["size_bytes"] <= 1024]
+assert len(small) >= 6, f"only {len(small)} small points"
 last2 = sum(1 for p in small if max(range(4), key=lambda r: p["ranks"]["last_pct"][r]) == 2)
-assert last2 == len(small), f"rank 2 last most often at {last2} of {len(small)} small points"
-for p in small:
-    waits = p["ranks"]["wait_median_us"]
-    assert waits[2] < 50 and min(waits[r] for r in (0, 1, 3)) > 150, (p["size_bytes"], waits)
-print(f"per-rank values: OK ({len(small)} small points name rank 2)")
+assert last2 >= 0.8 * len(small), f"rank 2 last most often at {last2} of {len(small)} small points"
+waited = sum(1 for p in small
+             if p["ranks"]["wait_median_us"][2] < 200 and min(p["ranks"]["wait_median_us"][r] for r in (0, 1, 3)) > 500)
+assert waited >= 0.8 * len(small), f"the others waited for rank 2 at {waited} of {len(small)} small points"
+print(f"per-rank values: OK (rank 2 last at {last2} of {len(small)} small points, waited for at {waited})")
 PY
 
 "${mpirun[@]}" "${sweep[@]}" -o "$out/healthy" >"$out/healthy.out" 2>&1 || fail "healthy sweep exited $?"

@@ -74,8 +74,9 @@ TEST(TypeLists, OneValueStaysAStringInTheJsonAndListsRoundTrip) {
 
 TEST(TypeLists, AllDropsWhatTheBackendLacksSilently) {
   const SweepPlan mpi = resolve_sweep(mpi_args("all", "all"), false, false);
-  EXPECT_EQ(mpi.dtypes.size(), all_dtypes().size() - 2);  // no float16, bfloat16
+  EXPECT_EQ(mpi.dtypes.size(), all_dtypes().size() - 4);  // no float16, bfloat16, fp8
   EXPECT_EQ(std::count(mpi.dtypes.begin(), mpi.dtypes.end(), DType::BFloat16), 0);
+  EXPECT_EQ(std::count_if(mpi.dtypes.begin(), mpi.dtypes.end(), is_fp8), 0);
   EXPECT_EQ(mpi.ops, (std::vector<ReduceOp>{ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min}));
   SweepArgs nccl = mpi_args("all", "all");
   nccl.backend = "nccl";
@@ -98,12 +99,12 @@ TEST(TypeLists, NamedCombinationsABackendLacksAreOneLineUsageErrors) {
   EXPECT_EQ(refusal(nccl), "accepted");
 }
 
-TEST(Capabilities, MpiLacksHalfTypesAndAvgNcclRunsEverything) {
+TEST(Capabilities, MpiLacksHalfAndFp8TypesAndAvgNcclRunsEverything) {
   for (DType t : all_dtypes())
     for (ReduceOp op : all_reduce_ops())
       for (Collective c : all_collectives()) {
         EXPECT_FALSE(incapability(BackendKind::Nccl, c, t, op)) << to_string(c) << " " << to_string(t) << " " << to_string(op);
-        const bool half = t == DType::Float16 || t == DType::BFloat16;
+        const bool half = t == DType::Float16 || t == DType::BFloat16 || is_fp8(t);
         const bool mpi_lacks = half || (is_reduction(c) && op == ReduceOp::Avg);
         EXPECT_EQ(incapability(BackendKind::Mpi, c, t, op).has_value(), mpi_lacks) << to_string(c) << " " << to_string(t);
       }
