@@ -38,8 +38,10 @@ small = [p for p in ok if p["size_bytes"] <= 1024]
 assert len(small) >= 6, f"only {len(small)} small points"
 last2 = sum(1 for p in small if max(range(4), key=lambda r: p["ranks"]["last_pct"][r]) == 2)
 assert last2 >= 0.8 * len(small), f"rank 2 last most often at {last2} of {len(small)} small points"
+# Waits are relative: descheduling on such a host can delay every rank by milliseconds, but
+# the others still wait at least half the delay longer than rank 2 does.
 waited = sum(1 for p in small
-             if p["ranks"]["wait_median_us"][2] < 200 and min(p["ranks"]["wait_median_us"][r] for r in (0, 1, 3)) > 500)
+             if min(p["ranks"]["wait_median_us"][r] for r in (0, 1, 3)) - p["ranks"]["wait_median_us"][2] >= 500)
 assert waited >= 0.8 * len(small), f"the others waited for rank 2 at {waited} of {len(small)} small points"
 print(f"per-rank values: OK (rank 2 last at {last2} of {len(small)} small points, waited for at {waited})")
 PY
