@@ -40,6 +40,7 @@ void JsonReporter::run_timing(double duration_s, double startup_s) {
 }
 
 void JsonReporter::save() {
+  if (path_.empty()) return;
   write_on_rank0([&] { save_results(results_, path_); });
 }
 

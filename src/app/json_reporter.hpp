@@ -1,7 +1,8 @@
 #pragma once
 // results.json, written by rank 0: collects the runs and their points, and saves the file
 // atomically at every run start, after every collective and at the end, so an interrupted
-// run keeps its data.
+// run keeps its data. With an empty path it only collects (diagnose's parts, whose runs are
+// saved together per stage).
 #include <string>
 
 #include "app/reporter.hpp"

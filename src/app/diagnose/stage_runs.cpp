@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "app/json_reporter.hpp"
 #include "app/mpi_sweep.hpp"
 #include "app/nccl_sweep.hpp"
 #include "collectives/mpi/mpi_rank_comm.hpp"
@@ -13,25 +14,6 @@
 
 namespace cctune::app::diagnose {
 namespace {
-
-// Keeps the one run a sweep reports, with its points.
-class CollectingReporter final : public Reporter {
- public:
-  void begin_run(const RunResult& run) override { run_ = run; }
-  void point(const PointResult& p) override { run_.points.push_back(p); }
-  void run_timing(double duration_s, double startup_s) override {
-    run_.duration_s = duration_s;
-    run_.startup_s = startup_s;
-  }
-  void fail_run(const std::string& reason) override {
-    run_.status = RunStatus::Failed;
-    run_.reason = reason;
-  }
-  const RunResult& run() const { return run_; }
-
- private:
-  RunResult run_;
-};
 
 MpiRankComm& world_of(Session& session) { return dynamic_cast<MpiRankComm&>(session.world()); }
 
@@ -59,7 +41,7 @@ std::vector<nlohmann::json> on_parts(Session& session, int color, const std::fun
 // NCCL workers of parts running at once write their logs apart (<output>/parts/<stage>-<nodes>/
 // workers): parts on one host, or on a shared file system, would otherwise write the same files.
 nlohmann::json sweep_part(const StageContext& ctx, const std::string& stage, std::vector<std::string> nodes) {
-  CollectingReporter collect;
+  JsonReporter collect(Results{}, "");  // no path: collects the part's one run, saves nothing
   SweepPlan plan = ctx.plan;
   std::string part = stage;
   for (const std::string& n : nodes) part += "-" + n;
@@ -73,8 +55,8 @@ nlohmann::json sweep_part(const StageContext& ctx, const std::string& stage, std
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // A sweep that a signal stopped before its run began has no run to report: the part is left
   // out (its stage says it was interrupted), not reported as a run of 0 ranks.
-  if (collect.run().nranks == 0) return nullptr;
-  return {{"nodes", std::move(nodes)}, {"run", collect.run()}, {"duration_s", took_s}};
+  if (collect.results().runs.empty()) return nullptr;
+  return {{"nodes", std::move(nodes)}, {"run", collect.results().runs.front()}, {"duration_s", took_s}};
 }
 
 std::vector<PartRun> to_part_runs(const std::vector<nlohmann::json>& parts) {
