@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "core/results.hpp"
 
 namespace cctune {

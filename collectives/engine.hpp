@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "collectives/backend.hpp"
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "core/stopping.hpp"
 
 namespace cctune {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "net/probe_options.hpp"
 
 namespace cctune::net {

@@ -3,7 +3,7 @@
 // the other as a message and never as a receive that waits forever.
 #include <functional>
 
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "net/gpu_buffer.hpp"
 #include "net/gpu_choice.hpp"

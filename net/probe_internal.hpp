@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "net/pair_schedule.hpp"
 #include "net/probe_options.hpp"
 

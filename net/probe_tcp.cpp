@@ -3,7 +3,7 @@
 // higher one and streams to it.
 #include <cstdlib>
 
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "net/probe_internal.hpp"
 #include "net/socket.hpp"

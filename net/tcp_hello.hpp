@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "net/socket.hpp"
 
 namespace cctune::net {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "topology/topology.hpp"
 
 namespace cctune::topo {

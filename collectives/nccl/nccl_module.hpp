@@ -9,7 +9,7 @@
 #include <string>
 
 #include "collectives/backend.hpp"
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 
 namespace cctune {
 

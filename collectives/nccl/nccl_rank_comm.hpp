@@ -19,7 +19,7 @@
 
 #include "collectives/nccl/cuda_resources.hpp"
 #include "collectives/nccl/nccl_context.hpp"
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 
 namespace cctune::nccl_detail {
 

@@ -6,8 +6,8 @@
 #include "app/sections.hpp"
 #include "app/signals.hpp"
 #include "collectives/mpi/mpi_backend.hpp"
-#include "collectives/mpi/mpi_rank_comm.hpp"
-#include "collectives/rank_agreement.hpp"
+#include "comm/mpi_rank_comm.hpp"
+#include "comm/rank_agreement.hpp"
 #include "runtime/worker_plan.hpp"
 
 namespace cctune::app {

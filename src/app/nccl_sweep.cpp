@@ -14,7 +14,7 @@
 #include <regex>
 
 #include "app/signals.hpp"
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/units.hpp"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <set>
 
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/collective.hpp"
 #include "core/files.hpp"

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "core/results.hpp"
 
 namespace cctune::app {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "collectives/mpi/mpi_rank_comm.hpp"
+#include "comm/mpi_rank_comm.hpp"
 
 extern char** environ;
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "collectives/mpi/mpi_rank_comm.hpp"
+#include "comm/mpi_rank_comm.hpp"
 
 namespace cctune::app {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "core/error.hpp"
 #include "core/test_hooks.hpp"
 

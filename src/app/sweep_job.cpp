@@ -6,7 +6,7 @@
 #include "app/progress.hpp"
 #include "app/run_meta.hpp"
 #include "app/table_reporter.hpp"
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/files.hpp"
 #include "core/results_json.hpp"
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "collectives/mpi/mpi_rank_comm.hpp"
+#include "comm/mpi_rank_comm.hpp"
 #include "core/error.hpp"
 
 namespace cctune::app {

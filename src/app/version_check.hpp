@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "app/session.hpp"
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 
 namespace cctune::app {
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "collectives/mpi/mpi_rank_comm.hpp"
+#include "comm/mpi_rank_comm.hpp"
 #include "runtime/module_loader.hpp"
 #include "runtime/query.hpp"
 #include "runtime/worker_process.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "collectives/backend.hpp"
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/worker_plan.hpp"
 

@@ -21,7 +21,7 @@
 #include "topology/binding.hpp"
 #include "topology/hwloc_probe.hpp"
 #include "topology/node_probe.hpp"
-#include "collectives/tuned_backend.hpp"
+#include "tuner/plugin/tuned_backend.hpp"
 
 namespace cctune::runtime {
 namespace {

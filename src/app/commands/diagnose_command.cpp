@@ -16,7 +16,7 @@
 #include "app/signals.hpp"
 #include "app/sweep_job.hpp"
 #include "app/sweep_outputs.hpp"
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/results_json.hpp"

@@ -17,7 +17,7 @@
 #include "app/sweep_job.hpp"
 #include "app/sweep_outputs.hpp"
 #include "app/version_check.hpp"
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "runtime/worker_process.hpp"

@@ -20,7 +20,7 @@
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "app/version_check.hpp"
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/results_json.hpp"

@@ -7,8 +7,8 @@
 #include "app/json_reporter.hpp"
 #include "app/mpi_sweep.hpp"
 #include "app/nccl_sweep.hpp"
-#include "collectives/mpi/mpi_rank_comm.hpp"
-#include "collectives/rank_agreement.hpp"
+#include "comm/mpi_rank_comm.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/results_json.hpp"
 #include "net/probe.hpp"
 

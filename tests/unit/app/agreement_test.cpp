@@ -1,4 +1,4 @@
-#include "collectives/rank_agreement.hpp"
+#include "comm/rank_agreement.hpp"
 
 #include <gtest/gtest.h>
 

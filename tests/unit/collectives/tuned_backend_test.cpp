@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "collectives/engine.hpp"
-#include "collectives/tuned_backend.hpp"
+#include "tuner/plugin/tuned_backend.hpp"
 #include "core/error.hpp"
 #include "fake_nccl_backend.hpp"
 #include "support/thread_comm.hpp"

@@ -1,4 +1,4 @@
-#include "collectives/mpi/mpi_rank_comm.hpp"
+#include "comm/mpi_rank_comm.hpp"
 
 #include <numeric>
 

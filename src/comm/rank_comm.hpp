@@ -1,6 +1,6 @@
 #pragma once
 // The launcher seam: what the engine, the topology gather and the network probes need
-// from "the other ranks". MPI implements it for real (mpi/mpi_rank_comm.hpp); tests
+// from "the other ranks". MPI implements it for real (comm/mpi_rank_comm.hpp); tests
 // implement it with threads in one process (tests/support/thread_comm.hpp).
 #include <algorithm>
 #include <cstddef>

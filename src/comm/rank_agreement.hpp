@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "core/error.hpp"
 #include "core/error_kind.hpp"
 

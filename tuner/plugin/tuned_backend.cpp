@@ -1,4 +1,4 @@
-#include "collectives/tuned_backend.hpp"
+#include "tuner/plugin/tuned_backend.hpp"
 
 #include "core/error.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 
 namespace cctune {
 

@@ -19,7 +19,7 @@
 #include <tuple>
 
 #include "collectives/backend.hpp"
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "tuner/plugin/sweep_control.hpp"
 
 namespace cctune {
