@@ -6,11 +6,7 @@ find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
-find_library(IBVERBS_LIBRARY ibverbs REQUIRED)
-find_path(IBVERBS_INCLUDE_DIR infiniband/verbs.h REQUIRED)
-add_library(cctune_ibverbs INTERFACE)
-target_link_libraries(cctune_ibverbs INTERFACE ${IBVERBS_LIBRARY})
-target_include_directories(cctune_ibverbs INTERFACE ${IBVERBS_INCLUDE_DIR})
+find_package(IBVerbs REQUIRED)  # cmake/FindIBVerbs.cmake: IBVerbs::ibverbs
 
 set(CCTUNE_HAVE_NCCL OFF)
 if(CCTUNE_WITH_CUDA)
@@ -20,13 +16,18 @@ if(CCTUNE_WITH_CUDA)
   include(CheckLanguage)
   check_language(CUDA)
   find_package(CUDAToolkit QUIET)
-  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} $ENV{NCCL_HOME}/include /usr/local/cuda/include)
-  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} $ENV{NCCL_HOME}/lib /usr/local/cuda/lib64)
-  if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND AND NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+  find_package(NCCL QUIET)  # cmake/FindNCCL.cmake: NCCL::nccl, NCCL_VERSION from nccl.h
+  if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND AND NCCL_FOUND)
     enable_language(CUDA)
     set(CMAKE_CUDA_ARCHITECTURES ${CCTUNE_CUDA_ARCHITECTURES})
     set(CCTUNE_HAVE_NCCL ON)
-    message(STATUS "cctune: NCCL backend enabled (NCCL ${NCCL_LIBRARY}, CUDA ${CUDAToolkit_VERSION})")
+    message(STATUS "cctune: NCCL backend enabled (NCCL ${NCCL_VERSION} at ${NCCL_LIBRARY}, CUDA ${CUDAToolkit_VERSION})")
+    # The header cctune builds against bounds what the worker module can call; the NCCL
+    # found at run time is checked again (cctune --version, the version check).
+    if(NCCL_VERSION VERSION_LESS 2.24)
+      message(WARNING "cctune: NCCL ${NCCL_VERSION} < 2.24: the fp8 data types (e4m3, e5m2) will not be measured; "
+                      "point NCCL_HOME at NCCL 2.24 or newer to build with them")
+    endif()
   else()
     message(STATUS "cctune: NCCL backend NOT built: CUDA toolkit (nvcc) or NCCL (nccl.h, libnccl) not found; "
                    "set CUDAToolkit_ROOT or NCCL_HOME to enable it. The MPI backend is built.")
