@@ -5,6 +5,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "app/build_info.hpp"
 #include "comm/mpi_rank_comm.hpp"
 
 extern char** environ;
@@ -40,7 +41,7 @@ Meta collect_meta(Session& session) {
   Meta m;
   m.argv = session.argv();
   m.cctune_version = CCTUNE_VERSION;
-  m.git_sha = CCTUNE_GIT_SHA;
+  m.git_sha = build_git_sha();
   m.versions["cctune"] = CCTUNE_VERSION;
   m.versions["mpi"] = MpiRuntime::library_version();
   auto hosts = session.comm().allgather(session.hostname());

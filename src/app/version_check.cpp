@@ -6,13 +6,14 @@
 #include <set>
 #include <sstream>
 
+#include "app/build_info.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "core/error.hpp"
 
 namespace cctune::app {
 
 Versions local_versions() {
-  return {{"cctune", std::string(CCTUNE_VERSION) + " (" + CCTUNE_GIT_SHA + ")"}, {"mpi", MpiRuntime::library_version()}};
+  return {{"cctune", std::string(CCTUNE_VERSION) + " (" + build_git_sha() + ")"}, {"mpi", MpiRuntime::library_version()}};
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "app/build_info.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "runtime/module_loader.hpp"
 #include "runtime/query.hpp"
@@ -31,7 +32,7 @@ std::string first_existing_dir(const std::vector<std::string>& dirs) {
 }  // namespace
 
 std::string version_text(const std::string& executable) {
-  std::string text = std::string("cctune ") + CCTUNE_VERSION + " (" + CCTUNE_GIT_SHA + ")\n";
+  std::string text = std::string("cctune ") + CCTUNE_VERSION + " (" + build_git_sha() + ")\n";
   const auto rt = runtime::query_versions(executable, runtime::current_environment(), temp_dir());
   text += "NCCL    " + rt.nccl + "\n";
   text += "CUDA    " + rt.cuda + "\n";
