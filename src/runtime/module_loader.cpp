@@ -6,18 +6,16 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/install_layout.hpp"
 #include "runtime/selftest_module.hpp"
 
 namespace cctune::runtime {
 
 std::string nccl_module_path(const std::string& executable) {
   if (const char* p = std::getenv("CCTUNE_NCCL_MODULE"); p && *p) return p;
-  const auto dir = std::filesystem::path(executable).parent_path();
-  const auto beside = dir / "libcctune-nccl.so";
-  if (std::filesystem::exists(beside)) return beside.string();
-  const auto installed = dir / ".." / "lib" / "libcctune-nccl.so";
-  if (std::filesystem::exists(installed)) return installed.lexically_normal().string();
-  return beside.string();  // dlerror() will name it
+  constexpr const char* kModule = "libcctune-nccl.so";
+  if (const auto found = find_installed_library(executable, kModule)) return found->lexically_normal().string();
+  return (std::filesystem::path(executable).parent_path() / kModule).string();  // dlerror() will name it
 }
 
 std::unique_ptr<NcclModule> load_nccl_module(const std::string& path) {

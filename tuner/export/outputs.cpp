@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/install_layout.hpp"
 #include "core/units.hpp"
 #include "tuner/export/env_file.hpp"
 #include "tuner/export/tuner_conf.hpp"
@@ -14,17 +15,11 @@ namespace cctune::tuner {
 namespace fs = std::filesystem;
 
 std::string find_tuner_plugin(const std::string& executable_path, bool* found) {
-  const fs::path dir = fs::absolute(fs::path(executable_path)).parent_path();
-  const fs::path candidates[] = {dir / "lib" / kPluginFileName, dir / ".." / "lib" / kPluginFileName, dir / kPluginFileName};
-  for (const fs::path& p : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) {
-      if (found) *found = true;
-      return fs::weakly_canonical(p, ec).string();
-    }
-  }
-  if (found) *found = false;
-  return candidates[0].lexically_normal().string();
+  const auto path = find_installed_library(executable_path, kPluginFileName);
+  if (found) *found = path.has_value();
+  std::error_code ec;
+  if (path) return fs::weakly_canonical(*path, ec).string();
+  return library_candidates(executable_path, kPluginFileName).front().lexically_normal().string();
 }
 
 OutputPaths write_tune_outputs(const TuneOutputs& outputs, const std::string& dir, const std::string& plugin_path) {

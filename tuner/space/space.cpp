@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/install_layout.hpp"
 #include "core/json_depth.hpp"
 #include "core/units.hpp"
 #include "tuner/export/env_file.hpp"
@@ -297,19 +298,7 @@ SearchSpace load_space(const std::string& name_or_path, const std::vector<std::s
 std::vector<std::string> default_space_dirs(const std::string& executable_path) {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("CCTUNE_SPACES_DIR"); env && *env) dirs.emplace_back(env);
-  bool installed = false;
-  if (!executable_path.empty()) {
-    const fs::path exe_dir = fs::absolute(fs::path(executable_path)).parent_path();
-    const fs::path share = (exe_dir / ".." / "share" / "cctune" / "spaces").lexically_normal();
-    std::error_code ec;
-    installed = fs::is_directory(share, ec);
-    dirs.push_back(share.string());
-    dirs.push_back((exe_dir / ".." / "configs" / "spaces").lexically_normal().string());
-  }
-#ifdef CCTUNE_SOURCE_SPACES_DIR
-  // The build host's checkout, for build trees only: an installed tree has its own spaces.
-  if (!installed) dirs.emplace_back(CCTUNE_SOURCE_SPACES_DIR);
-#endif
+  for (std::string& d : data_dirs(executable_path, "spaces")) dirs.push_back(std::move(d));
   return dirs;
 }
 
