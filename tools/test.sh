@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh --test
-# The test build treats compiler warnings as errors (CCTUNE_WERROR=OFF to relax it locally).
-CCTUNE_WERROR=${CCTUNE_WERROR:-ON} tools/build.sh
-ctest --preset default -j 2 --timeout 600
+# The CMake preset "ci" (build/): the default build with compiler warnings as errors
+# (CCTUNE_WERROR=OFF to relax it locally). It also configures and builds the fuzzers with clang
+# in build/fuzz (the "fuzz" preset's settings), whose runs are among its tests.
+cmake --preset ci -DCCTUNE_WERROR="${CCTUNE_WERROR:-ON}" >/dev/null
+cmake --build --preset ci -j "$(nproc)"
+ctest --preset ci -j 2 --timeout 600
