@@ -13,19 +13,6 @@ std::string text_of(const EnvLookup& lookup, const char* name) {
   return v ? v : "";
 }
 
-// The selftest values are parsed leniently (atol/atof) as they always were: they only shape
-// what the stand-in simulates.
-SelftestHooks read_selftest(const EnvLookup& lookup) {
-  SelftestHooks s;
-  if (const auto v = text_of(lookup, "CCTUNE_SELFTEST_GPUS"); !v.empty()) s.gpus = std::atoi(v.c_str());
-  if (const auto v = text_of(lookup, "CCTUNE_SELFTEST_MEMORY"); !v.empty())
-    s.memory_bytes = static_cast<std::uint64_t>(std::atoll(v.c_str()));
-  if (const auto v = text_of(lookup, "CCTUNE_SELFTEST_SLOWDOWN"); !v.empty()) s.slowdown = std::atof(v.c_str());
-  s.config_factors = text_of(lookup, "CCTUNE_SELFTEST_CONFIG_FACTORS");
-  s.init_error = text_of(lookup, "CCTUNE_SELFTEST_INIT_ERROR");
-  return s;
-}
-
 void read_probe_stall(const std::string& text, TestHooks& h) {
   if (text.empty()) return;
   const auto colon = text.find(':');
@@ -38,7 +25,7 @@ void read_probe_stall(const std::string& text, TestHooks& h) {
   }
 }
 
-// Strict, unlike the selftest values: a typo must not quietly measure a healthy run.
+// Strict: a typo must not quietly measure a healthy run.
 SlowRank read_slow_rank(const std::string& text) {
   SlowRank s;
   if (text.empty()) return s;
@@ -65,17 +52,10 @@ SlowRank read_slow_rank(const std::string& text) {
 TestHooks read_test_hooks(const EnvLookup& lookup_arg) {
   const EnvLookup lookup = lookup_arg ? lookup_arg : [](const char* name) { return std::getenv(name); };
   TestHooks h;
-  const std::string backend = text_of(lookup, "CCTUNE_TEST_WORKER_BACKEND");
-  if (!backend.empty() && backend != "selftest")
-    throw UsageError("CCTUNE_TEST_WORKER_BACKEND='" + backend + "' is not a test backend (the only one is 'selftest')",
-                     "unset CCTUNE_TEST_WORKER_BACKEND to use the NCCL module, or set it to selftest");
-  h.selftest_workers = backend == "selftest";
   h.fault = text_of(lookup, "CCTUNE_TEST_FAULT");
   h.fake_version = text_of(lookup, "CCTUNE_TEST_FAKE_VERSION");
   read_probe_stall(text_of(lookup, "CCTUNE_TEST_PROBE_STALL"), h);
   h.slow_rank = read_slow_rank(text_of(lookup, "CCTUNE_TEST_SLOW_RANK"));
-  h.selftest = read_selftest(lookup);
-  h.selftest.slow_rank = h.slow_rank;
   return h;
 }
 

@@ -19,27 +19,12 @@ struct SlowRank {
   bool operator==(const SlowRank&) const = default;
 };
 
-// What the GPU-free selftest worker backend (runtime/selftest_module.cpp) simulates.
-struct SelftestHooks {
-  int gpus = 4;                           // CCTUNE_SELFTEST_GPUS: device_count()
-  std::uint64_t memory_bytes = 1ull << 30;  // CCTUNE_SELFTEST_MEMORY: per-GPU memory
-  double slowdown = 1.0;                  // CCTUNE_SELFTEST_SLOWDOWN: factor on every sleep
-  std::string config_factors;             // CCTUNE_SELFTEST_CONFIG_FACTORS: "ring/simple=0.6,tree/ll/16=1.4"
-  std::string init_error;                 // CCTUNE_SELFTEST_INIT_ERROR: create_backend() fails with it
-  SlowRank slow_rank;                     // CCTUNE_TEST_SLOW_RANK (a copy of TestHooks::slow_rank)
-};
-
 struct TestHooks {
-  // CCTUNE_TEST_WORKER_BACKEND=selftest: workers use the selftest stand-in instead of
-  // libcctune-nccl.so. Any other non-empty value is refused, so that a typo cannot run the
-  // real module half-configured.
-  bool selftest_workers = false;
   std::string fault;                 // CCTUNE_TEST_FAULT=kind:rank:point[:group] (runtime::parse_test_fault)
   std::string fake_version;          // CCTUNE_TEST_FAKE_VERSION="RANK:key=value;..."
   int probe_stall_rank = -1;         // CCTUNE_TEST_PROBE_STALL=RANK:SECONDS
   double probe_stall_s = 0;
   SlowRank slow_rank;                // CCTUNE_TEST_SLOW_RANK=RANK:DELAY_US
-  SelftestHooks selftest;
 };
 
 // Looks a variable up: nullptr when unset. The default reads the process environment.
