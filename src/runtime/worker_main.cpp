@@ -117,7 +117,7 @@ int run_worker_versions(const std::string& executable) {
   return 0;
 }
 
-int run_worker(const std::string& executable) {
+int run_worker(const std::string& executable, const BeforePoint& before_point) {
   follow_parent();
   // A process NCCL or a plugin starts must not inherit the message pipe: holding it open
   // would keep the supervisor from ever seeing this worker's end-of-file.
@@ -157,7 +157,7 @@ int run_worker(const std::string& executable) {
     // the tests' stand-in module, as NCCL would) consults for every operation.
     backend = wrap_with_sweep_control(std::move(backend), module->comm());
     emit_line(ready_message());
-    run_worker_points(*backend, module->comm(), spec, plan, points, emit_line);
+    run_worker_points(*backend, module->comm(), spec, plan, points, emit_line, before_point);
     backend.reset();
     emit_line(done_message());
     std::fflush(stdout);

@@ -84,6 +84,17 @@ def selftest_module(opts):
     return os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "tests", "libcctune-selftest.so")
 
 
+# Read by cctune-test (cctune with test seams, built beside it), never by cctune itself.
+TEST_BUILD_VARIABLES = ("CCTUNE_TEST_FAULT", "CCTUNE_TEST_FAKE_VERSION")
+
+
+def binary_for(opts, env):
+    """cctune, or cctune-test when the scenario sets a variable only the test build reads."""
+    if any(env.get(k) for k in TEST_BUILD_VARIABLES):
+        return os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "cctune-test")
+    return opts.cctune
+
+
 def sweep(opts, name, extra, env=None, np=None, share=True):
     """share: under mpirun in --shared-gpu mode, let the ranks share the one GPU."""
     outdir = os.path.join(opts.workdir, name)
@@ -105,7 +116,7 @@ def sweep(opts, name, extra, env=None, np=None, share=True):
     for k, v in list(e.items()):
         if v is None:
             del e[k]
-    cmd = [opts.cctune, "sweep", "--backend", "nccl", "-o", outdir] + extra
+    cmd = [binary_for(opts, e), "sweep", "--backend", "nccl", "-o", outdir] + extra
     if np:
         cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np)] + cmd
     t0 = time.monotonic()

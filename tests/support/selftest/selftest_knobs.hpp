@@ -5,14 +5,11 @@
 #include <cstdint>
 #include <string>
 
+#include "test_env.hpp"
+
 namespace cctune::selftest {
 
-// CCTUNE_TEST_SLOW_RANK=RANK:DELAY_US: that NCCL rank launches every operation DELAY_US late.
-struct SlowRank {
-  int rank = -1;  // -1: off
-  double delay_us = 0;
-  bool applies_to(int r) const { return rank >= 0 && r == rank; }
-};
+using test_env::SlowRank;
 
 struct Knobs {
   int gpus = 4;                             // CCTUNE_SELFTEST_GPUS: device_count()
@@ -20,14 +17,11 @@ struct Knobs {
   double slowdown = 1.0;                    // CCTUNE_SELFTEST_SLOWDOWN: factor on every sleep
   std::string config_factors;               // CCTUNE_SELFTEST_CONFIG_FACTORS: "ring/simple=0.6,tree/ll/16=1.4"
   std::string init_error;                   // CCTUNE_SELFTEST_INIT_ERROR: create_backend() fails with it
-  SlowRank slow_rank;                       // CCTUNE_TEST_SLOW_RANK
+  SlowRank slow_rank;                       // CCTUNE_TEST_SLOW_RANK, as NCCL ranks
 };
 
 // Throws UsageError naming the variable when CCTUNE_TEST_SLOW_RANK is malformed; the other
 // values are read leniently (atoi/atof): they only shape what the stand-in simulates.
 Knobs read_knobs();
-
-// "RANK:DELAY_US" (a rank >= 0, a delay in (0, 1e6] us); empty text: off. Throws UsageError.
-SlowRank parse_slow_rank(const std::string& text);
 
 }  // namespace cctune::selftest

@@ -51,7 +51,8 @@ double wait_for_slow_rank_us(const SlowRank& slow, int rank, int nranks) {
 class SelftestBackend : public CollectiveBackend {
  public:
   SelftestBackend(const Knobs& knobs, int rank, int nranks, bool graph)
-      : knobs_(knobs), tuner_(nranks, 1), graph_(graph), late_launch_(knobs.slow_rank.applies_to(rank) && rank < nranks ? knobs.slow_rank.delay_us : 0),
+      : knobs_(knobs), tuner_(nranks, 1), graph_(graph),
+        late_launch_(knobs.slow_rank.applies_to(rank) && rank < nranks ? knobs.slow_rank.delay_us : 0),
         wait_us_(wait_for_slow_rank_us(knobs.slow_rank, rank, nranks)) {}
   std::string name() const override { return "selftest"; }
   std::string unsupported_reason(const PointSpec&) const override { return {}; }
@@ -60,17 +61,9 @@ class SelftestBackend : public CollectiveBackend {
     captured_ = false;
   }
   BatchTiming run_batch(const BatchRequest& batch) override {
-    // 2 us plus the size at 20 GB/s: small enough to keep CI fast, size-dependent so
-    // results look like a sweep.
-    // CCTUNE_SELFTEST_SLOWDOWN (a factor, per config group): lets verify's test see a regression.
-    // NCCL consults the tuner per operation, in graph mode only while capturing.
-    if (!graph_ || !captured_) ran_ = tuner_.operation(spec_.collective, spec_.bytes.size_bytes);
-    captured_ = true;
-    const double factor = knobs_.slowdown * config_factor(knobs_.config_factors, ran_);
     // CCTUNE_TEST_SLOW_RANK, as a collective would have it: the slowed rank sleeps before
     // each launch (outside its operation's clock), the others' operations last that much
     // longer (they wait inside it), so every rank's wall batch is slowed alike.
-    const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20) + wait_us_ * 1000));
     const auto late = std::chrono::nanoseconds(static_cast<long>(late_launch_ * 1000));
     const bool per_op = batch.kind == BatchKind::PerOp;
     BatchTiming t;
@@ -78,7 +71,7 @@ class SelftestBackend : public CollectiveBackend {
     for (int i = 0; i < batch.n; ++i) {
       if (late.count() > 0) std::this_thread::sleep_for(late);
       const auto s = per_op ? std::chrono::steady_clock::now() : t0;  // wall batches read no clock inside
-      std::this_thread::sleep_for(op);
+      std::this_thread::sleep_for(operation_time());
       if (per_op) t.iter_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
     }
     t.wall_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
@@ -88,6 +81,18 @@ class SelftestBackend : public CollectiveBackend {
   long count_wrong() override { return 0; }
 
  private:
+  // One operation's duration: 2 us plus the size at 20 GB/s (small enough to keep CI fast,
+  // size-dependent so results look like a sweep), times CCTUNE_SELFTEST_SLOWDOWN (verify's
+  // regression tests) and the factor of the config that ran, plus the wait for a slowed rank.
+  // Like NCCL it asks the tuner at every launch; in graph mode only while capturing.
+  std::chrono::nanoseconds operation_time() {
+    if (!graph_ || !captured_) ran_ = tuner_.operation(spec_.collective, spec_.bytes.size_bytes);
+    captured_ = true;
+    const double factor = knobs_.slowdown * config_factor(knobs_.config_factors, ran_);
+    const double ns = factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20) + wait_us_ * 1000;
+    return std::chrono::nanoseconds(static_cast<long>(ns));
+  }
+
   Knobs knobs_;
   NcclLikeTuner tuner_;
   bool graph_ = false;
