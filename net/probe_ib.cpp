@@ -102,7 +102,7 @@ PairMeasurement run_pair(RankComm& comm, bool initiator, int peer, const ib::Por
         m.bandwidth.push_back(ep->write_bw(remote, size, o.iterations, o.warmup_iterations));
     return std::string("ok");
   });
-  if (!initiator) stall_if_asked(o, comm.rank());
+  if (!initiator) before_respond(o, comm.rank());
   pair_step(comm, initiator, peer, tag_done, [&] {
     if (initiator) m.latency = ep->write_lat_initiate(remote, o.latency_iterations, o.warmup_iterations);
     else ep->write_lat_respond(remote, o.latency_iterations, o.warmup_iterations);

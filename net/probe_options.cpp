@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <string>
-#include <thread>
 
 #include "core/error.hpp"
 
@@ -47,16 +46,8 @@ void validate(const ProbeOptions& o) {
                      "use --probe ib, or drop --gpu-buffers");
 }
 
-ProbeOptions with_test_hooks(ProbeOptions o, const TestHooks& hooks) {
-  if (hooks.probe_stall_rank < 0) return o;
-  o.test_stall_rank = hooks.probe_stall_rank;
-  o.test_stall_s = hooks.probe_stall_s;
-  return o;
-}
-
-void stall_if_asked(const ProbeOptions& o, int rank) {
-  if (rank == o.test_stall_rank && o.test_stall_s > 0)
-    std::this_thread::sleep_for(std::chrono::duration<double>(o.test_stall_s));
+void before_respond(const ProbeOptions& o, int rank) {
+  if (o.before_respond) o.before_respond(rank);
 }
 
 }  // namespace cctune::net

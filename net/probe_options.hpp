@@ -2,10 +2,9 @@
 // What `cctune probe` (and `cctune sweep --probe`) asks of the network probes.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
-
-#include "core/test_hooks.hpp"
 
 namespace cctune::net {
 
@@ -33,17 +32,13 @@ struct ProbeOptions {
   bool gpu_buffers = false;          // ibverbs: GPU memory via dma-buf (libcuda.so.1 loaded at run time)
   double port_fraction_warn = 0.8;   // flag pairs below this fraction of the port rate
   std::chrono::seconds timeout{60};  // per connection step and per transfer; no hang
-  // Tests only: rank `test_stall_rank` sleeps `test_stall_s` before it answers as a
-  // responder, so the timeouts meet a real stalled peer (CCTUNE_TEST_PROBE_STALL=RANK:SECONDS).
-  int test_stall_rank = -1;
-  double test_stall_s = 0;
+  // Called with this rank before it answers as a responder. Production sets none; a test
+  // build of cctune stalls one rank this way, so the timeouts meet a real stalled peer.
+  std::function<void(int rank)> before_respond;
 };
 
-// `o` with the stall the test hooks ask for (CCTUNE_TEST_PROBE_STALL), when they ask for one.
-ProbeOptions with_test_hooks(ProbeOptions o, const TestHooks& hooks);
-
-// Sleeps when `rank` is the one the test hook stalls.
-void stall_if_asked(const ProbeOptions& o, int rank);
+// Runs `o.before_respond`, when set.
+void before_respond(const ProbeOptions& o, int rank);
 
 // Throws UsageError when the options contradict each other (sizes, counts).
 void validate(const ProbeOptions& o);

@@ -56,7 +56,7 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
       entry.update(measurement_json(tcp_initiate(conn, o)));
       return;
     }
-    stall_if_asked(o, me.rank);
+    before_respond(o, me.rank);
     // Only this round's peer with this job's token starts the pair; anything else that
     // connects (a late retry of an earlier round, a stranger) is dropped.
     Fd conn = accept_peer(listener, token, peer, timeout);

@@ -7,7 +7,8 @@ set -euo pipefail
 build=${1:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
 dest=${2:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
 rm -rf "$dest"
-for f in cctune libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalone_allreduce tests/gpu/dmabuf_check \
+# cctune-test: the lifecycle fault scenarios of runtime_gpu_check.sh run the test build.
+for f in cctune cctune-test libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalone_allreduce tests/gpu/dmabuf_check \
          cctune-ref-allreduce bench/mpi_allreduce_loop; do
   if [[ -e $build/$f ]]; then
     mkdir -p "$dest/$(dirname "$f")"

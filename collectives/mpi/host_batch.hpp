@@ -4,8 +4,8 @@
 //  - Wall: one clock read before and one after n back-to-back operations; nothing else runs
 //    inside, except a stop check every `check_every` operations.
 //  - PerOp: a clock read around each operation.
-// `before_launch` runs before each operation, outside its clock (a test's late launch:
-// CCTUNE_TEST_SLOW_RANK); production passes nothing.
+// `before_launch` runs before each operation, outside its clock (a test build's late launch,
+// injected through MpiBackend::set_before_launch); production passes nothing.
 // The stop check (`stop_agreed`) is collective: every rank calls it after the same operation
 // (check_every is agreed), and it answers the same everywhere, so ranks leave together.
 #include <algorithm>

@@ -1,10 +1,8 @@
 #include "collectives/mpi/mpi_backend.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "collectives/mpi/host_batch.hpp"
 #include "collectives/mpi/mpi_layouts.hpp"
@@ -80,10 +78,9 @@ BatchTiming MpiBackend::run_batch(const BatchRequest& batch) {
   };
   const auto op = [this] { run_once(); };
   const auto clock_us = [] { return MPI_Wtime() * 1e6; };
-  // Production's batches are the plain loop; only the test's late launch adds a step to it.
-  if (launch_delay_us_ <= 0) return mpi_detail::time_host_batch(batch, op, stop_agreed, clock_us);
-  const auto late_launch = [this] { std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(launch_delay_us_)); };
-  return mpi_detail::time_host_batch(batch, op, stop_agreed, clock_us, late_launch);
+  // Production's batches are the plain loop; only an injected step before launch adds to it.
+  if (!before_launch_) return mpi_detail::time_host_batch(batch, op, stop_agreed, clock_us);
+  return mpi_detail::time_host_batch(batch, op, stop_agreed, clock_us, before_launch_);
 }
 
 long MpiBackend::count_wrong() {

@@ -6,6 +6,7 @@
 // (MeasureSettings::min_batch_us) and passes the stop flag, checked collectively.
 #include <mpi.h>
 
+#include <functional>
 #include <vector>
 
 #include "collectives/backend.hpp"
@@ -30,9 +31,9 @@ class MpiBackend : public CollectiveBackend {
   // Allocates for the largest point up front; throws EnvironmentError naming the size and
   // the memory available when `ranks_on_node` ranks of that size would not fit.
   void reserve(std::uint64_t max_send_bytes, std::uint64_t max_recv_bytes, int ranks_on_node);
-  // Tests only (CCTUNE_TEST_SLOW_RANK): this rank sleeps before every launch, so the others
-  // really wait for it inside MPI.
-  void set_test_launch_delay_us(double us) { launch_delay_us_ = us; }
+  // Called before every operation's launch, outside its clock. Production sets none; a test
+  // build of cctune makes one rank late this way, so the others really wait inside MPI.
+  void set_before_launch(std::function<void()> f) { before_launch_ = std::move(f); }
 
  private:
   void run_once();
@@ -42,7 +43,7 @@ class MpiBackend : public CollectiveBackend {
   PointSpec spec_;
   std::vector<std::byte> send_;
   std::vector<std::byte> recv_;
-  double launch_delay_us_ = 0;
+  std::function<void()> before_launch_;
 };
 
 // MemAvailable from /proc/meminfo in bytes (0 when unknown).

@@ -38,8 +38,8 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   const int local = static_cast<int>(std::count(hosts.begin(), hosts.end(), session.hostname()));
   agree_on_errors(comm, [&] { backend.reserve(buffers.send, buffers.recv, local); });
 
-  if (const SlowRank& slow = session.test_hooks().slow_rank; slow.applies_to(comm.rank()))
-    backend.set_test_launch_delay_us(slow.delay_us);
+  if (const auto& before = session.seams().mpi_before_launch)
+    backend.set_before_launch([before, rank = comm.rank()] { before(rank); });
 
   RunResult run;
   run.backend = "mpi";

@@ -129,7 +129,7 @@ class PointFeed {
 // This supervisor's workers of `group`. Their plan is the sweep's, with the configs the
 // group's space plan skips.
 std::vector<runtime::LocalWorker> group_workers(Session& session, const Placement& place, const SweepPlan& plan,
-                                                const runtime::ConfigGroup& group, const std::optional<runtime::TestFault>& fault) {
+                                                const runtime::ConfigGroup& group) {
   SweepPlan group_plan = plan;
   group_plan.skips = group.skips;
   const nlohmann::json plan_json = to_json(group_plan);
@@ -144,7 +144,6 @@ std::vector<runtime::LocalWorker> group_workers(Session& session, const Placemen
     w.spec.host = session.hostname();
     w.spec.graph = plan.nccl.graph;
     w.spec.plan = plan_json;
-    if (fault && (fault->group.empty() || fault->group == group.label)) w.spec.test_fault = fault;
     if (!place.host_ids[i].empty()) w.env["NCCL_HOSTID"] = place.host_ids[i];
     workers.push_back(std::move(w));
   }
@@ -210,7 +209,6 @@ runtime::GroupOutcome measure_group(RankComm& comm, const runtime::ConfigGroup& 
 
 std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool required) {
   RankComm& comm = session.comm();
-  session.test_hooks();  // a malformed hook is an error here, not a silent fallback to MPI
   const auto env = runtime::worker_environment(runtime::current_environment(), {});
   std::optional<runtime::GpuQuery> q;
   if (required) {
@@ -257,11 +255,6 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runti
   check_root(plan, nranks);
 
   const auto points = runtime::enumerate_points(plan, nranks);
-  std::optional<runtime::TestFault> fault;
-  agree_on_errors(comm, [&] {
-    if (const auto& f = session.test_hooks().fault; !f.empty()) fault = runtime::parse_test_fault(f);
-  });
-
   runtime::GroupSettings settings;
   settings.executable = session.executable();
   settings.log_dir = worker_log_dir(plan.output_dir);
@@ -285,7 +278,7 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runti
     runtime::ConfigGroup effective = group;
     // A group that names its own plugin keeps it (cctune verify runs the production .so).
     effective.env.try_emplace("NCCL_TUNER_PLUGIN", "STATIC_PLUGIN");
-    const auto workers = group_workers(session, place, plan, group, fault);
+    const auto workers = group_workers(session, place, plan, group);
     reporters.begin_run(group_run(effective, settings, place, ns));
     const long first_step = static_cast<long>(outcome.groups++) * static_cast<long>(points.size());
     const auto result = measure_group(comm, effective, workers, points, settings, reporters,

@@ -38,7 +38,8 @@ class WorldComm : public MpiRankComm {
 
 }  // namespace
 
-Session::Session(int argc, char** argv) : argv_(argv, argv + argc), hostname_(this_host()), executable_(this_executable(argv[0])) {}
+Session::Session(int argc, char** argv, Seams seams)
+    : argv_(argv, argv + argc), hostname_(this_host()), executable_(this_executable(argv[0])), seams_(std::move(seams)) {}
 
 Session::~Session() = default;
 
@@ -55,11 +56,6 @@ Session::CommScope::~CommScope() { session_.scoped_ = nullptr; }
 RankComm& Session::world() {
   if (!comm_) comm_ = std::make_unique<WorldComm>(std::make_unique<MpiRuntime>(nullptr, nullptr));
   return *comm_;
-}
-
-const TestHooks& Session::test_hooks() {
-  if (!test_hooks_) test_hooks_ = read_test_hooks();
-  return *test_hooks_;
 }
 
 ErrorSite Session::site() {

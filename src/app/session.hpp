@@ -2,19 +2,19 @@
 // Process-wide context of one cctune invocation: argv, host name, and the MPI launcher
 // (initialised on first use, so commands that need no MPI never start it).
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "comm/rank_comm.hpp"
 #include "core/error.hpp"
-#include "core/test_hooks.hpp"
+#include "app/seams.hpp"
 
 namespace cctune::app {
 
 class Session {
  public:
-  Session(int argc, char** argv);
+  // `seams`: empty in production (app/seams.hpp); a test build of cctune fills some.
+  Session(int argc, char** argv, Seams seams = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -43,10 +43,7 @@ class Session {
    private:
     Session& session_;
   };
-  // The test-only switches (core/test_hooks.hpp), read from the environment on first call.
-  // Throws UsageError when one is malformed; called once MPI has started, every rank throws
-  // it alike and rank 0 alone reports it.
-  const TestHooks& test_hooks();
+  const Seams& seams() const { return seams_; }
   ErrorSite site();
   // Ends every rank of the job after an error only some ranks saw (MPI_Abort).
   [[noreturn]] void abort_job(int code);
@@ -61,7 +58,7 @@ class Session {
   std::string executable_;
   std::unique_ptr<RankComm> comm_;
   RankComm* scoped_ = nullptr;  // set by a CommScope
-  std::optional<TestHooks> test_hooks_;
+  Seams seams_;
 };
 
 }  // namespace cctune::app

@@ -30,7 +30,8 @@ void attach_network_probe(Session& session, Results& results, const std::string&
   auto note = [&](const std::string& line) {
     if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", line.c_str());
   };
-  nlohmann::json section = net::run_network_probe(session.comm(), net::with_test_hooks(options, session.test_hooks()), note);
+  options.before_respond = session.seams().probe_before_respond;
+  nlohmann::json section = net::run_network_probe(session.comm(), options, note);
   if (session.rank() == 0) results.net = std::move(section);
 }
 

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "app/build_info.hpp"
 #include "comm/mpi_rank_comm.hpp"
@@ -76,20 +75,6 @@ void check_launch(RankComm& comm, const std::string& host) {
                          fix);
 }
 
-void apply_test_override(int rank, Versions& v, const std::string& spec) {
-  if (spec.empty()) return;
-  std::stringstream in(spec);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    const auto colon = item.find(':');
-    const auto eq = item.find('=', colon == std::string::npos ? 0 : colon);
-    if (colon == std::string::npos || eq == std::string::npos)
-      throw UsageError("CCTUNE_TEST_FAKE_VERSION entry '" + item + "' is not RANK:KEY=VALUE",
-                       "use e.g. CCTUNE_TEST_FAKE_VERSION='1:nccl=2.99.0' (tests only)");
-    if (std::atoi(item.substr(0, colon).c_str()) == rank) v[item.substr(colon + 1, eq - colon - 1)] = item.substr(eq + 1);
-  }
-}
-
 std::string describe_version_mismatch(const std::vector<Versions>& per_rank, const std::vector<std::string>& hosts) {
   std::set<std::string> keys;
   for (const auto& v : per_rank)
@@ -118,8 +103,8 @@ std::string describe_version_mismatch(const std::vector<Versions>& per_rank, con
   return out;
 }
 
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const std::string& fake_version) {
-  apply_test_override(comm.rank(), mine, fake_version);
+void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const AdjustVersions& adjust) {
+  if (adjust) adjust(comm.rank(), mine);
   const nlohmann::json j = {{"host", host}, {"versions", mine}};
   const auto all = comm.allgather(j.dump());
   std::vector<Versions> per_rank;
@@ -141,7 +126,7 @@ void check_job_consistency(Session& session, const Versions& more) {
   check_launch(comm, session.hostname());
   Versions mine = local_versions();
   mine.insert(more.begin(), more.end());
-  check_versions_match(comm, session.hostname(), mine, session.test_hooks().fake_version);
+  check_versions_match(comm, session.hostname(), mine, session.seams().adjust_versions);
 }
 
 }  // namespace cctune::app

@@ -6,9 +6,9 @@
 //  - every rank runs the same cctune build and MPI library (and, with the NCCL backend,
 //    the same NCCL, as its workers report it).
 //
-// Tests simulate a mismatch without a second installation:
-//   CCTUNE_TEST_FAKE_VERSION="1:mpi=Open MPI v9.9.9;2:nccl=2.99.0"
-// makes rank 1 report that MPI version and rank 2 that NCCL version.
+// Tests simulate a mismatch without a second installation through AdjustVersions, which a
+// test build of cctune fills (docs/TESTING.md, "Test hooks").
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,19 +31,19 @@ int launcher_task_count();
 // than MPI sees: the ranks are not one MPI job.
 void check_launch(RankComm& comm, const std::string& host);
 
-// Collective. Allgathers each rank's `mine` (after the test override) and throws
+// What a test build of cctune may change in a rank's versions before they are compared
+// (app/seams.hpp); production passes none.
+using AdjustVersions = std::function<void(int rank, Versions& versions)>;
+
+// Collective. Allgathers each rank's `mine` (after `adjust`, when given) and throws
 // EnvironmentError on every rank when any key differs, naming the versions and which
 // ranks and hosts have each, e.g.
 //   "library versions differ across ranks: mpi is 'Open MPI v4.1.4' on ranks 0,2-3 (node-a, node-c)
 //    and 'Open MPI v4.1.2' on rank 1 (node-b)"
-// `fake_version`: CCTUNE_TEST_FAKE_VERSION (TestHooks), applied first.
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const std::string& fake_version = {});
+void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const AdjustVersions& adjust = {});
 
 // The message above for already gathered versions (empty when all agree); pure, tested.
 std::string describe_version_mismatch(const std::vector<Versions>& per_rank, const std::vector<std::string>& hosts);
-
-// Applies CCTUNE_TEST_FAKE_VERSION for `rank` to `v` (see above).
-void apply_test_override(int rank, Versions& v, const std::string& spec);
 
 // What sweep and verify call right after resolving options: check_launch, then
 // check_versions_match(local_versions() plus `more`, e.g. {"nccl": the workers' NCCL}).

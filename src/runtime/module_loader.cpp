@@ -7,7 +7,6 @@
 
 #include "core/error.hpp"
 #include "core/install_layout.hpp"
-#include "runtime/selftest_module.hpp"
 
 namespace cctune::runtime {
 
@@ -35,8 +34,7 @@ std::unique_ptr<NcclModule> load_nccl_module(const std::string& path) {
   return std::unique_ptr<NcclModule>(m);
 }
 
-std::unique_ptr<NcclModule> load_worker_module(const std::string& executable, const TestHooks& hooks) {
-  if (hooks.selftest_workers) return make_selftest_module(hooks.selftest);
+std::unique_ptr<NcclModule> load_worker_module(const std::string& executable) {
   return load_nccl_module(nccl_module_path(executable));
 }
 

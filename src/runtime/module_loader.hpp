@@ -5,7 +5,6 @@
 #include <string>
 
 #include "collectives/nccl/nccl_module.hpp"
-#include "core/test_hooks.hpp"
 
 namespace cctune::runtime {
 
@@ -17,8 +16,8 @@ std::string nccl_module_path(const std::string& executable);
 // <dlerror()>" with the fix. The library stays loaded for the life of the process.
 std::unique_ptr<NcclModule> load_nccl_module(const std::string& path);
 
-// The module a worker uses: the selftest stand-in when the hooks ask for it
-// (CCTUNE_TEST_WORKER_BACKEND=selftest), else the real one.
-std::unique_ptr<NcclModule> load_worker_module(const std::string& executable, const TestHooks& hooks);
+// The module a worker uses: load_nccl_module(nccl_module_path(executable)). Tests name their
+// GPU-free stand-in with CCTUNE_NCCL_MODULE (docs/TESTING.md).
+std::unique_ptr<NcclModule> load_worker_module(const std::string& executable);
 
 }  // namespace cctune::runtime

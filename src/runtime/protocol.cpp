@@ -1,7 +1,6 @@
 #include "runtime/protocol.hpp"
 
 #include <array>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/json_depth.hpp"
@@ -72,39 +71,9 @@ Message error_message(const std::string& text, ErrorKind kind, const std::string
   return make(MessageType::Error, {{"message", text}, {"kind", to_string(kind)}, {"fix", fix}});
 }
 
-TestFault parse_test_fault(const std::string& text) {
-  std::stringstream in(text);
-  std::string kind, rank, point, group;
-  const auto bad = [&] {
-    return UsageError("CCTUNE_TEST_FAULT='" + text + "' is malformed",
-                      "use kind:rank:point[:group] with kind hang, abort or exit, e.g. hang:1:3 or abort:0:2:pcie");
-  };
-  if (!std::getline(in, kind, ':') || !std::getline(in, rank, ':') || !std::getline(in, point, ':')) throw bad();
-  std::getline(in, group);
-  if (kind != "hang" && kind != "abort" && kind != "exit") throw bad();
-  TestFault f;
-  f.kind = kind;
-  f.group = group;
-  try {
-    std::size_t used = 0;
-    f.rank = std::stoi(rank, &used);
-    if (used != rank.size()) throw bad();
-    f.point = std::stol(point, &used);
-    if (used != point.size()) throw bad();
-  } catch (const std::logic_error&) {
-    throw bad();
-  }
-  if (f.rank < 0 || f.point < 0) throw bad();
-  return f;
-}
-
 nlohmann::json to_json(const WorkerSpec& s) {
   nlohmann::json j = {{"group", s.group}, {"nranks", s.nranks}, {"rank", s.rank}, {"device", s.device},
-                      {"nnodes", s.nnodes}, {"host", s.host},     {"graph", s.graph}, {"plan", s.plan},
-                      {"test_fault", nullptr}};
-  if (s.test_fault)
-    j["test_fault"] = {{"kind", s.test_fault->kind}, {"rank", s.test_fault->rank}, {"point", s.test_fault->point},
-                       {"group", s.test_fault->group}};
+                      {"nnodes", s.nnodes}, {"host", s.host},     {"graph", s.graph}, {"plan", s.plan}};
   return j;
 }
 
@@ -121,11 +90,6 @@ WorkerSpec worker_spec_from_json(const nlohmann::json& j) {
     s.host = j.value("host", "");
     s.graph = j.value("graph", false);
     s.plan = j.at("plan");
-    if (j.contains("test_fault") && !j["test_fault"].is_null()) {
-      const auto& f = j["test_fault"];
-      s.test_fault = TestFault{f.at("kind").get<std::string>(), f.at("rank").get<int>(), f.at("point").get<long>(),
-                               f.value("group", "")};
-    }
     if (s.nranks < 1 || s.rank < 0 || s.rank >= s.nranks || s.device < 0)
       throw UsageError("worker spec has rank " + std::to_string(s.rank) + " of " + std::to_string(s.nranks) + ", device " + std::to_string(s.device),
                        "`cctune __worker` is started by `cctune sweep`, not by hand");

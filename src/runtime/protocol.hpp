@@ -39,16 +39,6 @@ Message point_message(long point, const nlohmann::json& result);
 Message done_message();
 Message error_message(const std::string& text, ErrorKind kind, const std::string& fix = {});
 
-// A fault a test asks one worker to commit (CCTUNE_TEST_FAULT="kind:rank:point[:group]").
-struct TestFault {
-  std::string kind;   // hang | abort | exit
-  int rank = 0;       // NCCL rank of the worker that commits it
-  long point = 0;     // index of the point at whose start it strikes
-  std::string group;  // only in this config group; empty: every group
-};
-// Throws UsageError when the text is malformed.
-TestFault parse_test_fault(const std::string& text);
-
 // The first line on a worker's stdin.
 struct WorkerSpec {
   std::string group = "default";
@@ -59,7 +49,6 @@ struct WorkerSpec {
   std::string host;
   bool graph = false;
   nlohmann::json plan = nlohmann::json::object();  // sweep plan (sweep_options to_json) + "configs"
-  std::optional<TestFault> test_fault;
 };
 
 nlohmann::json to_json(const WorkerSpec& s);

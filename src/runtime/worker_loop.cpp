@@ -1,10 +1,5 @@
 #include "runtime/worker_loop.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-
 #include "collectives/engine.hpp"
 #include "core/results_json.hpp"
 #include "runtime/halving_loop.hpp"
@@ -30,7 +25,7 @@ SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, 
 }
 
 void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const SweepPlan& plan,
-              const std::vector<PointSpec>& points, const SearchUnit& unit, const Emit& emit) {
+              const std::vector<PointSpec>& points, const SearchUnit& unit, const Emit& emit, const BeforePoint& before_point) {
   const auto strategy = search::make_strategy(plan.nccl.strategy, plan.sizes.size(), unit.candidates.size(),
                                               worker_halving_options(unit.nccl_default));
   while (!strategy->finished())
@@ -38,7 +33,7 @@ void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec
       const auto [k, p] = unit.candidates[req.candidate];
       const std::size_t index = point_index(plan, unit.block, req.size_index, k, p);
       emit(progress_message(static_cast<long>(index)));
-      maybe_commit_fault(spec, static_cast<long>(index));
+      if (before_point) before_point(spec, static_cast<long>(index));
       const PointResult r = measure_point(backend, comm, points[index], request_settings(plan.measure, req.iterations));
       strategy->record(req, measurement_of(r));
       if (comm.rank() != 0) continue;
@@ -62,20 +57,10 @@ std::vector<SearchUnit> search_units(const SweepPlan& plan, const std::vector<Po
   return units;
 }
 
-void maybe_commit_fault(const WorkerSpec& spec, long point) {
-  if (!spec.test_fault || spec.test_fault->rank != spec.rank || spec.test_fault->point != point) return;
-  const std::string& kind = spec.test_fault->kind;
-  std::fprintf(stderr, "cctune worker: test fault '%s' at point %ld (CCTUNE_TEST_FAULT)\n", kind.c_str(), point);
-  std::fflush(stderr);
-  if (kind == "abort") std::abort();
-  if (kind == "exit") ::_exit(7);
-  for (;;) ::pause();  // hang: silent until killed
-}
-
 void run_worker_points(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const SweepPlan& plan,
-                       const std::vector<PointSpec>& points, const Emit& emit) {
+                       const std::vector<PointSpec>& points, const Emit& emit, const BeforePoint& before_point) {
   for (const SearchUnit& unit : search_units(plan, points))
-    if (!unit.candidates.empty()) run_unit(backend, comm, spec, plan, points, unit, emit);
+    if (!unit.candidates.empty()) run_unit(backend, comm, spec, plan, points, unit, emit, before_point);
 }
 
 }  // namespace cctune::runtime

@@ -2,8 +2,8 @@
 // The worker's side after its communicator exists: a search strategy (tuner/search: the
 // exhaustive reference or successive halving, as the plan says) picks the group's points;
 // the worker announces each (the heartbeat), measures it with the shared engine, and NCCL
-// rank 0 sends the result. Also the test-only fault switch (CCTUNE_TEST_FAULT) that makes one
-// worker hang, abort or exit at a chosen point, so the supervisor's handling is tested.
+// rank 0 sends the result. A test build of cctune may act at the start of each point
+// (BeforePoint: a worker that hangs, aborts or exits there, so the supervisor's handling is tested).
 #include <functional>
 #include <optional>
 #include <utility>
@@ -17,6 +17,9 @@
 namespace cctune::runtime {
 
 using Emit = std::function<void(const Message&)>;
+// Called at the start of each point, with the worker's spec and the point's index, before it
+// is measured. Production passes none; a test build of cctune may (app/seams.hpp).
+using BeforePoint = std::function<void(const WorkerSpec&, long point)>;
 
 // The points one strategy searches: the candidates, (config, placement) index pairs the plan
 // does not skip, of one block (a collective with one dtype, op and root: worker_plan.hpp)
@@ -33,9 +36,6 @@ std::vector<SearchUnit> search_units(const SweepPlan& plan, const std::vector<Po
 // Runs the points the plan's strategy asks for, unit by unit; emits progress before each
 // point and (rank 0) the result after. Screening results carry "screen_round".
 void run_worker_points(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const SweepPlan& plan,
-                       const std::vector<PointSpec>& points, const Emit& emit);
-
-// Commits `fault` if it names this rank and point: hang forever, abort(), or _exit(7).
-void maybe_commit_fault(const WorkerSpec& spec, long point);
+                       const std::vector<PointSpec>& points, const Emit& emit, const BeforePoint& before_point = {});
 
 }  // namespace cctune::runtime

@@ -11,7 +11,6 @@
 
 #include "collectives/nccl/nccl_module.hpp"
 #include "core/error.hpp"
-#include "core/test_hooks.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/module_loader.hpp"
 #include "runtime/protocol.hpp"
@@ -78,7 +77,7 @@ int run_worker_query(const std::string& executable) {
   nlohmann::json out;
   int code = 0;
   try {
-    auto module = load_worker_module(executable, read_test_hooks());
+    auto module = load_worker_module(executable);
     out = {{"device_count", module->device_count()}, {"nccl_version", module->nccl_version()}, {"cuda", module->cuda_versions()}};
   } catch (const Error& e) {
     out = {{"error", e.what_only()}, {"fix", e.fix()}, {"kind", to_string(error_kind_of(e))}};
@@ -95,7 +94,7 @@ int run_worker_query(const std::string& executable) {
 int run_worker_versions(const std::string& executable) {
   nlohmann::json out;
   try {
-    auto module = load_worker_module(executable, read_test_hooks());
+    auto module = load_worker_module(executable);
     out["module"] = nccl_module_path(executable);
     // Each asked on its own: a host with NCCL but no driver still reports NCCL's release.
     try {
@@ -118,7 +117,7 @@ int run_worker_versions(const std::string& executable) {
   return 0;
 }
 
-int run_worker(const std::string& executable) {
+int run_worker(const std::string& executable, const BeforePoint& before_point) {
   follow_parent();
   // A process NCCL or a plugin starts must not inherit the message pipe: holding it open
   // would keep the supervisor from ever seeing this worker's end-of-file.
@@ -133,8 +132,7 @@ int run_worker(const std::string& executable) {
     const SweepPlan plan = plan_from_json(spec.plan);
     const auto points = enumerate_points(plan, spec.nranks);
 
-    const TestHooks hooks = read_test_hooks();
-    auto module = load_worker_module(executable, hooks);
+    auto module = load_worker_module(executable);
     const std::string bus_id = module->pci_bus_id(spec.device);
     emit_line(hello_message(spec.rank, spec.device, bus_id, module->nccl_version(), module->cuda_versions()));
     if (spec.rank == 0) emit_line(uid_message(module->new_unique_id_hex()));
@@ -155,10 +153,11 @@ int run_worker(const std::string& executable) {
     // that would change what NCCL's own "auto" choice runs too, and "auto" is the baseline
     // every profile is measured against. Config groups raise it (NCCL_MIN_CTAS).
     std::unique_ptr<CollectiveBackend> backend = module->create_backend(setup);
-    // Forced and observed algo/proto/channels through cctune's tuner plugin (real NCCL only).
-    if (!hooks.selftest_workers) backend = wrap_with_sweep_control(std::move(backend), module->comm());
+    // Forced and observed algo/proto/channels through cctune's tuner plugin, which NCCL (or
+    // the tests' stand-in module, as NCCL would) consults for every operation.
+    backend = wrap_with_sweep_control(std::move(backend), module->comm());
     emit_line(ready_message());
-    run_worker_points(*backend, module->comm(), spec, plan, points, emit_line);
+    run_worker_points(*backend, module->comm(), spec, plan, points, emit_line, before_point);
     backend.reset();
     emit_line(done_message());
     std::fflush(stdout);

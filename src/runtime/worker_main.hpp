@@ -2,6 +2,8 @@
 // The body of the hidden `cctune __worker` subcommand. It never initialises MPI.
 #include <string>
 
+#include "runtime/worker_loop.hpp"
+
 namespace cctune::runtime {
 
 // `cctune __worker --query`: loads the module, prints one JSON line on stdout:
@@ -16,7 +18,8 @@ int run_worker_query(const std::string& executable);
 int run_worker_versions(const std::string& executable);
 
 // `cctune __worker`: reads its spec on stdin, speaks the protocol on fd 3, measures the
-// group's points. Returns the exit code (0 after "done", 1 after "error").
-int run_worker(const std::string& executable);
+// group's points. Returns the exit code (0 after "done", 1 after "error"). `before_point`:
+// see worker_loop.hpp (production passes none).
+int run_worker(const std::string& executable, const BeforePoint& before_point = {});
 
 }  // namespace cctune::runtime

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Library versions that differ across ranks stop the sweep before anything is measured,
 # naming the versions, ranks and hosts; a launch where srun does not wire MPI stops too.
-# The second rank's version is faked by CCTUNE_TEST_FAKE_VERSION (a test-only override):
+# The second rank's version is faked by CCTUNE_TEST_FAKE_VERSION, which cctune-test (cctune with
+# test seams, built beside it) reads:
 # mpirun always; srun and `srun --mpi=none` when the localhost Slurm can run (else skipped
 # parts are said so).
 #
 # usage: version_mismatch_test.sh CCTUNE WORKDIR
 set -euo pipefail
 cctune=$1 work=$2
+cctune_test="$(dirname "$cctune")/cctune-test"  # cctune with test seams: reads CCTUNE_TEST_FAKE_VERSION
 test_name=version_mismatch
 here=$(dirname "$0")
 source "$here/lib.sh"
@@ -30,13 +32,13 @@ run() {  # $1: log file, rest: command
 
 host=$(hostname)
 mpirun=("${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe)
-run mpirun-mpi.log "${mpirun[@]}" -np 3 -x CCTUNE_TEST_FAKE_VERSION="1:mpi=Open MPI v9.9.9" "$cctune" "${args[@]}" -o out1
+run mpirun-mpi.log "${mpirun[@]}" -np 3 -x CCTUNE_TEST_FAKE_VERSION="1:mpi=Open MPI v9.9.9" "$cctune_test" "${args[@]}" -o out1
 expect_stop "mpirun, rank 1 with another MPI" mpirun-mpi.log out1 3 \
   "library versions differ across ranks: mpi is 'Open MPI v" "on ranks 0,2 ($host) and 'Open MPI v9.9.9' on rank 1 ($host); nothing was measured" \
   "Fix: install the same cctune build and libraries on every node"
 [[ $(grep -c "cctune: error" mpirun-mpi.log) -eq 1 ]] || fail "the error should be printed once (by rank 0)"
 
-run mpirun-nccl.log "${mpirun[@]}" -np 2 -x CCTUNE_TEST_FAKE_VERSION="1:nccl=2.99.0" "$cctune" "${args[@]}" -o out2
+run mpirun-nccl.log "${mpirun[@]}" -np 2 -x CCTUNE_TEST_FAKE_VERSION="1:nccl=2.99.0" "$cctune_test" "${args[@]}" -o out2
 expect_stop "mpirun, rank 1 reports NCCL 2.99.0" mpirun-nccl.log out2 3 \
   "nccl is missing on rank 0 ($host) and '2.99.0' on rank 1 ($host)"
 
@@ -54,7 +56,7 @@ if [[ $(id -u) -ne 0 ]] || ! command -v slurmd >/dev/null; then
   note "srun parts skipped: needs root and slurm-wlm"; note "OK (mpirun only)"; exit 0
 fi
 require_slurm
-run srun-mpi.log env CCTUNE_TEST_FAKE_VERSION="1:cctune=0.0.1 (deadbeef)" srun --mpi=pmix -n 2 "$cctune" "${args[@]}" -o out3
+run srun-mpi.log env CCTUNE_TEST_FAKE_VERSION="1:cctune=0.0.1 (deadbeef)" srun --mpi=pmix -n 2 "$cctune_test" "${args[@]}" -o out3
 expect_stop "srun --mpi=pmix, rank 1 with another cctune" srun-mpi.log out3 3 "cctune is '" "and '0.0.1 (deadbeef)' on rank 1 ($host)"
 
 # srun without an MPI plugin starts unconnected singletons; Open MPI refuses them.

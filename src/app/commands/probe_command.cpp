@@ -50,7 +50,8 @@ class ProbeCommand : public Command {
     if (!lat_bytes_.empty()) o_.latency_bytes = parse_size(lat_bytes_, "--lat-bytes");
     o_.timeout = std::chrono::seconds(timeout_s_);
     auto& comm = session.comm();
-    const auto net = net::run_network_probe(comm, net::with_test_hooks(o_, session.test_hooks()), [](const std::string& note) {
+    o_.before_respond = session.seams().probe_before_respond;
+    const auto net = net::run_network_probe(comm, o_, [](const std::string& note) {
       std::cerr << "cctune: " << note << "\n" << std::flush;
     });
     if (comm.rank() == 0) {

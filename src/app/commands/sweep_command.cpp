@@ -135,7 +135,6 @@ class SweepCommand : public Command {
       resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, comm.size(), static_cast<int>(initial.meta.hostnames.size()));
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
     }
-    session.test_hooks();  // a malformed test hook is a usage error before any file is written
     JobFiles files = open_job_files(session, plan.output_dir, csv_path_);
     if (resume && comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
     const std::string path = files.results_path;

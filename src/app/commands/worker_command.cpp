@@ -22,7 +22,7 @@ class WorkerCommand : public Command {
   bool needs_mpi() const override { return false; }
   int run(Session& session) override {
     if (versions_) return runtime::run_worker_versions(session.executable());
-    return query_ ? runtime::run_worker_query(session.executable()) : runtime::run_worker(session.executable());
+    return query_ ? runtime::run_worker_query(session.executable()) : runtime::run_worker(session.executable(), session.seams().worker_before_point);
   }
 
  private:

@@ -9,7 +9,7 @@ cctune=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export CCTUNE_TEST_WORKER_BACKEND=selftest CCTUNE_SELFTEST_GPUS=2 CCTUNE_SELFTEST_SLOWDOWN=400
+export CCTUNE_NCCL_MODULE="$(dirname "$cctune")/tests/libcctune-selftest.so" CCTUNE_SELFTEST_GPUS=2 CCTUNE_SELFTEST_SLOWDOWN=400
 fail() { echo "interrupt_test: FAIL: $*"; sed 's/^/  out: /' "$work/out"; sed 's/^/  err: /' "$work/err"; exit 1; }
 
 "$cctune" diagnose --backend nccl --bandwidth-size 1M --max-time 3 -o "$work/d" > "$work/out" 2> "$work/err" &

@@ -10,7 +10,7 @@ cctune=$1 mpiexec=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export CCTUNE_TEST_WORKER_BACKEND=selftest CCTUNE_SELFTEST_GPUS=4
+export CCTUNE_NCCL_MODULE="$(dirname "$cctune")/tests/libcctune-selftest.so" CCTUNE_SELFTEST_GPUS=4
 
 run() {  # run NAME [ENV=VALUE...]: diagnose into $work/NAME, exit code in $rc
   local name=$1; shift

@@ -56,7 +56,7 @@ check "$work/np3.json" --transport ib --pairs 3 --rounds 3 --sizes 65536
 
 step "a stalled peer: rank 1 answers the latency ping-pong only after 8 s, the timeout is 3 s"
 start=$(date +%s)
-CCTUNE_TEST_PROBE_STALL=1:8 timeout 300 "${mpirun[@]}" -np 2 -x CCTUNE_TEST_PROBE_STALL "$cctune" probe --probe ib \
+CCTUNE_TEST_PROBE_STALL=1:8 timeout 300 "${mpirun[@]}" -np 2 -x CCTUNE_TEST_PROBE_STALL "$(dirname "$cctune")/cctune-test" probe --probe ib \
   -b 64K -e 64K -n 100 -w 5 --lat-iters 100 --timeout 3 -o "$work/stall.json" > "$work/stall.out" 2>&1
 rc=$?; took=$(( $(date +%s) - start )); tail -n 4 "$work/stall.out"
 [[ $rc -eq 1 ]] || fail "stalled peer: exit $rc, expected 1 (a pair failed)"

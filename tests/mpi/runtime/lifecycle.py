@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Supervisor/worker lifecycle of `cctune sweep --backend nccl`, for real and without a GPU.
 
-Workers run the selftest stand-in (CCTUNE_TEST_WORKER_BACKEND=selftest); everything else is
-the real thing: supervisors under mpirun, posix_spawn'd worker processes, pipes, signals,
+Workers run the selftest stand-in (CCTUNE_NCCL_MODULE=<build>/tests/libcctune-selftest.so, under
+the sweep control as real NCCL is); everything else is the real thing: supervisors under mpirun, posix_spawn'd worker processes, pipes, signals,
 timeouts, kills and agreement across ranks. One scenario per ctest test:
 
   lifecycle.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR [--gpu] [--shared-gpu]
 
 With --gpu (on a GPU host, CUDA build: tests/gpu/runtime_gpu_check.sh) the same scenarios run
-with real NCCL workers: CCTUNE_SELFTEST_* switches are dropped, counts come from the GPUs, the
+with real NCCL workers: the stand-in module and CCTUNE_SELFTEST_* switches are dropped, counts come from the GPUs, the
 init failure comes from NCCL_SOCKET_IFNAME=nonexistent_if0, and timeouts allow for NCCL init.
 
 With --shared-gpu every multi-rank scenario runs on ONE GPU through the shared-GPU test mode
@@ -79,12 +79,28 @@ def points_per_group():
     return 3 * small_sizes() * 2
 
 
+def selftest_module(opts):
+    """The test-only NCCL module stand-in, built beside the cctune under test."""
+    return os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "tests", "libcctune-selftest.so")
+
+
+# Read by cctune-test (cctune with test seams, built beside it), never by cctune itself.
+TEST_BUILD_VARIABLES = ("CCTUNE_TEST_FAULT", "CCTUNE_TEST_FAKE_VERSION")
+
+
+def binary_for(opts, env):
+    """cctune, or cctune-test when the scenario sets a variable only the test build reads."""
+    if any(env.get(k) for k in TEST_BUILD_VARIABLES):
+        return os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "cctune-test")
+    return opts.cctune
+
+
 def sweep(opts, name, extra, env=None, np=None, share=True):
     """share: under mpirun in --shared-gpu mode, let the ranks share the one GPU."""
     outdir = os.path.join(opts.workdir, name)
     shutil.rmtree(outdir, ignore_errors=True)
     e = dict(os.environ)
-    e["CCTUNE_TEST_WORKER_BACKEND"] = "selftest"
+    e["CCTUNE_NCCL_MODULE"] = selftest_module(opts)
     e.pop("CCTUNE_TEST_FAULT", None)
     e.update(env or {})
     if GPU["shared"] and "CCTUNE_SELFTEST_GPUS" in e:
@@ -92,15 +108,15 @@ def sweep(opts, name, extra, env=None, np=None, share=True):
     if GPU["shared"] and np and share:
         extra = list(extra) + ["--test-shared-gpu", "1"]
     if GPU["on"]:
-        if e.get("CCTUNE_TEST_WORKER_BACKEND") == "selftest":  # any other value is under test
-            del e["CCTUNE_TEST_WORKER_BACKEND"]
+        if e.get("CCTUNE_NCCL_MODULE") == selftest_module(opts):  # any other value is under test
+            del e["CCTUNE_NCCL_MODULE"]
         for k in [k for k in e if k.startswith("CCTUNE_SELFTEST_")]:
             del e[k]
         e["NCCL_NVLS_ENABLE"] = "0"
     for k, v in list(e.items()):
         if v is None:
             del e[k]
-    cmd = [opts.cctune, "sweep", "--backend", "nccl", "-o", outdir] + extra
+    cmd = [binary_for(opts, e), "sweep", "--backend", "nccl", "-o", outdir] + extra
     if np:
         cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np)] + cmd
     t0 = time.monotonic()
@@ -310,12 +326,8 @@ def one_line_error(r, code, text):
 
 
 def scenario_missing_module(opts):
-    r = sweep(opts, "missing_module", small(), {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
+    r = sweep(opts, "missing_module", small(), {"CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2)
     one_line_error(r, 3, "NCCL backend could not be loaded: /nonexistent.so")
-    # Only "selftest" names a test backend: any other value once ran the real module without
-    # the sweep control, measuring forced configs as NCCL's default under their labels.
-    r = sweep(opts, "unknown_test_backend", small(), {"CCTUNE_TEST_WORKER_BACKEND": "nccl"}, np=2)
-    one_line_error(r, 2, "CCTUNE_TEST_WORKER_BACKEND='nccl' is not a test backend")
 
 
 def scenario_bad_inputs(opts):
@@ -369,7 +381,7 @@ def scenario_auto(opts):
     check(r.results()["runs"][0]["backend"] == "nccl", "auto picks nccl when the worker module answers")
     check(r.results()["meta"]["versions"].get("nccl") not in (None, ""), "NCCL version in meta.versions")
     r = sweep(opts, "auto_mpi", small() + ["--collectives", "allreduce", "--backend", "auto", "-e", "1K"],
-              {"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2, share=False)
+              {"CCTUNE_NCCL_MODULE": "/nonexistent.so"}, np=2, share=False)
     check(r.rc == 0, "auto without the module falls back", r)
     check(r.results()["runs"][0]["backend"] == "mpi", "auto picks mpi when the module cannot be loaded")
 
@@ -377,7 +389,7 @@ def scenario_auto(opts):
 def scenario_interrupt(opts):
     outdir = os.path.join(opts.workdir, "interrupt")
     shutil.rmtree(outdir, ignore_errors=True)
-    e = dict(os.environ, NCCL_NVLS_ENABLE="0") if GPU["on"] else dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest",
+    e = dict(os.environ, NCCL_NVLS_ENABLE="0") if GPU["on"] else dict(os.environ, CCTUNE_NCCL_MODULE=selftest_module(opts),
                                                                       CCTUNE_SELFTEST_GPUS="1" if GPU["shared"] else "2")
     e.pop("CCTUNE_TEST_FAULT", None)
     # A noise target nobody reaches: every point runs its full 0.2 s, so the sweep is still running.

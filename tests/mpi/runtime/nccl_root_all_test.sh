@@ -7,7 +7,7 @@ set -euo pipefail
 cctune=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"; mkdir -p "$work"
-CCTUNE_TEST_WORKER_BACKEND=selftest CCTUNE_SELFTEST_GPUS=1 "$cctune" sweep --backend nccl --gpus 1 --test-shared-gpu 4 \
+CCTUNE_NCCL_MODULE="$(dirname "$cctune")/tests/libcctune-selftest.so" CCTUNE_SELFTEST_GPUS=1 "$cctune" sweep --backend nccl --gpus 1 --test-shared-gpu 4 \
   --collectives all --root all -b 1K -e 4K -f 4 -c 1 --max-time 0.02 --min-iters 3 --no-tune -o "$work/sweep" >"$work/sweep.log" 2>&1 ||
   { tail -n 20 "$work/sweep.log"; exit 1; }
 python3 "$here/../../gpu/check_collectives.py" "$work/sweep/results.json" --nranks 4 \

@@ -49,7 +49,7 @@ python3 "$here/check_csv.py" "$out/term/results.json" "$out/resumed.csv" --min-r
 
 # 4. NCCL backend (workers run the selftest stand-in, no GPU needed), two config groups under
 # mpirun, successive halving: screening measurements are not rows.
-CCTUNE_TEST_WORKER_BACKEND=selftest "${mpirun[@]}" -np 2 "$cctune" sweep --backend nccl -b 8 -e 64K -f 8 -w 1 --min-iters 5 \
+CCTUNE_NCCL_MODULE="$(dirname "$cctune")/tests/libcctune-selftest.so" "${mpirun[@]}" -np 2 "$cctune" sweep --backend nccl -b 8 -e 64K -f 8 -w 1 --min-iters 5 \
   --max-time 0.03 --transport nvlink,pcie --configs auto,ring/simple,tree/ll,ring/ll128 --strategy halving --no-tune \
   -o "$out/nccl" --csv "$out/nccl.csv" > "$out/nccl.log"
 python3 - "$out/nccl/results.json" <<'PY'

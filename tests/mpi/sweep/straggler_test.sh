@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # straggler_test.sh CCTUNE OUTDIR SCHEMA: per-rank timings under mpirun -np 4.
-#  - CCTUNE_TEST_SLOW_RANK=2:1000 (rank 2 launches every operation 1 ms late; the others
-#    really wait inside MPI): the sweep names rank 2 with its host, and only rank 2;
+#  - CCTUNE_TEST_SLOW_RANK=2:1000 read by cctune-test, the test build beside cctune (rank 2
+#    launches every operation 1 ms late; the others really wait inside MPI): the sweep names
+#    rank 2 with its host, and only rank 2;
 #  - the same sweep without it names nobody;
 #  - both results.json carry per-rank columns of length 4 at every ok point, last_pct
 #    summing to 100 (check_results.py), and the places of the 4 ranks;
@@ -11,12 +12,14 @@ cctune=$1 out=$2 schema=$3
 dir=$(dirname "$0")
 rm -rf "$out"; mkdir -p "$out"
 mpirun=("${MPIRUN:-mpirun}" --allow-run-as-root --oversubscribe -np 4)
+cctune_test="$(dirname "$cctune")/cctune-test"
 sweep=("$cctune" sweep --backend mpi --max-time 0.2 -b 8 -e 64K -f 8)
+slow_sweep=("$cctune_test" "${sweep[@]:1}")
 host=$(hostname)
 failures=0
 fail() { echo "FAIL $*"; failures=$((failures+1)); }
 
-CCTUNE_TEST_SLOW_RANK=2:1000 "${mpirun[@]}" "${sweep[@]}" -o "$out/slow" >"$out/slow.out" 2>&1 || fail "slow sweep exited $?"
+CCTUNE_TEST_SLOW_RANK=2:1000 "${mpirun[@]}" "${slow_sweep[@]}" -o "$out/slow" >"$out/slow.out" 2>&1 || fail "slow sweep exited $?"
 grep '^# straggler:' "$out/slow.out"
 lines=$(grep -c '^# straggler:' "$out/slow.out")
 if [[ $lines -ne 1 ]] || ! grep -q "^# straggler: rank 2 (host $host) arrives last in [0-9]* % of operations at [0-9]* of [0-9]* points" "$out/slow.out"; then
@@ -50,7 +53,7 @@ PY
 if grep '^# straggler:' "$out/healthy.out"; then fail "healthy sweep named a straggler"; fi
 python3 "$dir/check_results.py" "$out/healthy/results.json" "$schema" --nranks 4 --status complete --min-points 6 || fail "healthy results"
 
-err=$(CCTUNE_TEST_SLOW_RANK=two:300 "$cctune" sweep --backend mpi -o "$out/bad" 2>&1 >/dev/null); rc=$?
+err=$(CCTUNE_TEST_SLOW_RANK=two:300 "$cctune_test" sweep --backend mpi -o "$out/bad" 2>&1 >/dev/null); rc=$?
 if [[ $rc -ne 2 ]] || ! grep -q "CCTUNE_TEST_SLOW_RANK='two:300' is not RANK:DELAY_US" <<<"$err" || [[ -e "$out/bad/results.json" ]]; then
   fail "malformed switch: rc=$rc, $err"
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`cctune sweep --space`: the plan (--dry-run), bad inputs, and both search strategies end to
-end with real supervisor and worker processes. Workers run the selftest stand-in, whose
-CCTUNE_SELFTEST_CONFIG_FACTORS makes one forced config the known fastest, so a strategy that
+end with real supervisor and worker processes. Workers run the selftest stand-in module under
+the sweep control, as NCCL runs; its CCTUNE_SELFTEST_CONFIG_FACTORS makes one config the known
+fastest when the tuner plugin really made it run, so a strategy that
 does not find it fails the test.
 
   space_sweep.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR
@@ -45,7 +46,9 @@ def check(cond, what, detail=""):
 
 def run(opts, args, env=None, np=None):
     e = dict(os.environ)
-    e.update({"CCTUNE_TEST_WORKER_BACKEND": "selftest", "CCTUNE_SELFTEST_GPUS": "4"})
+    # The test-only NCCL module stand-in, built beside the cctune under test.
+    module = os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "tests", "libcctune-selftest.so")
+    e.update({"CCTUNE_NCCL_MODULE": module, "CCTUNE_SELFTEST_GPUS": "4"})
     e.update(env or {})
     e = {k: v for k, v in e.items() if v is not None}
     cmd = [opts.cctune, "sweep"] + args
@@ -89,7 +92,7 @@ def dry_run(opts):
         check(part in text, f"plan mentions {part!r}", p.detail)
     check(not os.path.exists(out), "a dry run writes nothing")
     # Without any GPU the plan still prints, and says the rank count is unknown.
-    p = run(opts, ["--space", "quick", "--dry-run"], env={"CCTUNE_TEST_WORKER_BACKEND": None, "CCTUNE_NCCL_MODULE": "/nonexistent/libcctune-nccl.so"})
+    p = run(opts, ["--space", "quick", "--dry-run"], env={"CCTUNE_NCCL_MODULE": "/nonexistent/libcctune-nccl.so"})
     check(p.returncode == 0 and "rank count unknown" in p.stdout and "group default" in p.stdout, "dry run without GPUs", p.detail)
     p = run(opts, ["--space", "quick", "--strategy", "exhaustive", "--dry-run"])
     check("strategy exhaustive" in p.stdout, "--strategy overrides the space's strategy", p.detail)

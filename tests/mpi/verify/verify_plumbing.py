@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PLUMBING test of `cctune verify` (no GPU): real supervisors under `mpirun -np 2`, real
-worker processes running the selftest stand-in (CCTUNE_TEST_WORKER_BACKEND=selftest, which
-sleeps per op instead of running NCCL). What it checks is the command's plumbing, not NCCL:
+worker processes running the selftest stand-in module (CCTUNE_NCCL_MODULE=<build>/tests/
+libcctune-selftest.so, which sleeps per op instead of running NCCL, and consults the group's
+NCCL_TUNER_PLUGIN as NCCL does). What it checks is the command's plumbing, not NCCL:
 profile in, interleaved default/profile groups with the right env (the profile group keeps
 its own NCCL_TUNER_PLUGIN=<the .so> and CCTUNE_PROFILE), table and verify.json out, exit
 codes. To make the profile group measurably slower or faster, the profile's env sets
@@ -57,7 +58,7 @@ def main():
         profile(prof, env_of[o.scenario])
     out = os.path.join(work, "out")
     e = dict(os.environ)
-    e["CCTUNE_TEST_WORKER_BACKEND"] = "selftest"
+    e["CCTUNE_NCCL_MODULE"] = os.path.join(os.path.dirname(os.path.abspath(o.cctune)), "tests", "libcctune-selftest.so")
     e["CCTUNE_SELFTEST_GPUS"] = "2"
     for k in ("CCTUNE_TEST_FAULT", "CCTUNE_SELFTEST_SLOWDOWN", "CCTUNE_PROFILE", "NCCL_TUNER_PLUGIN"):
         e.pop(k, None)

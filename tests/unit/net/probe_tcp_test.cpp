@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -21,6 +23,13 @@
 
 namespace cctune::net {
 namespace {
+
+// A responder that stalls, as a test build of cctune makes one (ProbeOptions::before_respond).
+std::function<void(int)> stall_rank(int stalled, double seconds) {
+  return [stalled, seconds](int rank) {
+    if (rank == stalled) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  };
+}
 
 ProbeOptions small_tcp() {
   ProbeOptions o;
@@ -73,8 +82,7 @@ TEST(ProbeTcp, StalledPeerFailsItsPairOnlyAndNothingHangs) {
   auto o = small_tcp();
   o.max_bytes = o.min_bytes;
   o.timeout = std::chrono::seconds(1);
-  o.test_stall_rank = 1;  // answers only after 3 s: rank 0, its initiator, must give up at 1 s
-  o.test_stall_s = 3;
+  o.before_respond = stall_rank(1, 3.0);  // answers only after 3 s: rank 0, its initiator, must give up at 1 s
   const auto start = std::chrono::steady_clock::now();
   const auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -295,8 +303,7 @@ TEST(ProbeTcp, HostilePeerFailsNoPairAndAddsAtMostOneTimeout) {
   o.timeout = std::chrono::seconds(3);
   // Rank 1 answers 0.3 s late in each of its rounds: strangers' connections queue up in its
   // listener's backlog before the round's peer's, as on a busy cluster.
-  o.test_stall_rank = 1;
-  o.test_stall_s = 0.3;
+  o.before_respond = stall_rank(1, 0.3);
   auto timed = [&] {
     const auto start = std::chrono::steady_clock::now();
     auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });

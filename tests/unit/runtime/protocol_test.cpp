@@ -42,18 +42,6 @@ TEST(Protocol, RejectsGarbage) {
   EXPECT_THROW(decode("[1,2]"), RuntimeFailure);
 }
 
-TEST(Protocol, TestFaultParsing) {
-  const TestFault f = parse_test_fault("hang:1:3");
-  EXPECT_EQ(f.kind, "hang");
-  EXPECT_EQ(f.rank, 1);
-  EXPECT_EQ(f.point, 3);
-  EXPECT_EQ(f.group, "");
-  EXPECT_EQ(parse_test_fault("abort:0:2:pcie").group, "pcie");
-  EXPECT_EQ(parse_test_fault("exit:4:0").kind, "exit");
-  for (const char* bad : {"", "hang", "hang:1", "sleep:1:3", "hang:x:3", "hang:1:3x", "hang:-1:3"})
-    EXPECT_THROW(parse_test_fault(bad), UsageError) << bad;
-}
-
 TEST(Protocol, WorkerSpecRoundTrip) {
   WorkerSpec s;
   s.group = "pcie";
@@ -64,12 +52,10 @@ TEST(Protocol, WorkerSpecRoundTrip) {
   s.host = "h";
   s.graph = true;
   s.plan = {{"x", 1}};
-  s.test_fault = TestFault{"abort", 3, 17, "pcie"};
   const WorkerSpec b = worker_spec_from_json(to_json(s));
   EXPECT_EQ(to_json(b), to_json(s));
-  s.test_fault.reset();
-  EXPECT_TRUE(to_json(s)["test_fault"].is_null());
-  EXPECT_FALSE(worker_spec_from_json(to_json(s)).test_fault);
+  // Nothing test-only travels in the production protocol (faults are the test build's seam).
+  EXPECT_FALSE(to_json(s).contains("test_fault"));
 }
 
 TEST(Protocol, WorkerSpecValidation) {

@@ -9,7 +9,7 @@
 #include "app/sweep_options.hpp"
 #include "core/error.hpp"
 #include "runtime/halving_loop.hpp"
-#include "runtime/selftest_module.hpp"
+#include "runtime/module_loader.hpp"
 #include "runtime/worker_loop.hpp"
 #include "sample_plan.hpp"
 
@@ -235,7 +235,7 @@ struct Emitted {
 };
 
 Emitted run_selftest_worker(const SweepPlan& plan) {
-  auto module = make_selftest_module(SelftestHooks{});
+  auto module = load_nccl_module(CCTUNE_BINARY_DIR "/tests/libcctune-selftest.so");
   NcclWorkerSetup setup;
   setup.unique_id_hex = std::string(256, '0');
   auto backend = module->create_backend(setup);

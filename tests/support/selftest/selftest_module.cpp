@@ -1,24 +1,34 @@
-#include "runtime/selftest_module.hpp"
-
+// libcctune-selftest.so: a test-only stand-in for libcctune-nccl.so that needs no GPU. Tests
+// select it with CCTUNE_NCCL_MODULE, the variable that names the NCCL module in production,
+// so the whole worker path runs as on a GPU node: spawn, pipes, uid relay, heartbeats,
+// timeouts, kills, agreement across mpirun ranks, and the sweep control (TunedBackend) that
+// steers every operation through the tuner plugin (nccl_like_tuner.hpp).
+// Its "collective" sleeps a few microseconds per operation and reports those times; its
+// RankComm is local to the worker (every rank is assumed to hold the same values), so
+// workers never talk to each other. What it simulates comes from its own environment
+// variables (selftest_knobs.hpp, docs/TESTING.md).
 #include <chrono>
 #include <random>
 #include <sstream>
 #include <thread>
 
 #include "collectives/arrival_skew.hpp"
+#include "collectives/nccl/nccl_module.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "selftest/nccl_like_tuner.hpp"
+#include "selftest/selftest_knobs.hpp"
 
-namespace cctune::runtime {
+namespace cctune::selftest {
 namespace {
 
-// CCTUNE_SELFTEST_CONFIG_FACTORS="ring/simple=0.6,tree/ll/16=1.4": a time factor per forced
-// config (algo/proto, or algo/proto/channels), so tests of the search strategies have a
-// known best configuration.
-double config_factor(const std::string& text, const PointConfig& c) {
-  if (text.empty()) return 1.0;
-  const std::string base = algo_proto_name(c.algo, c.proto);
-  const std::string full = base + "/" + std::to_string(c.channels);
+// CCTUNE_SELFTEST_CONFIG_FACTORS="ring/simple=0.6,tree/ll/16=1.4": a time factor per config
+// that ran (algo/proto, or algo/proto/channels), so tests of the search strategies have a
+// known best configuration. Only what the plugin really made NCCL run counts.
+double config_factor(const std::string& text, const std::optional<Ran>& ran) {
+  if (text.empty() || !ran) return 1.0;
+  const std::string base = algo_proto_name(ran->algorithm, ran->protocol);
+  const std::string full = base + "/" + std::to_string(ran->channels);
   double factor = 1.0;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
@@ -40,21 +50,20 @@ double wait_for_slow_rank_us(const SlowRank& slow, int rank, int nranks) {
 
 class SelftestBackend : public CollectiveBackend {
  public:
-  SelftestBackend(const SelftestHooks& hooks, int rank, int nranks)
-      : hooks_(hooks), late_launch_(hooks.slow_rank.applies_to(rank) && rank < nranks ? hooks.slow_rank.delay_us : 0),
-        wait_us_(wait_for_slow_rank_us(hooks.slow_rank, rank, nranks)) {}
+  SelftestBackend(const Knobs& knobs, int rank, int nranks, bool graph)
+      : knobs_(knobs), tuner_(nranks, 1), graph_(graph),
+        late_launch_(knobs.slow_rank.applies_to(rank) && rank < nranks ? knobs.slow_rank.delay_us : 0),
+        wait_us_(wait_for_slow_rank_us(knobs.slow_rank, rank, nranks)) {}
   std::string name() const override { return "selftest"; }
   std::string unsupported_reason(const PointSpec&) const override { return {}; }
-  void prepare(const PointSpec& spec) override { spec_ = spec; }
+  void prepare(const PointSpec& spec) override {
+    spec_ = spec;
+    captured_ = false;
+  }
   BatchTiming run_batch(const BatchRequest& batch) override {
-    // 2 us plus the size at 20 GB/s: small enough to keep CI fast, size-dependent so
-    // results look like a sweep.
-    // CCTUNE_SELFTEST_SLOWDOWN (a factor, per config group): lets verify's test see a regression.
-    const double factor = hooks_.slowdown * config_factor(hooks_.config_factors, spec_.config);
     // CCTUNE_TEST_SLOW_RANK, as a collective would have it: the slowed rank sleeps before
     // each launch (outside its operation's clock), the others' operations last that much
     // longer (they wait inside it), so every rank's wall batch is slowed alike.
-    const auto op = std::chrono::nanoseconds(static_cast<long>(factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20) + wait_us_ * 1000));
     const auto late = std::chrono::nanoseconds(static_cast<long>(late_launch_ * 1000));
     const bool per_op = batch.kind == BatchKind::PerOp;
     BatchTiming t;
@@ -62,7 +71,7 @@ class SelftestBackend : public CollectiveBackend {
     for (int i = 0; i < batch.n; ++i) {
       if (late.count() > 0) std::this_thread::sleep_for(late);
       const auto s = per_op ? std::chrono::steady_clock::now() : t0;  // wall batches read no clock inside
-      std::this_thread::sleep_for(op);
+      std::this_thread::sleep_for(operation_time());
       if (per_op) t.iter_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
     }
     t.wall_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
@@ -72,7 +81,23 @@ class SelftestBackend : public CollectiveBackend {
   long count_wrong() override { return 0; }
 
  private:
-  SelftestHooks hooks_;
+  // One operation's duration: 2 us plus the size at 20 GB/s (small enough to keep CI fast,
+  // size-dependent so results look like a sweep), times CCTUNE_SELFTEST_SLOWDOWN (verify's
+  // regression tests) and the factor of the config that ran, plus the wait for a slowed rank.
+  // Like NCCL it asks the tuner at every launch; in graph mode only while capturing.
+  std::chrono::nanoseconds operation_time() {
+    if (!graph_ || !captured_) ran_ = tuner_.operation(spec_.collective, spec_.bytes.size_bytes);
+    captured_ = true;
+    const double factor = knobs_.slowdown * config_factor(knobs_.config_factors, ran_);
+    const double ns = factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20) + wait_us_ * 1000;
+    return std::chrono::nanoseconds(static_cast<long>(ns));
+  }
+
+  Knobs knobs_;
+  NcclLikeTuner tuner_;
+  bool graph_ = false;
+  bool captured_ = false;
+  std::optional<Ran> ran_;
   double late_launch_ = 0;  // us this rank sleeps before each launch (it is the slowed rank)
   double wait_us_ = 0;      // us each of its operations waits for the slowed rank
   PointSpec spec_;
@@ -124,8 +149,8 @@ class LocalComm : public RankComm {
 
 class SelftestModule : public NcclModule {
  public:
-  explicit SelftestModule(const SelftestHooks& hooks) : hooks_(hooks) {}
-  int device_count() override { return hooks_.gpus; }
+  SelftestModule() : knobs_(read_knobs()) {}
+  int device_count() override { return knobs_.gpus; }
   std::string nccl_version() override { return "selftest"; }
   std::string cuda_versions() override { return "none (selftest)"; }
   std::string pci_bus_id(int) override { return ""; }
@@ -139,17 +164,17 @@ class SelftestModule : public NcclModule {
   std::unique_ptr<CollectiveBackend> create_backend(const NcclWorkerSetup& setup) override {
     if (setup.unique_id_hex.size() != 256)
       throw RuntimeFailure("selftest: unique id of " + std::to_string(setup.unique_id_hex.size()) + " hex digits, expected 256");
-    if (!hooks_.init_error.empty()) throw RuntimeFailure("selftest init: " + hooks_.init_error);
+    if (!knobs_.init_error.empty()) throw RuntimeFailure("selftest init: " + knobs_.init_error);
     if (setup.device >= device_count())
       throw EnvironmentError("selftest: device " + std::to_string(setup.device) + " does not exist");
-    const std::uint64_t memory = hooks_.memory_bytes;
+    const std::uint64_t memory = knobs_.memory_bytes;
     const std::uint64_t need = setup.max_send_bytes + setup.max_recv_bytes;
     if (need > memory)
       throw EnvironmentError("buffers for the largest point (" + format_size(need) + ") do not fit in GPU " +
                                  std::to_string(setup.device) + "'s free memory (" + format_size(memory) + ")",
                              "lower --max-bytes");
-    comm_ = std::make_unique<LocalComm>(setup.rank, setup.nranks, hooks_.slow_rank);
-    return std::make_unique<SelftestBackend>(hooks_, setup.rank, setup.nranks);
+    comm_ = std::make_unique<LocalComm>(setup.rank, setup.nranks, knobs_.slow_rank);
+    return std::make_unique<SelftestBackend>(knobs_, setup.rank, setup.nranks, setup.graph);
   }
   RankComm& comm() override {
     if (!comm_) throw RuntimeFailure("selftest: comm() before create_backend()");
@@ -157,12 +182,15 @@ class SelftestModule : public NcclModule {
   }
 
  private:
-  SelftestHooks hooks_;
+  Knobs knobs_;
   std::unique_ptr<LocalComm> comm_;
 };
 
 }  // namespace
+}  // namespace cctune::selftest
 
-std::unique_ptr<NcclModule> make_selftest_module(const SelftestHooks& hooks) { return std::make_unique<SelftestModule>(hooks); }
-
-}  // namespace cctune::runtime
+// The factory the worker's module loader looks up, as in libcctune-nccl.so. A malformed
+// CCTUNE_TEST_SLOW_RANK throws UsageError here, which the worker reports as a load failure.
+extern "C" __attribute__((visibility("default"))) cctune::NcclModule* cctune_nccl_module_create() {
+  return new cctune::selftest::SelftestModule();
+}

@@ -1,0 +1,19 @@
+#include "selftest/selftest_knobs.hpp"
+
+#include <cstdlib>
+
+namespace cctune::selftest {
+
+Knobs read_knobs() {
+  using test_env::text;
+  Knobs k;
+  if (const auto v = text("CCTUNE_SELFTEST_GPUS"); !v.empty()) k.gpus = std::atoi(v.c_str());
+  if (const auto v = text("CCTUNE_SELFTEST_MEMORY"); !v.empty()) k.memory_bytes = static_cast<std::uint64_t>(std::atoll(v.c_str()));
+  if (const auto v = text("CCTUNE_SELFTEST_SLOWDOWN"); !v.empty()) k.slowdown = std::atof(v.c_str());
+  k.config_factors = text("CCTUNE_SELFTEST_CONFIG_FACTORS");
+  k.init_error = text("CCTUNE_SELFTEST_INIT_ERROR");
+  k.slow_rank = test_env::parse_slow_rank(text("CCTUNE_TEST_SLOW_RANK"));
+  return k;
+}
+
+}  // namespace cctune::selftest

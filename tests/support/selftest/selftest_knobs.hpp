@@ -1,0 +1,27 @@
+#pragma once
+// What libcctune-selftest.so simulates, read from its own test-only environment variables
+// (docs/TESTING.md, "Test hooks"). Only this test module reads them; the cctune executable
+// never does.
+#include <cstdint>
+#include <string>
+
+#include "test_env.hpp"
+
+namespace cctune::selftest {
+
+using test_env::SlowRank;
+
+struct Knobs {
+  int gpus = 4;                             // CCTUNE_SELFTEST_GPUS: device_count()
+  std::uint64_t memory_bytes = 1ull << 30;  // CCTUNE_SELFTEST_MEMORY: per-GPU memory
+  double slowdown = 1.0;                    // CCTUNE_SELFTEST_SLOWDOWN: factor on every sleep
+  std::string config_factors;               // CCTUNE_SELFTEST_CONFIG_FACTORS: "ring/simple=0.6,tree/ll/16=1.4"
+  std::string init_error;                   // CCTUNE_SELFTEST_INIT_ERROR: create_backend() fails with it
+  SlowRank slow_rank;                       // CCTUNE_TEST_SLOW_RANK, as NCCL ranks
+};
+
+// Throws UsageError naming the variable when CCTUNE_TEST_SLOW_RANK is malformed; the other
+// values are read leniently (atoi/atof): they only shape what the stand-in simulates.
+Knobs read_knobs();
+
+}  // namespace cctune::selftest
