@@ -8,7 +8,7 @@ build=${1:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
 dest=${2:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
 rm -rf "$dest"
 for f in cctune libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalone_allreduce tests/gpu/dmabuf_check \
-         cctune-ref-allreduce bench/mpi_allreduce_loop; do
+         cctune-ref-collectives bench/mpi_allreduce_loop; do
   if [[ -e $build/$f ]]; then
     mkdir -p "$dest/$(dirname "$f")"
     cp "$build/$f" "$dest/$f"

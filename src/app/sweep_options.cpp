@@ -44,6 +44,10 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
       ->capture_default_str();
   cmd.add_flag("--graph", a.graph, "nccl: time CUDA-graph replays of the operations");
+  cmd.add_option("--p2p-impl", a.p2p_impl,
+                 "nccl: alltoall, gather, scatter as NCCL's native call where the loaded NCCL has it (native), "
+                 "as grouped send/recv (grouped), or both as two variants")
+      ->capture_default_str();
   cmd.add_option("--test-shared-gpu", a.test_shared_gpu,
                  "nccl, functional tests only: K workers per GPU, each its own NCCL host (NCCL_HOSTID); "
                  "allows more ranks than GPUs; results are marked and never tuned");
@@ -132,6 +136,9 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.graph = a.graph;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = parse_point_configs(a.configs, a.graph);
+  const auto p2p_impl = parse_p2p_impl_choice(a.p2p_impl);
+  if (!p2p_impl) throw UsageError("--p2p-impl '" + a.p2p_impl + "' is unknown", "use " + std::string(p2p_impl_choices));
+  n.p2p_impl = *p2p_impl;
   const std::optional<tuner::search::StrategyKind> strategy = a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive : tuner::search::parse_strategy(a.strategy);
   if (!strategy) throw UsageError("--strategy '" + a.strategy + "' is unknown", std::string("use ") + tuner::search::strategy_names);
   n.strategy = *strategy;

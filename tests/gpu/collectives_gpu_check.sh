@@ -14,6 +14,9 @@
 #     same configs on alltoall/gather are skipped with the point-to-point reason.
 #  4. A point-to-point config group reaches the workers: NCCL's INFO line for
 #     NCCL_P2P_NET_CHUNKSIZE in that group's worker logs, not in the default group's.
+#  5. --p2p-impl both with 2 and 4 ranks, out-of-place and in-place: alltoall, gather and
+#     scatter measured as native (ncclAlltoAll/ncclGather/ncclScatter) and grouped variants,
+#     each with 0 wrong and its "impl" recorded; the default (native) records "native".
 # Exits 0 with "SKIP: <reason>" where nvidia-smi finds no GPU; 1 when a check fails.
 export NCCL_NVLS_ENABLE=0  # never NVLS/multicast in tests
 set -uo pipefail
@@ -118,6 +121,14 @@ if check p2p_group --nranks 2 --collectives alltoall,sendrecv; then
   else fail "p2p group: '$want' in $seen of 2 p2p worker logs, in $others other logs"
     ls "$OUTDIR/p2p_group/workers/"; grep -h "P2P\|CHUNKSIZE" "$OUTDIR/p2p_group"/workers/*.log | head -n 5; fi
 fi
+
+# 5. Both implementations of alltoall, gather and scatter, checked against the same layouts.
+sweep impl_both_n2 2 --collectives all -d float32 -b 64 -e 64K -f 1024 --root 1 --p2p-impl both
+check impl_both_n2 --nranks 2 --collectives "$ALL" --dtype float32 --roots 1 --impls native,grouped
+sweep impl_both_n4 4 --collectives alltoall,gather,scatter -d bfloat16 -b 4K -e 4K --root 3 --p2p-impl both
+check impl_both_n4 --nranks 4 --collectives alltoall,gather,scatter --dtype bfloat16 --roots 3 --impls native,grouped
+sweep impl_default 2 --collectives alltoall,gather,scatter -d int32 -b 1K -e 1K
+check impl_default --nranks 2 --collectives alltoall,gather,scatter --dtype int32 --roots 0 --impls native
 
 echo "collectives_gpu_check: $FAILS failure(s) in $(( $(date +%s) - START )) s, output in $OUTDIR"
 exit $(( FAILS > 0 ))
