@@ -116,6 +116,12 @@ int resolve_test_shared_gpu(const SweepArgs& a) {
   return k;
 }
 
+P2pImplChoice parse_p2p_impl_arg(const std::string& text) {
+  const auto choice = parse_p2p_impl_choice(text);
+  if (!choice) throw UsageError("--p2p-impl '" + text + "' is unknown", "use " + std::string(p2p_impl_choices));
+  return *choice;
+}
+
 NcclSettings resolve_nccl(const SweepArgs& a) {
   NcclSettings n;
   if (a.gpus < 0) throw UsageError("--gpus must not be negative", "use --gpus N, or leave it out to use every GPU");
@@ -136,9 +142,7 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.graph = a.graph;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = parse_point_configs(a.configs, a.graph);
-  const auto p2p_impl = parse_p2p_impl_choice(a.p2p_impl);
-  if (!p2p_impl) throw UsageError("--p2p-impl '" + a.p2p_impl + "' is unknown", "use " + std::string(p2p_impl_choices));
-  n.p2p_impl = *p2p_impl;
+  n.p2p_impl = parse_p2p_impl_arg(a.p2p_impl);
   const std::optional<tuner::search::StrategyKind> strategy = a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive : tuner::search::parse_strategy(a.strategy);
   if (!strategy) throw UsageError("--strategy '" + a.strategy + "' is unknown", std::string("use ") + tuner::search::strategy_names);
   n.strategy = *strategy;
@@ -194,6 +198,7 @@ void check_root(const SweepPlan& plan, int nranks) {
 SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) {
   SweepPlan p;
   p.backend = parse_backend(a.backend, nccl_built, gpus_present);
+  (void)parse_p2p_impl_arg(a.p2p_impl);  // refused on either backend; MPI has one implementation of each
   p.collectives = parse_collective_list(a.collectives);
   const TypeChoice types =
       resolve_types(a.dtype, a.op, p.collectives, p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi);

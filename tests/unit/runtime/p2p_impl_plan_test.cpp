@@ -66,6 +66,7 @@ TEST(P2pImplPlan, GroupedAndMpiPlans) {
 }
 
 TEST(P2pImplPlan, UnknownValueIsAOneLineUsageError) {
+  EXPECT_THROW(app::resolve_sweep(args("mpi", "fastest"), false, false), UsageError);  // MPI too
   try {
     nccl_plan("fastest");
     FAIL() << "accepted --p2p-impl fastest";
