@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/collective.hpp"
+#include "core/collective_traits.hpp"
 #include "core/results.hpp"
 
 namespace cctune {
@@ -20,6 +21,12 @@ struct PointSpec {
   int root = 0;           // broadcast, reduce, gather, scatter: the source or sink rank
   CollectiveBytes bytes;  // derived from the requested size with collective_bytes()
   PointConfig config;
+  // NCCL's alltoall, gather and scatter (has_two_impls): the implementation asked for.
+  std::optional<P2pImpl> impl;
+  // Native asked for where the loaded NCCL lacks it: run grouped (true: `--p2p-impl native`,
+  // as nccl-tests falls back) or skip with the reason (false: `both`, whose grouped variant
+  // is measured anyway).
+  bool impl_fallback = false;
 };
 
 // Two kinds of batch, never mixed, so that the wall-clock number is nccl-tests' own:
@@ -70,6 +77,9 @@ class CollectiveBackend {
   virtual long count_wrong() = 0;
   // What actually ran at the last batch (NCCL: algo/proto/channels observed); may be empty.
   virtual PointConfig chosen() const { return {}; }
+  // The implementation the prepared point runs (PointSpec::impl after any fallback);
+  // nullopt: the backend does not choose one (MPI), and the spec's request is recorded.
+  virtual std::optional<P2pImpl> implementation() const { return std::nullopt; }
   // NCCL: the algorithms NCCL's cost table offered for the prepared point (names, NCCL's
   // order), as the tuner plugin saw them; empty where unknown.
   virtual std::vector<std::string> offered_algorithms() const { return {}; }

@@ -44,6 +44,7 @@ PointResult describe_point(const PointSpec& spec) {
   r.size_bytes = spec.bytes.size_bytes;
   r.count = spec.bytes.param_count;
   r.config = spec.config;
+  r.impl = spec.impl;
   return r;
 }
 
@@ -150,6 +151,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   result.chosen_proto = ran.proto;
   result.chosen_channels = ran.channels;
   result.offered_algos = backend.offered_algorithms();
+  if (const auto impl = backend.implementation()) result.impl = impl;
   return result;
 }
 

@@ -9,7 +9,7 @@ dest=${2:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
 rm -rf "$dest"
 # cctune-test: the lifecycle fault scenarios of runtime_gpu_check.sh run the test build.
 for f in cctune cctune-test libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalone_allreduce tests/gpu/dmabuf_check \
-         cctune-ref-allreduce bench/mpi_allreduce_loop; do
+         cctune-ref-collectives bench/mpi_allreduce_loop; do
   if [[ -e $build/$f ]]; then
     mkdir -p "$dest/$(dirname "$f")"
     cp "$build/$f" "$dest/$f"

@@ -65,7 +65,7 @@ int graph_ops_per_replay(int n) {
 
 NcclBackend::NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes,
                          std::uint64_t recv_bytes)
-    : ctx_(std::move(ctx)), graph_(graph) {
+    : ctx_(std::move(ctx)), graph_(graph), native_(find_native_p2p_calls()) {
   ensure_capacity(send_bytes, recv_bytes);
   wrong_counter_ = DeviceBuffer(sizeof(unsigned long long));
   wrong_host_ = PinnedBuffer(sizeof(unsigned long long));
@@ -93,7 +93,14 @@ std::string NcclBackend::unsupported_reason(const PointSpec& spec) const {
   if (std::string why = nccl_dtype_unsupported(spec.dtype, ctx_->dtypes); !why.empty()) return why;
   if (is_rooted(spec.collective) && (spec.root < 0 || spec.root >= ctx_->nranks))
     return "root " + std::to_string(spec.root) + " is not a rank of this " + std::to_string(ctx_->nranks) + "-rank communicator";
+  if (spec.impl == P2pImpl::Native && !native_.has(spec.collective) && !spec.impl_fallback)
+    return native_absent_reason(spec.collective, ctx_->dtypes.library_version);
   return nccl_placement_unsupported(spec);
+}
+
+std::optional<P2pImpl> NcclBackend::runs_as(const PointSpec& spec) const {
+  if (spec.impl == P2pImpl::Native && !native_.has(spec.collective)) return P2pImpl::Grouped;
+  return spec.impl;
 }
 
 void* NcclBackend::address(const Span& span) const {
@@ -108,6 +115,7 @@ void NcclBackend::prepare(const PointSpec& spec) {
   ensure_capacity(spec.bytes.send_count * w, spec.bytes.recv_count * w);
   graphs_.clear();
   spec_ = spec;
+  impl_ = runs_as(spec);
   layout_ = nccl_layout(spec, ctx_->rank, ctx_->nranks);
   check_plan_ = data_check_plan(spec.collective, spec.dtype, spec.op, ctx_->nranks);
   where_ = {address(layout_.send), address(layout_.recv)};
@@ -144,9 +152,35 @@ void NcclBackend::launch(cudaStream_t stream) {
       CCTUNE_NCCL_CHECK(ncclReduce(send, recv, count, dt, nccl_op(spec.op), spec.root, comm, stream), comm);
       break;
     case Collective::AllToAll:
-    case Collective::SendRecv:
     case Collective::Gather:
-    case Collective::Scatter: launch_point_to_point(comm, stream); break;
+    case Collective::Scatter:
+      if (impl_ == P2pImpl::Native) {
+        launch_native(comm, stream);
+        break;
+      }
+      [[fallthrough]];
+    case Collective::SendRecv: launch_point_to_point(comm, stream); break;
+  }
+}
+
+// NCCL >= 2.28's own calls, with the buffers the grouped composition below uses: nccl.h
+// documents the same block order (block r to/from rank r; the root's block r), and in-place
+// gather/scatter as sendbuff == recvbuff + root*count (here rank*count on every rank).
+void NcclBackend::launch_native(ncclComm_t comm, cudaStream_t stream) {
+  const PointSpec& spec = *spec_;
+  const ncclDataType_t dt = nccl_dtype(spec.dtype);
+  const std::size_t count = spec.bytes.param_count;
+  switch (spec.collective) {
+    case Collective::AllToAll:
+      CCTUNE_NCCL_CHECK(native_.alltoall(where_.send, where_.recv, count, dt, comm, stream), comm);
+      break;
+    case Collective::Gather:
+      CCTUNE_NCCL_CHECK(native_.gather(where_.send, where_.recv, count, dt, spec.root, comm, stream), comm);
+      break;
+    case Collective::Scatter:
+      CCTUNE_NCCL_CHECK(native_.scatter(where_.send, where_.recv, count, dt, spec.root, comm, stream), comm);
+      break;
+    default: throw RuntimeFailure("no native NCCL call for " + to_string(spec.collective));
   }
 }
 

@@ -16,6 +16,7 @@
 #include "collectives/nccl/cuda_resources.hpp"
 #include "collectives/nccl/data_kernels.hpp"
 #include "collectives/nccl/nccl_layouts.hpp"
+#include "collectives/nccl/nccl_native.hpp"
 #include "collectives/nccl/nccl_context.hpp"
 
 namespace cctune::nccl_detail {
@@ -43,6 +44,7 @@ class NcclBackend final : public CollectiveBackend {
   BatchTiming run_batch(const BatchRequest& batch) override;
   long count_wrong() override;
   PointConfig chosen() const override;
+  std::optional<P2pImpl> implementation() const override { return impl_; }
 
  private:
   struct Placement {
@@ -54,6 +56,9 @@ class NcclBackend final : public CollectiveBackend {
   void ensure_events(std::size_t count);
   void launch(cudaStream_t stream);
   void launch_point_to_point(ncclComm_t comm, cudaStream_t stream);
+  void launch_native(ncclComm_t comm, cudaStream_t stream);
+  // What `spec` runs as here: its request, or grouped where native is absent and it may fall back.
+  std::optional<P2pImpl> runs_as(const PointSpec& spec) const;
   class Steps;
   cudaGraphExec_t graph_for(int k);
   CheckSpec check_spec() const;
@@ -69,6 +74,8 @@ class NcclBackend final : public CollectiveBackend {
   NcclLayout layout_;
   DataCheckPlan check_plan_;
   Placement where_;
+  NativeP2pCalls native_;        // found in the loaded libnccl at construction
+  std::optional<P2pImpl> impl_;  // of the prepared point
   std::map<int, CudaGraphExec> graphs_;  // per ops-per-replay, for the prepared point
 };
 

@@ -1,10 +1,12 @@
 #include "collectives/nccl/nccl_layouts.hpp"
 
+#include "core/collective_traits.hpp"
+
 namespace cctune::nccl_detail {
 
 std::string nccl_placement_unsupported(const PointSpec& spec) {
   if (!spec.in_place) return {};
-  if (spec.collective == Collective::AllToAll || spec.collective == Collective::SendRecv)
+  if (!traits(spec.collective).nccl_in_place)
     return "in-place " + to_string(spec.collective) +
            " is not measured: grouped ncclSend/ncclRecv on one buffer overwrite data before it is sent "
            "(nccl-tests does not check it either)";

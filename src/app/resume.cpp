@@ -26,6 +26,7 @@ PointKey key_of(const RunResult& run, const PointResult& p) {
   k.root = p.root.value_or(0);
   k.size_bytes = p.size_bytes;
   k.config = p.config;
+  k.impl = p.impl;
   return k;
 }
 

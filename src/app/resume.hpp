@@ -37,9 +37,10 @@ struct PointKey {
   int root = 0;  // rooted collectives; 0 for the others
   std::uint64_t size_bytes = 0;  // as stored in results (after rounding to whole elements)
   PointConfig config;
+  std::optional<P2pImpl> impl;  // NCCL's alltoall, gather, scatter
   auto tie() const {
     return std::tie(backend, group, collective, dtype, op, in_place, root, size_bytes, config.algo, config.proto,
-                    config.channels, config.graph);
+                    config.channels, config.graph, impl);
   }
   bool operator<(const PointKey& o) const { return tie() < o.tie(); }
 };

@@ -44,6 +44,10 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
       ->capture_default_str();
   cmd.add_flag("--graph", a.graph, "nccl: time CUDA-graph replays of the operations");
+  cmd.add_option("--p2p-impl", a.p2p_impl,
+                 "nccl: alltoall, gather, scatter as NCCL's native call where the loaded NCCL has it (native), "
+                 "as grouped send/recv (grouped), or both as two variants")
+      ->capture_default_str();
   cmd.add_option("--test-shared-gpu", a.test_shared_gpu,
                  "nccl, functional tests only: K workers per GPU, each its own NCCL host (NCCL_HOSTID); "
                  "allows more ranks than GPUs; results are marked and never tuned");
@@ -112,6 +116,12 @@ int resolve_test_shared_gpu(const SweepArgs& a) {
   return k;
 }
 
+P2pImplChoice parse_p2p_impl_arg(const std::string& text) {
+  const auto choice = parse_p2p_impl_choice(text);
+  if (!choice) throw UsageError("--p2p-impl '" + text + "' is unknown", "use " + std::string(p2p_impl_choices));
+  return *choice;
+}
+
 NcclSettings resolve_nccl(const SweepArgs& a) {
   NcclSettings n;
   if (a.gpus < 0) throw UsageError("--gpus must not be negative", "use --gpus N, or leave it out to use every GPU");
@@ -132,6 +142,7 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.graph = a.graph;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = parse_point_configs(a.configs, a.graph);
+  n.p2p_impl = parse_p2p_impl_arg(a.p2p_impl);
   const std::optional<tuner::search::StrategyKind> strategy = a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive : tuner::search::parse_strategy(a.strategy);
   if (!strategy) throw UsageError("--strategy '" + a.strategy + "' is unknown", std::string("use ") + tuner::search::strategy_names);
   n.strategy = *strategy;
@@ -187,6 +198,7 @@ void check_root(const SweepPlan& plan, int nranks) {
 SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) {
   SweepPlan p;
   p.backend = parse_backend(a.backend, nccl_built, gpus_present);
+  (void)parse_p2p_impl_arg(a.p2p_impl);  // refused on either backend; MPI has one implementation of each
   p.collectives = parse_collective_list(a.collectives);
   const TypeChoice types =
       resolve_types(a.dtype, a.op, p.collectives, p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "core/collective_traits.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -18,17 +19,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-constexpr std::array<std::pair<Collective, const char*>, 9> collective_names{{
-    {Collective::AllReduce, "allreduce"},
-    {Collective::AllGather, "allgather"},
-    {Collective::ReduceScatter, "reducescatter"},
-    {Collective::Broadcast, "broadcast"},
-    {Collective::Reduce, "reduce"},
-    {Collective::AllToAll, "alltoall"},
-    {Collective::SendRecv, "sendrecv"},
-    {Collective::Gather, "gather"},
-    {Collective::Scatter, "scatter"},
-}};
 
 struct DTypeInfo {
   DType type;
@@ -65,11 +55,7 @@ const DTypeInfo& info(DType t) {
 
 }  // namespace
 
-std::string to_string(Collective c) {
-  for (const auto& [v, n] : collective_names)
-    if (v == c) return n;
-  return "unknown";
-}
+std::string to_string(Collective c) { return std::string(traits(c).name); }
 std::string to_string(DType t) { return info(t).name; }
 std::string table_name(DType t) { return info(t).table; }
 std::string to_string(ReduceOp op) {
@@ -81,7 +67,7 @@ std::string to_string(ReduceOp op) {
 const std::vector<Collective>& all_collectives() {
   static const std::vector<Collective> all = [] {
     std::vector<Collective> v;
-    for (const auto& [c, n] : collective_names) v.push_back(c);
+    for (const CollectiveTraits& t : collective_table) v.push_back(t.collective);
     return v;
   }();
   return all;
@@ -106,11 +92,9 @@ const std::vector<ReduceOp>& all_reduce_ops() {
 }
 
 Collective parse_collective(std::string_view s) {
-  const std::string key = lower(s);
-  for (const auto& [v, n] : collective_names)
-    if (key == n) return v;
+  if (const auto c = collective_named(lower(s))) return *c;
   std::string allowed;
-  for (const auto& [v, n] : collective_names) allowed += std::string(allowed.empty() ? "" : ", ") + n;
+  for (const CollectiveTraits& t : collective_table) allowed += (allowed.empty() ? "" : ", ") + std::string(t.name);
   throw UsageError("unknown collective '" + std::string(s) + "'", "use one of: " + allowed + " (or all)");
 }
 
@@ -149,72 +133,35 @@ ReduceOp parse_reduce_op(std::string_view s) {
 std::size_t dtype_size(DType t) { return info(t).size; }
 bool is_fp8(DType t) { return t == DType::Float8e4m3 || t == DType::Float8e5m2; }
 
-bool is_reduction(Collective c) {
-  return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce;
-}
+bool is_reduction(Collective c) { return traits(c).reduction; }
 
-bool is_rooted(Collective c) {
-  return c == Collective::Broadcast || c == Collective::Reduce || c == Collective::Gather || c == Collective::Scatter;
-}
+bool is_rooted(Collective c) { return traits(c).rooted; }
 
 CollectiveBytes collective_bytes(Collective c, std::uint64_t requested_bytes, DType t, int nranks) {
   const std::uint64_t w = dtype_size(t);
   const std::uint64_t n = static_cast<std::uint64_t>(std::max(nranks, 1));
   const std::uint64_t count = requested_bytes / w;
   CollectiveBytes b;
-  switch (c) {
-    case Collective::AllReduce:
-    case Collective::Broadcast:
-    case Collective::Reduce:
-    case Collective::SendRecv:
-      b.param_count = count;
-      b.send_count = count;
-      b.recv_count = count;
-      b.bw_bytes = count * w;
-      break;
-    case Collective::AllGather:
-    case Collective::Gather:  // the root receives every rank's block
-      b.param_count = count / n;
-      b.send_count = b.param_count;
-      b.recv_count = b.param_count * n;
-      b.bw_bytes = b.param_count * n * w;
-      break;
-    case Collective::ReduceScatter:
-    case Collective::Scatter:  // the root sends one block to each rank
-      b.param_count = count / n;
-      b.send_count = b.param_count * n;
-      b.recv_count = b.param_count;
-      b.bw_bytes = b.param_count * n * w;
-      break;
-    case Collective::AllToAll:
-      b.param_count = count / n;
-      b.send_count = b.param_count * n;
-      b.recv_count = b.param_count * n;
-      b.bw_bytes = b.param_count * n * w;
-      break;
-  }
+  const CountRule rule = traits(c).counts;
+  b.param_count = rule == CountRule::Whole ? count : count / n;
+  const std::uint64_t all = rule == CountRule::Whole ? b.param_count : b.param_count * n;  // every rank's share
+  b.send_count = rule == CountRule::Scattered || rule == CountRule::Exchanged ? all : b.param_count;
+  b.recv_count = rule == CountRule::Gathered || rule == CountRule::Exchanged ? all : b.param_count;
+  b.bw_bytes = all * w;
   b.size_bytes = std::max(b.send_count, b.recv_count) * w;
   return b;
 }
 
 std::uint64_t request_granule(Collective c, DType t, int nranks) {
-  const bool split = c == Collective::AllGather || c == Collective::ReduceScatter || c == Collective::AllToAll ||
-                     c == Collective::Gather || c == Collective::Scatter;
-  return dtype_size(t) * (split ? static_cast<std::uint64_t>(std::max(nranks, 1)) : 1);
+  return dtype_size(t) * (splits_over_ranks(c) ? static_cast<std::uint64_t>(std::max(nranks, 1)) : 1);
 }
 
 double bus_factor(Collective c, int nranks) {
   const double n = std::max(nranks, 1);
-  switch (c) {
-    case Collective::AllReduce: return 2.0 * (n - 1) / n;
-    case Collective::AllGather:
-    case Collective::ReduceScatter:
-    case Collective::AllToAll:
-    case Collective::Gather:
-    case Collective::Scatter: return (n - 1) / n;
-    case Collective::Broadcast:
-    case Collective::Reduce:
-    case Collective::SendRecv: return 1.0;
+  switch (traits(c).bus) {
+    case BusRule::TwiceShare: return 2.0 * (n - 1) / n;
+    case BusRule::Share: return (n - 1) / n;
+    case BusRule::One: return 1.0;
   }
   return 1.0;
 }

@@ -10,6 +10,7 @@
 
 #include "core/algo_proto.hpp"
 #include "core/collective.hpp"
+#include "core/collective_traits.hpp"
 #include "core/statistics.hpp"
 #include "core/stopping.hpp"
 
@@ -80,6 +81,10 @@ struct PointResult {
   std::uint64_t size_bytes = 0;  // max(send, recv) per rank, as nccl-tests' size column
   std::uint64_t count = 0;       // elements passed to the call
   PointConfig config;
+  // NCCL's alltoall, gather and scatter only: which implementation ran (native call or grouped
+  // send/recv); part of the point's identity, so the two are never one series. nullopt: other
+  // collectives, the MPI backend, and results written before the field existed (grouped).
+  std::optional<P2pImpl> impl;
   PointStatus status = PointStatus::Ok;
   std::string reason;            // for skipped / failed points
 

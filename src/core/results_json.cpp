@@ -127,6 +127,7 @@ void to_json(json& j, const PointResult& p) {
            {"config", p.config},
            {"status", to_string(p.status)}};
   if (p.root) j["root"] = *p.root;
+  if (p.impl) j["impl"] = std::string(to_string_view(*p.impl));
   if (!p.reason.empty()) j["reason"] = p.reason;
   if (p.screen_round >= 0) j["screen_round"] = p.screen_round;
   if (p.status != PointStatus::Ok) return;
@@ -157,6 +158,14 @@ void from_json(const json& j, PointResult& p) {
   p.size_bytes = whole<std::uint64_t>(j, "size_bytes", 0, std::uint64_t{1} << 50);
   p.count = whole<std::uint64_t>(j, "count", 0, std::uint64_t{1} << 50, std::uint64_t{0});
   if (j.contains("config")) p.config = j.at("config").get<PointConfig>();
+  if (j.contains("impl")) {
+    const auto& impl = j.at("impl");
+    p.impl = impl.is_string() ? parse_p2p_impl(impl.get<std::string>()) : std::nullopt;
+    if (!p.impl || !has_two_impls(p.collective))
+      throw UsageError("point \"impl\" is " + impl.dump(-1, ' ', true, json::error_handler_t::replace) + " for " +
+                           to_string(p.collective) + ", not \"native\" or \"grouped\" of alltoall, gather or scatter",
+                       "use a results file written by cctune");
+  }
   p.status = parse_point_status(j.at("status").get<std::string>());
   p.screen_round = whole(j, "screen_round", -1, 1 << 20, std::optional<int>(-1));
   p.reason = j.value("reason", "");
@@ -223,6 +232,11 @@ void from_json(const json& j, RunResult& r) {
   r.reason = j.value("reason", "");
   r.points = j.at("points").get<std::vector<PointResult>>();
   r.screened = j.value("screened", std::vector<PointResult>{});
+  // Before "impl" existed the NCCL backend ran alltoall, gather and scatter as grouped send/recv.
+  if (r.backend == "nccl")
+    for (auto* list : {&r.points, &r.screened})
+      for (PointResult& p : *list)
+        if (!p.impl && has_two_impls(p.collective)) p.impl = P2pImpl::Grouped;
   r.duration_s = j.value("duration_s", 0.0);
   r.startup_s = j.value("startup_s", 0.0);
   r.nccl_env = j.value("nccl_env", std::map<std::string, std::string>{});

@@ -140,6 +140,11 @@ void read_nccl(const json& n, NcclSettings& s) {
   s.graph = n.at("graph").get<bool>();
   if (n.contains("test_shared_gpu")) s.test_shared_gpu = static_cast<int>(whole_in(n, "test_shared_gpu", 0, 16));
   for (const json& c : array(n, "configs")) s.configs.push_back(c.get<PointConfig>());
+  if (n.contains("p2p_impl")) {
+    const auto impl = parse_p2p_impl_choice(text(n.at("p2p_impl"), "p2p_impl"));
+    if (!impl) refuse("\"p2p_impl\" is " + shown(n.at("p2p_impl")) + ", not " + std::string(p2p_impl_choices));
+    s.p2p_impl = *impl;
+  }
   const auto strategy = search::parse_strategy(text(field(n, "search"), "search"));
   if (!strategy) refuse("\"search\" is " + shown(n.at("search")) + ", not " + search::strategy_names);
   s.strategy = *strategy;
@@ -191,6 +196,8 @@ json to_json(const SweepPlan& p) {
                  {"graph", p.nccl.graph},
                  {"configs", p.nccl.configs},
                  {"search", search::to_string(p.nccl.strategy)}};
+    // Only when not the default, so that the settings of earlier runs still match on resume.
+    if (p.nccl.p2p_impl != P2pImplChoice::Native) j["nccl"]["p2p_impl"] = std::string(to_string_view(p.nccl.p2p_impl));
     // Only in the test mode, so that a performance run's settings stay as they were.
     if (p.nccl.test_shared_gpu > 0) {
       j["test_mode"] = test_mode_shared_gpu;

@@ -10,6 +10,7 @@
 
 #include "collectives/engine.hpp"
 #include "core/collective.hpp"
+#include "core/collective_traits.hpp"
 #include "core/results.hpp"
 #include "runtime/groups.hpp"
 #include "tuner/search/strategy.hpp"
@@ -34,6 +35,7 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   // host; functional checks only, never performance. 0: off.
   int test_shared_gpu = 0;
   std::vector<PointConfig> configs;  // measured on one communicator, in this order
+  P2pImplChoice p2p_impl = P2pImplChoice::Native;  // alltoall, gather, scatter (--p2p-impl)
   tuner::search::StrategyKind strategy = tuner::search::StrategyKind::Exhaustive;  // over `configs`, per size
 };
 

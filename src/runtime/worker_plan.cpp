@@ -25,25 +25,40 @@ std::vector<ReduceOp> ops_of(const SweepPlan& plan, Collective c) {
   return {plan.ops.front()};
 }
 
+// NCCL's alltoall, gather and scatter: one block per implementation asked for; nullopt for
+// every other collective and for MPI, which has one implementation of each.
+std::vector<std::optional<P2pImpl>> impls_of(const SweepPlan& plan, Collective c) {
+  if (plan.backend != BackendChoice::Nccl || !has_two_impls(c)) return {std::nullopt};
+  switch (plan.nccl.p2p_impl) {
+    case P2pImplChoice::Native: return {P2pImpl::Native};
+    case P2pImplChoice::Grouped: return {P2pImpl::Grouped};
+    case P2pImplChoice::Both: return {P2pImpl::Native, P2pImpl::Grouped};
+  }
+  return {std::nullopt};
+}
+
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   std::vector<PointSpec> out;
+  PointSpec s;
+  s.impl_fallback = plan.nccl.p2p_impl == P2pImplChoice::Native;
   for (auto c : plan.collectives)
-    for (DType dtype : plan.dtypes)
-      for (ReduceOp op : ops_of(plan, c))
-        for (int root : roots_of(plan, c, nranks))
-          for (auto size : plan.sizes)
-            for (const auto& config : point_configs(plan))
-              for (bool in_place : plan.placements) {
-                PointSpec s;
-                s.collective = c;
-                s.dtype = dtype;
-                s.op = op;
-                s.in_place = in_place;
-                s.root = root;
-                s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, dtype, nranks)), dtype, nranks);
-                s.config = config;
-                out.push_back(s);
-              }
+    for (const std::optional<P2pImpl> impl : impls_of(plan, c))
+      for (DType dtype : plan.dtypes)
+        for (ReduceOp op : ops_of(plan, c))
+          for (int root : roots_of(plan, c, nranks))
+            for (auto size : plan.sizes)
+              for (const auto& config : point_configs(plan))
+                for (bool in_place : plan.placements) {
+                  s.collective = c;
+                  s.impl = impl;
+                  s.dtype = dtype;
+                  s.op = op;
+                  s.in_place = in_place;
+                  s.root = root;
+                  s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, dtype, nranks)), dtype, nranks);
+                  s.config = config;
+                  out.push_back(s);
+                }
   return out;
 }
 
@@ -67,7 +82,7 @@ const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec) {
 }
 
 std::string describe(const PointSpec& s) {
-  std::string d = to_string(s.collective) + (is_rooted(s.collective) ? " root " + std::to_string(s.root) : "") + " " + format_size(s.bytes.size_bytes) + (s.in_place ? " in-place" : " out-of-place");
+  std::string d = to_string(s.collective) + (s.impl ? " " + std::string(to_string_view(*s.impl)) : "") + (is_rooted(s.collective) ? " root " + std::to_string(s.root) : "") + " " + format_size(s.bytes.size_bytes) + (s.in_place ? " in-place" : " out-of-place");
   if (!s.config.is_default())
     d += " " + algo_proto_name(s.config.algo, s.config.proto) + "/" + (s.config.channels ? std::to_string(s.config.channels) + "ch" : "auto-ch");
   return d;

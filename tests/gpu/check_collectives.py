@@ -2,7 +2,7 @@
 """Asserts what collectives_gpu_check.sh needs from one results.json of an NCCL sweep.
 
 check_collectives.py RESULTS --nranks N --collectives a,b [--dtype D] [--op O] [--roots 0,1]
-                     [--forced-p2p-skipped] [--skipped-because TEXT]
+                     [--forced-p2p-skipped] [--skipped-because TEXT] [--impls native,grouped]
 - every run ok with N ranks; no failed point;
 - every measured point checked (wrong == 0, not -1), except fp8 points whose result has no
   exact value (core/data_check_plan.hpp's rule, mirrored in fp8_unchecked): those must be
@@ -15,6 +15,9 @@ check_collectives.py RESULTS --nranks N --collectives a,b [--dtype D] [--op O] [
 - --roots: the rooted collectives show exactly these roots, each measured;
 - --forced-p2p-skipped: forced points of alltoall/sendrecv/gather/scatter are all skipped with
   the point-to-point reason, and forced points of the others ran the forced algo/proto.
+- --impls: every point of alltoall/gather/scatter records "impl", one of these, and each of
+  them has measured points of each such collective named (a native variant skipped because
+  the loaded NCCL lacks the call counts as seen, with a note); no other collective has "impl".
 Prints one PASS line or the FAIL lines, exit 1 on failure.
 """
 import argparse
@@ -22,6 +25,8 @@ import json
 import sys
 
 P2P = {"alltoall", "sendrecv", "gather", "scatter"}
+TWO_IMPLS = {"alltoall", "gather", "scatter"}
+NATIVE_ABSENT = "is absent from the loaded NCCL"
 ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 P2P_REASON = "runs on NCCL's point-to-point path; tune it through process-level groups"
 REDUCTIONS = {"allreduce", "reduce", "reducescatter"}
@@ -38,6 +43,28 @@ def fp8_unchecked(p, nranks):
     return p["op"] == "avg" and nranks & (nranks - 1) != 0
 
 
+def impl_fails(points, collectives, impls):
+    """The implementation field: present exactly on alltoall/gather/scatter, each asked one seen."""
+    fails, seen = [], set()
+    for p in points:
+        impl = p.get("impl")
+        if p["collective"] not in TWO_IMPLS:
+            if impl is not None:
+                fails.append(f"{p['collective']}: impl {impl!r} on a collective with one implementation")
+            continue
+        if impl not in impls:
+            fails.append(f"{p['collective']} {p['size_bytes']} B: impl {impl!r}, want one of {impls}")
+        elif p["status"] == "ok" or NATIVE_ABSENT in p.get("reason", ""):
+            seen.add((p["collective"], impl))
+            if p["status"] != "ok":
+                print(f"note: {p['collective']} native skipped: {p['reason']}")
+    for c in collectives:
+        for impl in impls:
+            if c in TWO_IMPLS and (c, impl) not in seen:
+                fails.append(f"{c}: no measured point with impl {impl!r}")
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
@@ -48,6 +75,7 @@ def main():
     ap.add_argument("--roots")
     ap.add_argument("--forced-p2p-skipped", action="store_true")
     ap.add_argument("--skipped-because")
+    ap.add_argument("--impls")
     a = ap.parse_args()
     fails = []
     res = json.load(open(a.results))
@@ -94,7 +122,8 @@ def main():
         elif p["status"] == "skipped":
             reason = p.get("reason", "")
             ok = (p["in_place"] and p["collective"] in ("alltoall", "sendrecv") and "in-place" in reason) or \
-                 (forced and p["collective"] in P2P and P2P_REASON in reason)
+                 (forced and p["collective"] in P2P and P2P_REASON in reason) or \
+                 (p.get("impl") == "native" and NATIVE_ABSENT in reason)
             if not ok:
                 fails.append(f"{what}: skipped: {reason}")
         else:
@@ -109,6 +138,8 @@ def main():
             roots = sorted({p.get("root", -1) for p in got})
             if roots != want:
                 fails.append(f"{c}: measured roots {roots}, want {want}")
+    if a.impls:
+        fails += impl_fails(points, a.collectives.split(","), a.impls.split(","))
     for f in fails[:40]:
         print("FAIL:", f)
     if fails:

@@ -14,6 +14,10 @@
 #     same configs on alltoall/gather are skipped with the point-to-point reason.
 #  4. A point-to-point config group reaches the workers: NCCL's INFO line for
 #     NCCL_P2P_NET_CHUNKSIZE in that group's worker logs, not in the default group's.
+#  5. --p2p-impl both with 2 and 4 ranks, out-of-place and in-place: alltoall, gather and
+#     scatter measured as native (ncclAlltoAll/ncclGather/ncclScatter) and grouped variants,
+#     each with 0 wrong and its "impl" recorded; the default (native) records "native".
+# CCTUNE_CHECK_PARTS (default "1 2 3 4 5") runs only the parts named.
 # Exits 0 with "SKIP: <reason>" where nvidia-smi finds no GPU; 1 when a check fails.
 export NCCL_NVLS_ENABLE=0  # never NVLS/multicast in tests
 set -uo pipefail
@@ -34,6 +38,8 @@ FP8_SKIP=()
 ALL=allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv,gather,scatter
 FAILS=0
 START=$(date +%s)
+PARTS=" ${CCTUNE_CHECK_PARTS:-1 2 3 4 5} "
+part() { [[ $PARTS == *" $1 "* ]]; }
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 
@@ -60,11 +66,11 @@ check() {  # NAME CHECKER-ARGS...: results of sweep NAME through check_collectiv
 }
 
 # 1. Every collective, every dtype, 2 and 4 ranks.
-for dt in $DTYPES; do
+part 1 && for dt in $DTYPES; do
   sweep "n2_$dt" 2 --collectives all -d "$dt" -b 64 -e 64K -f 1024 --root 1
   check "n2_$dt" --nranks 2 --collectives "$ALL" --dtype "$dt" --roots 1
 done
-for dt in $DTYPES; do
+part 1 && for dt in $DTYPES; do
   roots=(--root 2); want=2
   [[ $dt == float32 ]] && { roots=(--root all); want=0,1,2,3; }
   sweep "n4_$dt" 4 --collectives all -d "$dt" -b 4K -e 4K "${roots[@]}"
@@ -73,7 +79,7 @@ done
 echo "   (1. took $(( $(date +%s) - START )) s)"
 
 # 2. Every reduction op NCCL has, with 4 ranks.
-for op in prod max min avg; do
+part 2 && for op in prod max min avg; do
   for dt in ${CCTUNE_CHECK_OP_DTYPES:-int8 uint32 float16 bfloat16}; do
     sweep "op_${op}_$dt" 4 --collectives reduce,allreduce,reducescatter -d "$dt" --op "$op" -b 1K -e 1K --root 3
     check "op_${op}_$dt" --nranks 4 --collectives reduce,allreduce,reducescatter --dtype "$dt" --op "$op" --roots 3
@@ -81,7 +87,7 @@ for op in prod max min avg; do
 done
 # fp8: max/min are exact for any input; avg over 4 ranks divides by a power of two (exact);
 # prod rounds in NCCL's order, so its points must say "not checked" (wrong = -1).
-for case in ${CCTUNE_CHECK_FP8_OPS:-max:float8e4m3 min:float8e4m3 max:float8e5m2 min:float8e5m2 avg:float8e5m2 prod:float8e4m3}; do
+part 2 && for case in ${CCTUNE_CHECK_FP8_OPS:-max:float8e4m3 min:float8e4m3 max:float8e5m2 min:float8e5m2 avg:float8e5m2 prod:float8e4m3}; do
   op=${case%%:*} dt=${case#*:}
   sweep "op_${op}_$dt" 4 --collectives reduce,allreduce,reducescatter -d "$dt" --op "$op" -b 1K -e 1K --root 3
   check "op_${op}_$dt" --nranks 4 --collectives reduce,allreduce,reducescatter --dtype "$dt" --op "$op" --roots 3
@@ -89,9 +95,9 @@ done
 echo "   (2. done at $(( $(date +%s) - START )) s)"
 
 # 3. Forced configs: broadcast and reduce through the tuner plugin, p2p ones skipped.
-NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING sweep forced 2 --collectives broadcast,reduce,alltoall,gather \
+part 3 && NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING sweep forced 2 --collectives broadcast,reduce,alltoall,gather \
   --configs ring/simple,ring/ll --placement out -b 64K -e 64K -d float32
-if check forced --nranks 2 --collectives broadcast,reduce --forced-p2p-skipped; then
+part 3 && if check forced --nranks 2 --collectives broadcast,reduce --forced-p2p-skipped; then
   log=$(find "$OUTDIR/forced/workers" -name '*.r0.log' | head -n 1)
   for func in Broadcast Reduce; do
     for proto in SIMPLE LL; do
@@ -105,9 +111,9 @@ if check forced --nranks 2 --collectives broadcast,reduce --forced-p2p-skipped; 
 fi
 
 # 4. A point-to-point group setting reaches the workers of that group only.
-NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV sweep p2p_group 2 --collectives alltoall,sendrecv --placement out \
+part 4 && NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV sweep p2p_group 2 --collectives alltoall,sendrecv --placement out \
   -b 64K -e 64K --env-group p2p:NCCL_P2P_NET_CHUNKSIZE=262144
-if check p2p_group --nranks 2 --collectives alltoall,sendrecv; then
+part 4 && if check p2p_group --nranks 2 --collectives alltoall,sendrecv; then
   want="NCCL_P2P_NET_CHUNKSIZE set by environment to 262144"
   seen=$(grep -l "$want" "$OUTDIR/p2p_group"/workers/p2p.r*.log 2>/dev/null | wc -l)
   others=0
@@ -117,6 +123,16 @@ if check p2p_group --nranks 2 --collectives alltoall,sendrecv; then
   if [[ $seen -eq 2 && $others -eq 0 ]]; then pass "p2p group: '$want' in both p2p workers' logs, in no other group's"
   else fail "p2p group: '$want' in $seen of 2 p2p worker logs, in $others other logs"
     ls "$OUTDIR/p2p_group/workers/"; grep -h "P2P\|CHUNKSIZE" "$OUTDIR/p2p_group"/workers/*.log | head -n 5; fi
+fi
+
+# 5. Both implementations of alltoall, gather and scatter, checked against the same layouts.
+if part 5; then
+  sweep impl_both_n2 2 --collectives all -d float32 -b 64 -e 64K -f 1024 --root 1 --p2p-impl both
+  check impl_both_n2 --nranks 2 --collectives "$ALL" --dtype float32 --roots 1 --impls native,grouped
+  sweep impl_both_n4 4 --collectives alltoall,gather,scatter -d bfloat16 -b 4K -e 4K --root 3 --p2p-impl both
+  check impl_both_n4 --nranks 4 --collectives alltoall,gather,scatter --dtype bfloat16 --roots 3 --impls native,grouped
+  sweep impl_default 2 --collectives alltoall,gather,scatter -d int32 -b 1K -e 1K
+  check impl_default --nranks 2 --collectives alltoall,gather,scatter --dtype int32 --roots 0 --impls native
 fi
 
 echo "collectives_gpu_check: $FAILS failure(s) in $(( $(date +%s) - START )) s, output in $OUTDIR"

@@ -4,8 +4,9 @@
 # BUNDLE_DIR: a build folder or tools/gpu-bundle.sh output. PART:
 #   checks  the GPU runner (tests/gpu/run_gpu_tests.sh): every check, multi-rank ones through
 #           the shared-GPU test mode on a one-GPU machine
-#   bench   bench/nccl_side_by_side.sh (cctune's batch_us against the reference loop) and
-#           bench/mpi_batch_vs_loop.sh (the MPI backend against a plain loop, on a quiet host)
+#   bench   bench/nccl_side_by_side.sh (cctune's batch_us against the reference loop, nine
+#           collectives, out-of-place and in-place, --p2p-impl both)
+#   mpibench  bench/mpi_batch_vs_loop.sh (the MPI backend against a plain loop, on a quiet host)
 #   sweeps  a quick space sweep and a shared-GPU sweep whose results show what NCCL offered
 #   collectives  tests/gpu/collectives_gpu_check.sh: all nine collectives, every dtype and op,
 #           forced broadcast/reduce configs and a p2p group, in the shared-GPU test mode (~4 min)
@@ -17,7 +18,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, sweeps, collectives or diagnose}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives or diagnose}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -36,8 +37,9 @@ step() {  # step NAME SECONDS COMMAND...: bounded, logged, timed (TAIL_LINES of 
 case $part in
   checks)
     step checks 540 tests/gpu/run_gpu_tests.sh "$b" "$g/checks" ;;
-  bench)
-    step side_by_side 300 bench/nccl_side_by_side.sh "$b" "$g"
+  bench)  # all nine collectives (about 6 min on one H100): the compact ratio table in the summary
+    TAIL_LINES=60 step side_by_side 540 bench/nccl_side_by_side.sh "$b" "$g" ;;
+  mpibench)
     step mpi_bench 240 bench/mpi_batch_vs_loop.sh "$b" "$g" ;;
   sweeps)
     step space_plan 30 "$b/cctune" sweep --space default --dry-run

@@ -1,5 +1,6 @@
 #include "tuner/plugin/tuned_backend.hpp"
 
+#include "core/collective_traits.hpp"
 #include "core/error.hpp"
 
 namespace cctune {
@@ -15,16 +16,10 @@ std::optional<tuner::ForcedChoice> forced_choice(const PointConfig& config) {
 }
 
 std::string point_to_point_forcing_reason(Collective c) {
-  switch (c) {
-    case Collective::AllToAll:
-    case Collective::SendRecv:
-    case Collective::Gather:
-    case Collective::Scatter:
-      return to_string(c) +
-             " runs on NCCL's point-to-point path; tune it through process-level groups (--env-group, e.g. "
-             "NCCL_P2P_NET_CHUNKSIZE), not a forced algorithm/protocol";
-    default: return {};
-  }
+  if (is_tunable(c)) return {};
+  return to_string(c) +
+         " runs on NCCL's point-to-point path; tune it through process-level groups (--env-group, e.g. "
+         "NCCL_P2P_NET_CHUNKSIZE), not a forced algorithm/protocol";
 }
 
 TunedBackend::TunedBackend(std::unique_ptr<CollectiveBackend> inner, tuner::SweepControl& control, int nranks)

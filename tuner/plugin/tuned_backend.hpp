@@ -50,6 +50,7 @@ class TunedBackend final : public CollectiveBackend {
   long count_wrong() override { return inner_->count_wrong(); }
   PointConfig chosen() const override;
   std::vector<std::string> offered_algorithms() const override;
+  std::optional<P2pImpl> implementation() const override { return inner_->implementation(); }
 
   CollectiveBackend& inner() { return *inner_; }
 

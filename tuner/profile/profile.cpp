@@ -16,6 +16,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "core/collective_traits.hpp"
 #include "core/json_depth.hpp"
 
 namespace cctune::tuner {
@@ -23,13 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Collective, std::string_view>, 5> collective_names{{
-    {Collective::AllReduce, "allreduce"},
-    {Collective::AllGather, "allgather"},
-    {Collective::ReduceScatter, "reducescatter"},
-    {Collective::Broadcast, "broadcast"},
-    {Collective::Reduce, "reduce"},
-}};
 
 // nlohmann's parser is iterative, but deep nesting still costs memory and recursion in
 // places we do not control; a profile is at most four levels deep, so refuse early.
@@ -213,15 +207,14 @@ std::string describe_rule(const ProfileRule& r, std::size_t index) {
 }  // namespace
 
 std::optional<Collective> parse_profile_collective(std::string_view s) noexcept {
-  for (const auto& [c, name] : collective_names)
-    if (name == s) return c;
-  return std::nullopt;
+  const auto c = collective_named(s);
+  return c && is_tunable(*c) ? c : std::nullopt;
 }
 
 std::string_view profile_collective_name(Collective c) noexcept {
-  for (const auto& [v, name] : collective_names)
-    if (v == c) return name;
-  return "unsupported";
+  // An out-of-range value read from a file must not reach traits()' lookup as a real one.
+  if (static_cast<std::size_t>(c) >= collective_table.size() || !is_tunable(c)) return "unsupported";
+  return traits(c).name;
 }
 
 std::optional<int> nccl_version_code(std::string_view version) noexcept {

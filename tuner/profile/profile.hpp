@@ -88,8 +88,8 @@ std::string validate_profile(const Profile& profile);
 // Pretty-printed JSON that parse_profile reads back to an equal Profile.
 std::string format_profile(const Profile& profile);
 
-// The five collectives a profile may name: "allreduce", "allgather", "reducescatter",
-// "broadcast", "reduce".
+// The collectives a profile may name: those the tuner can steer (core/collective_traits.hpp's
+// is_tunable: allreduce, allgather, reducescatter, broadcast, reduce), by their table names.
 std::optional<Collective> parse_profile_collective(std::string_view s) noexcept;
 std::string_view profile_collective_name(Collective c) noexcept;
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "core/collective_traits.hpp"
 #include "tuner/profile/profile.hpp"
 #include "tuner/selection/provenance.hpp"
 
@@ -35,11 +36,12 @@ struct Layout {
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;  // reductions only
   int root = 0;                 // rooted collectives only
+  std::optional<P2pImpl> impl;  // native and grouped alltoall/gather/scatter are different calls
   bool operator==(const Layout&) const = default;
 };
 
 Layout layout_of(const PointResult& p) {
-  return {p.in_place, p.dtype, is_reduction(p.collective) ? p.op : ReduceOp::Sum, is_rooted(p.collective) ? p.root.value_or(0) : 0};
+  return {p.in_place, p.dtype, is_reduction(p.collective) ? p.op : ReduceOp::Sum, is_rooted(p.collective) ? p.root.value_or(0) : 0, p.impl};
 }
 
 struct Located {
@@ -70,7 +72,7 @@ CandidateSet collect_candidates(const Results& results) {
       // NCCL's point-to-point path (alltoall, sendrecv, gather, scatter) ignores the tuner: its
       // NCCL-default points still weigh in the choice of the process-level group, a forced
       // config there is NCCL's default under another name.
-      if (!parse_profile_collective(to_string(p.collective)) && !p.config.is_default()) {
+      if (!is_tunable(p.collective) && !p.config.is_default()) {
         ++ignored_forced;
         continue;
       }

@@ -2,6 +2,8 @@
 
 #include <tuple>
 
+#include "core/collective_traits.hpp"
+
 namespace cctune::tuner {
 
 // NCCL_HOSTID: set per worker by --emulate-nodes and --test-shared-gpu (the run's env only
@@ -15,9 +17,8 @@ std::vector<OfferedAlgorithms> offered_algorithms(const Results& results, const 
   for (const RunResult& run : results.runs) {
     if (run.backend != "nccl" || run.group != group) continue;
     for (const PointResult& p : run.points) {
-      const auto c = parse_profile_collective(to_string(p.collective));
-      if (!c || p.offered_algos.empty()) continue;
-      by_shape[{static_cast<int>(*c), run.nranks, run.nnodes}] |= algorithm_set(p.offered_algos);
+      if (!is_tunable(p.collective) || p.offered_algos.empty()) continue;
+      by_shape[{static_cast<int>(p.collective), run.nranks, run.nnodes}] |= algorithm_set(p.offered_algos);
     }
   }
   std::vector<OfferedAlgorithms> out;

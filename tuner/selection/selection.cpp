@@ -7,6 +7,7 @@
 #include <regex>
 #include <tuple>
 
+#include "core/collective_traits.hpp"
 #include "core/error.hpp"
 #include "tuner/selection/provenance.hpp"
 #include "tuner/selection/ranges.hpp"
@@ -129,7 +130,7 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
   std::map<ShapeKey, std::vector<const SizeDecision*>> by_shape;
   for (const auto& [key, d] : decisions) by_shape[key.first].push_back(&d);
   for (const auto& [shape, list] : by_shape) {
-    if (!parse_profile_collective(to_string(shape.collective))) continue;  // NCCL's p2p path: no rule can steer it
+    if (!is_tunable(shape.collective)) continue;  // NCCL's p2p path: no rule can steer it
     std::vector<std::uint64_t> sizes;
     std::vector<int> labels;
     std::vector<RuleConfig> configs;

@@ -39,21 +39,6 @@ std::string join(const std::set<std::string>& names) {
 
 }  // namespace
 
-bool tuner_steers(Collective c) {
-  switch (c) {
-    case Collective::AllReduce:
-    case Collective::AllGather:
-    case Collective::ReduceScatter:
-    case Collective::Broadcast:
-    case Collective::Reduce: return true;
-    case Collective::AllToAll:
-    case Collective::SendRecv:
-    case Collective::Gather:
-    case Collective::Scatter: return false;
-  }
-  return false;
-}
-
 std::string unsupported_reason(Collective c, const PointConfig& config, const SpaceContext& ctx, int channel_ceiling,
                                bool group_disables_nvls) {
   const std::string coll = to_string(c);
@@ -64,7 +49,7 @@ std::string unsupported_reason(Collective c, const PointConfig& config, const Sp
                                : std::string();
   // alltoall, sendrecv, gather and scatter are grouped sends and receives: NCCL's p2p path
   // never consults the tuner, so only process-level groups can change them.
-  if (!tuner_steers(c)) return "NCCL's point-to-point path (" + coll + ") ignores the tuner plugin: only NCCL's own choice (auto) is measured";
+  if (!is_tunable(c)) return "NCCL's point-to-point path (" + coll + ") ignores the tuner plugin: only NCCL's own choice (auto) is measured";
   const Algorithm a = *config.algo;
   const Protocol p = *config.proto;
   const std::string name(to_string(a));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/collective.hpp"
+#include "core/collective_traits.hpp"  // is_tunable: which collectives the plugin steers
 #include "core/results.hpp"
 
 namespace cctune::tuner {
@@ -26,11 +27,6 @@ struct SpaceContext {
   std::vector<std::string> nearest_nics;  // RDMA devices nearest the GPUs, e.g. mlx5_0
   int channel_ceiling = 0;         // channels NCCL's default communicator has; 0 unknown
 };
-
-// True for the collectives whose algorithm, protocol and channels NCCL's tuner plugin chooses
-// (allreduce, allgather, reducescatter, broadcast, reduce); the others run on NCCL's
-// point-to-point path, which takes no tuner advice.
-bool tuner_steers(Collective c);
 
 // Empty when NCCL can run it; otherwise why not. `channel_ceiling` is the group's (0 unknown);
 // `group_disables_nvls`: the group sets NCCL_NVLS_ENABLE=0.

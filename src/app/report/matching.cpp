@@ -12,13 +12,14 @@ namespace cctune::app::report {
 
 TableKey table_key_of(const PointResult& p) {
   return {p.collective, p.dtype, p.in_place, is_reduction(p.collective) ? std::optional(p.op) : std::nullopt,
-          is_rooted(p.collective) ? std::optional(p.root.value_or(0)) : std::nullopt};
+          is_rooted(p.collective) ? std::optional(p.root.value_or(0)) : std::nullopt, p.impl};
 }
 
 std::string describe(const TableKey& k) {
   std::string s = to_string(k.collective) + " " + to_string(k.dtype);
   if (k.op && *k.op != ReduceOp::Sum) s += " " + to_string(*k.op);
   if (k.root) s += " root " + std::to_string(*k.root);
+  if (k.impl) s += " " + std::string(to_string_view(*k.impl));
   return s + (k.in_place ? " in-place" : " out-of-place");
 }
 

@@ -37,11 +37,13 @@ struct TableKey {
   bool in_place = false;
   std::optional<ReduceOp> op;  // reductions only
   std::optional<int> root;     // broadcast, reduce, gather, scatter only
+  std::optional<P2pImpl> impl;  // NCCL's alltoall, gather, scatter: native and grouped never share a table
   auto operator<=>(const TableKey&) const = default;
 };
 TableKey table_key_of(const PointResult& p);
 // "allreduce float32 out-of-place", "reduce float32 max root 1 in-place": the op when it is
-// not sum (nccl-tests' default), the root of a rooted collective.
+// not sum (nccl-tests' default), the root of a rooted collective, the implementation
+// ("alltoall float32 native out-of-place") where the point records one.
 std::string describe(const TableKey& k);
 
 // "auto" for NCCL's own choice, else "ring/simple/16ch" (parts left at auto are omitted).

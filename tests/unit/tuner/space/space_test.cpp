@@ -72,14 +72,14 @@ TEST(Space, DefaultCoversNineCollectivesPointToPointOnlyWithNcclsChoice) {
   std::set<Collective> planned_collectives;
   for (const PlannedPoint& p : g.points) {
     planned_collectives.insert(p.collective);
-    if (!tuner_steers(p.collective)) {
+    if (!is_tunable(p.collective)) {
       EXPECT_TRUE(p.config.is_default()) << to_string(p.collective);
     }
   }
   EXPECT_EQ(planned_collectives.size(), 9u);
   std::size_t p2p_skips = 0;
   for (const SkippedConfig& k : g.skipped)
-    if (!tuner_steers(k.collective) && k.config.algo && k.config.proto) {
+    if (!is_tunable(k.collective) && k.config.algo && k.config.proto) {
       ++p2p_skips;
       EXPECT_NE(k.reason.find("point-to-point path"), std::string::npos) << k.reason;
     }

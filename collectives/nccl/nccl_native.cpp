@@ -1,0 +1,54 @@
+#include "collectives/nccl/nccl_native.hpp"
+
+#include <dlfcn.h>
+
+#include "core/collective_traits.hpp"
+
+namespace cctune::nccl_detail {
+namespace {
+
+// The library defining ncclGetVersion, reopened without loading anything (it is already
+// mapped as our dependency), so that dlsym searches exactly it and not the global scope.
+void* loaded_nccl() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ncclGetVersion), &info) == 0 || info.dli_fname == nullptr) return nullptr;
+  return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+}
+
+template <class Fn>
+Fn symbol(void* lib, const char* name) {
+  return lib ? reinterpret_cast<Fn>(dlsym(lib, name)) : nullptr;
+}
+
+std::string version_text(int code) {  // 22803 -> "2.28.3"
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+}
+
+}  // namespace
+
+bool NativeP2pCalls::has(Collective c) const noexcept {
+  switch (c) {
+    case Collective::AllToAll: return alltoall != nullptr;
+    case Collective::Gather: return gather != nullptr;
+    case Collective::Scatter: return scatter != nullptr;
+    default: return false;
+  }
+}
+
+NativeP2pCalls find_native_p2p_calls() {
+  void* lib = loaded_nccl();
+  NativeP2pCalls calls;
+  calls.alltoall = symbol<NativeP2pCalls::AllToAllFn>(lib, "ncclAlltoAll");
+  calls.gather = symbol<NativeP2pCalls::RootedFn>(lib, "ncclGather");
+  calls.scatter = symbol<NativeP2pCalls::RootedFn>(lib, "ncclScatter");
+  // The handle only raised the reference count of a library we depend on; the pointers stay valid.
+  if (lib) dlclose(lib);
+  return calls;
+}
+
+std::string native_absent_reason(Collective c, int nccl_version_code) {
+  return std::string(traits(c).nccl_call) + " is absent from the loaded NCCL " + version_text(nccl_version_code) +
+         " (NCCL 2.28 added it); the grouped send/recv variant is measured instead (--p2p-impl grouped)";
+}
+
+}  // namespace cctune::nccl_detail

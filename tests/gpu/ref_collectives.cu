@@ -1,0 +1,307 @@
+// An independent reference for cctune's NCCL timings: a plain loop over one NCCL collective
+// with nccl-tests' method (one process driving all local GPUs through ncclCommInitAll, then the
+// buffers; after a sync, host time around n back-to-back launches and the final sync, divided
+// by n). Deliberately shares no code with cctune. float32, sum, root 0, like nccl-tests'
+// defaults. Counts and layouts as nccl-tests' src/<collective>.cu:
+//  - allreduce, broadcast, reduce, sendrecv: count = SIZE/4; the others count = SIZE/4/nranks
+//    per rank, and the size column is max(send, recv) bytes of one rank;
+//  - in place (--in-place): allgather and gather send from recv + rank*count, reducescatter
+//    and scatter receive into send + rank*count, the others use one buffer (in-place alltoall
+//    and sendrecv are not measured, by cctune nor here: grouped p2p overwrites its input);
+//  - alltoall, gather, scatter: --impl native calls ncclAlltoAll/ncclGather/ncclScatter, which
+//    are weak symbols here (as in nccl-tests >= NCCL 2.28), so an older libnccl runs too and
+//    the native variant then exits 3 naming the call; --impl grouped runs nccl-tests' grouped
+//    ncclSend/ncclRecv compositions.
+//
+//   cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N]
+//                          [-w warmup] [-n iters] [-r batches] [--zero] SIZE_BYTES...
+// NAME: allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall, sendrecv,
+// gather, scatter. The send buffers hold non-zero data, as in nccl-tests (its data check
+// fills them before the timed sizes); --zero leaves them zeroed.
+// prints CSV: size_bytes,time_us,algbw_GBps,busbw_GBps  (time: median over batches)
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CHECK_CUDA(x)                                                                               \
+  do {                                                                                              \
+    cudaError_t e_ = (x);                                                                           \
+    if (e_ != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "ref_collectives: %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
+  } while (0)
+#define CHECK_NCCL(x)                                                                               \
+  do {                                                                                              \
+    ncclResult_t r_ = (x);                                                                          \
+    if (r_ != ncclSuccess) {                                                                        \
+      std::fprintf(stderr, "ref_collectives: %s:%d: %s: %s\n", __FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
+  } while (0)
+
+// NCCL >= 2.28's native calls, weak: null where the loaded libnccl lacks them.
+#pragma weak ncclAlltoAll
+#pragma weak ncclGather
+#pragma weak ncclScatter
+
+namespace {
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N] "
+               "[-w warmup] [-n iters] [-r batches] [--zero] SIZE_BYTES...\n");
+  std::exit(2);
+}
+
+enum class Coll { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv, Gather, Scatter };
+const char* const kNames[] = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+                              "alltoall",  "sendrecv",  "gather",        "scatter"};
+
+// The count passed to the call is per rank (SIZE/4/nranks) for these.
+bool per_rank_count(Coll c) {
+  return c == Coll::AllGather || c == Coll::ReduceScatter || c == Coll::AllToAll || c == Coll::Gather || c == Coll::Scatter;
+}
+
+// nccl-tests' GetBw factors.
+double bus_factor(Coll c, int n) {
+  if (c == Coll::AllReduce) return 2.0 * (n - 1) / n;
+  if (c == Coll::Broadcast || c == Coll::Reduce || c == Coll::SendRecv) return 1.0;
+  return static_cast<double>(n - 1) / n;
+}
+
+struct Ranks {
+  std::vector<ncclComm_t> comms;
+  std::vector<cudaStream_t> streams;
+  std::vector<char*> send, recv;
+};
+
+struct Op {
+  Coll coll = Coll::AllReduce;
+  bool native = true;  // alltoall, gather, scatter
+  bool in_place = false;
+};
+
+// Where rank r's call reads and writes (nccl-tests' sendInplaceOffset / recvInplaceOffset).
+void buffers(const Ranks& g, const Op& op, int r, size_t count, char** send, char** recv) {
+  const size_t mine = static_cast<size_t>(r) * count * sizeof(float);
+  *send = g.send[r];
+  *recv = g.recv[r];
+  if (!op.in_place) return;
+  switch (op.coll) {
+    case Coll::AllGather:
+    case Coll::Gather: *send = g.recv[r] + mine; break;
+    case Coll::ReduceScatter:
+    case Coll::Scatter: *recv = g.send[r] + mine; break;
+    default: *send = g.recv[r]; break;
+  }
+}
+
+// nccl-tests' grouped compositions (alltoall.cu, gather.cu, scatter.cu, sendrecv.cu).
+void grouped(const Op& op, char* send, char* recv, size_t count, int me, int n, ncclComm_t comm, cudaStream_t s) {
+  const size_t block = count * sizeof(float);
+  CHECK_NCCL(ncclGroupStart());
+  switch (op.coll) {
+    case Coll::AllToAll:
+      for (int r = 0; r < n; ++r) {
+        CHECK_NCCL(ncclSend(send + r * block, count, ncclFloat32, r, comm, s));
+        CHECK_NCCL(ncclRecv(recv + r * block, count, ncclFloat32, r, comm, s));
+      }
+      break;
+    case Coll::Gather:
+      CHECK_NCCL(ncclSend(send, count, ncclFloat32, 0, comm, s));
+      if (me == 0)
+        for (int r = 0; r < n; ++r) CHECK_NCCL(ncclRecv(recv + r * block, count, ncclFloat32, r, comm, s));
+      break;
+    case Coll::Scatter:
+      if (me == 0)
+        for (int r = 0; r < n; ++r) CHECK_NCCL(ncclSend(send + r * block, count, ncclFloat32, r, comm, s));
+      CHECK_NCCL(ncclRecv(recv, count, ncclFloat32, 0, comm, s));
+      break;
+    default:  // sendrecv: a ring
+      CHECK_NCCL(ncclSend(send, count, ncclFloat32, (me + 1) % n, comm, s));
+      CHECK_NCCL(ncclRecv(recv, count, ncclFloat32, (me + n - 1) % n, comm, s));
+      break;
+  }
+  CHECK_NCCL(ncclGroupEnd());
+}
+
+void launch(const Op& op, char* send, char* recv, size_t count, int me, int n, ncclComm_t comm, cudaStream_t s) {
+  switch (op.coll) {
+    case Coll::AllReduce: CHECK_NCCL(ncclAllReduce(send, recv, count, ncclFloat32, ncclSum, comm, s)); return;
+    case Coll::AllGather: CHECK_NCCL(ncclAllGather(send, recv, count, ncclFloat32, comm, s)); return;
+    case Coll::ReduceScatter: CHECK_NCCL(ncclReduceScatter(send, recv, count, ncclFloat32, ncclSum, comm, s)); return;
+    case Coll::Broadcast: CHECK_NCCL(ncclBroadcast(send, recv, count, ncclFloat32, 0, comm, s)); return;
+    case Coll::Reduce: CHECK_NCCL(ncclReduce(send, recv, count, ncclFloat32, ncclSum, 0, comm, s)); return;
+    case Coll::AllToAll:
+      if (op.native) CHECK_NCCL(ncclAlltoAll(send, recv, count, ncclFloat32, comm, s));
+      else grouped(op, send, recv, count, me, n, comm, s);
+      return;
+    case Coll::Gather:
+      if (op.native) CHECK_NCCL(ncclGather(send, recv, count, ncclFloat32, 0, comm, s));
+      else grouped(op, send, recv, count, me, n, comm, s);
+      return;
+    case Coll::Scatter:
+      if (op.native) CHECK_NCCL(ncclScatter(send, recv, count, ncclFloat32, 0, comm, s));
+      else grouped(op, send, recv, count, me, n, comm, s);
+      return;
+    case Coll::SendRecv: grouped(op, send, recv, count, me, n, comm, s); return;
+  }
+}
+
+// nccl-tests launches each iteration as one group over the local GPUs, and without a group
+// when it drives one GPU (startColl: `if (args->nGpus > 1) ncclGroupStart()`): a group costs
+// host time, which decides launch-bound sizes.
+void run_iters(Ranks& g, const Op& op, size_t count, int n) {
+  const int nranks = static_cast<int>(g.comms.size());
+  const bool group = nranks > 1;
+  for (int i = 0; i < n; ++i) {
+    if (group) CHECK_NCCL(ncclGroupStart());
+    for (int r = 0; r < nranks; ++r) {
+      char *send, *recv;
+      buffers(g, op, r, count, &send, &recv);
+      launch(op, send, recv, count, r, nranks, g.comms[r], g.streams[r]);
+    }
+    if (group) CHECK_NCCL(ncclGroupEnd());
+  }
+}
+
+// Small integers that vary along the buffer and between ranks.
+__global__ void fill_floats(float* p, size_t n, int rank) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    p[i] = static_cast<float>(static_cast<int>((i * 5 + static_cast<size_t>(rank) * 11 + 1) % 23) - 11);
+}
+
+void sync_all(Ranks& g) {
+  for (size_t r = 0; r < g.streams.size(); ++r) {
+    CHECK_CUDA(cudaSetDevice(static_cast<int>(r)));
+    CHECK_CUDA(cudaStreamSynchronize(g.streams[r]));
+  }
+}
+
+bool native_present(Coll c) {
+  switch (c) {
+    case Coll::AllToAll: return &ncclAlltoAll != nullptr;
+    case Coll::Gather: return &ncclGather != nullptr;
+    case Coll::Scatter: return &ncclScatter != nullptr;
+    default: return true;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int gpus = 0, warmup = 5, iters = 20, batches = 5;
+  bool zero = false;
+  Op op;
+  std::vector<size_t> sizes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto text = [&] { if (i + 1 >= argc) usage(); return std::string(argv[++i]); };
+    auto next = [&] { return std::atoi(text().c_str()); };
+    if (a == "--coll") {
+      const std::string c = text();
+      bool known = false;
+      for (int k = 0; k < 9; ++k)
+        if (c == kNames[k]) op.coll = static_cast<Coll>(k), known = true;
+      if (!known) usage();
+    } else if (a == "--impl") {
+      const std::string v = text();
+      if (v != "native" && v != "grouped") usage();
+      op.native = v == "native";
+    } else if (a == "--in-place") op.in_place = true;
+    else if (a == "--gpus") gpus = next();
+    else if (a == "-w") warmup = next();
+    else if (a == "-n") iters = next();
+    else if (a == "-r") batches = next();
+    else if (a == "--zero") zero = true;
+    else if (!a.empty() && a[0] != '-') sizes.push_back(std::strtoull(a.c_str(), nullptr, 10));
+    else usage();
+  }
+  if (sizes.empty() || iters < 1 || batches < 1) usage();
+  if (op.in_place && (op.coll == Coll::AllToAll || op.coll == Coll::SendRecv)) {
+    std::fprintf(stderr, "ref_collectives: in-place %s is not measured\n", kNames[static_cast<int>(op.coll)]);
+    return 2;
+  }
+  if (op.native && !native_present(op.coll)) {
+    std::fprintf(stderr, "ref_collectives: the loaded NCCL has no native %s (NCCL 2.28 added it)\n", kNames[static_cast<int>(op.coll)]);
+    return 3;
+  }
+  int visible = 0;
+  CHECK_CUDA(cudaGetDeviceCount(&visible));
+  if (gpus <= 0 || gpus > visible) gpus = visible;
+
+  // As nccl-tests since NCCL 2.19 (run(): the communicators, then AllocateBuffs: send, receive,
+  // expected): where the buffers land moves copy-bound times (on one H100 a 16 MiB one-rank
+  // allreduce took 8.9 or 9.2 us depending only on allocation order and buffer size), so the
+  // order is nccl-tests', and cctune's NCCL worker follows it too.
+  Ranks g;
+  g.comms.resize(gpus);
+  CHECK_NCCL(ncclCommInitAll(g.comms.data(), gpus, nullptr));
+  const size_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
+  std::vector<void*> expected;  // nccl-tests' data-check buffer: unused here, allocated for the layout
+  for (int r = 0; r < gpus; ++r) {
+    CHECK_CUDA(cudaSetDevice(r));
+    cudaStream_t s;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    void *a, *b, *e;
+    CHECK_CUDA(cudaMalloc(&a, max_bytes));
+    CHECK_CUDA(cudaMalloc(&b, max_bytes));
+    CHECK_CUDA(cudaMalloc(&e, max_bytes));
+    CHECK_CUDA(cudaMemset(a, 0, max_bytes));
+    CHECK_CUDA(cudaMemset(b, 0, max_bytes));
+    CHECK_CUDA(cudaDeviceSynchronize());  // the memsets run on the legacy stream, s does not wait for it
+    if (!zero) {
+      // Both buffers: in place the input lies in the receive buffer (or, for reducescatter and
+      // scatter, the output in the send buffer).
+      for (void* p : {a, b}) fill_floats<<<1024, 256, 0, s>>>(static_cast<float*>(p), max_bytes / sizeof(float), r);
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaStreamSynchronize(s));
+    }
+    g.send.push_back(static_cast<char*>(a));
+    g.recv.push_back(static_cast<char*>(b));
+    expected.push_back(e);
+    g.streams.push_back(s);
+  }
+
+  std::printf("size_bytes,time_us,algbw_GBps,busbw_GBps\n");
+  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(gpus) : 1;
+  for (size_t bytes : sizes) {
+    const size_t count = bytes / sizeof(float) / split;
+    if (count == 0) continue;
+    // max(send, recv) of one rank; the algbw numerator is the same for every collective here.
+    const size_t size_bytes = count * sizeof(float) * split;
+    run_iters(g, op, count, warmup);
+    sync_all(g);
+    std::vector<double> times;
+    for (int b = 0; b < batches; ++b) {
+      sync_all(g);
+      const auto t0 = std::chrono::steady_clock::now();
+      run_iters(g, op, count, iters);
+      sync_all(g);
+      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
+    }
+    std::sort(times.begin(), times.end());
+    const double t = times[times.size() / 2];
+    const double algbw = static_cast<double>(size_bytes) / t / 1e3;  // bytes/us -> GB/s
+    std::printf("%zu,%.2f,%.2f,%.2f\n", size_bytes, t, algbw, algbw * bus_factor(op.coll, gpus));
+    std::fflush(stdout);
+  }
+  for (int r = 0; r < gpus; ++r) {
+    CHECK_CUDA(cudaSetDevice(r));
+    CHECK_CUDA(cudaFree(g.send[r]));
+    CHECK_CUDA(cudaFree(g.recv[r]));
+    CHECK_CUDA(cudaFree(expected[r]));
+    CHECK_CUDA(cudaStreamDestroy(g.streams[r]));
+    CHECK_NCCL(ncclCommDestroy(g.comms[r]));
+  }
+  return 0;
+}
