@@ -8,6 +8,7 @@
 
 #include "collectives/mpi/mpi_rank_comm.hpp"
 #include "core/error.hpp"
+#include "collectives/rank_comm_typed.hpp"
 
 namespace cctune::app {
 
@@ -117,17 +118,10 @@ std::string describe_version_mismatch(const std::vector<Versions>& per_rank, con
   return out;
 }
 
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const std::string& fake_version) {
+void check_versions_match(RankComm& comm, const std::vector<std::string>& hosts, Versions mine, const std::string& fake_version) {
   apply_test_override(comm.rank(), mine, fake_version);
-  const nlohmann::json j = {{"host", host}, {"versions", mine}};
-  const auto all = comm.allgather(j.dump());
   std::vector<Versions> per_rank;
-  std::vector<std::string> hosts;
-  for (const auto& s : all) {
-    const auto x = nlohmann::json::parse(s);
-    hosts.push_back(x.at("host").get<std::string>());
-    per_rank.push_back(x.at("versions").get<Versions>());
-  }
+  for (const nlohmann::json& x : allgather_json(comm, mine)) per_rank.push_back(x.get<Versions>());
   const std::string msg = describe_version_mismatch(per_rank, hosts);
   if (!msg.empty())
     throw EnvironmentError(msg + "; nothing was measured",
@@ -140,7 +134,7 @@ void check_job_consistency(Session& session, const Versions& more) {
   check_launch(comm, session.hostname());
   Versions mine = local_versions();
   mine.insert(more.begin(), more.end());
-  check_versions_match(comm, session.hostname(), mine, session.test_hooks().fake_version);
+  check_versions_match(comm, session.layout().hosts, mine, session.test_hooks().fake_version);
 }
 
 }  // namespace cctune::app

@@ -37,7 +37,8 @@ void check_launch(RankComm& comm, const std::string& host);
 //   "library versions differ across ranks: mpi is 'Open MPI v4.1.4' on ranks 0,2-3 (node-a, node-c)
 //    and 'Open MPI v4.1.2' on rank 1 (node-b)"
 // `fake_version`: CCTUNE_TEST_FAKE_VERSION (TestHooks), applied first.
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const std::string& fake_version = {});
+// `hosts`: every rank's host (JobLayout::hosts).
+void check_versions_match(RankComm& comm, const std::vector<std::string>& hosts, Versions mine, const std::string& fake_version = {});
 
 // The message above for already gathered versions (empty when all agree); pure, tested.
 std::string describe_version_mismatch(const std::vector<Versions>& per_rank, const std::vector<std::string>& hosts);

@@ -46,7 +46,7 @@ TEST(VersionCheck, EveryRankThrowsTheSameErrorBeforeMeasuring) {
   testing::run_ranks(3, [&](RankComm& comm) {
     try {
       // The fake version arrives as the test hook CCTUNE_TEST_FAKE_VERSION would deliver it.
-      check_versions_match(comm, "host" + std::to_string(comm.rank()), {{"nccl", "2.28.9"}}, "2:nccl=2.99.0");
+      check_versions_match(comm, {"host0", "host1", "host2"}, {{"nccl", "2.28.9"}}, "2:nccl=2.99.0");
     } catch (const EnvironmentError& e) {
       if (++thrown == 1) message = e.what_only();
     }
