@@ -6,6 +6,7 @@
 #include "net/ib_device.hpp"
 #include "net/pair_schedule.hpp"
 #include "net/probe_internal.hpp"
+#include "collectives/rank_comm_typed.hpp"
 
 namespace cctune::net {
 
@@ -47,10 +48,10 @@ std::pair<std::string, std::string> choose_transport(RankComm& comm, const Probe
   } catch (const std::exception&) {
     ports.clear();
   }
-  const auto counts = comm.allgather(std::to_string(ports.size()));
+  const std::vector<std::size_t> counts = allgather_as(comm, ports.size());
   std::string lacking;
   for (std::size_t r = 0; r < counts.size(); ++r)
-    if (counts[r] == "0") lacking += (lacking.empty() ? "" : ", ") + me.hosts[r] + " (rank " + std::to_string(r) + ")";
+    if (counts[r] == 0) lacking += (lacking.empty() ? "" : ", ") + me.hosts[r] + " (rank " + std::to_string(r) + ")";
 
   if (o.kind == ProbeKind::ib && !lacking.empty())
     throw EnvironmentError("--probe ib: no active RDMA device (ibverbs) on " + lacking,
@@ -81,11 +82,15 @@ nlohmann::json schedule_json(const std::vector<Round>& rounds, int n) {
 }  // namespace
 
 nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const NoteFn& note) {
+  return run_network_probe(comm, o, note, comm.allgather(hostname()));
+}
+
+nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const NoteFn& note, const std::vector<std::string>& hosts) {
   validate(o);
   if (o.kind == ProbeKind::none) return {{"skipped", true}, {"reason", "--probe none"}};
   detail::RankInfo me;
   me.rank = comm.rank();
-  me.hosts = comm.allgather(hostname());
+  me.hosts = hosts;
   for (int r = 0; r < me.rank; ++r) me.local_index += me.hosts[static_cast<std::size_t>(r)] == me.hosts[static_cast<std::size_t>(me.rank)];
   auto say = [&](const std::string& s) {
     if (me.rank == 0 && note) note(s);

@@ -22,6 +22,8 @@ using NoteFn = std::function<void(const std::string&)>;
 // EnvironmentError on every rank alike; a pair that fails mid-measurement is recorded
 // in its entry and the other pairs go on.
 nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note = {});
+// The same with every rank's host already known (JobLayout::hosts, indexed by rank).
+nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note, const std::vector<std::string>& hosts);
 
 // A short human table of a `net` section: one line per pair, then the summary.
 std::string format_network_probe(const nlohmann::json& net);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "collectives/rank_comm_typed.hpp"
 
 namespace cctune::net::detail {
 
@@ -11,9 +12,7 @@ namespace {
 // One round of pair entries: each rank contributes its entry (or null); the
 // initiator's entry is kept, with the responder's error merged in when it had one.
 std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine) {
-  const auto all = comm.allgather(mine.dump());
-  std::vector<nlohmann::json> entries;
-  for (const auto& text : all) entries.push_back(nlohmann::json::parse(text));
+  const std::vector<nlohmann::json> entries = allgather_json(comm, mine);
   std::vector<nlohmann::json> pairs;
   for (const auto& e : entries) {
     if (e.is_null() || e.value("role", "") != "initiator") continue;
@@ -49,9 +48,7 @@ nlohmann::json pair_entry(const nlohmann::json& endpoints, std::size_t round, in
 }
 
 nlohmann::json gather_endpoints(RankComm& comm, const nlohmann::json& mine) {
-  nlohmann::json endpoints = nlohmann::json::array();
-  for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
-  return endpoints;
+  return allgather_json(comm, mine);
 }
 
 nlohmann::json run_rounds(RankComm& comm, const RankInfo& me, const std::vector<Round>& rounds,

@@ -144,7 +144,12 @@ Topology merge_nodes(std::vector<NodeTopology> nodes) {
 
 std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::string& hostname,
                                                 const std::function<NodeTopology()>& probe) {
-  std::vector<std::string> hosts = comm.allgather(hostname);
+  return gather_cluster_topology(comm, comm.allgather(hostname), probe);
+}
+
+std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::vector<std::string>& hosts,
+                                                const std::function<NodeTopology()>& probe) {
+  const std::string& hostname = hosts.at(static_cast<std::size_t>(comm.rank()));
   // The lowest rank on each host probes it; the others contribute nothing.
   bool prober = std::find(hosts.begin(), hosts.end(), hostname) - hosts.begin() == comm.rank();
   std::string mine;
@@ -169,8 +174,8 @@ std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::strin
   return merge_nodes(std::move(nodes));
 }
 
-json probe_cluster_topology_json(RankComm& comm) {
-  auto t = gather_cluster_topology(comm, local_hostname(), probe_local_node);
+json probe_cluster_topology_json(RankComm& comm, const std::vector<std::string>& hosts) {
+  auto t = gather_cluster_topology(comm, hosts, probe_local_node);
   return t ? to_json(*t) : json();
 }
 

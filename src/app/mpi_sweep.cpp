@@ -18,8 +18,9 @@ std::string section_context(const PointSpec& spec, int nranks) {
 }
 
 // Host buffers: no GPU (-1). local_rank counts the lower ranks on the same host.
-std::vector<RankPlace> mpi_places(const std::vector<std::string>& hosts) {
+std::vector<RankPlace> mpi_places(const JobLayout& job) {
   std::vector<RankPlace> places;
+  const auto& hosts = job.hosts;
   for (std::size_t r = 0; r < hosts.size(); ++r)
     places.push_back(RankPlace{hosts[r], static_cast<int>(std::count(hosts.begin(), hosts.begin() + static_cast<std::ptrdiff_t>(r), hosts[r])), -1});
   return places;
@@ -34,8 +35,8 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
 
   const std::vector<PointSpec> points = runtime::enumerate_points(plan, nranks);
   const runtime::BufferBytes buffers = runtime::largest_buffers(points);
-  const auto hosts = comm.allgather(session.hostname());
-  const int local = static_cast<int>(std::count(hosts.begin(), hosts.end(), session.hostname()));
+  const JobLayout& job = session.layout();
+  const int local = job.ranks_on_node;
   agree_on_errors(comm, [&] { backend.reserve(buffers.send, buffers.recv, local); });
 
   if (const auto& before = session.seams().mpi_before_launch)
@@ -45,8 +46,8 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   run.backend = "mpi";
   run.group = "default";
   run.nranks = nranks;
-  run.nnodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
-  run.places = mpi_places(hosts);
+  run.nnodes = job.nnodes();
+  run.places = mpi_places(job);
   SweepOutcome outcome{.groups = 1};
   reporters.begin_sweep(static_cast<long>(points.size()));
   reporters.begin_run(resume ? resume->continue_run(run) : run);

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <algorithm>
 #include <regex>
 
@@ -22,6 +21,7 @@
 #include "runtime/groups.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
+#include "collectives/rank_comm_typed.hpp"
 
 namespace cctune::app {
 namespace {
@@ -43,55 +43,41 @@ std::string worker_log_dir(const std::string& output_dir) {
   return fallback.string();
 }
 
-struct Placement {
-  std::vector<int> devices;        // the CUDA device of each of this supervisor's workers
-  runtime::WorkerLayout layout;    // NCCL ranks of its workers
-  std::vector<std::string> host_ids;  // NCCL_HOSTID per worker (--emulate-nodes, --test-shared-gpu)
-  int nnodes = 1;
-  std::vector<RankPlace> places;   // every NCCL rank's host and device, indexed by NCCL rank
-};
-
 // NCCL ranks follow the supervisors' order, each supervisor's workers in device order
 // (runtime::layout_workers), so the supervisors' device lists, concatenated, place them all.
-std::vector<RankPlace> worker_places(RankComm& comm, const std::vector<std::string>& hosts, const std::vector<int>& devices) {
-  std::string mine;
-  for (const int d : devices) mine += (mine.empty() ? "" : ",") + std::to_string(d);
-  const auto all = comm.allgather(mine);
+std::vector<RankPlace> worker_places(RankComm& comm, const JobLayout& job, const std::vector<int>& devices) {
+  const std::vector<nlohmann::json> all = allgather_json(comm, devices);
   std::vector<RankPlace> places;
   std::map<std::string, int> on_host;
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    std::stringstream in(all[r]);
-    for (std::string d; std::getline(in, d, ',');) places.push_back(RankPlace{hosts[r], on_host[hosts[r]]++, std::stoi(d)});
-  }
+  for (std::size_t r = 0; r < all.size(); ++r)
+    for (const int d : all[r].get<std::vector<int>>()) places.push_back(RankPlace{job.hosts[r], on_host[job.hosts[r]]++, d});
   return places;
 }
 
-Placement place_workers(Session& session, RankComm& comm, const NcclSettings& ns, int device_count) {
+}  // namespace
+
+Placement place_workers(Session& session, const NcclSettings& ns, int device_count) {
+  RankComm& comm = session.comm();
+  const JobLayout& job = session.layout();
   Placement p;
-  const std::string& host = session.hostname();
-  const auto hosts = comm.allgather(host);
-  int ranks_on_node = 0, local_index = 0;
-  for (int r = 0; r < static_cast<int>(hosts.size()); ++r)
-    if (hosts[static_cast<std::size_t>(r)] == host) {
-      ++ranks_on_node;
-      if (r < comm.rank()) ++local_index;
-    }
   const bool shared = ns.test_shared_gpu > 0;
   agree_on_errors(comm, [&] {
-    p.devices = runtime::worker_devices(runtime::owned_devices(host, ranks_on_node, local_index, device_count, ns.gpus, shared),
+    p.devices = runtime::worker_devices(runtime::owned_devices(job.host(), job.ranks_on_node, job.local_rank, device_count, ns.gpus, shared),
                                         ns.test_shared_gpu);
   });
-  const auto counts = comm.allgather(std::to_string(p.devices.size()));
+  const std::vector<int> counts = allgather_as(comm, static_cast<int>(p.devices.size()));
   std::vector<runtime::SupervisorSlot> slots;
-  for (std::size_t r = 0; r < hosts.size(); ++r) slots.push_back({hosts[r], std::stoi(counts[r])});
+  for (std::size_t r = 0; r < job.hosts.size(); ++r) slots.push_back({job.hosts[r], counts[r]});
   p.layout = runtime::layout_workers(slots, comm.rank());
   agree_on_errors(comm, [&] {
-    p.host_ids = runtime::worker_host_ids(host, p.layout, static_cast<int>(p.devices.size()), ns.emulate_nodes, shared);
+    p.host_ids = runtime::worker_host_ids(job.host(), p.layout, static_cast<int>(p.devices.size()), ns.emulate_nodes, shared);
   });
   p.nnodes = runtime::job_nodes(p.layout, ns.emulate_nodes, shared);
-  p.places = worker_places(comm, hosts, p.devices);
+  p.places = worker_places(comm, job, p.devices);
   return p;
 }
+
+namespace {
 
 // The points of one group as reporter events, as they arrive: a section per collective;
 // screening measurements (halving strategy) are reported as such, outside the sections. A
@@ -243,14 +229,17 @@ void record_versions(const runtime::GpuQuery& q, Meta& meta) {
 }
 
 JobShape nccl_job_shape(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus) {
-  const Placement place = place_workers(session, session.comm(), plan.nccl, gpus.device_count);
+  const Placement place = place_workers(session, plan.nccl, gpus.device_count);
   return {place.layout.nranks, place.nnodes};
 }
 
 SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, Reporter& reporters) {
+  return run_nccl_sweep(session, plan, place_workers(session, plan.nccl, gpus.device_count), reporters);
+}
+
+SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const Placement& place, Reporter& reporters) {
   RankComm& comm = session.comm();
   const NcclSettings& ns = plan.nccl;
-  const Placement place = place_workers(session, comm, ns, gpus.device_count);
   const int nranks = place.layout.nranks;
   check_root(plan, nranks);
 

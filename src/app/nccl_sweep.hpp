@@ -8,6 +8,7 @@
 #include "app/session.hpp"
 #include "app/sweep_options.hpp"
 #include "app/sweep_outcome.hpp"
+#include "runtime/groups.hpp"
 #include "runtime/query.hpp"
 
 namespace cctune::app {
@@ -20,6 +21,18 @@ std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool requi
 
 // Adds nccl and cuda_runtime/cuda_driver to meta.versions.
 void record_versions(const runtime::GpuQuery& q, Meta& meta);
+
+// Where this supervisor's workers run and which NCCL ranks they are; worked out once per job
+// (place_workers) and carried from planning into the sweep.
+struct Placement {
+  std::vector<int> devices;           // the CUDA device of each of this supervisor's workers
+  runtime::WorkerLayout layout;       // NCCL ranks of its workers
+  std::vector<std::string> host_ids;  // NCCL_HOSTID per worker (--emulate-nodes, --test-shared-gpu)
+  int nnodes = 1;
+  std::vector<RankPlace> places;      // every NCCL rank's host and device, indexed by NCCL rank
+};
+// Collective. Throws as run_nccl_sweep does for too many ranks or --gpus above what exists.
+Placement place_workers(Session& session, const NcclSettings& ns, int device_count);
 
 struct JobShape {
   int nranks = 0;  // NCCL ranks: every worker of the job
@@ -34,5 +47,7 @@ JobShape nccl_job_shape(Session& session, const SweepPlan& plan, const runtime::
 // measuring: too many ranks for the GPUs, --gpus above what exists, a size that does not
 // fit in GPU memory.
 SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, Reporter& reporters);
+// The same with the placement already made (by planning, for the same plan.nccl).
+SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const Placement& place, Reporter& reporters);
 
 }  // namespace cctune::app

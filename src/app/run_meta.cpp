@@ -44,10 +44,7 @@ Meta collect_meta(Session& session) {
   m.git_sha = build_git_sha();
   m.versions["cctune"] = CCTUNE_VERSION;
   m.versions["mpi"] = MpiRuntime::library_version();
-  auto hosts = session.comm().allgather(session.hostname());
-  std::sort(hosts.begin(), hosts.end());
-  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-  m.hostnames = hosts;
+  m.hostnames = session.layout().sorted_nodes();
   m.start_time = utc_now_iso8601();
   m.env = relevant_env();
   return m;

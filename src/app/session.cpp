@@ -49,9 +49,19 @@ Session::CommScope::CommScope(Session& session, RankComm& part) : session_(sessi
   if (session.scoped_) throw Error("internal: communicator scopes do not nest");
   session.world();  // MPI runs before any part of it exists
   session.scoped_ = &part;
+  session.layout_.reset();
 }
 
-Session::CommScope::~CommScope() { session_.scoped_ = nullptr; }
+Session::CommScope::~CommScope() {
+  session_.scoped_ = nullptr;
+  session_.layout_.reset();
+}
+
+const JobLayout& Session::layout() {
+  RankComm& c = comm();
+  if (!layout_) layout_ = JobLayout::from_hosts(c.allgather(hostname_), c.rank());
+  return *layout_;
+}
 
 RankComm& Session::world() {
   if (!comm_) comm_ = std::make_unique<WorldComm>(std::make_unique<MpiRuntime>(nullptr, nullptr));

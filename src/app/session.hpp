@@ -8,6 +8,7 @@
 #include "comm/rank_comm.hpp"
 #include "core/error.hpp"
 #include "app/seams.hpp"
+#include "core/job_layout.hpp"
 
 namespace cctune::app {
 
@@ -28,6 +29,9 @@ class Session {
   // The whole job, whatever is scoped.
   RankComm& world();
   bool mpi_started() const { return static_cast<bool>(comm_); }
+  // Collective on first call per communicator (comm(), scoped or not): every rank's host,
+  // gathered once and kept, since every part of a sweep needs it.
+  const JobLayout& layout();
   int rank() { return world().rank(); }
 
   // Makes comm() a part of the job (a split of the world) for its lifetime, so that the
@@ -59,6 +63,7 @@ class Session {
   std::unique_ptr<RankComm> comm_;
   RankComm* scoped_ = nullptr;  // set by a CommScope
   Seams seams_;
+  std::optional<JobLayout> layout_;  // of comm(); dropped when a CommScope starts or ends
 };
 
 }  // namespace cctune::app

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/sizes.hpp"
+#include "runtime/plan_check.hpp"
 #include "core/units.hpp"
 #include "core/algo_proto.hpp"
 #include "app/type_options.hpp"
@@ -16,7 +17,9 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)");
   cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str();
   cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying");
-  cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)");
+  cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)")->each([&a](const std::string&) {
+    a.sizes_given = true;
+  });
   cmd.add_option("-n,--iters", a.iters, "operations per timed batch (MPI: wall batches grow from it to >= 1 ms)")->capture_default_str();
   cmd.add_option("-w,--warmup-iters", a.warmup, "warm-up operations per point")->capture_default_str();
   cmd.add_option("-c,--check", a.check, "check results: 1 on, 0 off")->capture_default_str();
@@ -124,10 +127,6 @@ P2pImplChoice parse_p2p_impl_arg(const std::string& text) {
 
 NcclSettings resolve_nccl(const SweepArgs& a) {
   NcclSettings n;
-  if (a.gpus < 0) throw UsageError("--gpus must not be negative", "use --gpus N, or leave it out to use every GPU");
-  if (a.emulate_nodes < 1) throw UsageError("--emulate-nodes must be at least 1", "use e.g. --emulate-nodes 2");
-  if (!(a.point_timeout_s > 0)) throw UsageError("--point-timeout must be positive", "use e.g. --point-timeout 60");
-  if (a.group_timeout_s < 0) throw UsageError("--group-timeout must not be negative", "use 0 (automatic) or seconds");
   n.gpus = a.gpus;
   n.groups = runtime::transport_groups(a.transport);
   for (const auto& text : a.env_groups) {
@@ -211,17 +210,12 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   seq.max_bytes = parse_size(max, "--max-bytes");
   seq.factor = a.factor;
   seq.step_bytes = parse_size(a.step_bytes, "--step-bytes");
-  if (!a.sizes.empty()) seq.list = parse_size_list(a.sizes);
+  if (a.sizes_given || !a.sizes.empty()) seq.list = parse_size_list(a.sizes);  // `--sizes ''` lists none: an error
   p.sizes = seq.expand();
   if (a.placement == "both") p.placements = {false, true};
   else if (a.placement == "out") p.placements = {false};
   else if (a.placement == "in") p.placements = {true};
   else throw UsageError("--placement '" + a.placement + "' is unknown", "use both, out or in");
-  if (a.iters < 1) throw UsageError("-n/--iters must be at least 1", "use e.g. -n 20");
-  if (a.warmup < 0) throw UsageError("-w/--warmup-iters must not be negative", "use e.g. -w 5");
-  if (a.min_iters < 1) throw UsageError("--min-iters must be at least 1", "use e.g. --min-iters 20");
-  if (!(a.max_time_s > 0)) throw UsageError("--max-time must be positive", "use e.g. --max-time 1");
-  if (!(a.target_noise > 0)) throw UsageError("--target-noise must be positive", "use e.g. --target-noise 0.01");
   if (a.check != 0 && a.check != 1) throw UsageError("-c/--check must be 0 or 1", "use -c 1 to check results");
   p.measure.batch_iters = a.iters;
   p.measure.warmup_iters = a.warmup;
@@ -233,6 +227,7 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   if (p.backend == BackendChoice::Nccl) p.nccl = resolve_nccl(a);
   else if (a.test_shared_gpu != 0)
     throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
+  runtime::check_plan(p);  // ranges, finite seconds, the point count: the same check a worker's plan gets
   return p;
 }
 

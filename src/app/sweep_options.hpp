@@ -19,6 +19,7 @@ struct SweepArgs {  // what the user typed
   double factor = 2.0;
   std::string step_bytes = "0";
   std::string sizes;  // comma-separated explicit list
+  bool sizes_given = false;  // --sizes was typed (an empty list is then an error, not the default)
   int iters = 20;
   int warmup = 5;
   int check = 0;

@@ -17,7 +17,7 @@
 namespace cctune::app {
 
 void attach_topology(Session& session, Results& results) {
-  nlohmann::json topo = topo::probe_cluster_topology_json(session.comm());
+  nlohmann::json topo = topo::probe_cluster_topology_json(session.comm(), session.layout().hosts);
   if (session.rank() == 0) results.topology = std::move(topo);
 }
 
@@ -31,7 +31,7 @@ void attach_network_probe(Session& session, Results& results, const std::string&
     if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", line.c_str());
   };
   options.before_respond = session.seams().probe_before_respond;
-  nlohmann::json section = net::run_network_probe(session.comm(), options, note);
+  nlohmann::json section = net::run_network_probe(session.comm(), options, note, session.layout().hosts);
   if (session.rank() == 0) results.net = std::move(section);
 }
 

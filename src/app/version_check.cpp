@@ -8,6 +8,7 @@
 #include "app/build_info.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "core/error.hpp"
+#include "collectives/rank_comm_typed.hpp"
 
 namespace cctune::app {
 
@@ -103,17 +104,10 @@ std::string describe_version_mismatch(const std::vector<Versions>& per_rank, con
   return out;
 }
 
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const AdjustVersions& adjust) {
+void check_versions_match(RankComm& comm, const std::vector<std::string>& hosts, Versions mine, const AdjustVersions& adjust) {
   if (adjust) adjust(comm.rank(), mine);
-  const nlohmann::json j = {{"host", host}, {"versions", mine}};
-  const auto all = comm.allgather(j.dump());
   std::vector<Versions> per_rank;
-  std::vector<std::string> hosts;
-  for (const auto& s : all) {
-    const auto x = nlohmann::json::parse(s);
-    hosts.push_back(x.at("host").get<std::string>());
-    per_rank.push_back(x.at("versions").get<Versions>());
-  }
+  for (const nlohmann::json& x : allgather_json(comm, mine)) per_rank.push_back(x.get<Versions>());
   const std::string msg = describe_version_mismatch(per_rank, hosts);
   if (!msg.empty())
     throw EnvironmentError(msg + "; nothing was measured",
@@ -126,7 +120,7 @@ void check_job_consistency(Session& session, const Versions& more) {
   check_launch(comm, session.hostname());
   Versions mine = local_versions();
   mine.insert(more.begin(), more.end());
-  check_versions_match(comm, session.hostname(), mine, session.seams().adjust_versions);
+  check_versions_match(comm, session.layout().hosts, mine, session.seams().adjust_versions);
 }
 
 }  // namespace cctune::app

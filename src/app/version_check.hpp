@@ -40,7 +40,8 @@ using AdjustVersions = std::function<void(int rank, Versions& versions)>;
 // ranks and hosts have each, e.g.
 //   "library versions differ across ranks: mpi is 'Open MPI v4.1.4' on ranks 0,2-3 (node-a, node-c)
 //    and 'Open MPI v4.1.2' on rank 1 (node-b)"
-void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const AdjustVersions& adjust = {});
+// `hosts`: every rank's host (JobLayout::hosts); `adjust` changes this rank's versions first (a test build's seam).
+void check_versions_match(RankComm& comm, const std::vector<std::string>& hosts, Versions mine, const AdjustVersions& adjust = {});
 
 // The message above for already gathered versions (empty when all agree); pure, tested.
 std::string describe_version_mismatch(const std::vector<Versions>& per_rank, const std::vector<std::string>& hosts);

@@ -12,6 +12,9 @@ namespace cctune {
 
 std::vector<std::uint64_t> SizeSequence::expand() const {
   if (!list.empty()) {
+    if (list.size() > max_size_count)
+      throw UsageError("--sizes lists " + std::to_string(list.size()) + " sizes, more than " + std::to_string(max_size_count),
+                       "give fewer sizes, or use -b/-e/-f");
     std::vector<std::uint64_t> out = list;
     for (auto s : out)
       if (s == 0) throw UsageError("--sizes contains 0", "every size must be at least 1 byte");

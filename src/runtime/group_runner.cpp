@@ -14,6 +14,7 @@
 #include "runtime/line_channel.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
+#include "collectives/rank_comm_typed.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -265,13 +266,13 @@ class Supervisor {
   std::optional<GroupOutcome> agree() {
     nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"reason", reason_}, {"kind", to_string(kind_)},
                            {"fix", fix_}, {"done", all_done()}, {"uid", uid_sent_ ? "" : uid_}};
-    const auto all = comm_.allgather(mine.dump());
+    const std::vector<nlohmann::json> all = allgather_json(comm_, mine);  // reasons hold worker text: not always UTF-8
     std::string uid;
     bool done = true;
     int best = kNone, best_rank = -1, failing = 0;
     nlohmann::json best_j;
     for (std::size_t r = 0; r < all.size(); ++r) {
-      const auto j = nlohmann::json::parse(all[r]);
+      const nlohmann::json& j = all[r];
       if (!j["uid"].get<std::string>().empty()) uid = j["uid"];
       done = done && j["done"].get<bool>();
       const int p = j["priority"].get<int>();

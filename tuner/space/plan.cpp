@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "core/error.hpp"
+#include "core/plan_limits.hpp"
 #include "core/units.hpp"
 
 namespace cctune::tuner {
@@ -53,48 +55,103 @@ double point_seconds(const SearchSpace& space, std::uint64_t bytes, const Estima
 
 }  // namespace
 
+namespace {
+
+// The sizes of each (collective, data type), worked out once: the space's sizes rounded to
+// the collective's granule (sizes_for), which every group and config shares.
+using SizeTable = std::map<std::pair<Collective, DType>, std::vector<std::uint64_t>>;
+
+SizeTable size_table(const SearchSpace& space, const SpaceContext& ctx) {
+  SizeTable table;
+  for (Collective c : space.collectives)
+    for (DType dtype : space.dtypes) table[{c, dtype}] = sizes_for(space, c, dtype, ctx);
+  return table;
+}
+
+// The points a group would measure, counted without making any (issue 24, F6: a 446-byte
+// space once planned 10^9 points and ran out of memory doing so).
+double count_points(const SearchSpace& space, const SpaceContext& ctx, const SizeTable& sizes, int channel_ceiling, bool no_nvls,
+                    const std::vector<PointConfig>& configs) {
+  double points = 0;
+  for (Collective c : space.collectives)
+    for (const PointConfig& config : configs) {
+      if (!unsupported_reason(c, config, ctx, channel_ceiling, no_nvls).empty()) continue;
+      for (DType dtype : space.dtypes) points += static_cast<double>(sizes.at({c, dtype}).size());
+    }
+  return points;
+}
+
+void refuse_large(const SearchSpace& space, double points) {
+  char count[32];
+  std::snprintf(count, sizeof count, "%.0f", points);
+  throw UsageError("space " + space.name + " plans " + count + " points, more than a sweep may measure (" +
+                       std::to_string(max_plan_points) + ")",
+                   "narrow the space: fewer sizes (a larger sizes.factor or a shorter list), configs or data types");
+}
+
+bool group_disables_nvls(const PlannedGroup& g) {
+  const auto nvls = g.env.find("NCCL_NVLS_ENABLE");
+  return nvls != g.env.end() && nvls->second == "0";
+}
+
+// The group's env and channel ceiling; its skip reason when it cannot run on this job.
+PlannedGroup resolve(const GroupSpec& spec, const SpaceContext& ctx) {
+  PlannedGroup g;
+  g.name = spec.name;
+  g.skip_reason = resolve_group(spec, ctx, g);
+  if (!g.skip_reason.empty()) return g;
+  g.channel_ceiling = env_int(g.env, "NCCL_MAX_CTAS");
+  if (!g.channel_ceiling) g.channel_ceiling = env_int(g.env, "NCCL_MAX_NCHANNELS");
+  if (!g.channel_ceiling) g.channel_ceiling = ctx.channel_ceiling;
+  return g;
+}
+
+void fill_group(const SearchSpace& space, const SpaceContext& ctx, const SizeTable& sizes, const std::vector<PointConfig>& configs,
+                const EstimateModel& model, PlannedGroup& g, SpacePlan& plan) {
+  const bool no_nvls = group_disables_nvls(g);
+  double seconds = 0;
+  for (Collective c : space.collectives)
+    for (const PointConfig& config : configs) {
+      const std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, no_nvls);
+      std::size_t skipped_points = 0;
+      for (DType dtype : space.dtypes) {  // each data type is measured, as -d a,b
+        const std::vector<std::uint64_t>& list = sizes.at({c, dtype});
+        if (!why.empty()) {
+          skipped_points += list.size();
+          continue;
+        }
+        for (std::uint64_t s : list) {
+          g.points.push_back({c, s, config, dtype});
+          seconds += point_seconds(space, s, model);
+        }
+      }
+      if (why.empty()) continue;
+      g.skipped.push_back({c, config, why, skipped_points});
+      plan.skipped_points += skipped_points;
+    }
+  plan.points += g.points.size();
+  plan.estimated_s += model.group_startup_s + seconds;
+  plan.estimated_halving_s += model.group_startup_s + seconds * model.halving_share;
+}
+
+}  // namespace
+
 SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const EstimateModel& model) {
   SpacePlan plan;
   plan.space = space.name;
   plan.strategy = space.strategy;
+  const SizeTable sizes = size_table(space, ctx);
+  const std::vector<PointConfig> configs = in_process_configs(space);
+  // Every group is counted before any is filled: a refusal costs no memory.
+  double total = 0;
   for (const GroupSpec& spec : space.groups) {
-    PlannedGroup g;
-    g.name = spec.name;
-    g.skip_reason = resolve_group(spec, ctx, g);
-    if (!g.skip_reason.empty()) {
-      plan.groups.push_back(std::move(g));
-      continue;
-    }
-    g.channel_ceiling = env_int(g.env, "NCCL_MAX_CTAS");
-    if (!g.channel_ceiling) g.channel_ceiling = env_int(g.env, "NCCL_MAX_NCHANNELS");
-    if (!g.channel_ceiling) g.channel_ceiling = ctx.channel_ceiling;
-    const auto nvls = g.env.find("NCCL_NVLS_ENABLE");
-    const bool group_disables_nvls = nvls != g.env.end() && nvls->second == "0";
-    double seconds = 0;
-    for (Collective c : space.collectives)
-      for (const PointConfig& config : in_process_configs(space)) {
-        const std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, group_disables_nvls);
-        std::size_t skipped_points = 0;
-        for (DType dtype : space.dtypes) {  // each data type is measured, as -d a,b
-          const std::vector<std::uint64_t> sizes = sizes_for(space, c, dtype, ctx);
-          if (!why.empty()) {
-            skipped_points += sizes.size();
-            continue;
-          }
-          for (std::uint64_t s : sizes) {
-            g.points.push_back({c, s, config, dtype});
-            seconds += point_seconds(space, s, model);
-          }
-        }
-        if (why.empty()) continue;
-        g.skipped.push_back({c, config, why, skipped_points});
-        plan.skipped_points += skipped_points;
-      }
-    plan.points += g.points.size();
-    plan.estimated_s += model.group_startup_s + seconds;
-    plan.estimated_halving_s += model.group_startup_s + seconds * model.halving_share;
-    plan.groups.push_back(std::move(g));
+    plan.groups.push_back(resolve(spec, ctx));
+    const PlannedGroup& g = plan.groups.back();
+    if (g.skip_reason.empty()) total += count_points(space, ctx, sizes, g.channel_ceiling, group_disables_nvls(g), configs);
   }
+  if (total > static_cast<double>(max_plan_points)) refuse_large(space, total);
+  for (PlannedGroup& g : plan.groups)
+    if (g.skip_reason.empty()) fill_group(space, ctx, sizes, configs, model, g, plan);
   return plan;
 }
 

@@ -1,5 +1,7 @@
 #include "tuner/space/space.hpp"
 
+#include "core/sizes.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include "core/files.hpp"
 #include "core/install_layout.hpp"
 #include "core/json_depth.hpp"
+#include "core/sizes.hpp"
 #include "core/units.hpp"
 #include "tuner/export/env_file.hpp"
 #include "tuner/profile/algo_proto.hpp"
@@ -110,6 +113,9 @@ SizeSequence read_sizes(const SpaceReader& r, const json& j) {
       r.fail("sizes", "gives both a list and min/max/factor", "either {\"list\": [...]} or {\"min\", \"max\", \"factor\"}");
     const json& list = j.at("list");
     if (!list.is_array() || list.empty()) r.fail("sizes.list", "must be a non-empty array of sizes", "");
+    if (list.size() > max_size_count)  // the same cap as the command line's sizes
+      r.fail("sizes.list", "has " + std::to_string(list.size()) + " sizes, more than " + std::to_string(max_size_count),
+             "at most " + std::to_string(max_size_count) + " sizes, or min/max/factor");
     for (const json& e : list) s.list.push_back(r.size(e, "sizes.list"));
     for (std::size_t i = 1; i < s.list.size(); ++i)
       if (s.list[i] <= s.list[i - 1]) r.fail("sizes.list", "sizes must be strictly increasing", "");
@@ -276,14 +282,19 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
 }
 
 SearchSpace load_space(const std::string& name_or_path, const std::vector<std::string>& search_dirs) {
+  const SpaceText t = read_space_text(name_or_path, search_dirs);
+  return parse_space(t.text, t.source);
+}
+
+SpaceText read_space_text(const std::string& name_or_path, const std::vector<std::string>& search_dirs) {
   const bool is_path = name_or_path.find('/') != std::string::npos ||
                        (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-  if (is_path) return parse_space(read_file(name_or_path), name_or_path);
+  if (is_path) return {read_file(name_or_path), name_or_path};
   std::set<std::string> known;
   for (const std::string& dir : search_dirs) {
     const fs::path p = fs::path(dir) / (name_or_path + ".json");
     std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return parse_space(read_file(p.string()), p.string());
+    if (fs::is_regular_file(p, ec)) return {read_file(p.string()), p.string()};
     for (const auto& e : fs::directory_iterator(dir, ec))
       if (e.path().extension() == ".json") known.insert(e.path().stem().string());
   }

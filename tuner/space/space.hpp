@@ -60,6 +60,13 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
 // `name_or_path`: a file path (has a '/' or ends in .json), or a name looked up as
 // <dir>/<name>.json in `search_dirs` in order. Throws UsageError listing what exists.
 SearchSpace load_space(const std::string& name_or_path, const std::vector<std::string>& search_dirs);
+// The file load_space would parse: its text and where it came from (a job reads it on one
+// rank and hands the text to the others, so that every rank plans from the same bytes).
+struct SpaceText {
+  std::string text;
+  std::string source;
+};
+SpaceText read_space_text(const std::string& name_or_path, const std::vector<std::string>& search_dirs);
 // $CCTUNE_SPACES_DIR, then next to the executable (<exe>/../share/cctune/spaces, and
 // <exe>/../configs/spaces for a build tree inside the checkout), then the source tree
 // (not for an installed tree, which has <exe>/../share/cctune/spaces).

@@ -8,6 +8,7 @@
 #include "app/commands/commands_list.hpp"
 #include "app/mpi_sweep.hpp"
 #include "app/nccl_sweep.hpp"
+#include "app/plan_agreement.hpp"
 #include "app/resume.hpp"
 #include "app/run_meta.hpp"
 #include "app/session.hpp"
@@ -20,7 +21,9 @@
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "runtime/plan_check.hpp"
 #include "runtime/worker_process.hpp"
+#include "collectives/rank_comm_typed.hpp"
 
 namespace cctune::app {
 namespace {
@@ -28,37 +31,54 @@ namespace {
 // The space's plan for this job: ranks and nodes from the GPUs every rank owns (unknown on a
 // dry run without GPUs, unless --gpus says), nearest NICs from rank 0's topology.
 tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& space, SweepPlan& plan,
-                                    const std::optional<runtime::GpuQuery>& gpus, const nlohmann::json& topology) {
+                                    const std::optional<Placement>& placed, const nlohmann::json& topology) {
   RankComm& comm = session.comm();
   tuner::SpaceContext context;
-  if (gpus) {
-    const JobShape shape = nccl_job_shape(session, plan, *gpus);
-    context.nranks = shape.nranks;
-    context.nnodes = shape.nnodes;
+  if (placed) {
+    context.nranks = placed->layout.nranks;
+    context.nnodes = placed->nnodes;
   } else {
-    std::vector<std::string> hosts = comm.allgather(session.hostname());
-    std::sort(hosts.begin(), hosts.end());
-    const auto nhosts = static_cast<int>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
+    const int nhosts = session.layout().nnodes();
     const int per_gpu = std::max(1, plan.nccl.test_shared_gpu);
     context.nranks = plan.nccl.gpus > 0 ? plan.nccl.gpus * nhosts * per_gpu : 0;
     // The shared-GPU test mode makes every worker a node; unknown worker count, unknown nodes.
     context.nnodes = plan.nccl.test_shared_gpu > 0 ? std::max(1, context.nranks) : nhosts * plan.nccl.emulate_nodes;
   }
-  std::string nics = comm.rank() == 0 ? nlohmann::json(nearest_nics_of(topology)).dump() : std::string();
-  comm.broadcast(nics, 0);
-  context.nearest_nics = nlohmann::json::parse(nics).get<std::vector<std::string>>();
+  context.nearest_nics = broadcast_json(comm, comm.rank() == 0 ? nlohmann::json(nearest_nics_of(topology)) : nlohmann::json(), 0)
+                             .get<std::vector<std::string>>();
   // Rank 0's environment decides, so every rank plans the same points.
   const auto caller_env = runtime::current_environment();
   const auto nvls = caller_env.find("NCCL_NVLS_ENABLE");
-  std::string disables = comm.rank() == 0 && nvls != caller_env.end() && nvls->second == "0" ? "1" : "0";
-  comm.broadcast(disables, 0);
-  context.caller_disables_nvls = disables == "1";
+  context.caller_disables_nvls = broadcast_as(comm, nvls != caller_env.end() && nvls->second == "0", 0);
   plan.nccl.configs = space_configs(space, plan.nccl.graph);
   tuner::SpacePlan planned = tuner::plan_space(space, context);
   planned.strategy = plan.nccl.strategy;
-  if (comm.rank() == 0 && !gpus && context.nranks == 0)
+  if (comm.rank() == 0 && !placed && context.nranks == 0)
     std::printf("# no GPU visible here: rank count unknown, so NCCL's per-rank-count limits are not applied (--gpus N plans for N per node)\n");
   return planned;
+}
+
+// Rank 0 reads the space file and hands its text to every rank, so that node-local copies
+// that differ cannot give ranks different plans (F4): the job runs rank 0's space.
+tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name) {
+  RankComm& comm = session.comm();
+  tuner::SpaceText text;
+  agree_on_errors(comm, [&] {
+    if (comm.rank() == 0) text = tuner::read_space_text(name, tuner::default_space_dirs(session.executable()));
+  });
+  const nlohmann::json shared = broadcast_json(comm, {{"text", text.text}, {"source", text.source}}, 0);
+  tuner::SearchSpace space;
+  agree_on_errors(comm, [&] { space = tuner::parse_space(shared.at("text").get<std::string>(), shared.at("source").get<std::string>()); });
+  return space;
+}
+
+// What every rank must agree on before anything runs: the resolved plan as meta.settings
+// holds it, the space's resolved groups included.
+nlohmann::json plan_settings(const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
+                             const std::optional<tuner::SpacePlan>& planned) {
+  nlohmann::json settings = to_json(plan);
+  if (space) settings["space"] = space_settings(*space, *planned);
+  return settings;
 }
 
 class SweepCommand : public Command {
@@ -80,7 +100,7 @@ class SweepCommand : public Command {
     RankComm& comm = session.comm();
     std::optional<tuner::SearchSpace> space;
     if (!args_.space.empty()) {
-      agree_on_errors(comm, [&] { space = tuner::load_space(args_.space, tuner::default_space_dirs(session.executable())); });
+      space = load_space_on_rank0(session, args_.space);
       apply_space_defaults(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     } else if (args_.dry_run) {
       throw UsageError("--dry-run shows the plan of a search space and needs --space", "add --space quick|default|exhaustive or a space file");
@@ -102,6 +122,9 @@ class SweepCommand : public Command {
                              "run it on the GPU nodes (check nvidia-smi and CUDA_VISIBLE_DEVICES), or add --dry-run to see the plan");
     }
     if (plan.backend == BackendChoice::Mpi) check_root(plan, comm.size());  // NCCL: once its ranks are placed
+    // Worker placement, once per job: planning and the sweep both use it.
+    std::optional<Placement> placed;
+    if (plan.backend == BackendChoice::Nccl && gpus) placed = place_workers(session, plan.nccl, gpus->device_count);
     if (space && !resume_dir_.empty())
       throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
     // One MPI job, one set of library versions (NCCL's too when it measures), before measuring.
@@ -110,24 +133,28 @@ class SweepCommand : public Command {
     attach_topology(session, topology_holder);  // rank 0 only; the space's NCCL_IB_HCA needs it
     std::optional<tuner::SpacePlan> planned;
     if (space) {
-      planned = plan_space_for_job(session, *space, plan, gpus, topology_holder.topology);
+      planned = plan_space_for_job(session, *space, plan, placed, topology_holder.topology);
+      runtime::check_plan(plan);  // with the space's configs: what the run would refuse, the dry run refuses too
       if (args_.dry_run) {
+        agree_on_plan(comm, plan_settings(plan, space, planned));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
         return exit_code::ok;
       }
       apply_space_plan(*planned, plan);
     }
-    return measure(session, plan, space, planned, gpus, std::move(topology_holder.topology));
+    agree_on_plan(comm, plan_settings(plan, space, planned));
+    return measure(session, plan, space, planned, gpus, placed, std::move(topology_holder.topology));
   }
 
  private:
   // Everything from the output files to the last line: the plan is settled.
   int measure(Session& session, const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
-              const std::optional<tuner::SpacePlan>& planned, const std::optional<runtime::GpuQuery>& gpus, nlohmann::json topology) {
+              const std::optional<tuner::SpacePlan>& planned, const std::optional<runtime::GpuQuery>& gpus,
+              const std::optional<Placement>& placed, nlohmann::json topology) {
     RankComm& comm = session.comm();
     Results initial;
     initial.meta = sweep_meta(session, plan, gpus);
-    if (space) initial.meta.settings["space"] = space_settings(*space, *planned);
+    initial.meta.settings = plan_settings(plan, space, planned);  // as agree_on_plan compared it
     std::optional<ResumeState> resume;
     if (!resume_dir_.empty()) {
       if (plan.backend != BackendChoice::Mpi)
@@ -142,7 +169,7 @@ class SweepCommand : public Command {
     attach_network_probe(session, initial, probe_);
     JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/true);
 
-    const SweepOutcome outcome = plan.backend == BackendChoice::Nccl ? run_nccl_sweep(session, plan, *gpus, reporters.all)
+    const SweepOutcome outcome = plan.backend == BackendChoice::Nccl ? run_nccl_sweep(session, plan, *placed, reporters.all)
                                                                     : run_mpi_sweep(session, plan, reporters.all, resume ? &*resume : nullptr);
     if (outcome.interrupted()) {
       reporters.all.finish(MetaStatus::Interrupted);

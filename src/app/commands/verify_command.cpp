@@ -14,6 +14,7 @@
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/nccl_sweep.hpp"
+#include "app/plan_agreement.hpp"
 #include "app/session.hpp"
 #include "app/signals.hpp"
 #include "app/sweep_job.hpp"
@@ -203,6 +204,7 @@ class VerifyCommand : public Command {
     const auto gpus = query_nccl_backend(session, /*required=*/true);
     SweepPlan plan = resolve_sweep(args_, true, gpus && gpus->device_count > 0);
     plan.nccl.groups = ab_rounds(profile, plugin, profile_abs, rounds_);
+    agree_on_plan(comm, to_json(plan));  // node-local profiles that differ would give ranks other sizes
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});
     JobFiles files = open_job_files(session, plan.output_dir);
     const std::string path = files.results_path;

@@ -35,5 +35,27 @@ expect_error op-avg-on-mpi 2 "--op avg: the mpi backend has no avg reduction .*F
 expect_error bfloat16-on-mpi 2 "-d bfloat16: the mpi backend has no bfloat16 type" -- "${mpi4[@]}" -d float32,bfloat16 --collectives all -o "$out/a"
 expect_error nonsense-dtype 2 "-d/--dtype: unknown data type 'nonsense'" -- "${mpi4[@]}" -d int32,nonsense -o "$out/a"
 expect_error nonsense-op 2 "--op: unknown reduction op 'mean'" -- "${sweep[@]}" --op sum,mean -o "$out/a"
+# Issue 24 F16: values that pass a `<` test (inf, nan) and an empty --sizes are named, with the
+# flag and the plan key, not blamed on "the same cctune build".
+expect_error max-time-inf 2 "--max-time (max_time_s) is inf, not a finite number above 0" -- "${sweep[@]}" --max-time inf -o "$out/a"
+expect_error target-noise-nan 2 "--target-noise (target_noise) is nan" -- "${sweep[@]}" --target-noise nan -o "$out/a"
+expect_error empty-sizes 2 "--sizes '' lists no size" -- "${sweep[@]}" --sizes '' -o "$out/a"
+selftest=(env CCTUNE_TEST_WORKER_BACKEND=selftest CCTUNE_SELFTEST_GPUS=2 "$cctune" sweep --backend nccl --test-shared-gpu 1)
+expect_error point-timeout-inf 2 "--point-timeout (point_timeout_s) is inf, not a finite number above 0" -- "${selftest[@]}" --point-timeout inf -o "$out/a"
+expect_error group-timeout-nan 2 "--group-timeout (group_timeout_s) is nan, not a finite number of at least 0" -- "${selftest[@]}" --group-timeout nan -o "$out/a"
+# Issue 24 F6: a 446-byte space that plans ~10^9 points is refused in one line, in bounded time
+# and memory (it used to allocate until bad_alloc: 3.2 GB in 5.7 s under this limit).
+cat > "$out/small_big_space.json" <<'J'
+{"schema":"cctune.space/1","name":"tiny","collectives":["allreduce","allgather","reducescatter","broadcast","reduce","alltoall","sendrecv","gather","scatter"],
+ "sizes":{"min":1,"max":"1T","factor":1.0003},"dtype":["int8","uint8","int32","uint32","int64","uint64","float16","float32","float64","bfloat16","float8e4m3","float8e5m2"],
+ "algorithms":["auto","ring","tree"],"protocols":["auto","ll","ll128","simple"],"channels":[0,1,2,4,8,16,32,64]}
+J
+# (The command line's plan check counts it first: its 9 collectives x 12 types x ~92 000 sizes;
+# plan_space's own count, for a space whose configs multiply it, is in tuning_space_test.)
+expect_error space-too-many-points 2 "plans [0-9]* points, more than .*10000000" -- \
+  bash -c 'ulimit -v 6000000; exec timeout 60 "$0" sweep --space "$1" --dry-run --gpus 1' "$cctune" "$out/small_big_space.json"
+# A space size list longer than the command line allows: refused naming the key, also in a dry run.
+python3 -c 'import json,sys; json.dump({"schema":"cctune.space/1","name":"long","collectives":["allreduce"],"sizes":{"list":list(range(1,300001))},"algorithms":["auto"],"protocols":["auto"],"channels":[0]}, open(sys.argv[1],"w"))' "$out/long.json"
+expect_error space-long-size-list 2 'key "sizes.list": has 300000 sizes, more than 100000' -- "$cctune" sweep --space "$out/long.json" --dry-run -o "$out/a"
 [[ ! -e $out/a/results.json ]] || { echo "FAIL: results.json written despite errors"; failures=$((failures+1)); }
 [[ $failures -eq 0 ]] && echo "bad_inputs_test: all ok" || { echo "bad_inputs_test: $failures failure(s)"; exit 1; }

@@ -38,7 +38,7 @@ TEST(VersionCheck, EveryRankThrowsTheSameErrorBeforeMeasuring) {
       const AdjustVersions fake = [](int rank, Versions& v) {
         if (rank == 2) v["nccl"] = "2.99.0";
       };
-      check_versions_match(comm, "host" + std::to_string(comm.rank()), {{"nccl", "2.28.9"}}, fake);
+      check_versions_match(comm, {"host0", "host1", "host2"}, {{"nccl", "2.28.9"}}, fake);
     } catch (const EnvironmentError& e) {
       if (++thrown == 1) message = e.what_only();
     }

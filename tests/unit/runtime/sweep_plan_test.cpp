@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "app/sweep_options.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
+#include "runtime/plan_check.hpp"
 #include "runtime/protocol.hpp"
 #include "sample_plan.hpp"
 
@@ -199,6 +202,40 @@ TEST(SweepPlanJson, WorkerSpecLinesAreDepthAndSyntaxChecked) {
   } catch (const UsageError& e) {
     EXPECT_NE(e.what_only().find("nests deeper than 64 levels"), std::string::npos) << e.what_only();
   }
+}
+
+}  // namespace
+}  // namespace cctune::runtime
+
+namespace cctune::runtime {
+namespace {
+
+// Issue 24 F16: infinite or NaN seconds passed every `<` test and then failed in the worker
+// with "supervisor and worker must be the same cctune build". check_plan, which the command
+// line, the space, verify, diagnose and plan_from_json share, names the flag and the key.
+TEST(CheckPlan, NonFiniteSecondsNameTheFlagAndTheKey) {
+  auto error_of = [](const SweepPlan& p) {
+    try {
+      check_plan(p);
+    } catch (const UsageError& e) {
+      return e.describe();
+    }
+    return std::string("accepted");
+  };
+  SweepPlan p = samples::sample_nccl_plan();
+  EXPECT_EQ(error_of(p), "accepted");
+  p.nccl.point_timeout_s = std::numeric_limits<double>::infinity();
+  EXPECT_NE(error_of(p).find("--point-timeout (point_timeout_s) is inf, not a finite number above 0"), std::string::npos) << error_of(p);
+  EXPECT_EQ(error_of(p).find("same cctune build"), std::string::npos);
+  p.nccl.point_timeout_s = 60;
+  p.nccl.group_timeout_s = std::nan("");
+  EXPECT_NE(error_of(p).find("--group-timeout (group_timeout_s) is nan"), std::string::npos) << error_of(p);
+  p.nccl.group_timeout_s = 0;
+  p.measure.stop.max_time_s = std::numeric_limits<double>::infinity();
+  EXPECT_NE(error_of(p).find("--max-time (max_time_s) is inf"), std::string::npos) << error_of(p);
+  p.measure.stop.max_time_s = 1;
+  p.sizes.assign(max_size_count + 1, 8);
+  EXPECT_NE(error_of(p).find("--sizes (sizes_bytes) holds 100001 sizes, not 1 to 100000"), std::string::npos) << error_of(p);
 }
 
 }  // namespace

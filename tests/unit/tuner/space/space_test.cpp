@@ -249,3 +249,50 @@ TEST(Plan, AutoMustPairWithAuto) {
 
 }  // namespace
 }  // namespace cctune::tuner
+
+namespace cctune::tuner {
+namespace {
+
+// Issue 24, F6: this 446-byte space plans about 10^9 points (9 collectives x 96 configs x 12
+// data types x 92 000 sizes). Planning once materialised them all and died of bad_alloc; now it
+// counts them first and refuses in one line, in bounded time and memory (the ctest also runs the
+// dry run of this file under `ulimit -v`, tests/mpi/tuner).
+const char* const kSmallBigSpace =
+    R"({"schema":"cctune.space/1","name":"tiny","collectives":["allreduce","allgather","reducescatter","broadcast","reduce","alltoall","sendrecv","gather","scatter"],
+ "sizes":{"min":1,"max":"1T","factor":1.0003},"dtype":["int8","uint8","int32","uint32","int64","uint64","float16","float32","float64","bfloat16","float8e4m3","float8e5m2"],
+ "algorithms":["auto","ring","tree"],"protocols":["auto","ll","ll128","simple"],"channels":[0,1,2,4,8,16,32,64]})";
+
+TEST(Plan, TooManyPointsAreCountedAndRefusedBeforeAnyIsMade) {
+  const SearchSpace space = parse_space(kSmallBigSpace, "small_big_space.json");
+  SpaceContext ctx;
+  ctx.nranks = 8;
+  const std::string e = usage_error([&] { plan_space(space, ctx); });
+  EXPECT_NE(e.find("space tiny plans"), std::string::npos) << e;
+  EXPECT_NE(e.find("more than a sweep may measure (10000000)"), std::string::npos) << e;
+  EXPECT_NE(e.find("Fix: narrow the space"), std::string::npos) << e;
+}
+
+TEST(Plan, ALargeButBoundedSpaceIsPlannedInFull) {
+  // 1 collective x 1 config x 1 dtype x about 73 000 distinct sizes: under both limits, so every
+  // point is made (the count comes first, it does not refuse what fits).
+  const SearchSpace space = parse_space(
+      R"({"name":"edge","collectives":["allreduce"],"sizes":{"min":1,"max":"1T","factor":1.00027925},"algorithms":["auto"],"protocols":["auto"],"channels":[0]})",
+      "edge.json");
+  const SpacePlan plan = plan_space(space, SpaceContext{});
+  EXPECT_EQ(plan.points, space.sizes.expand().size());
+  EXPECT_GT(plan.points, 50000u);
+}
+
+TEST(SpaceFile, ASizeListIsCappedLikeTheCommandLine) {
+  std::string list;
+  for (int i = 1; i <= 100001; ++i) list += (i > 1 ? "," : "") + std::to_string(i);
+  const std::string e = usage_error([&] {
+    parse_space(R"({"name":"long","collectives":["allreduce"],"sizes":{"list":[)" + list +
+                    R"(]},"algorithms":["auto"],"protocols":["auto"],"channels":[0]})",
+                "long.json");
+  });
+  EXPECT_NE(e.find("key \"sizes.list\": has 100001 sizes, more than 100000"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace cctune::tuner
