@@ -6,7 +6,7 @@
 #include "net/ib_device.hpp"
 #include "net/pair_schedule.hpp"
 #include "net/probe_internal.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::net {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::net::detail {
 

@@ -21,7 +21,7 @@
 #include "runtime/groups.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::app {
 namespace {

@@ -8,7 +8,7 @@
 #include "app/build_info.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "core/error.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::app {
 

@@ -14,7 +14,7 @@
 #include "runtime/line_channel.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::runtime {
 namespace {

@@ -23,7 +23,7 @@
 #include "core/files.hpp"
 #include "runtime/plan_check.hpp"
 #include "runtime/worker_process.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::app {
 namespace {

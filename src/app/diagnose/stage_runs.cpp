@@ -11,7 +11,7 @@
 #include "comm/rank_agreement.hpp"
 #include "core/results_json.hpp"
 #include "net/probe.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::app::diagnose {
 namespace {

@@ -1,10 +1,10 @@
 // The typed RankComm helpers over ranks as threads, and JobLayout from gathered hosts.
 #include <gtest/gtest.h>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 #include "core/job_layout.hpp"
 #include "support/thread_comm.hpp"
-#include "collectives/rank_comm_typed.hpp"
+#include "comm/rank_comm_typed.hpp"
 
 namespace cctune {
 namespace {

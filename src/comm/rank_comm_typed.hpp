@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "collectives/rank_comm.hpp"
+#include "comm/rank_comm.hpp"
 
 namespace cctune {
 
