@@ -55,8 +55,11 @@ ProbeOptions with_test_hooks(ProbeOptions o, const TestHooks& hooks) {
 }
 
 void stall_if_asked(const ProbeOptions& o, int rank) {
-  if (rank == o.test_stall_rank && o.test_stall_s > 0)
-    std::this_thread::sleep_for(std::chrono::duration<double>(o.test_stall_s));
+  if (rank != o.test_stall_rank || o.test_stall_s <= 0) return;
+  // In slices, as a real wait for a peer is: a stop request ends it.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.test_stall_s);
+  while (std::chrono::steady_clock::now() < until && !(o.stop_requested && o.stop_requested()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
 }  // namespace cctune::net

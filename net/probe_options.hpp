@@ -1,6 +1,7 @@
 #pragma once
 // What `cctune probe` (and `cctune sweep --probe`) asks of the network probes.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ struct ProbeOptions {
   bool gpu_buffers = false;          // ibverbs: GPU memory via dma-buf (libcuda.so.1 loaded at run time)
   double port_fraction_warn = 0.8;   // flag pairs below this fraction of the port rate
   std::chrono::seconds timeout{60};  // per connection step and per transfer; no hang
+  // True once a stop (SIGINT/SIGTERM) was requested: asked between rounds (collectively),
+  // in waits for a peer and when a transfer is interrupted by a signal. Empty: never.
+  std::function<bool()> stop_requested;
   // Tests only: rank `test_stall_rank` sleeps `test_stall_s` before it answers as a
   // responder, so the timeouts meet a real stalled peer (CCTUNE_TEST_PROBE_STALL=RANK:SECONDS).
   int test_stall_rank = -1;

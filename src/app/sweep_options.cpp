@@ -207,6 +207,13 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   else throw UsageError("--placement '" + a.placement + "' is unknown", "use both, out or in");
   if (a.iters < 1) throw UsageError("-n/--iters must be at least 1", "use e.g. -n 20");
   if (a.warmup < 0) throw UsageError("-w/--warmup-iters must not be negative", "use e.g. -w 5");
+  // Batches and warm-ups are capped by time anyway; counts past this are typos, not plans.
+  constexpr int max_ops = 1000000;
+  if (a.iters > max_ops)
+    throw UsageError("-n/--iters " + std::to_string(a.iters) + " is above the limit of " + std::to_string(max_ops), "use e.g. -n 20");
+  if (a.warmup > max_ops)
+    throw UsageError("-w/--warmup-iters " + std::to_string(a.warmup) + " is above the limit of " + std::to_string(max_ops),
+                     "use e.g. -w 5");
   if (a.min_iters < 1) throw UsageError("--min-iters must be at least 1", "use e.g. --min-iters 20");
   if (!(a.max_time_s > 0)) throw UsageError("--max-time must be positive", "use e.g. --max-time 1");
   if (!(a.target_noise > 0)) throw UsageError("--target-noise must be positive", "use e.g. --target-noise 0.01");

