@@ -54,7 +54,7 @@ def run_and_stop(opts, name, args, env, stop_after_s, bound_s):
         out, err = p.communicate()
     took = time.monotonic() - t0
     print(f"{name}: exit {p.returncode} {took:.2f} s after SIGTERM")
-    check(took < bound_s, f"ended {took:.2f} s after SIGTERM, well before the {bound_s:.0f} s the unfixed code took at least:\n{err}")
+    check(took < bound_s, f"ended {took:.2f} s after SIGTERM (bound {bound_s:.0f} s, far below what the stall or warm-up would last):\n{err}")
     return p.returncode, out, err
 
 
