@@ -6,7 +6,6 @@
 Real processes throughout: selftest workers under a real supervisor, misbehaving through an
 LD_PRELOAD library (hostile_worker.c) or frozen by the kernel's cgroup-v1 freezer.
 """
-import argparse
 import os
 import shutil
 import subprocess
@@ -190,14 +189,7 @@ def run_frozen(opts, cg, interrupt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("scenario")
-    ap.add_argument("--cctune", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--workdir", required=True)
-    ap.add_argument("--preload", required=True)
-    opts = ap.parse_args()
-    os.makedirs(opts.workdir, exist_ok=True)
+    opts = lifecycle.scenario_args([("--preload", {"required": True})])
     globals()["scenario_" + opts.scenario](opts)
 
 

@@ -8,7 +8,6 @@ the probe ran out its stalled pair (25 s) and the warm-up its million operations
 either looked at the stop flag. The check is relative to that: the exit must come well
 before the stall or the warm-up could have ended; the measured figure is printed.
 """
-import argparse
 import os
 import shutil
 import signal
@@ -17,6 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lifecycle  # noqa: E402  (scenario_args)
 from lifecycle import check  # noqa: E402
 
 
@@ -80,13 +80,7 @@ def scenario_warmup(opts):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("scenario")
-    ap.add_argument("--cctune", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--workdir", required=True)
-    opts = ap.parse_args()
-    os.makedirs(opts.workdir, exist_ok=True)
+    opts = lifecycle.scenario_args()
     globals()["scenario_" + opts.scenario](opts)
 
 
