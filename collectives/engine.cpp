@@ -28,6 +28,18 @@ BatchRequest request(int n, BatchKind kind, const BatchPlan& plan, const Measure
 
 int ran_of(const BatchTiming& t, int n) { return t.ran > 0 ? t.ran : n; }
 
+// Warm-up as a batch is run: no longer than a batch may last (the point's time cap bounds it,
+// whatever -w says), and ended by a stop request agreed across ranks. The first operation
+// times one: every rank derives the same cap from it.
+bool warm_up(CollectiveBackend& backend, RankComm& comm, const MeasureSettings& s) {
+  const double one_us = std::max(comm.max(backend.run_wall(1).wall_us), 1e-3);
+  if (s.warmup_iters <= 1) return true;
+  BatchPlan plan;
+  plan.check_every = s.stop_requested ? clamp_ops(kStopCheckEveryUs / one_us) : 0;
+  const int n = std::min(s.warmup_iters - 1, clamp_ops(max_batch_us(s) / one_us));
+  return !backend.run_batch(request(n, BatchKind::Wall, plan, s)).interrupted;
+}
+
 PointResult interrupted(PointResult result) {
   result.stop_reason = StopReason::Interrupted;
   return result;
@@ -98,7 +110,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     result.wrong = comm.any(wrong == kNotChecked) ? -1 : static_cast<long>(comm.sum(static_cast<double>(wrong)));
     backend.prepare(spec);  // in-place operations overwrote their inputs
   }
-  if (settings.warmup_iters > 0) backend.run_wall(settings.warmup_iters);
+  if (settings.warmup_iters > 0 && !warm_up(backend, comm, settings)) return interrupted(result);
   comm.barrier();
   const auto t0 = std::chrono::steady_clock::now();
   const std::optional<BatchPlan> plan = plan_batches(backend, comm, settings);

@@ -136,7 +136,7 @@ void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, co
   };
   // NIC-to-NIC inside a node: ranks on one host take NICs by local index, so with one
   // rank per NIC the pairs with same_host = true are exactly those.
-  result["pairs"] = run_rounds(comm, me, rounds, endpoints, "ib", label, [&](int peer, bool initiator, nlohmann::json& entry) {
+  result["pairs"] = run_rounds(comm, me, rounds, endpoints, "ib", label, o.stop_requested, [&](int peer, bool initiator, nlohmann::json& entry) {
     bool numa_bound = false;
     const auto m = run_pair(comm, initiator, peer, port, o, gpu, numa_bound);
     if (!initiator) return;

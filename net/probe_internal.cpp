@@ -53,9 +53,10 @@ nlohmann::json gather_endpoints(RankComm& comm, const nlohmann::json& mine) {
 
 nlohmann::json run_rounds(RankComm& comm, const RankInfo& me, const std::vector<Round>& rounds,
                           const nlohmann::json& endpoints, const std::string& transport, const EndpointLabel& label,
-                          const MeasurePair& measure) {
+                          const std::function<bool()>& stop, const MeasurePair& measure) {
   nlohmann::json pairs = nlohmann::json::array();
   for (std::size_t r = 0; r < rounds.size(); ++r) {
+    if (comm.any(stop && stop())) break;  // the sweep stops; the pairs measured so far stand
     const int peer = peer_in_round(rounds[r], me.rank);
     nlohmann::json entry = nullptr;
     if (peer >= 0) {

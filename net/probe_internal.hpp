@@ -36,10 +36,11 @@ using MeasurePair = std::function<void(int peer, bool initiator, nlohmann::json&
 
 // The rounds, the same for every transport: in each, this rank measures with its peer
 // (if it has one); an Error becomes the entry's "error" and the other pairs go on; then
-// the round's entries are gathered. Returns result["pairs"], the same on every rank.
+// the round's entries are gathered. Returns result["pairs"], the same on every rank. A stop
+// request on any rank (`stop`, asked collectively before each round) ends the rounds early.
 nlohmann::json run_rounds(RankComm& comm, const RankInfo& me, const std::vector<Round>& rounds,
                           const nlohmann::json& endpoints, const std::string& transport, const EndpointLabel& label,
-                          const MeasurePair& measure);
+                          const std::function<bool()>& stop, const MeasurePair& measure);
 
 // Per-transport drivers: fill result["endpoints"], result["pairs"].
 void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o,

@@ -47,7 +47,7 @@ void validate(const ProbeOptions& o) {
 }
 
 void before_respond(const ProbeOptions& o, int rank) {
-  if (o.before_respond) o.before_respond(rank);
+  if (o.before_respond) o.before_respond(rank, o.stop_requested);
 }
 
 }  // namespace cctune::net

@@ -1,6 +1,7 @@
 #pragma once
 // What `cctune probe` (and `cctune sweep --probe`) asks of the network probes.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -32,9 +33,13 @@ struct ProbeOptions {
   bool gpu_buffers = false;          // ibverbs: GPU memory via dma-buf (libcuda.so.1 loaded at run time)
   double port_fraction_warn = 0.8;   // flag pairs below this fraction of the port rate
   std::chrono::seconds timeout{60};  // per connection step and per transfer; no hang
-  // Called with this rank before it answers as a responder. Production sets none; a test
-  // build of cctune stalls one rank this way, so the timeouts meet a real stalled peer.
-  std::function<void(int rank)> before_respond;
+  // True once a stop (SIGINT/SIGTERM) was requested: asked between rounds (collectively),
+  // in waits for a peer and when a transfer is interrupted by a signal. Empty: never.
+  std::function<bool()> stop_requested;
+  // Called with this rank (and the stop request above) before it answers as a responder.
+  // Production sets none; a test build of cctune stalls one rank this way, so the timeouts
+  // meet a real stalled peer, and a stop request still ends the stall.
+  std::function<void(int rank, const std::function<bool()>& stop_requested)> before_respond;
 };
 
 // Runs `o.before_respond`, when set.

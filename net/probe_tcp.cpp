@@ -47,11 +47,12 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
   const auto label = [](const nlohmann::json& e) {
     return e["interface"].get<std::string>() + " " + e["address"].get<std::string>();
   };
-  result["pairs"] = run_rounds(comm, me, rounds, endpoints, "tcp", label, [&](int peer, bool initiator, nlohmann::json& entry) {
+  result["pairs"] = run_rounds(comm, me, rounds, endpoints, "tcp", label, o.stop_requested, [&](int peer, bool initiator, nlohmann::json& entry) {
     if (initiator) {
       const auto& b = endpoints[static_cast<std::size_t>(peer)];
       Fd conn = connect_tcp(b["address"], b["port"], timeout);
       configure_stream(conn, timeout);
+      throw_if_stopped(o.stop_requested);
       send_hello(conn, token, me.rank);
       entry.update(measurement_json(tcp_initiate(conn, o)));
       return;
@@ -59,7 +60,7 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
     before_respond(o, me.rank);
     // Only this round's peer with this job's token starts the pair; anything else that
     // connects (a late retry of an earlier round, a stranger) is dropped.
-    Fd conn = accept_peer(listener, token, peer, timeout);
+    Fd conn = accept_peer(listener, token, peer, timeout, o.stop_requested);
     configure_stream(conn, timeout);
     tcp_respond(conn, o);
   });

@@ -173,13 +173,19 @@ namespace {
 // Moves all `n` bytes, `step(offset, left)` being one send() or recv(); retries after a
 // signal. `what` names the direction in errors: "send to", "receive from".
 template <class Step>
-void transfer_all(std::size_t n, const char* what, Step step) {
+void transfer_all(std::size_t n, const char* what, const StopCheck& stop, Step step) {
   std::size_t done = 0;
+  throw_if_stopped(stop);
   while (done < n) {
     const ssize_t k = step(done, n - done);
     if (k == 0) throw RuntimeFailure("the peer rank closed the TCP connection");
     if (k < 0) {
-      if (errno == EINTR) continue;
+      // The signal a stop request comes with interrupts the blocked call (send and receive
+      // timeouts are set, so it is not restarted): that is when to ask.
+      if (errno == EINTR) {
+        throw_if_stopped(stop);
+        continue;
+      }
       if (errno == EAGAIN || errno == EWOULDBLOCK) throw RuntimeFailure(std::string("TCP ") + what + " the peer rank timed out");
       throw RuntimeFailure(std::string("TCP ") + what + " the peer rank failed: " + errno_text());
     }
@@ -189,14 +195,18 @@ void transfer_all(std::size_t n, const char* what, Step step) {
 
 }  // namespace
 
-void send_all(const Fd& s, const void* data, std::size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  transfer_all(n, "send to", [&](std::size_t offset, std::size_t left) { return ::send(s.get(), p + offset, left, MSG_NOSIGNAL); });
+void throw_if_stopped(const StopCheck& stop) {
+  if (stop && stop()) throw RuntimeFailure("stopped by a signal");
 }
 
-void recv_all(const Fd& s, void* data, std::size_t n) {
+void send_all(const Fd& s, const void* data, std::size_t n, const StopCheck& stop) {
+  const auto* p = static_cast<const char*>(data);
+  transfer_all(n, "send to", stop, [&](std::size_t offset, std::size_t left) { return ::send(s.get(), p + offset, left, MSG_NOSIGNAL); });
+}
+
+void recv_all(const Fd& s, void* data, std::size_t n, const StopCheck& stop) {
   auto* p = static_cast<char*>(data);
-  transfer_all(n, "receive from", [&](std::size_t offset, std::size_t left) { return ::recv(s.get(), p + offset, left, 0); });
+  transfer_all(n, "receive from", stop, [&](std::size_t offset, std::size_t left) { return ::recv(s.get(), p + offset, left, 0); });
 }
 
 }  // namespace cctune::net

@@ -2,6 +2,7 @@
 // TCP plumbing for the fallback probe: an owned descriptor, the interface NCCL would
 // pick, and blocking transfers that give up after a timeout instead of hanging.
 #include <chrono>
+#include <functional>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -50,8 +51,14 @@ Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeou
 // Sets TCP_NODELAY and send/receive timeouts so a dead peer surfaces as an error.
 void configure_stream(const Fd& s, std::chrono::milliseconds timeout);
 
-// Whole-buffer transfers; throw RuntimeFailure on error, timeout or peer close.
-void send_all(const Fd& s, const void* data, std::size_t n);
-void recv_all(const Fd& s, void* data, std::size_t n);
+// Asked when a wait is cut short by a signal (SIGINT/SIGTERM): true ends the wait with a
+// RuntimeFailure. Empty: waits resume after signals.
+using StopCheck = std::function<bool()>;
+
+// Whole-buffer transfers; throw RuntimeFailure on error, timeout, peer close or a stop request.
+void send_all(const Fd& s, const void* data, std::size_t n, const StopCheck& stop = {});
+void recv_all(const Fd& s, void* data, std::size_t n, const StopCheck& stop = {});
+// Throws the RuntimeFailure of a stop request when `stop` says there is one.
+void throw_if_stopped(const StopCheck& stop);
 
 }  // namespace cctune::net

@@ -87,7 +87,8 @@ void send_hello(const Fd& conn, const std::string& token, std::int32_t rank) {
   send_all(conn, hello.data(), hello.size());
 }
 
-Fd accept_peer(const Fd& listener, const std::string& token, std::int32_t peer, std::chrono::milliseconds timeout) {
+Fd accept_peer(const Fd& listener, const std::string& token, std::int32_t peer, std::chrono::milliseconds timeout,
+               const StopCheck& stop) {
   const std::string want = expected_hello(token, peer);
   const auto deadline = Clock::now() + timeout;
   set_blocking(listener.get(), false);  // a connection reset between poll and accept must not block
@@ -95,6 +96,7 @@ Fd accept_peer(const Fd& listener, const std::string& token, std::int32_t peer, 
   for (;;) {
     const auto now = Clock::now();
     if (now >= deadline) break;
+    throw_if_stopped(stop);  // asked every poll slice (100 ms)
     while (!pending.empty() && now - pending.front().since > hello_timeout) pending.pop_front();
     std::vector<pollfd> fds{{listener.get(), POLLIN, 0}};
     for (const auto& p : pending) fds.push_back({p.conn.get(), POLLIN, 0});

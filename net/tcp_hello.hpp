@@ -21,6 +21,7 @@ void send_hello(const Fd& conn, const std::string& token, std::int32_t rank);
 
 // The responder's side: the connection of `peer` with `token`, accepted on `listener`
 // within `timeout`. Throws RuntimeFailure only when the deadline passes.
-Fd accept_peer(const Fd& listener, const std::string& token, std::int32_t peer, std::chrono::milliseconds timeout);
+Fd accept_peer(const Fd& listener, const std::string& token, std::int32_t peer, std::chrono::milliseconds timeout,
+               const StopCheck& stop = {});
 
 }  // namespace cctune::net

@@ -10,6 +10,7 @@ JsonReporter::JsonReporter(Results initial, std::string path) : results_(std::mo
 
 void JsonReporter::begin_run(const RunResult& run) {
   results_.runs.push_back(run);
+  run_open_ = true;
   save();
 }
 
@@ -36,12 +37,24 @@ void JsonReporter::fail_run(const std::string& reason) {
 void JsonReporter::run_timing(double duration_s, double startup_s) {
   results_.runs.back().duration_s = duration_s;
   results_.runs.back().startup_s = startup_s;
+  run_open_ = false;  // the group ended; fail_run or finish(Interrupted) say how, if not well
   save();
 }
 
 void JsonReporter::save() {
   if (path_.empty()) return;
-  write_on_rank0([&] { save_results(results_, path_); });
+  // A run still being measured is saved as interrupted (issue 24, F16): after a crash it must
+  // not read "ok" with only part of its points.
+  RunStatus* open = run_open_ && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok ? &results_.runs.back().status
+                                                                                                         : nullptr;
+  if (open) *open = RunStatus::Interrupted;
+  try {
+    write_on_rank0([&] { save_results(results_, path_); });
+  } catch (...) {
+    if (open) *open = RunStatus::Ok;
+    throw;
+  }
+  if (open) *open = RunStatus::Ok;
 }
 
 void JsonReporter::finish(MetaStatus status) {
@@ -49,6 +62,7 @@ void JsonReporter::finish(MetaStatus status) {
   results_.meta.end_time = utc_now_iso8601();
   if (status == MetaStatus::Interrupted && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok)
     results_.runs.back().status = RunStatus::Interrupted;
+  run_open_ = false;
   save();
 }
 

@@ -29,6 +29,9 @@ class JsonReporter final : public Reporter {
   void save();
   Results results_;
   std::string path_;
+  // Between begin_run and the run's end (run_timing, or finish): a file saved meanwhile says
+  // "interrupted" for it, which is what it is should the process die before the end.
+  bool run_open_ = false;
 };
 
 }  // namespace cctune::app

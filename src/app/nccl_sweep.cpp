@@ -32,16 +32,6 @@ std::string scratch_dir() {
   return ec ? std::string("/tmp") : d.string();
 }
 
-// <output>/workers on every node that can make it (workers on other nodes write their logs
-// there when the output directory is shared, and in a local scratch folder otherwise).
-std::string worker_log_dir(const std::string& output_dir) {
-  std::error_code ec;
-  const auto dir = std::filesystem::absolute(std::filesystem::path(output_dir) / "workers", ec);
-  if (!ec && (std::filesystem::create_directories(dir, ec), !ec) && ::access(dir.c_str(), W_OK) == 0) return dir.string();
-  const auto fallback = std::filesystem::path(scratch_dir()) / ("cctune-workers-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(fallback, ec);
-  return fallback.string();
-}
 
 // NCCL ranks follow the supervisors' order, each supervisor's workers in device order
 // (runtime::layout_workers), so the supervisors' device lists, concatenated, place them all.
@@ -246,7 +236,8 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const Place
   const auto points = runtime::enumerate_points(plan, nranks);
   runtime::GroupSettings settings;
   settings.executable = session.executable();
-  settings.log_dir = worker_log_dir(plan.output_dir);
+  // Workers on nodes that do not share the output directory log to a private scratch folder.
+  agree_on_errors(comm, [&] { settings.log_dir = runtime::make_worker_log_dir(plan.output_dir, scratch_dir()); });
   settings.base_env = runtime::current_environment();
   settings.point_timeout_s = ns.point_timeout_s;
   // Automatic deadline: start-up plus three time caps per point, generously.

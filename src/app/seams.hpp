@@ -18,7 +18,7 @@ struct Seams {
   // MPI backend: called with this rank before every operation's launch, outside its clock.
   std::function<void(int rank)> mpi_before_launch;
   // Network probe: called with this rank before it answers as a responder.
-  std::function<void(int rank)> probe_before_respond;
+  std::function<void(int rank, const std::function<bool()>& stop_requested)> probe_before_respond;
   // Version check: may change what this rank reports before the ranks compare.
   std::function<void(int rank, std::map<std::string, std::string>& versions)> adjust_versions;
 };

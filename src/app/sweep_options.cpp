@@ -216,6 +216,13 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
   else if (a.placement == "out") p.placements = {false};
   else if (a.placement == "in") p.placements = {true};
   else throw UsageError("--placement '" + a.placement + "' is unknown", "use both, out or in");
+  // Batches and warm-ups are capped by time anyway; counts past this are typos, not plans.
+  constexpr int max_ops = 1000000;
+  if (a.iters > max_ops)
+    throw UsageError("-n/--iters " + std::to_string(a.iters) + " is above the limit of " + std::to_string(max_ops), "use e.g. -n 20");
+  if (a.warmup > max_ops)
+    throw UsageError("-w/--warmup-iters " + std::to_string(a.warmup) + " is above the limit of " + std::to_string(max_ops),
+                     "use e.g. -w 5");
   if (a.check != 0 && a.check != 1) throw UsageError("-c/--check must be 0 or 1", "use -c 1 to check results");
   p.measure.batch_iters = a.iters;
   p.measure.warmup_iters = a.warmup;

@@ -7,6 +7,7 @@
 #include "app/report/report.hpp"
 #include "app/space_sweep.hpp"
 #include "app/run_meta.hpp"
+#include "app/signals.hpp"
 #include "core/error.hpp"
 #include "diagnose/straggler.hpp"
 #include "net/probe.hpp"
@@ -24,6 +25,7 @@ void attach_topology(Session& session, Results& results) {
 void attach_network_probe(Session& session, Results& results, const std::string& kind_text) {
   net::ProbeOptions options;
   options.kind = net::parse_probe_kind(kind_text);
+  options.stop_requested = [] { return stop_signal() != 0; };  // F14: SIGTERM ends the probe, not only the sweep after it
   if (options.kind == net::ProbeKind::none) return;
   // The default on one host: nothing crosses a network, so nothing to say.
   if (options.kind == net::ProbeKind::auto_select && results.meta.hostnames.size() < 2) return;

@@ -6,12 +6,14 @@
 #include <csignal>
 #include <cstdio>
 #include <deque>
-#include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "runtime/line_channel.hpp"
+#include "runtime/orphans.hpp"
+#include "runtime/point_gate.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
 #include "comm/rank_comm_typed.hpp"
@@ -55,6 +57,9 @@ class Supervisor {
     start_ = Clock::now();
     // A worker that dies leaves a broken pipe; writing to it must fail, not kill us.
     std::signal(SIGPIPE, SIG_IGN);
+    adopt_orphans();  // a worker's setsid'd children come back to us when it dies
+    spared_ = child_processes();  // ours before the group (an MPI daemon, say): not the group's to end
+    gate_.emplace(points_, workers.empty() ? 1 : workers.front().spec.nranks);
     std::string spawn_error;
     try {
       spawn_all(workers);
@@ -160,10 +165,18 @@ class Supervisor {
         if (t.spec.spec.rank == 0 && cb_.on_progress) cb_.on_progress(t.last_point);
         break;
       case MessageType::Point: {
+        if (refused_) break;  // nothing from a group that sent a forged point is recorded any more
         const long point = message_point(m);
         const nlohmann::json& result = m.body.at("result");
         if (!result.is_object()) throw RuntimeFailure("point message whose result is not an object");
-        if (cb_.on_point) cb_.on_point(point, result);
+        nlohmann::json admitted;
+        try {
+          admitted = gate_->admit(t.spec.spec.rank, t.last_point, point, result);
+        } catch (...) {
+          refused_ = true;
+          throw;
+        }
+        if (cb_.on_point) cb_.on_point(point, admitted);
         break;
       }
       case MessageType::Done: t.done = true; break;
@@ -257,10 +270,30 @@ class Supervisor {
   void release_workers() {
     for (auto& t : workers_) t.proc->close_stdin();
     const auto deadline = Clock::now() + std::chrono::seconds(10);
-    for (auto& t : workers_) {
+    for (auto& t : workers_)
       while (!t.proc->poll_exit() && Clock::now() < deadline) poll(nullptr, 0, 5);
-      if (!t.proc->status()) t.proc->kill_and_reap();
-    }
+  }
+
+  // SIGKILL to every worker still running (and to orphans they left), then one bounded wait
+  // for all of them together. Those SIGKILL did not end in time are abandoned: the sweep goes
+  // on without them. Collective: every supervisor learns of every stuck worker.
+  std::string end_workers() {
+    for (auto& t : workers_) t.proc->send_kill();
+    const auto deadline = Clock::now() + kKillWait;
+    std::string stuck;
+    std::vector<pid_t> spare = spared_;
+    for (auto& t : workers_)
+      if (!t.proc->reap_until(deadline)) {
+        stuck += (stuck.empty() ? "" : "; ") + who(t) + " did not exit after SIGKILL (pid " + std::to_string(t.proc->pid()) +
+                 ", abandoned: stuck in the kernel, e.g. a GPU driver or a hung file system)";
+        spare.push_back(t.proc->pid());
+      }
+    end_children(spare, Clock::now() + kKillWait);
+    std::string all;
+    const auto each = comm_.allgather(stuck);
+    for (std::size_t r = 0; r < each.size(); ++r)
+      if (!each[r].empty()) all += (all.empty() ? "" : "; ") + (each.size() > 1 ? "supervisor rank " + std::to_string(r) + ": " : "") + each[r];
+    return all;
   }
 
   std::optional<GroupOutcome> agree() {
@@ -290,7 +323,7 @@ class Supervisor {
       uid_sent_ = true;
     }
     if (best != kNone) {
-      for (auto& t : workers_) t.proc->kill_and_reap();
+      const std::string stuck = end_workers();
       GroupOutcome o;
       o.hello = hello_;
       const ErrorKind kind = parse_error_kind(best_j["kind"].get<std::string>()).value_or(ErrorKind::Failure);
@@ -301,12 +334,17 @@ class Supervisor {
       if (failing > 1) o.reason += " [" + std::to_string(failing - 1) + " other supervisor(s) also reported a failure]";
       o.error_kind = kind;
       o.error_fix = best_j["fix"];
+      if (!stuck.empty()) o.reason += "; " + stuck;
       return o;
     }
     if (done) {
       release_workers();
       GroupOutcome o;
       o.hello = hello_;
+      if (const std::string stuck = end_workers(); !stuck.empty()) {
+        o.status = GroupStatus::Failed;
+        o.reason = stuck;
+      }
       return o;
     }
     return std::nullopt;
@@ -326,6 +364,9 @@ class Supervisor {
   std::string uid_;
   bool uid_sent_ = false;
   nlohmann::json hello_;
+  std::optional<PointGate> gate_;
+  std::vector<pid_t> spared_;
+  bool refused_ = false;
 };
 
 }  // namespace
@@ -338,20 +379,6 @@ std::string to_string(GroupStatus s) {
     case GroupStatus::Aborted: return "failed";
   }
   return "failed";
-}
-
-std::string log_tail(const std::string& path, int lines) {
-  std::ifstream in(path);
-  std::deque<std::string> last;
-  for (std::string l; std::getline(in, l);) {
-    if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (l.size() > 200) l = l.substr(0, 200) + "...";
-    last.push_back(l);
-    if (static_cast<int>(last.size()) > lines) last.pop_front();
-  }
-  std::string out;
-  for (const auto& l : last) out += (out.empty() ? "" : " | ") + l;
-  return out;
 }
 
 GroupOutcome run_group(RankComm& comm, const ConfigGroup& group, const std::vector<LocalWorker>& workers,

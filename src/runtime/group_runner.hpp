@@ -14,6 +14,7 @@
 #include "core/error_kind.hpp"
 #include "runtime/groups.hpp"
 #include "runtime/protocol.hpp"
+#include "runtime/worker_logs.hpp"
 
 namespace cctune::runtime {
 
@@ -55,8 +56,5 @@ struct GroupCallbacks {
 // `points` is the group's point list (to name the point a worker had reached).
 GroupOutcome run_group(RankComm& comm, const ConfigGroup& group, const std::vector<LocalWorker>& workers,
                        const std::vector<PointSpec>& points, const GroupSettings& settings, const GroupCallbacks& callbacks);
-
-// The last `lines` non-empty lines of a file, joined with " | ", each cut to 200 chars.
-std::string log_tail(const std::string& path, int lines);
 
 }  // namespace cctune::runtime

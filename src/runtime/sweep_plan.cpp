@@ -19,7 +19,10 @@ using nlohmann::json;
 namespace search = tuner::search;
 
 [[noreturn]] void refuse(const std::string& what) {
-  throw UsageError("sweep plan: " + what, "supervisor and worker must be the same cctune build");
+  // The plan carries the sweep's options as given, so a value the options let through (inf,
+  // nan, a list too long) fails here as often as a build mismatch does: name both.
+  throw UsageError("sweep plan: " + what,
+                   "check that option of the sweep (a value out of range); if it is valid, run the same cctune build on every node");
 }
 
 const json& field(const json& j, const char* key) {

@@ -164,14 +164,14 @@ WorkerProcess WorkerProcess::spawn(const SpawnRequest& request) {
 }
 
 WorkerProcess::WorkerProcess(WorkerProcess&& o) noexcept
-    : pid_(o.pid_), stdin_fd_(o.stdin_fd_), message_fd_(o.message_fd_), status_(o.status_) {
+    : pid_(o.pid_), stdin_fd_(o.stdin_fd_), message_fd_(o.message_fd_), status_(o.status_), abandoned_(o.abandoned_) {
   o.pid_ = -1;
   o.stdin_fd_ = -1;
   o.message_fd_ = -1;
 }
 
 WorkerProcess::~WorkerProcess() {
-  if (pid_ > 0 && !status_) kill_and_reap();
+  if (pid_ > 0 && !status_ && !abandoned_) kill_and_reap();
   close_fd(stdin_fd_);
   close_fd(message_fd_);
 }
@@ -182,17 +182,38 @@ bool WorkerProcess::poll_exit() {
   int st = 0;
   const pid_t r = ::waitpid(pid_, &st, WNOHANG);
   if (r == pid_) status_ = st;
+  // Reaped elsewhere (the supervisor's sweep of adopted orphans): gone, status unknown.
+  if (r < 0 && errno == ECHILD) status_ = SIGKILL;  // reads as "killed by signal SIGKILL"
   return status_.has_value();
 }
 
-void WorkerProcess::kill_and_reap() {
+void WorkerProcess::send_kill() {
   if (pid_ <= 0 || status_) return;
   ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);  // in case it left its group
-  int st = 0;
-  while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+}
+
+// Polled, never a blocking waitpid: a process in uninterruptible sleep ignores SIGKILL until
+// it wakes, which may be never, and the supervisor must stay responsive (its peers wait in
+// the agreement allgather, and a stop request must still end the sweep).
+bool WorkerProcess::reap_until(std::chrono::steady_clock::time_point deadline) {
+  if (abandoned_) return false;
+  for (;;) {
+    if (poll_exit()) return true;
+    if (pid_ <= 0) return false;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      abandoned_ = true;
+      return false;
+    }
+    ::usleep(5000);
   }
-  status_ = st;
+}
+
+bool WorkerProcess::kill_and_reap() {
+  if (pid_ <= 0 || status_) return true;
+  if (abandoned_) return false;
+  send_kill();
+  return reap_until(std::chrono::steady_clock::now() + kKillWait);
 }
 
 void WorkerProcess::close_stdin() { close_fd(stdin_fd_); }

@@ -2,9 +2,11 @@
 // One worker process as the supervisor sees it: spawned with posix_spawn in its own
 // process group, stdin and fd 3 connected to pipes, stdout/stderr appended to a log file.
 // The owner kills (SIGKILL to the whole group) and reaps it; the destructor does both if
-// nobody did, so no worker outlives its supervisor's handle.
+// nobody did. A process SIGKILL cannot end in time (uninterruptible sleep in a driver or on
+// a hung file system) is abandoned after a bounded wait rather than waited for forever.
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,8 +35,14 @@ class WorkerProcess {
   int message_fd() const { return message_fd_; }  // the supervisor reads here (non-blocking)
   // Reaps without blocking; true once the process has exited (then status() is set).
   bool poll_exit();
-  // SIGKILL to the worker's process group, then waits for it.
-  void kill_and_reap();
+  // SIGKILL to the worker's process group (and to the worker, should it have left it).
+  void send_kill();
+  // Waits (polling) until the process is reaped or `deadline` passes; true once reaped.
+  // After the deadline the process is abandoned: nobody waits for it again.
+  bool reap_until(std::chrono::steady_clock::time_point deadline);
+  // send_kill, then reap_until now + kKillWait; false when the process was abandoned.
+  bool kill_and_reap();
+  bool abandoned() const { return abandoned_; }
   // Closes stdin so a worker waiting for input sees EOF.
   void close_stdin();
   std::optional<int> status() const { return status_; }  // waitpid status
@@ -46,7 +54,12 @@ class WorkerProcess {
   int stdin_fd_ = -1;
   int message_fd_ = -1;
   std::optional<int> status_;
+  bool abandoned_ = false;
 };
+
+// How long a SIGKILLed worker may take to be reaped before it is given up on: long enough
+// for a process that is merely slow to unwind (a large address space, a busy host).
+inline constexpr std::chrono::seconds kKillWait{5};
 
 // "exit code 3", "killed by signal SIGABRT".
 std::string describe_wait_status(int status);

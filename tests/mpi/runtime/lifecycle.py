@@ -19,6 +19,7 @@ to have one GPU, so CI runs the very path the one-GPU machine runs.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -242,10 +243,23 @@ def scenario_straggler(opts):
     host = run["places"][1]["host"]
     check([p["gpu"] for p in run["places"]] == [0, 1], f"supervisor k's worker on GPU k: {run['places']}")
     lines = [l for l in r.out.splitlines() if l.startswith("# straggler:")]
-    want = f"# straggler: rank 1 (host {host}, GPU 1) arrives last in 100 % of operations at {len(run['points'])} of {len(run['points'])} points"
-    check(lines == [want], f"the slowed rank alone is named: {lines}", r)
-    healthy = sweep(opts, "straggler_healthy", small(), {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
-    check(healthy.rc == 0 and "# straggler:" not in healthy.out, "nobody named without the switch", healthy)
+    # Relative, not exact: on a loaded 2-core host a descheduled healthy worker can arrive
+    # last at a point or two (CI once saw 95 of 96), so the slowed rank must be named alone
+    # and at most points, not at every one.
+    n = len(run["points"])
+    m = re.fullmatch(rf"# straggler: rank 1 \(host {re.escape(host)}, GPU 1\) arrives last in (\d+) % of operations at (\d+) of {n} points",
+                     lines[0]) if len(lines) == 1 else None
+    check(m is not None and int(m.group(1)) >= 80 and int(m.group(2)) >= 0.8 * n, f"the slowed rank alone is named, at most points: {lines}", r)
+    # Nobody named without the switch; a load spike may name one once, so a bounded retry,
+    # each try said.
+    for attempt in range(1, 4):
+        healthy = sweep(opts, "straggler_healthy", small(), {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
+        check(healthy.rc == 0, "healthy sweep succeeds", healthy)
+        named = [l for l in healthy.out.splitlines() if l.startswith("# straggler:")]
+        if not named:
+            break
+        print(f"retry {attempt}/3: a healthy run named a straggler (load on this host?): {named}")
+    check(not named, "nobody named without the switch (in one of 3 tries)", healthy)
 
 
 def gpu_point_timeout():
@@ -254,10 +268,33 @@ def gpu_point_timeout():
     return "20" if GPU["shared"] else "30"
 
 
+def load_symptom(r):
+    """Why a fault run says more about the host's load than about the fault: a worker without
+    the planted fault went silent past the point timeout (descheduled on a busy 2-core host)."""
+    try:
+        runs = r.results()["runs"]
+    except (OSError, ValueError, KeyError):
+        return None
+    for g in runs:
+        if "sent nothing for" in g.get("reason", "") and "test fault" not in g["reason"]:
+            return f"group {g['group']}: {g['reason'][:160]}"
+    return None
+
+
+def retried(run_once, tries=3):
+    """A bounded retry for runs a loaded host can spoil; each retry says why."""
+    for attempt in range(1, tries + 1):
+        r = run_once()
+        why = load_symptom(r)
+        if not why or attempt == tries:
+            return r
+        print(f"retry {attempt}/{tries - 1}: a healthy worker timed out (load on this host?): {why}")
+
+
 def fault_run(opts, name, fault, extra=(), np=2):
-    timeout = gpu_point_timeout() if GPU["on"] else "3"
-    return sweep(opts, name, small() + ["--transport", "nvlink,pcie", "--point-timeout", timeout, "--group-timeout", "240"] + list(extra),
-                 {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAULT": fault}, np=np)
+    timeout = gpu_point_timeout() if GPU["on"] else "6"
+    return retried(lambda: sweep(opts, name, small() + ["--transport", "nvlink,pcie", "--point-timeout", timeout, "--group-timeout", "240"] +
+                                 list(extra), {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAULT": fault}, np=np))
 
 
 def check_failed_then_next(r, reason_parts, earliest_points):
@@ -297,8 +334,9 @@ def scenario_exit(opts):
 
 def scenario_singleton_hang(opts):
     # No launcher: the singleton supervisor owns --gpus 2 workers itself.
-    r = sweep(opts, "singleton_hang", small() + workers_args(2) + ["--transport", "nvlink,pcie", "--point-timeout", gpu_point_timeout() if GPU["on"] else "2"],
-              {"CCTUNE_SELFTEST_GPUS": "4", "CCTUNE_TEST_FAULT": "hang:0:5:nvlink"})
+    r = retried(lambda: sweep(opts, "singleton_hang", small() + workers_args(2) +
+                              ["--transport", "nvlink,pcie", "--point-timeout", gpu_point_timeout() if GPU["on"] else "5"],
+                              {"CCTUNE_SELFTEST_GPUS": "4", "CCTUNE_TEST_FAULT": "hang:0:5:nvlink"}))
     check_failed_then_next(r, ["sent nothing", "at point 5"], 5)
 
 
@@ -397,6 +435,16 @@ def scenario_interrupt(opts):
     p = subprocess.Popen([opts.cctune, "sweep", "--backend", "nccl", "-o", outdir] + workers_args(2) + args,
                          env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(15 if GPU["on"] else 3)
+    # On a loaded host start-up can outlast the sleep: signal once a run is being measured
+    # (a results.json with a run), so the signal meets the sweep, not its start-up.
+    for _ in range(600):
+        try:
+            with open(os.path.join(outdir, "results.json")) as f:
+                if json.load(f)["runs"]:
+                    break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.1)
     p.send_signal(2)
     out, err = p.communicate(timeout=60)
     check(p.returncode == 130, f"SIGINT: exit 130 (got {p.returncode}) {err}")
@@ -406,20 +454,63 @@ def scenario_interrupt(opts):
     check(not stray_workers(outdir), "no worker left running")
 
 
+def scenario_crash(opts):
+    """Issue 24 (F16): a supervisor killed mid-group leaves results.json saying so: the run
+    being measured reads "interrupted", not "ok" with part of its points."""
+    if GPU["on"] or GPU["shared"]:
+        print("SKIP: the same on every machine; run without a GPU")
+        return
+    outdir = os.path.join(opts.workdir, "crash")
+    shutil.rmtree(outdir, ignore_errors=True)
+    e = dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest", CCTUNE_SELFTEST_GPUS="2")
+    e.pop("CCTUNE_TEST_FAULT", None)
+    args = small() + ["--max-time", "0.2", "--target-noise", "0.000001"]
+    p = subprocess.Popen([opts.cctune, "sweep", "--backend", "nccl", "-o", outdir, "--gpus", "2"] + args, env=e,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    path, res = os.path.join(outdir, "results.json"), None
+    for _ in range(600):  # until a section of the first run is saved (its points in the file)
+        time.sleep(0.1)
+        try:
+            with open(path) as f:
+                res = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if res["runs"] and res["runs"][-1]["points"]:
+            break
+    p.kill()
+    p.wait()
+    with open(path) as f:
+        res = json.load(f)
+    run = res["runs"][-1]
+    check(0 < len(run["points"]) < points_per_group(), f"killed mid-group ({len(run['points'])} of {points_per_group()} points saved)")
+    check(res["meta"]["status"] == "running" and run["status"] == "interrupted", f"the open run reads interrupted: {run['status']}")
+    time.sleep(0.5)  # workers follow their supervisor (PR_SET_PDEATHSIG)
+    check(not stray_workers(outdir), "no worker left running")
+
+
 def scenario_shared_gpu(opts):
     import shared_gpu_scenario  # beside this file; it uses this module's helpers
     shared_gpu_scenario.run(sys.modules[__name__], opts)
 
 
-def main():
+def scenario_args(extra=()):
+    """The arguments of the runtime test scripts (scenario, --cctune, --mpiexec, --workdir, the
+    work folder made), plus `extra`: (flag, argparse keywords) pairs."""
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario")
     ap.add_argument("--cctune", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("--gpu", action="store_true", help="real NCCL workers on this host's GPUs")
-    ap.add_argument("--shared-gpu", action="store_true", help="multi-rank scenarios on one GPU (--test-shared-gpu)")
+    for flag, kw in extra:
+        ap.add_argument(flag, **kw)
     opts = ap.parse_args()
+    os.makedirs(opts.workdir, exist_ok=True)
+    return opts
+
+
+def main():
+    opts = scenario_args([("--gpu", {"action": "store_true", "help": "real NCCL workers on this host's GPUs"}),
+                          ("--shared-gpu", {"action": "store_true", "help": "multi-rank scenarios on one GPU (--test-shared-gpu)"})])
     GPU["shared"] = opts.shared_gpu
     if opts.gpu:
         GPU["on"] = True

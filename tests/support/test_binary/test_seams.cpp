@@ -64,7 +64,7 @@ runtime::BeforePoint fault_at(const Fault& f) {
 }
 
 // CCTUNE_TEST_PROBE_STALL=RANK:SECONDS: that rank sleeps before it answers as a responder.
-std::function<void(int)> probe_stall(const std::string& text) {
+std::function<void(int, const std::function<bool()>&)> probe_stall(const std::string& text) {
   const auto colon = text.find(':');
   int stalled = -1;
   double seconds = 0;
@@ -75,8 +75,12 @@ std::function<void(int)> probe_stall(const std::string& text) {
   } catch (const std::exception&) {
     throw UsageError("CCTUNE_TEST_PROBE_STALL='" + text + "' is not RANK:SECONDS", "unset it (it is for tests)");
   }
-  return [stalled, seconds](int rank) {
-    if (rank == stalled && seconds > 0) sleep_s(seconds);
+  // In slices, as a real wait for a peer is: a stop request ends it.
+  return [stalled, seconds](int rank, const std::function<bool()>& stop_requested) {
+    if (rank != stalled || seconds <= 0) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until && !(stop_requested && stop_requested()))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
   };
 }
 

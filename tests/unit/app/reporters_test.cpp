@@ -201,6 +201,32 @@ TEST(JsonReporter, SavesAfterEveryCollectiveAndMarksAnInterruptedRun) {
   EXPECT_EQ(saved.runs.at(0).points.size(), 2u);  // the interrupted collective's points too
 }
 
+// Issue 24 (F16): a file saved while a run is measured says "interrupted" for it (what a
+// crash leaves), and the run's own status once its group has ended.
+TEST(JsonReporter, AnOpenRunIsSavedAsInterruptedUntilItEnds) {
+  TempDir d;
+  const std::string path = (d.path / "results.json").string();
+  Results initial;
+  initial.meta.status = MetaStatus::Running;
+  JsonReporter json(initial, path);
+  json.begin_run(run("a"));
+  EXPECT_EQ(load_results(path).runs.at(0).status, RunStatus::Interrupted);
+  json.begin_collective(Collective::AllReduce, "ctx");
+  json.point(point(8, false));
+  json.end_collective();
+  EXPECT_EQ(load_results(path).runs.at(0).status, RunStatus::Interrupted);
+  EXPECT_EQ(json.results().runs.at(0).status, RunStatus::Ok);  // in memory it is still ok
+  json.run_timing(1.0, 0.1);  // the group ended
+  EXPECT_EQ(load_results(path).runs.at(0).status, RunStatus::Ok);
+  json.begin_run(run("b"));
+  json.fail_run("worker rank 1 did not exit after SIGKILL");
+  EXPECT_EQ(load_results(path).runs.at(1).status, RunStatus::Failed);
+  json.finish(MetaStatus::Complete);
+  const Results saved = load_results(path);
+  EXPECT_EQ(saved.runs.at(0).status, RunStatus::Ok);
+  EXPECT_EQ(saved.runs.at(1).status, RunStatus::Failed);
+}
+
 TEST(ProgressReporter, SilentOffATerminalButSaysNotes) {
   std::FILE* out = std::tmpfile();
   ProgressReporter progress(out);

@@ -22,6 +22,7 @@ class ScriptedBackend : public CollectiveBackend {
   BatchTiming run_batch(const BatchRequest& b) override {
     ++batches;
     log.push_back({b.kind, b.n});
+    requests.push_back(b);
     BatchTiming t;
     t.ran = b.n;
     if (b.kind == BatchKind::Wall) {
@@ -49,6 +50,7 @@ class ScriptedBackend : public CollectiveBackend {
     int n;
   };
   std::vector<Batch> log;
+  std::vector<BatchRequest> requests;
 
  private:
   int rank_;
@@ -147,13 +149,16 @@ TEST(Engine, BatchTimeComesFromWallBatchesAndIterationsFromPerOpBatches) {
     EXPECT_DOUBLE_EQ(r.batch_us, 10.5);
     EXPECT_DOUBLE_EQ(r.iter_us.median, 12.0);
     const auto& log = logs[rank];
-    // warm-up, probe, then rounds of: settle op, wall batch of -n, per-op batch of -n.
-    ASSERT_GE(log.size(), 2u + 3 * 3);
+    // warm-up (one timed operation, then the other 4), probe, then rounds of: settle op,
+    // wall batch of -n, per-op batch of -n.
+    ASSERT_GE(log.size(), 3u + 3 * 3);
     EXPECT_EQ(log[0].kind, BatchKind::Wall);
-    EXPECT_EQ(log[0].n, 5);
-    EXPECT_EQ(log[1].n, 1);
-    ASSERT_EQ((log.size() - 2) % 3, 0u);
-    for (std::size_t i = 2; i < log.size(); i += 3) {
+    EXPECT_EQ(log[0].n, 1);
+    EXPECT_EQ(log[1].kind, BatchKind::Wall);
+    EXPECT_EQ(log[1].n, 4);
+    EXPECT_EQ(log[2].n, 1);
+    ASSERT_EQ((log.size() - 3) % 3, 0u);
+    for (std::size_t i = 3; i < log.size(); i += 3) {
       EXPECT_EQ(log[i].kind, BatchKind::Wall);
       EXPECT_EQ(log[i].n, 1);
       EXPECT_EQ(log[i + 1].kind, BatchKind::Wall);
@@ -161,7 +166,7 @@ TEST(Engine, BatchTimeComesFromWallBatchesAndIterationsFromPerOpBatches) {
       EXPECT_EQ(log[i + 2].kind, BatchKind::PerOp);
       EXPECT_EQ(log[i + 2].n, 20);
     }
-    EXPECT_EQ(r.iterations, static_cast<long>((log.size() - 2) / 3 * 20));
+    EXPECT_EQ(r.iterations, static_cast<long>((log.size() - 3) / 3 * 20));
   }
 }
 
@@ -205,6 +210,31 @@ TEST(Engine, AHugeIterationCountIsBoundedByTheTimeCap) {
     EXPECT_EQ(r.status, PointStatus::Ok);
     // 1 us per operation: no batch beyond a quarter of the 0.1 s cap.
     for (const auto& b : backend.log) EXPECT_LE(b.n, 25000);
+  });
+}
+
+// F14: -w 1000000 at 10 us per operation was 10 s of warm-up that no stop request ended.
+TEST(Engine, WarmUpIsCappedByTimeAndEndedByAStopRequest) {
+  cctune::testing::run_ranks(2, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 10.0);
+    MeasureSettings settings;
+    settings.warmup_iters = 1000000;
+    settings.stop.max_time_s = 0.04;  // batches (and now the warm-up) up to 10 ms: 1000 operations
+    measure_point(backend, comm, spec(2), settings);
+    ASSERT_GE(backend.log.size(), 2u);
+    EXPECT_EQ(backend.log[0].n, 1);
+    EXPECT_EQ(backend.log[1].n, 1000);
+  });
+  cctune::testing::run_ranks(2, [&](RankComm& comm) {
+    ScriptedBackend backend(comm.rank(), 10.0);
+    MeasureSettings settings;
+    settings.warmup_iters = 1000;
+    settings.stop_requested = [] { return false; };
+    measure_point(backend, comm, spec(2), settings);
+    // The warm-up batch asks for stop requests as timed batches do (every ~20 ms of operations).
+    EXPECT_EQ(backend.requests.at(1).n, 999);
+    EXPECT_EQ(backend.requests.at(1).check_every, 2000);
+    EXPECT_NE(backend.requests.at(1).stop_requested, nullptr);
   });
 }
 

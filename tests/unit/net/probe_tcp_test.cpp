@@ -25,8 +25,8 @@ namespace cctune::net {
 namespace {
 
 // A responder that stalls, as a test build of cctune makes one (ProbeOptions::before_respond).
-std::function<void(int)> stall_rank(int stalled, double seconds) {
-  return [stalled, seconds](int rank) {
+std::function<void(int, const std::function<bool()>&)> stall_rank(int stalled, double seconds) {
+  return [stalled, seconds](int rank, const std::function<bool()>&) {
     if (rank == stalled) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   };
 }

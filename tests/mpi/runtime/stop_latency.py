@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""SIGTERM during the network probe and during a long MPI warm-up (issue 24, F14).
+
+  stop_latency.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR
+
+Both ranks get SIGTERM directly (as Slurm's scancel sends it to every task). Before the fix
+the probe ran out its stalled pair (25 s) and the warm-up its million operations before
+either looked at the stop flag. The check is relative to that: the exit must come well
+before the stall or the warm-up could have ended; the measured figure is printed.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lifecycle  # noqa: E402  (scenario_args)
+from lifecycle import check  # noqa: E402
+
+
+def rank_pids(outdir):
+    """The cctune processes (not mpirun) whose command line names `outdir`."""
+    marker, found = os.path.abspath(outdir).encode(), []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if marker in args and b"sweep" in args and not any(a.endswith(b"mpirun") or a.endswith(b"mpiexec") for a in args[:1]):
+            found.append(int(pid))
+    return found
+
+
+def run_and_stop(opts, name, args, env, stop_after_s, bound_s):
+    outdir = os.path.join(opts.workdir, name)
+    shutil.rmtree(outdir, ignore_errors=True)
+    cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", opts.cctune, "sweep", "-o", outdir] + args
+    p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(stop_after_s)
+    pids = rank_pids(outdir)
+    check(len(pids) == 2 and p.poll() is None, f"both ranks still running at {stop_after_s} s: {pids}")
+    t0 = time.monotonic()
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=bound_s + 60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    took = time.monotonic() - t0
+    print(f"{name}: exit {p.returncode} {took:.2f} s after SIGTERM")
+    check(took < bound_s, f"ended {took:.2f} s after SIGTERM (bound {bound_s:.0f} s, far below what the stall or warm-up would last):\n{err}")
+    return p.returncode, out, err
+
+
+def scenario_probe(opts):
+    # Rank 1 stalls 25 s as the probe's responder; SIGTERM at 4 s.
+    args = ["--backend", "mpi", "--probe", "tcp", "-b", "8", "-e", "8", "--collectives", "allreduce", "--max-time", "0.05"]
+    rc, _, err = run_and_stop(opts, "probe", args, {"CCTUNE_TEST_PROBE_STALL": "1:25"}, 4, 25 - 4 - 8)
+    check(rc != 0, f"a stopped sweep does not exit 0 (rc {rc})")
+
+
+def scenario_warmup(opts):
+    # One million warm-up operations of 1 MiB (minutes); SIGTERM at 3 s.
+    args = ["--backend", "mpi", "-b", "1M", "-e", "1M", "-w", "1000000", "--max-time", "5", "--collectives", "allreduce"]
+    rc, _, err = run_and_stop(opts, "warmup", args, {}, 3, 10)
+    check(rc != 0, f"a stopped sweep does not exit 0 (rc {rc})")
+    # Counts past any sensible plan are refused up front, in one line.
+    for flag in ("-w", "-n"):
+        outdir = os.path.join(opts.workdir, "bound" + flag)
+        shutil.rmtree(outdir, ignore_errors=True)
+        p = subprocess.run([opts.cctune, "sweep", "--backend", "mpi", "-o", outdir, flag, "2000000000"], capture_output=True, text=True)
+        lines = [l for l in p.stderr.splitlines() if l.startswith("cctune")]
+        check(p.returncode == 2 and len(lines) == 1 and flag in lines[0] and "limit" in lines[0], f"{flag} 2000000000: usage error: {p.stderr}")
+
+
+def main():
+    opts = lifecycle.scenario_args()
+    globals()["scenario_" + opts.scenario](opts)
+
+
+if __name__ == "__main__":
+    main()
