@@ -20,6 +20,11 @@ SMALL = ["-b", "8", "-e", "4K", "-n", "5", "-w", "1", "--min-iters", "5", "--max
 FREEZER = "/sys/fs/cgroup/freezer"
 
 
+
+def selftest_module(opts):
+    """The GPU-free stand-in NCCL module, built beside cctune (tests/support/selftest)."""
+    return os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "tests", "libcctune-selftest.so")
+
 def hostile_sweep(opts, name, mode, extra=(), more_env=None):
     env = {"CCTUNE_SELFTEST_GPUS": "2", "LD_PRELOAD": opts.preload, "HOSTILE_MODE": mode}
     env.update(more_env or {})
@@ -80,7 +85,7 @@ def scenario_log_dir_symlink(opts):
     for d in (out, tmp, victim):
         os.makedirs(d)
     open(os.path.join(out, "workers"), "w").close()  # a file where the folder would go
-    env = dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest", CCTUNE_SELFTEST_GPUS="2", TMPDIR=tmp)
+    env = dict(os.environ, CCTUNE_NCCL_MODULE=selftest_module(opts), CCTUNE_SELFTEST_GPUS="2", TMPDIR=tmp)
     env.pop("CCTUNE_TEST_FAULT", None)
     # The shell plants the link at its own pid, which exec hands on to cctune.
     cmd = ['bash', '-c', 'ln -s "$0" "$TMPDIR/cctune-workers-$$" && exec "$@"', victim,
@@ -143,7 +148,7 @@ def run_frozen(opts, cg, interrupt):
     name = "frozen_int" if interrupt else "frozen"
     outdir = os.path.join(opts.workdir, name)
     shutil.rmtree(outdir, ignore_errors=True)
-    env = dict(os.environ, CCTUNE_TEST_WORKER_BACKEND="selftest", CCTUNE_SELFTEST_GPUS="2")
+    env = dict(os.environ, CCTUNE_NCCL_MODULE=selftest_module(opts), CCTUNE_SELFTEST_GPUS="2")
     env.pop("CCTUNE_TEST_FAULT", None)
     args = ["-b", "8", "-e", "256K", "-n", "5", "-w", "1", "--min-iters", "5", "--max-time", "0.2", "--target-noise", "0.000001",
             "--collectives", "allreduce", "--transport", "nvlink,pcie", "--point-timeout", "3", "--gpus", "2"]

@@ -39,7 +39,11 @@ def rank_pids(outdir):
 def run_and_stop(opts, name, args, env, stop_after_s, bound_s):
     outdir = os.path.join(opts.workdir, name)
     shutil.rmtree(outdir, ignore_errors=True)
-    cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", opts.cctune, "sweep", "-o", outdir] + args
+    # Test-only variables are read by the test build of cctune only (tests/support/test_binary).
+    binary = opts.cctune
+    if any(k.startswith("CCTUNE_TEST_") for k in env):
+        binary = os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "cctune-test")
+    cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", binary, "sweep", "-o", outdir] + args
     p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(stop_after_s)
     pids = rank_pids(outdir)

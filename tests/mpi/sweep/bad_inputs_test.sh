@@ -40,7 +40,7 @@ expect_error nonsense-op 2 "--op: unknown reduction op 'mean'" -- "${sweep[@]}" 
 expect_error max-time-inf 2 "--max-time (max_time_s) is inf, not a finite number above 0" -- "${sweep[@]}" --max-time inf -o "$out/a"
 expect_error target-noise-nan 2 "--target-noise (target_noise) is nan" -- "${sweep[@]}" --target-noise nan -o "$out/a"
 expect_error empty-sizes 2 "--sizes '' lists no size" -- "${sweep[@]}" --sizes '' -o "$out/a"
-selftest=(env CCTUNE_TEST_WORKER_BACKEND=selftest CCTUNE_SELFTEST_GPUS=2 "$cctune" sweep --backend nccl --test-shared-gpu 1)
+selftest=(env CCTUNE_NCCL_MODULE="$(dirname "$cctune")/tests/libcctune-selftest.so" CCTUNE_SELFTEST_GPUS=2 "$cctune" sweep --backend nccl --test-shared-gpu 1)
 expect_error point-timeout-inf 2 "--point-timeout (point_timeout_s) is inf, not a finite number above 0" -- "${selftest[@]}" --point-timeout inf -o "$out/a"
 expect_error group-timeout-nan 2 "--group-timeout (group_timeout_s) is nan, not a finite number of at least 0" -- "${selftest[@]}" --group-timeout nan -o "$out/a"
 # Issue 24 F6: a 446-byte space that plans ~10^9 points is refused in one line, in bounded time

@@ -54,7 +54,7 @@ J
 space "$out/wdA" '8, 16, 32, 64, 128, 256, 512, 1024' '{"name": "default", "env": {}}'
 space "$out/wdB" '8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536' \
   '{"name": "default", "env": {}}, {"name": "two", "env": {"NCCL_BUFFSIZE": "8388608"}}'
-env=(-x CCTUNE_TEST_WORKER_BACKEND=selftest -x CCTUNE_SELFTEST_GPUS=2)
+env=(-x CCTUNE_NCCL_MODULE="$(dirname "$cctune")/tests/libcctune-selftest.so" -x CCTUNE_SELFTEST_GPUS=2)
 t0=$(date +%s)
 timeout -s KILL 120 "${mpirun[@]}" "${env[@]}" -np 1 -wdir "$out/wdA" "$cctune" sweep --space s.json -o "$out/mpsp" --test-shared-gpu 1 --no-tune : \
   "${env[@]}" -np 1 -wdir "$out/wdB" "$cctune" sweep --space s.json -o "$out/mpsp" --test-shared-gpu 1 --no-tune \
