@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace cctune::net::detail {
 
@@ -11,7 +12,7 @@ namespace {
 // One round of pair entries: each rank contributes its entry (or null); the
 // initiator's entry is kept, with the responder's error merged in when it had one.
 std::vector<nlohmann::json> gather_round(RankComm& comm, const nlohmann::json& mine) {
-  const auto all = comm.allgather(mine.dump());
+  const auto all = comm.allgather(text::dump_json(mine));
   std::vector<nlohmann::json> entries;
   for (const auto& text : all) entries.push_back(nlohmann::json::parse(text));
   std::vector<nlohmann::json> pairs;
@@ -50,7 +51,7 @@ nlohmann::json pair_entry(const nlohmann::json& endpoints, std::size_t round, in
 
 nlohmann::json gather_endpoints(RankComm& comm, const nlohmann::json& mine) {
   nlohmann::json endpoints = nlohmann::json::array();
-  for (const auto& text : comm.allgather(mine.dump())) endpoints.push_back(nlohmann::json::parse(text));
+  for (const auto& line : comm.allgather(text::dump_json(mine))) endpoints.push_back(nlohmann::json::parse(line));
   return endpoints;
 }
 

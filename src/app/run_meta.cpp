@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "collectives/mpi/mpi_rank_comm.hpp"
+#include "core/text.hpp"
 
 extern char** environ;
 
@@ -31,14 +32,16 @@ std::map<std::string, std::string> relevant_env() {
     if (eq == std::string::npos) continue;
     const std::string key = kv.substr(0, eq);
     for (const char* p : prefixes)
-      if (key.rfind(p, 0) == 0) out[key] = kv.substr(eq + 1);
+      // Recorded, not used: bytes that are not UTF-8 are replaced so results.json stays valid
+      // JSON (workers still get the variables exactly as they are).
+      if (key.rfind(p, 0) == 0) out[text::sanitize_utf8(key)] = text::sanitize_utf8(kv.substr(eq + 1));
   }
   return out;
 }
 
 Meta collect_meta(Session& session) {
   Meta m;
-  m.argv = session.argv();
+  for (const auto& arg : session.argv()) m.argv.push_back(text::sanitize_utf8(arg));  // as recorded in meta.env
   m.cctune_version = CCTUNE_VERSION;
   m.git_sha = CCTUNE_GIT_SHA;
   m.versions["cctune"] = CCTUNE_VERSION;
@@ -46,7 +49,7 @@ Meta collect_meta(Session& session) {
   auto hosts = session.comm().allgather(session.hostname());
   std::sort(hosts.begin(), hosts.end());
   hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-  m.hostnames = hosts;
+  for (const auto& h : hosts) m.hostnames.push_back(text::sanitize_utf8(h));
   m.start_time = utc_now_iso8601();
   m.env = relevant_env();
   return m;

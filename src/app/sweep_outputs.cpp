@@ -8,6 +8,7 @@
 #include "app/space_sweep.hpp"
 #include "app/run_meta.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "diagnose/straggler.hpp"
 #include "net/probe.hpp"
 #include "topology/cluster.hpp"
@@ -28,7 +29,7 @@ void attach_network_probe(Session& session, Results& results, const std::string&
   // The default on one host: nothing crosses a network, so nothing to say.
   if (options.kind == net::ProbeKind::auto_select && results.meta.hostnames.size() < 2) return;
   auto note = [&](const std::string& line) {
-    if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", line.c_str());
+    if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", text::terminal_text(line).c_str());
   };
   nlohmann::json section = net::run_network_probe(session.comm(), net::with_test_hooks(options, session.test_hooks()), note);
   if (session.rank() == 0) results.net = std::move(section);

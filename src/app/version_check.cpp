@@ -8,6 +8,7 @@
 
 #include "collectives/mpi/mpi_rank_comm.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 
@@ -120,7 +121,7 @@ std::string describe_version_mismatch(const std::vector<Versions>& per_rank, con
 void check_versions_match(RankComm& comm, const std::string& host, Versions mine, const std::string& fake_version) {
   apply_test_override(comm.rank(), mine, fake_version);
   const nlohmann::json j = {{"host", host}, {"versions", mine}};
-  const auto all = comm.allgather(j.dump());
+  const auto all = comm.allgather(text::dump_json(j));
   std::vector<Versions> per_rank;
   std::vector<std::string> hosts;
   for (const auto& s : all) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
@@ -93,7 +94,7 @@ class Supervisor {
       t.proc = std::make_unique<WorkerProcess>(WorkerProcess::spawn(req));
       t.reader = std::make_unique<LineReader>(t.proc->message_fd());
       t.last_message = Clock::now();
-      write_line(t.proc->stdin_fd(), to_json(w.spec).dump());
+      write_line(t.proc->stdin_fd(), text::dump_json(to_json(w.spec)));
       workers_.push_back(std::move(t));
     }
   }
@@ -126,9 +127,9 @@ class Supervisor {
   void fail(Priority p, const std::string& reason, ErrorKind kind = ErrorKind::Failure, const std::string& fix = {}) {
     if (p >= priority_) return;  // keep the most telling local reason
     priority_ = p;
-    reason_ = reason;
+    reason_ = text::sanitize_utf8(reason);  // worker output and log tails may hold any bytes
     kind_ = kind;
-    fix_ = fix;
+    fix_ = text::sanitize_utf8(fix);
   }
 
   // Never throws: a message with a missing or mistyped field fails the group, naming the
@@ -141,7 +142,7 @@ class Supervisor {
       if (e.rank_local()) throw;  // rank 0's results file failed: the job ends (main.cpp)
       fail(kCause, who(t) + ": " + e.what_only());
     } catch (const std::exception& e) {
-      fail(kCause, who(t) + " sent a malformed message (" + e.what() + "): " + line.substr(0, 200), ErrorKind::Failure,
+      fail(kCause, who(t) + " sent a malformed message (" + e.what() + "): " + text::truncate_utf8(line, 200), ErrorKind::Failure,
            "supervisor and worker must be the same cctune build");
     }
   }
@@ -265,7 +266,7 @@ class Supervisor {
   std::optional<GroupOutcome> agree() {
     nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"reason", reason_}, {"kind", to_string(kind_)},
                            {"fix", fix_}, {"done", all_done()}, {"uid", uid_sent_ ? "" : uid_}};
-    const auto all = comm_.allgather(mine.dump());
+    const auto all = comm_.allgather(text::dump_json(mine));
     std::string uid;
     bool done = true;
     int best = kNone, best_rank = -1, failing = 0;
@@ -344,7 +345,7 @@ std::string log_tail(const std::string& path, int lines) {
   std::deque<std::string> last;
   for (std::string l; std::getline(in, l);) {
     if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (l.size() > 200) l = l.substr(0, 200) + "...";
+    l = text::truncate_utf8(l, 200);  // on a character boundary: the reason is dumped as JSON
     last.push_back(l);
     if (static_cast<int>(last.size()) > lines) last.pop_front();
   }

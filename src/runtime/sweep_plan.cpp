@@ -8,6 +8,7 @@
 #include "core/json_depth.hpp"  // json_float_beyond_int
 #include "core/results_json.hpp"
 #include "core/sizes.hpp"
+#include "core/text.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -27,7 +28,7 @@ const json& field(const json& j, const char* key) {
   return j.at(key);
 }
 
-std::string shown(const json& v) { return v.dump().substr(0, 40); }
+std::string shown(const json& v) { return text::json_excerpt(v); }
 
 long whole_in(const json& j, const char* key, long lo, long hi) {
   const json& v = field(j, key);

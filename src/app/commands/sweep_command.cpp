@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "runtime/worker_process.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 namespace {
@@ -44,7 +45,7 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
     // The shared-GPU test mode makes every worker a node; unknown worker count, unknown nodes.
     context.nnodes = plan.nccl.test_shared_gpu > 0 ? std::max(1, context.nranks) : nhosts * plan.nccl.emulate_nodes;
   }
-  std::string nics = comm.rank() == 0 ? nlohmann::json(nearest_nics_of(topology)).dump() : std::string();
+  std::string nics = comm.rank() == 0 ? text::dump_json(nlohmann::json(nearest_nics_of(topology))) : std::string();
   comm.broadcast(nics, 0);
   context.nearest_nics = nlohmann::json::parse(nics).get<std::vector<std::string>>();
   // Rank 0's environment decides, so every rank plans the same points.
@@ -170,15 +171,15 @@ class SweepCommand : public Command {
   // Rank 0, after a complete sweep: the files derived from the results, and where they are.
   void say_complete(Session& session, const SweepPlan& plan, const Results& results, const std::string& path,
                     const SweepOutcome& outcome) const {
-    for (const auto& line : straggler_lines(results)) std::printf("# %s\n", line.c_str());
+    for (const auto& line : straggler_lines(results)) std::printf("# %s\n", text::terminal_text(line).c_str());  // host names
     std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
     if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
     const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
-    for (const auto& note : more.notes) std::printf("# %s\n", note.c_str());
+    for (const auto& note : more.notes) std::printf("# %s\n", text::terminal_text(note).c_str());
     if (!more.profile.empty()) {
       std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),
                   more.tuner_conf.c_str());
-      std::printf("# to use it: set -a; . %s; set +a\n", more.env_file.c_str());
+      std::printf("# to use it: set -a; . %s; set +a\n", text::shell_word(more.env_file).c_str());
     }
     std::printf("# report: %s\n", more.report.c_str());
     if (outcome.failed_groups > 0)

@@ -11,6 +11,7 @@
 #include "collectives/rank_agreement.hpp"
 #include "core/results_json.hpp"
 #include "net/probe.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app::diagnose {
 namespace {
@@ -32,8 +33,8 @@ std::vector<nlohmann::json> on_parts(Session& session, int color, const std::fun
     if (part->rank() == 0) mine = std::move(out);
   });
   std::vector<nlohmann::json> out;
-  for (const std::string& text : world.allgather(mine.dump()))
-    if (auto j = nlohmann::json::parse(text); !j.is_null()) out.push_back(std::move(j));
+  for (const std::string& line : world.allgather(text::dump_json(mine)))
+    if (auto j = nlohmann::json::parse(line); !j.is_null()) out.push_back(std::move(j));
   return out;
 }
 
