@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "comm/rank_comm_typed.hpp"
+#include "core/text.hpp"
 
 namespace cctune::net::detail {
 

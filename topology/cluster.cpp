@@ -8,6 +8,7 @@
 #include "topology/node_probe.hpp"
 #include "topology/paths.hpp"
 #include "topology/topology_json.hpp"
+#include "core/text.hpp"
 
 namespace cctune::topo {
 
@@ -111,7 +112,7 @@ int health(const NodeTopology& n) {
 
 }  // namespace
 
-std::string fingerprint(const NodeTopology& node) { return fnv1a(shape(node).dump()); }
+std::string fingerprint(const NodeTopology& node) { return fnv1a(text::dump_json(shape(node))); }
 
 Topology merge_nodes(std::vector<NodeTopology> nodes) {
   Topology t;
@@ -158,7 +159,7 @@ std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::vecto
     try {
       NodeTopology node = probe();
       node.hostname = hostname;
-      mine = to_json(node, false).dump();
+      mine = text::dump_json(to_json(node, false));
     } catch (const Error& e) {
       failure = e.describe();  // every rank must still reach the allgather below
     }

@@ -2,11 +2,13 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "app/command.hpp"
 #include "app/session.hpp"
 #include "app/version_info.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace {
 
@@ -23,7 +25,8 @@ int report(const cctune::Error& e, cctune::app::Session& session, int code, bool
   symmetric = symmetric && !e.rank_local();
   const bool multi_rank = session.mpi_started() && session.comm().size() > 1;
   if (!symmetric || !session.mpi_started() || session.rank() == 0)
-    std::fprintf(stderr, "cctune: error: %s\n", e.describe(session.site()).c_str());
+    // terminal_text: messages quote file content, paths and worker output (one line, no escapes)
+    std::fprintf(stderr, "cctune: error: %s\n", cctune::text::terminal_text(e.describe(session.site())).c_str());
   if (multi_rank && !symmetric) session.abort_job(code);
   if (multi_rank) session.bound_shutdown(code, shutdown_bound_s);
   return code;
@@ -45,7 +48,7 @@ int cctune::app::run_cctune(int argc, char** argv, Seams seams) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() != 0) {
-      std::fprintf(stderr, "cctune: error: %s. Fix: see 'cctune %s--help'\n", e.what(),
+      std::fprintf(stderr, "cctune: error: %s. Fix: see 'cctune %s--help'\n", cctune::text::terminal_text(e.what()).c_str(),
                    app.get_subcommands().empty() ? "" : (app.get_subcommands().front()->get_name() + " ").c_str());
       return cctune::exit_code::usage;
     }
@@ -60,6 +63,13 @@ int cctune::app::run_cctune(int argc, char** argv, Seams seams) {
     return report(e, session, cctune::exit_code::environment, true);
   } catch (const cctune::Error& e) {
     return report(e, session, cctune::exit_code::failure, e.agreed());
+  } catch (const nlohmann::json::exception& e) {
+    // Every document cctune reads is outside input (results, spaces, topologies, profiles,
+    // baselines); a JSON type or range error that escaped its reader's checks is a bad file,
+    // not a failed measurement. Rank-local: the file may have differed between ranks.
+    return report(cctune::UsageError(std::string("an input file holds a value of the wrong type or shape: ") + e.what(),
+                                     "check the file named on the command line against its schema (configs/schema/)"),
+                  session, cctune::exit_code::usage, false);
   } catch (const std::exception& e) {
     return report(cctune::Error(e.what()), session, cctune::exit_code::failure, false);
   }

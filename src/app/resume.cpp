@@ -12,6 +12,7 @@
 #include "core/json_depth.hpp"
 #include "core/results_json.hpp"
 #include "core/sizes.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 
@@ -149,6 +150,10 @@ ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nloh
       const nlohmann::json doc = nlohmann::json::parse(text);
       if (const std::string bad = json_float_beyond_int(doc); !bad.empty()) throw UsageError(bad + ", out of range for its field");
       previous = doc.get<Results>();
+      const nlohmann::json& settings = previous.meta.settings;
+      if (settings.is_object() && settings.contains("resumed") && !settings["resumed"].is_array())
+        throw UsageError("meta.settings.resumed is " + text::json_excerpt(settings["resumed"]) + ", not an array",
+                         "remove meta.settings.resumed (cctune writes a list there), or start a new sweep with another -o directory");
     } catch (const nlohmann::json::exception& e) {
       throw UsageError("--resume " + dir + ": " + path + " is not a complete results file: " + e.what(),
                        "start a new sweep with another -o directory");
@@ -165,7 +170,8 @@ Results ResumeState::carry_over(Meta fresh, const std::set<RunKey>& will_run) co
   std::size_t kept = 0;
   for (const auto& run : previous_.runs)
     for (const auto& p : run.points) kept += completed(p) ? 1 : 0;
-  nlohmann::json history = previous_.meta.settings.value("resumed", nlohmann::json::array());
+  const nlohmann::json& settings = previous_.meta.settings;
+  nlohmann::json history = settings.is_object() && settings.contains("resumed") ? settings["resumed"] : nlohmann::json::array();
   history.push_back({{"start_time", fresh.start_time},
                      {"previous_status", to_string(previous_.meta.status)},
                      {"previous_end_time", previous_.meta.end_time},
@@ -191,17 +197,6 @@ RunResult ResumeState::continue_run(RunResult fresh) const {
   return fresh;
 }
 
-namespace {
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@%+") ==
-                        std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-}  // namespace
-
 std::string resume_command(const std::vector<std::string>& argv, const std::string& dir) {
   std::string out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
@@ -213,9 +208,9 @@ std::string resume_command(const std::vector<std::string>& argv, const std::stri
     }
     if (a.rfind("--output=", 0) == 0 || a.rfind("--resume=", 0) == 0 || a.rfind("--csv=", 0) == 0 || (a.rfind("-o", 0) == 0 && a.size() > 2))
       continue;
-    out += (out.empty() ? "" : " ") + shell_quote(a);
+    out += (out.empty() ? "" : " ") + text::shell_word(a);
   }
-  return out + " --resume " + shell_quote(dir);
+  return out + " --resume " + text::shell_word(dir);
 }
 
 }  // namespace cctune::app

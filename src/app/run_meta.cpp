@@ -7,6 +7,7 @@
 
 #include "app/build_info.hpp"
 #include "comm/mpi_rank_comm.hpp"
+#include "core/text.hpp"
 
 extern char** environ;
 
@@ -32,19 +33,21 @@ std::map<std::string, std::string> relevant_env() {
     if (eq == std::string::npos) continue;
     const std::string key = kv.substr(0, eq);
     for (const char* p : prefixes)
-      if (key.rfind(p, 0) == 0) out[key] = kv.substr(eq + 1);
+      // Recorded, not used: bytes that are not UTF-8 are replaced so results.json stays valid
+      // JSON (workers still get the variables exactly as they are).
+      if (key.rfind(p, 0) == 0) out[text::sanitize_utf8(key)] = text::sanitize_utf8(kv.substr(eq + 1));
   }
   return out;
 }
 
 Meta collect_meta(Session& session) {
   Meta m;
-  m.argv = session.argv();
+  for (const auto& arg : session.argv()) m.argv.push_back(text::sanitize_utf8(arg));  // as recorded in meta.env
   m.cctune_version = CCTUNE_VERSION;
   m.git_sha = build_git_sha();
   m.versions["cctune"] = CCTUNE_VERSION;
   m.versions["mpi"] = MpiRuntime::library_version();
-  m.hostnames = session.layout().sorted_nodes();
+  for (const auto& h : session.layout().sorted_nodes()) m.hostnames.push_back(text::sanitize_utf8(h));
   m.start_time = utc_now_iso8601();
   m.env = relevant_env();
   return m;

@@ -9,6 +9,7 @@
 #include "app/run_meta.hpp"
 #include "app/signals.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "diagnose/straggler.hpp"
 #include "net/probe.hpp"
 #include "topology/cluster.hpp"
@@ -30,7 +31,7 @@ void attach_network_probe(Session& session, Results& results, const std::string&
   // The default on one host: nothing crosses a network, so nothing to say.
   if (options.kind == net::ProbeKind::auto_select && results.meta.hostnames.size() < 2) return;
   auto note = [&](const std::string& line) {
-    if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", line.c_str());
+    if (session.rank() == 0) std::fprintf(stderr, "cctune: %s\n", text::terminal_text(line).c_str());
   };
   options.before_respond = session.seams().probe_before_respond;
   nlohmann::json section = net::run_network_probe(session.comm(), options, note, session.layout().hosts);

@@ -9,6 +9,7 @@
 #include "comm/mpi_rank_comm.hpp"
 #include "core/error.hpp"
 #include "comm/rank_comm_typed.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 

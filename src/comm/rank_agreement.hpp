@@ -12,6 +12,7 @@
 #include "comm/rank_comm.hpp"
 #include "core/error.hpp"
 #include "core/error_kind.hpp"
+#include "core/text.hpp"
 
 namespace cctune {
 
@@ -30,8 +31,9 @@ inline void agree_on_errors(RankComm& comm, const std::function<void()>& check) 
     mine = {{"kind", to_string(error_kind_of(e))}, {"what", e.what_only()}, {"fix", e.fix()}, {"host", site.host},
             {"rank", site.rank}, {"device", site.device}};
   }
-  for (const auto& text : comm.allgather(mine.dump())) {
-    const auto j = nlohmann::json::parse(text);
+  // dump_json: an error's text may quote argv, paths or worker output in any bytes.
+  for (const auto& line : comm.allgather(text::dump_json(mine))) {
+    const auto j = nlohmann::json::parse(line);
     if (j.is_null()) continue;
     const ErrorSite site{j.at("host").get<std::string>(), j.at("rank").get<int>(), j.at("device").get<int>()};
     const ErrorKind kind = parse_error_kind(j.at("kind").get<std::string>()).value_or(ErrorKind::Failure);

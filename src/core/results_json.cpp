@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
+#include "core/text.hpp"
 
 namespace cctune {
 
@@ -31,7 +32,7 @@ T whole(const json& j, const char* key, T lo, T hi, std::optional<T> otherwise =
   if (it->is_number_unsigned()) fits = it->get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) && (lo <= 0 || it->get<std::uint64_t>() >= static_cast<std::uint64_t>(lo));
   else if (it->is_number_integer()) fits = it->get<std::int64_t>() >= static_cast<std::int64_t>(lo) && it->get<std::int64_t>() <= static_cast<std::int64_t>(std::min<std::uint64_t>(hi, INT64_MAX));
   if (!fits)
-    throw UsageError(std::string("\"") + key + "\" is " + it->dump().substr(0, 40) + ", not a whole number in [" + std::to_string(lo) + ", " +
+    throw UsageError(std::string("\"") + key + "\" is " + text::json_excerpt(*it) + ", not a whole number in [" + std::to_string(lo) + ", " +
                          std::to_string(hi) + "]",
                      "pass a results.json written by cctune sweep");
   return it->is_number_unsigned() ? static_cast<T>(it->get<std::uint64_t>()) : static_cast<T>(it->get<std::int64_t>());
@@ -55,7 +56,7 @@ std::vector<double> rank_column(const json& ranks, const char* key) {
   out.reserve(it->size());
   for (const json& v : *it) {
     if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>()))
-      throw UsageError(std::string("\"ranks.") + key + "\" holds " + v.dump().substr(0, 40) + ", not a time or percentage >= 0",
+      throw UsageError(std::string("\"ranks.") + key + "\" holds " + text::json_excerpt(v) + ", not a time or percentage >= 0",
                        "pass a results.json written by cctune sweep");
     out.push_back(v.get<double>());
   }
@@ -350,7 +351,7 @@ std::string one_line_rank_columns(std::string text) {
 }  // namespace
 
 void save_results(const Results& r, const std::string& path) {
-  write_file_atomically(path, one_line_rank_columns(json(r).dump(1)) + "\n");
+  write_file_atomically(path, one_line_rank_columns(text::dump_json(json(r), 1)) + "\n");
 }
 
 }  // namespace cctune

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/orphans.hpp"
 #include "runtime/point_gate.hpp"
@@ -99,7 +100,7 @@ class Supervisor {
       t.proc = std::make_unique<WorkerProcess>(WorkerProcess::spawn(req));
       t.reader = std::make_unique<LineReader>(t.proc->message_fd());
       t.last_message = Clock::now();
-      write_line(t.proc->stdin_fd(), to_json(w.spec).dump());
+      write_line(t.proc->stdin_fd(), text::dump_json(to_json(w.spec)));
       workers_.push_back(std::move(t));
     }
   }
@@ -132,9 +133,9 @@ class Supervisor {
   void fail(Priority p, const std::string& reason, ErrorKind kind = ErrorKind::Failure, const std::string& fix = {}) {
     if (p >= priority_) return;  // keep the most telling local reason
     priority_ = p;
-    reason_ = reason;
+    reason_ = text::sanitize_utf8(reason);  // worker output and log tails may hold any bytes
     kind_ = kind;
-    fix_ = fix;
+    fix_ = text::sanitize_utf8(fix);
   }
 
   // Never throws: a message with a missing or mistyped field fails the group, naming the
@@ -147,7 +148,7 @@ class Supervisor {
       if (e.rank_local()) throw;  // rank 0's results file failed: the job ends (main.cpp)
       fail(kCause, who(t) + ": " + e.what_only());
     } catch (const std::exception& e) {
-      fail(kCause, who(t) + " sent a malformed message (" + e.what() + "): " + line.substr(0, 200), ErrorKind::Failure,
+      fail(kCause, who(t) + " sent a malformed message (" + e.what() + "): " + text::truncate_utf8(line, 200), ErrorKind::Failure,
            "supervisor and worker must be the same cctune build");
     }
   }

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/json_depth.hpp"
+#include "core/text.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -20,30 +21,30 @@ std::string to_string(MessageType t) { return type_names[static_cast<std::size_t
 MessageType parse_message_type(const std::string& s) {
   for (std::size_t i = 0; i < type_names.size(); ++i)
     if (s == type_names[i]) return static_cast<MessageType>(i);
-  throw RuntimeFailure("unknown worker message type '" + s + "'", "supervisor and worker must be the same cctune build");
+  throw RuntimeFailure("unknown worker message type '" + text::truncate_utf8(s, 64) + "'", "supervisor and worker must be the same cctune build");
 }
 
 std::string encode(const Message& m) {
   nlohmann::json j = m.body;
   j["type"] = to_string(m.type);
-  return j.dump();  // dump() escapes newlines inside strings, so one message is one line
+  return text::dump_json(j);  // dump() escapes newlines inside strings, so one message is one line
 }
 
 Message decode(const std::string& line) {
   if (json_nests_deeper_than(line))
-    throw RuntimeFailure("worker message nests deeper than " + std::to_string(max_json_depth) + " levels: " + line.substr(0, 200),
+    throw RuntimeFailure("worker message nests deeper than " + std::to_string(max_json_depth) + " levels: " + text::truncate_utf8(line, 200),
                          "supervisor and worker must be the same cctune build");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
   } catch (const nlohmann::json::exception&) {
-    throw RuntimeFailure("malformed worker message: " + line.substr(0, 200), "supervisor and worker must be the same cctune build");
+    throw RuntimeFailure("malformed worker message: " + text::truncate_utf8(line, 200), "supervisor and worker must be the same cctune build");
   }
   if (const std::string bad = json_float_beyond_int(j); !bad.empty())
-    throw RuntimeFailure("worker message: " + bad + ", out of range: " + line.substr(0, 200),
+    throw RuntimeFailure("worker message: " + bad + ", out of range: " + text::truncate_utf8(line, 200),
                          "supervisor and worker must be the same cctune build");
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
-    throw RuntimeFailure("worker message without a type: " + line.substr(0, 200), "supervisor and worker must be the same cctune build");
+    throw RuntimeFailure("worker message without a type: " + text::truncate_utf8(line, 200), "supervisor and worker must be the same cctune build");
   return {parse_message_type(j["type"].get<std::string>()), std::move(j)};
 }
 

@@ -11,6 +11,7 @@
 #include "core/results_json.hpp"
 #include "core/plan_limits.hpp"
 #include "core/sizes.hpp"
+#include "core/text.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -30,7 +31,7 @@ const json& field(const json& j, const char* key) {
   return j.at(key);
 }
 
-std::string shown(const json& v) { return v.dump().substr(0, 40); }
+std::string shown(const json& v) { return text::json_excerpt(v); }
 
 long whole_in(const json& j, const char* key, long lo, long hi) {
   const json& v = field(j, key);

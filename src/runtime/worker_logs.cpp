@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace cctune::runtime {
 
@@ -30,7 +31,7 @@ std::string log_tail(const std::string& path, int lines) {
   std::deque<std::string> last;
   for (std::string l; std::getline(in, l);) {
     if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (l.size() > 200) l = l.substr(0, 200) + "...";
+    l = text::truncate_utf8(l, 200);  // on a character boundary: the reason is dumped as JSON
     last.push_back(l);
     if (static_cast<int>(last.size()) > lines) last.pop_front();
   }

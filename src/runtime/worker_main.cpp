@@ -11,6 +11,7 @@
 
 #include "collectives/nccl/nccl_module.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/module_loader.hpp"
 #include "runtime/protocol.hpp"
@@ -86,7 +87,7 @@ int run_worker_query(const std::string& executable) {
     out = {{"error", e.what()}, {"fix", ""}, {"kind", to_string(ErrorKind::Failure)}};
     code = exit_code::failure;
   }
-  std::printf("%s\n", out.dump().c_str());
+  std::printf("%s\n", text::dump_json(out).c_str());
   std::fflush(stdout);
   return code;
 }
@@ -112,7 +113,7 @@ int run_worker_versions(const std::string& executable) {
   } catch (const std::exception& e) {
     out = {{"error", e.what()}};
   }
-  std::printf("%s\n", out.dump().c_str());
+  std::printf("%s\n", text::dump_json(out).c_str());
   std::fflush(stdout);
   return 0;
 }

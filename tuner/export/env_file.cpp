@@ -12,10 +12,16 @@ void add_line(std::string& out, const std::string& key, const std::string& value
   if (!valid_env_name(key))
     throw UsageError("environment variable name \"" + key + "\" cannot be written to nccl.env",
                      "names are letters, digits and '_', not starting with a digit");
+  // No quoting serves all three readers of nccl.env: NCCL_CONF_FILE and docker --env-file
+  // take the value verbatim (quotes included), `. nccl.env` splits it at spaces. So refuse.
+  const bool path = key == "CCTUNE_PROFILE" || key == "NCCL_TUNER_PLUGIN";
   if (!portable_env_value(value))
-    throw UsageError("the value of " + key + " (\"" + value + "\") cannot be written to nccl.env unquoted",
-                     "nccl.env must be read the same by NCCL_CONF_FILE, docker --env-file and bash; use paths and values "
-                     "without spaces, quotes or shell characters");
+    throw UsageError("the value of " + key + " (\"" + value + "\") cannot be written to nccl.env: it holds characters "
+                         "outside letters, digits and _-./:,=+@%^, which NCCL_CONF_FILE, docker --env-file and `. nccl.env` "
+                         "would read differently",
+                     path ? (key == "CCTUNE_PROFILE" ? "pass `cctune tune -o DIR` with a DIR whose absolute path has no spaces or shell characters"
+                                                     : "pass `--plugin PATH` with a path that has no spaces or shell characters (copy or link the library there)")
+                          : "set the variable to a value without spaces, quotes or shell characters, or leave it out of the sweep's group");
   out += key + "=" + value + "\n";
 }
 

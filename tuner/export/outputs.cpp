@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/install_layout.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "tuner/export/env_file.hpp"
 #include "tuner/export/tuner_conf.hpp"
@@ -42,14 +43,17 @@ OutputPaths write_tune_outputs(const TuneOutputs& outputs, const std::string& di
 }
 
 std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
+  // Group labels, env values, reasons and notes come from the results file: shown escaped,
+  // and cut (on a character boundary) to fit the line buffer.
+  const auto shown = [](const std::string& x) { return text::truncate_utf8(text::terminal_text(x), 300); };
   std::string s;
   char line[512];
-  s += "# process-level group: " + outputs.group;
+  s += "# process-level group: " + shown(outputs.group);
   if (!outputs.profile.env.empty()) {
     s += " (";
     bool first = true;
     for (const auto& [k, v] : outputs.profile.env) {
-      s += (first ? "" : " ") + k + "=" + v;
+      s += (first ? "" : " ") + shown(k) + "=" + shown(v);
       first = false;
     }
     s += ")";
@@ -57,10 +61,10 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
   s += "\n";
   for (const GroupScore& g : outputs.groups) {
     if (g.eligible)
-      std::snprintf(line, sizeof line, "#   group %-20s x%.3f over NCCL defaults (geometric mean of %zu sizes)\n", g.group.c_str(),
+      std::snprintf(line, sizeof line, "#   group %-20s x%.3f over NCCL defaults (geometric mean of %zu sizes)\n", shown(g.group).c_str(),
                     g.geomean_speedup, g.sizes);
     else
-      std::snprintf(line, sizeof line, "#   group %-20s not eligible: %s\n", g.group.c_str(), g.reason.c_str());
+      std::snprintf(line, sizeof line, "#   group %-20s not eligible: %s\n", shown(g.group).c_str(), shown(g.reason).c_str());
     s += line;
   }
   if (outputs.profile.rules.empty()) s += "# no rules: NCCL's own choices were best (or not beaten beyond noise) at every size\n";
@@ -80,10 +84,10 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
   if (verbose)
     for (const SizeDecision& d : outputs.decisions) {
       std::snprintf(line, sizeof line, "#   %-13s %10s %-28s %s\n", to_string(d.shape.collective).c_str(),
-                    format_size(d.size_bytes).c_str(), describe(d.choice).c_str(), d.why.c_str());
+                    format_size(d.size_bytes).c_str(), describe(d.choice).c_str(), shown(d.why).c_str());
       s += line;
     }
-  for (const std::string& n : outputs.notes) s += "# note: " + n + "\n";
+  for (const std::string& n : outputs.notes) s += "# note: " + shown(n) + "\n";
   return s;
 }
 

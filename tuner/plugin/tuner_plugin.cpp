@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.hpp"
 #include "tuner/plugin/cost_table.hpp"
 #include "tuner/plugin/nccl_func.hpp"
 #include "tuner/plugin/nccl_tuner_abi.hpp"
@@ -35,8 +36,17 @@ struct PluginContext {
   std::vector<std::uint8_t> unsupported_noted;  // per profile rule: "unsupported here" logged
 };
 
+// Messages quote the profile (its path, nccl_version, schema): one line of NCCL's log, shown
+// escaped (text::log_text) and capped, so a profile cannot forge log lines or flood them.
+constexpr std::size_t max_log_line_bytes = 1024;
+
 void log_line(Logger log, int level, const std::string& message) noexcept {
-  if (log) log(level, nccl_abi::kSubsysInit | nccl_abi::kSubsysTuning, __FILE__, __LINE__, "%s", message.c_str());
+  if (!log) return;
+  try {
+    log(level, nccl_abi::kSubsysInit | nccl_abi::kSubsysTuning, __FILE__, __LINE__, "%s",
+        text::log_text(message, max_log_line_bytes).c_str());
+  } catch (...) {  // out of memory while escaping: the line is dropped, never NCCL's call
+  }
 }
 
 // One warning per process, however many communicators are created.

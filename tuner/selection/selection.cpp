@@ -9,6 +9,7 @@
 
 #include "core/collective_traits.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "tuner/selection/provenance.hpp"
 #include "tuner/selection/ranges.hpp"
 
@@ -112,7 +113,15 @@ std::string topology_fingerprint(const Results& results) {
   if (!results.topology.is_object()) return {};
   auto groups = results.topology.find("groups");
   if (groups == results.topology.end() || !groups->is_array() || groups->size() != 1) return {};
-  return (*groups)[0].value("fingerprint", "");
+  // Read with its type checked: an edited file gets a usage error naming the field.
+  const nlohmann::json& group = (*groups)[0];
+  const auto fingerprint = group.is_object() ? group.find("fingerprint") : group.end();
+  if (!group.is_object() || (fingerprint != group.end() && !fingerprint->is_string()))
+    throw UsageError("topology.groups[0]" + std::string(group.is_object() ? ".fingerprint" : "") + " is " +
+                         text::json_excerpt(group.is_object() ? *fingerprint : group) + ", not " +
+                         (group.is_object() ? "a string" : "an object"),
+                     "use the results.json that cctune sweep wrote, or delete its \"topology\" section");
+  return fingerprint == group.end() ? std::string() : fingerprint->get<std::string>();
 }
 
 std::size_t reference_group(const CandidateSet& set) {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/plan_limits.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace cctune::tuner {
@@ -156,18 +157,21 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Es
 }
 
 std::string format_plan(const SpacePlan& plan) {
-  std::string s = "# space " + plan.space + ", strategy " + search::to_string(plan.strategy) + "\n";
+  // Names, env values and reasons come from the space file: shown escaped (one line each).
+  const auto shown = [](const std::string& x) { return text::terminal_text(x); };
+  std::string s = "# space " + shown(plan.space) + ", strategy " + search::to_string(plan.strategy) + "\n";
   char line[640];
   std::size_t skipped_groups = 0;
   for (const PlannedGroup& g : plan.groups) {
     std::string env;
-    for (const auto& [k, v] : g.env) env += " " + k + "=" + v;
+    for (const auto& [k, v] : g.env) env += " " + shown(k) + "=" + shown(v);
+    env = text::truncate_utf8(env, 500);  // fits line[] below, cut on a character boundary
     if (!g.skip_reason.empty()) {
       ++skipped_groups;
-      s += "group " + g.name + ": skipped: " + g.skip_reason + "\n";
+      s += "group " + shown(g.name) + ": skipped: " + shown(g.skip_reason) + "\n";
       continue;
     }
-    std::snprintf(line, sizeof line, "group %s:%s\n  %zu points", g.name.c_str(), env.empty() ? " (NCCL defaults)" : env.c_str(),
+    std::snprintf(line, sizeof line, "group %s:%s\n  %zu points", text::truncate_utf8(shown(g.name), 100).c_str(), env.empty() ? " (NCCL defaults)" : env.c_str(),
                   g.points.size());
     s += line;
     std::size_t configs = 0;
@@ -180,7 +184,7 @@ std::string format_plan(const SpacePlan& plan) {
     }
     if (g.channel_ceiling) s += ", channel ceiling " + std::to_string(g.channel_ceiling);
     s += configs ? ", " + std::to_string(configs) + " configurations skipped:\n" : "\n";
-    for (const auto& [reason, n] : reasons) s += "    skip " + std::to_string(n) + " points: " + reason + "\n";
+    for (const auto& [reason, n] : reasons) s += "    skip " + std::to_string(n) + " points: " + shown(reason) + "\n";
   }
   std::snprintf(line, sizeof line,
                 "# %zu group(s) (%zu skipped), %zu points to measure, %zu skipped; estimated %s exhaustive, about %s with halving\n",

@@ -11,6 +11,7 @@
 #include "app/report/report_files.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 namespace {
@@ -38,7 +39,7 @@ class CompareCommand : public Command {
                            (comparison.mismatches.size() > 1 ? " (and " + std::to_string(comparison.mismatches.size() - 1) + " more)" : ""),
                        "compare runs of the same settings, or drop --strict to see the differences listed");
     std::ostringstream out;
-    if (json_) out << report::to_json(comparison).dump(1) << "\n";
+    if (json_) out << text::dump_json(report::to_json(comparison), 1) << "\n";
     else if (csv_) report::print_csv(out, comparison);
     else report::print_text(out, comparison);
     if (output_.empty()) std::cout << out.str() << std::flush;

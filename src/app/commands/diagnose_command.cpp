@@ -21,6 +21,7 @@
 #include "core/files.hpp"
 #include "core/results_json.hpp"
 #include "diagnose/plan.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 namespace {
@@ -129,8 +130,8 @@ class DiagnoseCommand : public Command {
       save_results(f.results, (out_dir / (f.name + ".json")).string());
       stage_results.push_back(f.results);
     }
-    if (!out.probes.empty()) write_file_atomically((out_dir / "pair_probes.json").string(), out.probes.dump(1) + "\n");
-    write_file_atomically((out_dir / "diagnosis.json").string(), to_json(doc).dump(1) + "\n");
+    if (!out.probes.empty()) write_file_atomically((out_dir / "pair_probes.json").string(), text::dump_json(out.probes, 1) + "\n");
+    write_file_atomically((out_dir / "diagnosis.json").string(), text::dump_json(to_json(doc), 1) + "\n");
     report::write_report((out_dir / "report.html").string(), stage_results, {}, diagnosis_html(doc));
     std::printf("%s", format_diagnosis(doc).c_str());
     std::printf("# diagnosis: %s\n# report: %s\n", std::filesystem::absolute(out_dir / "diagnosis.json").c_str(),

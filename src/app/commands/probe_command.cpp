@@ -11,6 +11,7 @@
 #include "core/files.hpp"
 #include "core/units.hpp"
 #include "net/probe.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 namespace {
@@ -55,8 +56,8 @@ class ProbeCommand : public Command {
       std::cerr << "cctune: " << note << "\n" << std::flush;
     });
     if (comm.rank() == 0) {
-      if (!output_.empty()) write_file_atomically(output_, net.dump(1) + "\n");
-      std::cout << (json_ ? net.dump(1) + "\n" : net::format_network_probe(net)) << std::flush;
+      if (!output_.empty()) write_file_atomically(output_, text::dump_json(net, 1) + "\n");
+      std::cout << (json_ ? text::dump_json(net, 1) + "\n" : net::format_network_probe(net)) << std::flush;
     }
     return net["summary"].value("pairs_failed", 0) > 0 ? exit_code::failure : exit_code::ok;
   }

@@ -24,6 +24,7 @@
 #include "runtime/plan_check.hpp"
 #include "runtime/worker_process.hpp"
 #include "comm/rank_comm_typed.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app {
 namespace {
@@ -196,15 +197,15 @@ class SweepCommand : public Command {
   // Rank 0, after a complete sweep: the files derived from the results, and where they are.
   void say_complete(Session& session, const SweepPlan& plan, const Results& results, const std::string& path,
                     const SweepOutcome& outcome) const {
-    for (const auto& line : straggler_lines(results)) std::printf("# %s\n", line.c_str());
+    for (const auto& line : straggler_lines(results)) std::printf("# %s\n", text::terminal_text(line).c_str());  // host names
     std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
     if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
     const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
-    for (const auto& note : more.notes) std::printf("# %s\n", note.c_str());
+    for (const auto& note : more.notes) std::printf("# %s\n", text::terminal_text(note).c_str());
     if (!more.profile.empty()) {
       std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),
                   more.tuner_conf.c_str());
-      std::printf("# to use it: set -a; . %s; set +a\n", more.env_file.c_str());
+      std::printf("# to use it: set -a; . %s; set +a\n", text::shell_word(more.env_file).c_str());
     }
     std::printf("# report: %s\n", more.report.c_str());
     if (outcome.failed_groups > 0)

@@ -11,6 +11,7 @@
 #include "app/session.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/text.hpp"
 #include "topology/cluster.hpp"
 #include "topology/fixtures.hpp"
 #include "topology/node_probe.hpp"
@@ -50,13 +51,15 @@ class TopoCommand : public Command {
   int run(Session& session) override {
     std::optional<topo::Topology> topology = load_or_probe(session);
     if (!topology) return exit_code::ok;  // a rank other than 0 under mpirun
-    const std::string json_text = topo::to_json(*topology).dump(2) + "\n";
+    const nlohmann::json doc = topo::to_json(*topology);
+    const std::string json_text = text::dump_json(doc, 2) + "\n";  // probed names may hold any bytes
     if (!output_.empty()) write_file_atomically(output_, json_text);
     if (json_ && output_.empty()) {
       std::cout << json_text << std::flush;
     } else if (!json_) {
       std::ostringstream out;
-      topo::render_topology(*topology, out);
+      // Every string shown escaped (a file from --from, or names a node reported).
+      topo::render_topology(topo::topology_from_json(text::map_strings(doc, text::terminal_text)), out);
       std::cout << out.str() << std::flush;
     }
     return exit_code::ok;

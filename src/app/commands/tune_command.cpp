@@ -10,6 +10,7 @@
 #include "app/space_sweep.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/text.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/selection/selection.hpp"
 
@@ -69,9 +70,11 @@ class TuneCommand : public Command {
     const tuner::OutputPaths paths = tuner::write_tune_outputs(outputs, dir, plugin);
 
     std::fputs(tuner::format_tune_summary(outputs, verbose_).c_str(), stdout);
-    std::printf("# profile: %s\n# env: %s\n# example-tuner CSV: %s\n", paths.profile.c_str(), paths.env_file.c_str(),
-                paths.tuner_conf.c_str());
-    std::printf("# use: NCCL_CONF_FILE=%s <your job>   (or: set -a; . %s; set +a)\n", paths.env_file.c_str(), paths.env_file.c_str());
+    // Paths as shell words: the # use: line is meant to be copied into a shell.
+    const std::string env_file = text::shell_word(paths.env_file);
+    std::printf("# profile: %s\n# env: %s\n# example-tuner CSV: %s\n", text::shell_word(paths.profile).c_str(), env_file.c_str(),
+                text::shell_word(paths.tuner_conf).c_str());
+    std::printf("# use: NCCL_CONF_FILE=%s <your job>   (or: set -a; . %s; set +a)\n", env_file.c_str(), env_file.c_str());
     return exit_code::ok;
   }
 

@@ -26,6 +26,7 @@
 #include "core/files.hpp"
 #include "core/results_json.hpp"
 #include "core/units.hpp"
+#include "core/text.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/profile/profile.hpp"
 
@@ -228,7 +229,7 @@ class VerifyCommand : public Command {
       try {  // every rank must reach the exit-status agreement below
         code = report(load_results(path), profile, profile_abs, plan.output_dir, outcome);
       } catch (const Error& e) {
-        std::fprintf(stderr, "cctune: error: %s\n", e.describe().c_str());
+        std::fprintf(stderr, "cctune: error: %s\n", text::terminal_text(e.describe()).c_str());
         code = exit_code::failure;
       }
     }
@@ -286,7 +287,7 @@ class VerifyCommand : public Command {
                                 {"rows", rows}};
     if (const std::string mode = test_mode_of(results); !mode.empty()) doc["test_mode"] = mode;
     const std::string out = (std::filesystem::path(dir) / "verify.json").string();
-    write_file_atomically(out, doc.dump(2) + "\n");
+    write_file_atomically(out, text::dump_json(doc, 2) + "\n");
     std::printf("# verify: %s\n", std::filesystem::absolute(out).c_str());
     if (rep.regressed()) {
       std::fprintf(stderr, "cctune: verify: %d size(s) slower with the profile than NCCL's default, beyond noise\n", rep.slower);

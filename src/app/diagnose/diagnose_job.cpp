@@ -7,6 +7,7 @@
 #include "app/report/report_inputs.hpp"
 #include "app/signals.hpp"
 #include "diagnose/straggler.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app::diagnose {
 namespace {
@@ -116,7 +117,7 @@ void add_probe(JobOutcome& out, const PairProbe& p) {
   out.probes.push_back(p.net);
   const auto& pair = p.net.at("pairs").at(0);
   if (!pair.at("error").is_null()) {
-    e.probe_error = pair.at("error").dump();
+    e.probe_error = text::dump_json(pair.at("error"));
     return;
   }
   if (!pair.at("bandwidth").empty()) e.probe_gbps = pair.at("bandwidth").at(0).value("avg_Gbps", 0.0) / 8;

@@ -60,7 +60,7 @@ std::string format_diagnosis(const DiagnosisDoc& d) {
                          : fmt::format("# stage {}: {} round(s), {:.1f} s\n", s.name, s.rounds, s.duration_s);
   out += fmt::format("{:<36} {:>32} {:>13} {:>12}  {}\n", "component", "busbw at the bandwidth size", "latency size", "limit", "");
   for (const Line& l : figure_lines(d))
-    out += terminal_text(fmt::format("{:<36} {:>32} {:>13} {:>12}  {}\n", l.component, l.figure, l.latency, l.limit, l.note));
+    out += terminal_text(fmt::format("{:<36} {:>32} {:>13} {:>12}  {}", l.component, l.figure, l.latency, l.limit, l.note)) + "\n";
   for (const auto& s : d.diagnosis.suspects) {
     out += terminal_text("SUSPECT " + suspect_title(s)) + "\n";
     for (const auto& e : s.evidence) out += "  - " + terminal_text(e) + "\n";

@@ -12,6 +12,7 @@
 #include "core/results_json.hpp"
 #include "net/probe.hpp"
 #include "comm/rank_comm_typed.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app::diagnose {
 namespace {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "app/report/svg.hpp"
+#include "core/text.hpp"
 
 namespace cctune::app::report {
 
@@ -105,12 +106,11 @@ const json* find_pair_array(const json& j, int depth) {
 std::string scalar_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) return svg::format_number(v.get<double>(), 4);
-  return v.dump();
+  return text::dump_json(v);
 }
 
 std::string truncated_dump(const json& v, std::size_t max = 160) {
-  std::string s = v.dump();
-  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+  return text::json_excerpt(v, max - 3);
 }
 
 }  // namespace

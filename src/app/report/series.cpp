@@ -8,6 +8,7 @@
 #include "app/report/series_internal.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace cctune::app::report {
@@ -139,8 +140,7 @@ std::vector<std::string> find_mismatches(const Comparison& c, const PointIndex& 
     if (key.find("out") != std::string::npos || key == "labels") continue;  // where files went is no setting
     check_property(c, "settings." + key + " values", [&](const RunResult&, const Results& r) {
       const auto& s = r.meta.settings;
-      std::string v = s.is_object() && s.contains(key) ? s.at(key).dump() : "(none)";
-      return v.size() > 40 ? v.substr(0, 39) + "..." : v;
+      return s.is_object() && s.contains(key) ? text::json_excerpt(s.at(key), 39) : std::string("(none)");
     }, out);
   }
 

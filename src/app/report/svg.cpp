@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace cctune::app::svg {
@@ -32,21 +33,7 @@ std::string text(double x, double y, std::string_view s, std::string_view attrs 
 
 }  // namespace
 
-std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view s) { return text::html_text(s); }
 
 std::string format_number(double v, int digits) {
   if (!std::isfinite(v)) return "?";
@@ -179,7 +166,7 @@ std::string render(const LinePlot& plot) {
     const double ly = top + 8 + 18 * legend_row++;
     o += "<line x1=\"" + px(right + 14) + "\" x2=\"" + px(right + 38) + "\" y1=\"" + px(ly) + "\" y2=\"" + px(ly) + "\" stroke=\"" +
          color + "\" stroke-width=\"3\"" + (s.dashed ? " stroke-dasharray=\"6 4\"" : "") + "/>";
-    std::string name = s.name.size() > 26 ? s.name.substr(0, 25) + "…" : s.name;
+    std::string name = s.name.size() > 26 ? text::truncate_utf8(s.name, 25, "…") : s.name;  // on a character boundary
     o += text(right + 44, ly + 4, name, "class=\"legend\"");
   }
   o += "</svg>";

@@ -64,24 +64,28 @@ std::string chosen(const PointResult* p) {
 }
 
 
-void print_text_unescaped(std::ostream& out, const Comparison& c) {
+// Labels, hosts, settings and reasons come from input files: each is shown through
+// terminal_text() (one line, no escape sequences); the layout's own newlines stay.
+std::string shown(const std::string& s) { return terminal_text(s); }
+
+void print_text_escaped(std::ostream& out, const Comparison& c) {
   if (c.series.empty()) {
     out << "No config groups in the given results.\n";
     return;
   }
-  out << "Runs" << (c.series.size() > 1 ? " (ratio = busbw / " + c.series[0].label + "'s busbw)" : "") << ":\n";
-  for (std::size_t i = 0; i < c.series.size(); ++i) out << "  " << c.describe_series(i) << "\n";
+  out << "Runs" << (c.series.size() > 1 ? " (ratio = busbw / " + shown(c.series[0].label) + "'s busbw)" : "") << ":\n";
+  for (std::size_t i = 0; i < c.series.size(); ++i) out << "  " << shown(c.describe_series(i)) << "\n";
   out << "\nMismatched settings:" << (c.mismatches.empty() ? " none\n" : "\n");
-  for (const auto& m : c.mismatches) out << "  " << m << "\n";
+  for (const auto& m : c.mismatches) out << "  " << shown(m) << "\n";
 
   bool any_best_of_tuned = false;
   for (const auto& t : c.tables) {
     out << "\n" << describe(t.key) << " (busbw in GB/s, time in us per op)\n";
     std::vector<std::string> header{"size"};
     for (std::size_t s = 0; s < c.series.size(); ++s) {
-      header.push_back(c.series[s].label + " GB/s");
-      header.push_back(c.series[s].label + " us");
-      if (s > 0) header.push_back(c.series[s].label + "/" + c.series[0].label);
+      header.push_back(shown(c.series[s].label) + " GB/s");
+      header.push_back(shown(c.series[s].label) + " us");
+      if (s > 0) header.push_back(shown(c.series[s].label) + "/" + shown(c.series[0].label));
     }
     TextTable table(header);
     for (const auto& row : t.rows) {
@@ -102,7 +106,7 @@ void print_text_unescaped(std::ostream& out, const Comparison& c) {
   if (any_best_of_tuned) out << "\n* no NCCL-default point at this size: the best tuned config is shown\n";
 
   for (const auto& t : c.tuned) {
-    out << "\nTuned vs NCCL default, " << c.series[t.series].label << ": " << describe(t.key) << "\n";
+    out << "\nTuned vs NCCL default, " << shown(c.series[t.series].label) << ": " << describe(t.key) << "\n";
     TextTable table({"size", "default GB/s", "NCCL chose", "best tuned", "tuned GB/s", "speedup"});
     for (const auto& r : t.rows)
       table.add({format_size(r.size_bytes), r.default_point ? format_fixed(r.default_point->busbw_GBps) : "-", chosen(r.default_point),
@@ -112,18 +116,13 @@ void print_text_unescaped(std::ostream& out, const Comparison& c) {
 
   if (!c.problems.empty()) {
     out << "\nFailed and skipped:\n";
-    for (const auto& p : c.problems) out << "  " << c.series[p.series].label << ": " << p.kind << ": " << p.what << ": " << p.reason << "\n";
+    for (const auto& p : c.problems)
+      out << "  " << shown(c.series[p.series].label) << ": " << shown(p.kind) << ": " << shown(p.what) << ": " << shown(p.reason) << "\n";
   }
 }
 
 }  // namespace
 
-void print_text(std::ostream& terminal, const Comparison& c) {
-  // Labels, hosts and reasons come from input files: the whole text goes out through
-  // terminal_text() so no escape sequence in them reaches the terminal.
-  std::ostringstream out;
-  print_text_unescaped(out, c);
-  terminal << terminal_text(out.str());
-}
+void print_text(std::ostream& terminal, const Comparison& c) { print_text_escaped(terminal, c); }
 
 }  // namespace cctune::app::report

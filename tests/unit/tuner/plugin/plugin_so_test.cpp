@@ -104,6 +104,23 @@ TEST(PluginSo, MalformedProfileWarnsOnceAndChangesNothing) {
   });
 }
 
+// Issue 24 F10: what the plugin logs quotes the profile (its path, nccl_version, schema);
+// NCCL's log gets it as one line, controls shown escaped, at most 1024 bytes (+ "...").
+TEST(PluginSo, LoggedTextIsOneEscapedBoundedLine) {
+  RUN_SCENARIO({
+    use_profile("no_such\n[0] NCCL INFO forged \x1b]0;PWNED\x07.json");
+    expect_one_warning_and_no_change("no_such\\n[0] NCCL INFO forged \\x1b]0;PWNED\\x07.json");
+    for (const char c : testing::captured_log()[0].second) SCENARIO_CHECK(static_cast<unsigned char>(c) >= 0x20);
+  });
+  RUN_SCENARIO({
+    use_profile(std::string(3000, 'x') + ".json");
+    void* ctx = init(8, 1);
+    v5().finalize(ctx);
+    SCENARIO_CHECK(testing::captured_log().size() == 1);
+    SCENARIO_CHECK(testing::captured_log()[0].second.size() <= 1024 + 3);
+  });
+}
+
 TEST(PluginSo, OverlappingRulesWarnOnceAndChangeNothing) {
   RUN_SCENARIO({
     use_profile("overlapping_profile.json");
