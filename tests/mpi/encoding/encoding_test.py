@@ -26,7 +26,8 @@ import shutil
 import subprocess
 import sys
 
-SELFTEST = {"CCTUNE_TEST_WORKER_BACKEND": "selftest", "CCTUNE_SELFTEST_GPUS": "2"}
+# The GPU-free stand-in NCCL module (CCTUNE_NCCL_MODULE), set beside the binary in main().
+SELFTEST = {"CCTUNE_SELFTEST_GPUS": "2"}
 NCCL_SMALL = ["sweep", "--backend", "nccl", "-b", "8", "-e", "1K", "-n", "5", "-w", "1", "--min-iters", "5",
               "--max-time", "0.03", "--collectives", "allreduce", "--transport", "nvlink,pcie"]
 ESC = "\x1b]0;PWNED\x07\x1b[2J"
@@ -36,6 +37,9 @@ failures = []
 def run(args, env=None, timeout=120):
     full = dict(os.environ)
     full.update(env or {})
+    # Test-only variables (CCTUNE_TEST_FAULT) are read by the test build of cctune only.
+    if any(k.startswith("CCTUNE_TEST_") for k in (env or {})) and isinstance(args[0], str):
+        args = [os.path.join(os.path.dirname(os.path.abspath(args[0])), "cctune-test")] + list(args[1:])
     p = subprocess.run([os.fsencode(a) if isinstance(a, bytes) else a for a in args], env={
         os.fsencode(k): (v if isinstance(v, bytes) else os.fsencode(v)) for k, v in full.items()},
         capture_output=True, timeout=timeout)
@@ -282,6 +286,7 @@ def main():
     ap.add_argument("--fixtures")
     ap.add_argument("--source")
     a = ap.parse_args()
+    SELFTEST["CCTUNE_NCCL_MODULE"] = os.path.join(os.path.dirname(os.path.abspath(a.cctune)), "tests", "libcctune-selftest.so")
     a.workdir = os.path.join(a.workdir, a.scenario)
     shutil.rmtree(a.workdir, ignore_errors=True)
     os.makedirs(a.workdir)
