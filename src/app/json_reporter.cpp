@@ -1,6 +1,10 @@
 #include "app/json_reporter.hpp"
 
+#include <cerrno>
+#include <cstdio>
+
 #include "app/run_meta.hpp"
+#include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "tuner/profile/algo_proto.hpp"
 
@@ -16,16 +20,23 @@ void JsonReporter::begin_run(const RunResult& run) {
 void JsonReporter::point(const PointResult& p) {
   RunResult& run = results_.runs.back();
   run.points.push_back(p);
+  std::vector<std::string> changed;
   if (!p.offered_algos.empty()) {
     // The run's summary: per collective, every algorithm NCCL offered at any of its points.
     std::vector<std::string>& offered = run.nccl_offered[to_string(p.collective)];
-    offered = tuner::algorithm_names(tuner::algorithm_set(offered) | tuner::algorithm_set(p.offered_algos));
+    std::vector<std::string> merged = tuner::algorithm_names(tuner::algorithm_set(offered) | tuner::algorithm_set(p.offered_algos));
+    if (merged != offered) changed = merged;
+    offered = std::move(merged);
   }
+  // Between points, on the supervisor: never inside a timed batch.
+  if (journal_) write_on_rank0([&] { journal_->point(results_.runs.size() - 1, run.points.size() - 1, p, changed); });
 }
 
-void JsonReporter::screened(const PointResult& p) { results_.runs.back().screened.push_back(p); }
-
-void JsonReporter::end_collective() { save(); }
+void JsonReporter::screened(const PointResult& p) {
+  RunResult& run = results_.runs.back();
+  run.screened.push_back(p);
+  if (journal_) write_on_rank0([&] { journal_->screened(results_.runs.size() - 1, run.screened.size() - 1, p); });
+}
 
 void JsonReporter::fail_run(const std::string& reason) {
   results_.runs.back().status = RunStatus::Failed;
@@ -41,7 +52,16 @@ void JsonReporter::run_timing(double duration_s, double startup_s) {
 
 void JsonReporter::save() {
   if (path_.empty()) return;
-  write_on_rank0([&] { save_results(results_, path_); });
+  write_on_rank0([&] {
+    save_results(results_, path_);
+    if (journal_) return;
+    // The first save: results.json now holds what an earlier journal held (--resume folded
+    // it in) or is meant to replace it (--force), so the new sweep starts a journal of its own.
+    const std::string journal = journal_path_for(path_);
+    if (std::remove(journal.c_str()) != 0 && errno != ENOENT)
+      throw EnvironmentError("cannot remove " + journal + " left by an earlier sweep", "check the permissions of its directory");
+    journal_.emplace(journal, results_.meta.start_time);
+  });
 }
 
 void JsonReporter::finish(MetaStatus status) {
@@ -50,6 +70,12 @@ void JsonReporter::finish(MetaStatus status) {
   if (status == MetaStatus::Interrupted && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok)
     results_.runs.back().status = RunStatus::Interrupted;
   save();
+  // results.json holds every point now; a journal left behind would only be folded again.
+  if (journal_) {
+    const std::string journal = journal_->path();
+    journal_.reset();
+    std::remove(journal.c_str());
+  }
 }
 
 }  // namespace cctune::app

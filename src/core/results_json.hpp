@@ -23,7 +23,9 @@ void from_json(const nlohmann::json& j, Meta& m);
 void to_json(nlohmann::json& j, const Results& r);
 void from_json(const nlohmann::json& j, Results& r);
 
-// Reads and validates a results file; errors name the path and what is wrong.
+// Reads and validates a results file, and folds in the results.journal beside it (points of
+// a sweep killed before its last save); errors name the path and what is wrong. Memory is
+// bounded by results_budget.hpp's counts, not only by the file's size.
 Results load_results(const std::string& path);
 // The text of a results file; `source` names it in errors. Throws UsageError like load_results.
 Results parse_results(const std::string& text, const std::string& source);
