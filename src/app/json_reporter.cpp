@@ -14,6 +14,10 @@ JsonReporter::JsonReporter(Results initial, std::string path) : results_(std::mo
 
 void JsonReporter::begin_run(const RunResult& run) {
   results_.runs.push_back(run);
+  if (!path_.empty()) {
+    texts_.resize(results_.runs.size());
+    for (const PointResult& p : run.points) texts_.back().push_back(point_text(p));  // carried by --resume
+  }
   save();
 }
 
@@ -28,6 +32,7 @@ void JsonReporter::point(const PointResult& p) {
     if (merged != offered) changed = merged;
     offered = std::move(merged);
   }
+  if (!path_.empty()) texts_.back().push_back(point_text(p));
   // Between points, on the supervisor: never inside a timed batch.
   if (journal_) write_on_rank0([&] { journal_->point(results_.runs.size() - 1, run.points.size() - 1, p, changed); });
 }
@@ -53,7 +58,13 @@ void JsonReporter::run_timing(double duration_s, double startup_s) {
 void JsonReporter::save() {
   if (path_.empty()) return;
   write_on_rank0([&] {
-    save_results(results_, path_);
+    texts_.resize(results_.runs.size());  // runs carried from an earlier sweep, never begun here
+    for (std::size_t i = 0; i < results_.runs.size(); ++i)
+      if (texts_[i].size() != results_.runs[i].points.size()) {
+        texts_[i].clear();
+        for (const PointResult& p : results_.runs[i].points) texts_[i].push_back(point_text(p));
+      }
+    save_results_with_points(results_, texts_, path_);
     if (journal_) return;
     // The first save: results.json now holds what an earlier journal held (--resume folded
     // it in) or is meant to replace it (--force), so the new sweep starts a journal of its own.

@@ -7,6 +7,7 @@
 // empty path it only collects (diagnose's parts, whose runs are saved together per stage).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/reporter.hpp"
 #include "core/results.hpp"
@@ -36,6 +37,7 @@ class JsonReporter final : public Reporter {
   Results results_;
   std::string path_;
   std::optional<ResultsJournal> journal_;
+  std::vector<std::vector<std::string>> texts_;  // texts_[run][i]: point_text of runs[run].points[i]
 };
 
 }  // namespace cctune::app

@@ -176,8 +176,9 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
                            std::to_string(nnodes) + " now",
                        fix);
   }
-  check_carried_points(previous, settings, dir, fix);
+  // The exact plan first: its errors name the field an edited point invented.
   if (planned) check_against_plan(previous, *planned, dir, fix);
+  check_carried_points(previous, settings, dir, fix);
   ResumeState s;
   s.dir_ = dir;
   for (const auto& run : previous.runs)

@@ -354,4 +354,54 @@ void save_results(const Results& r, const std::string& path) {
   write_file_atomically(path, one_line_rank_columns(json(r).dump(1)) + "\n");
 }
 
+std::string point_text(const PointResult& p) {
+  const std::string text = one_line_rank_columns(json(p).dump(1, ' ', false, json::error_handler_t::replace));
+  // Indented as an element of runs[].points: four levels deeper than a document of its own.
+  std::string out = "    ";
+  out.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += "    ";
+  }
+  return out;
+}
+
+void save_results_with_points(Results& r, const std::vector<std::vector<std::string>>& point_texts, const std::string& path) {
+  // The runs without their points make a small tree; the points' cached text goes where
+  // each run's empty "points" array is, in order (no outside text can hold that sequence
+  // unescaped, and "runs" is the one top-level key at one space of indent).
+  std::vector<std::vector<PointResult>> stash(r.runs.size());
+  for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);
+  std::string skeleton;
+  try {
+    skeleton = one_line_rank_columns(json(r).dump(1, ' ', false, json::error_handler_t::replace));
+  } catch (...) {
+    for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);
+    throw;
+  }
+  for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);
+  static constexpr std::string_view empty = "\"points\": []";
+  std::string out;
+  out.reserve(skeleton.size() + 64 * r.runs.size() + [&] {
+    std::size_t n = 0;
+    for (const auto& run : point_texts)
+      for (const auto& t : run) n += t.size() + 2;
+    return n;
+  }());
+  std::size_t at = skeleton.find("\n \"runs\": [");
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < r.runs.size() && at != std::string::npos; ++i) {
+    at = skeleton.find(empty, at);
+    if (at == std::string::npos) break;
+    out.append(skeleton, copied, at - copied);
+    out += "\"points\": [";
+    const auto& texts = i < point_texts.size() ? point_texts[i] : std::vector<std::string>{};
+    for (std::size_t k = 0; k < texts.size(); ++k) (out += k ? ",\n" : "\n") += texts[k];
+    out += texts.empty() ? "]" : "\n   ]";
+    copied = at = at + empty.size();
+  }
+  out.append(skeleton, copied, std::string::npos);
+  write_file_atomically(path, out + "\n");
+}
+
 }  // namespace cctune

@@ -3,6 +3,7 @@
 // naming the file's problem; callers add the file name.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/results.hpp"
 
@@ -31,5 +32,11 @@ Results load_results(const std::string& path);
 Results parse_results(const std::string& text, const std::string& source);
 // Writes through a temporary file and rename(2): readers never see half a file.
 void save_results(const Results& r, const std::string& path);
+// A point as save_results writes it inside runs[].points (formatted once, when it arrives).
+std::string point_text(const PointResult& p);
+// The same file as save_results, from the points' cached point_text() (point_texts[run][i]
+// for r.runs[run].points[i]): the cost of a rewrite is copying bytes, not building a JSON
+// tree of every point, so SIGTERM at 40 000 points returns at once. `r` is restored.
+void save_results_with_points(Results& r, const std::vector<std::vector<std::string>>& point_texts, const std::string& path);
 
 }  // namespace cctune

@@ -10,7 +10,7 @@
 #
 # usage: durable_points_test.sh CCTUNE WORKDIR [POINTS]
 set -euo pipefail
-cctune=$1 work=$2 points=${3:-40000}
+cctune=$1 work=$2 points=${3:-10000}
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "durable_points_test: FAIL: $*"; exit 1; }
 note() { echo "durable_points_test: $*"; }
@@ -37,9 +37,9 @@ term_after() {
 
 # --- 1. SIGTERM at many points -------------------------------------------------------------
 read -r small_n small_s < <(term_after "$work/small" 300 60)
-read -r big_n big_s < <(term_after "$work/big" "$points" 75)
+read -r big_n big_s < <(term_after "$work/big" "$points" 45)
 note "SIGTERM -> exit: ${small_s} s at $small_n points, ${big_s} s at $big_n points (review, before: 51.1 s at 39438)"
-(( big_n >= points / 4 )) || fail "only $big_n points in 75 s; the machine is too slow for this check"
+(( big_n >= 1500 )) || fail "only $big_n points in 45 s; the machine is too slow for this check"
 python3 - "$work/big/results.json" "$big_n" "$small_s" "$big_s" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))

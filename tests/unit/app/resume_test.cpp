@@ -208,7 +208,7 @@ TEST(Resume, LoadErrorsAreRaisedOnEveryRank) {
     try {
       ResumeState::load(comm, dir.str(), settings(), plan_of(interrupted()), 2, 1);
     } catch (const UsageError& e) {
-      if (e.what_only().find("not a complete results file") != std::string::npos) ++corrupt;
+      if (e.what_only().find("not valid JSON") != std::string::npos) ++corrupt;
     }
   });
   EXPECT_EQ(missing, 2);

@@ -28,13 +28,13 @@ class Dir {
   std::filesystem::path path_;
 };
 
-PointResult point(std::uint64_t size) {
+PointResult point(std::uint64_t size, const std::string& reason = "") {
   PointResult p;
   p.size_bytes = size;
   p.batch_us = 10;
   p.algbw_GBps = static_cast<double>(size) / 1e4;
   p.busbw_GBps = p.algbw_GBps;
-  p.reason = "bad \xff byte";  // outside text never makes the writer throw
+  p.reason = reason;
   return p;
 }
 
@@ -44,6 +44,7 @@ Results started() {
   RunResult run;
   run.backend = "mpi";
   run.nranks = 1;
+  run.nnodes = 1;
   run.points = {point(8)};
   r.runs.push_back(run);
   return r;
@@ -57,7 +58,7 @@ TEST(ResultsJournal, KilledSweepKeepsEveryJournalledPoint) {
   save_results(started(), results);
   {
     ResultsJournal journal(journal_path_for(results), "2026-11-24T20:00:00Z");
-    journal.point(0, 1, point(16), {"ring"});
+    journal.point(0, 1, point(16, "bad \xff byte"), {"ring"});  // outside text never makes the writer throw
     journal.point(0, 2, point(32), {});
     journal.screened(0, 0, point(64));
   }
@@ -105,4 +106,28 @@ TEST(ResultsBudget, FreeFormSectionsAndValueCountsAreBounded) {
   EXPECT_THROW(check_results_budget("[[],[]]", "x", few_containers), UsageError);
   // A real file passes.
   EXPECT_NO_THROW(parse_results(nlohmann::json(started()).dump(), "ok.json"));
+}
+
+// The rewrite from cached point texts (what makes SIGTERM at 40k points quick) writes the
+// same bytes as the whole-tree save.
+TEST(ResultsJson, SaveFromPointTextsIsTheSameFile) {
+  Dir dir;
+  Results r = started();
+  r.runs[0].points.push_back(point(16));
+  r.runs[0].points[1].ranks.batch_us = {1.5, 2.25};
+  r.runs[0].points[1].ranks.iter_median_us = {1, 2};
+  r.runs[0].points[1].ranks.wait_median_us = {0, 0.5};
+  r.runs[0].points[1].ranks.last_pct = {50, 50};
+  r.runs[0].nranks = 2;
+  RunResult empty = r.runs[0];
+  empty.group = "empty";
+  empty.points.clear();
+  r.runs.push_back(empty);
+  r.topology = {{"points", nlohmann::json::array()}};  // after "runs": never taken for a run's points
+  std::vector<std::vector<std::string>> texts(2);
+  for (const auto& p : r.runs[0].points) texts[0].push_back(point_text(p));
+  save_results(r, dir.file("a.json"));
+  save_results_with_points(r, texts, dir.file("b.json"));
+  EXPECT_EQ(read_file(dir.file("a.json")), read_file(dir.file("b.json")));
+  EXPECT_EQ(r.runs[0].points.size(), 2u);  // restored
 }
