@@ -367,9 +367,8 @@ std::string point_text(const PointResult& p) {
 }
 
 void save_results_with_points(Results& r, const std::vector<std::vector<std::string>>& point_texts, const std::string& path) {
-  // The runs without their points make a small tree; the points' cached text goes where
-  // each run's empty "points" array is, in order (no outside text can hold that sequence
-  // unescaped, and "runs" is the one top-level key at one space of indent).
+  // The runs without points make a small tree; each run's cached point texts go where its
+  // empty "points" array is ("runs" is the one top-level key at one space of indent).
   std::vector<std::vector<PointResult>> stash(r.runs.size());
   for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);
   std::string skeleton;
@@ -379,15 +378,9 @@ void save_results_with_points(Results& r, const std::vector<std::vector<std::str
     for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);
     throw;
   }
-  for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);
+  for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);  // restored
   static constexpr std::string_view empty = "\"points\": []";
   std::string out;
-  out.reserve(skeleton.size() + 64 * r.runs.size() + [&] {
-    std::size_t n = 0;
-    for (const auto& run : point_texts)
-      for (const auto& t : run) n += t.size() + 2;
-    return n;
-  }());
   std::size_t at = skeleton.find("\n \"runs\": [");
   std::size_t copied = 0;
   for (std::size_t i = 0; i < r.runs.size() && at != std::string::npos; ++i) {
