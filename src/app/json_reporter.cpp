@@ -1,6 +1,10 @@
 #include "app/json_reporter.hpp"
 
+#include <cerrno>
+#include <cstdio>
+
 #include "app/run_meta.hpp"
+#include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "tuner/profile/algo_proto.hpp"
 
@@ -11,22 +15,34 @@ JsonReporter::JsonReporter(Results initial, std::string path) : results_(std::mo
 void JsonReporter::begin_run(const RunResult& run) {
   results_.runs.push_back(run);
   run_open_ = true;
+  if (!path_.empty()) {
+    texts_.resize(results_.runs.size());
+    for (const PointResult& p : run.points) texts_.back().push_back(point_text(p));  // carried by --resume
+  }
   save();
 }
 
 void JsonReporter::point(const PointResult& p) {
   RunResult& run = results_.runs.back();
   run.points.push_back(p);
+  std::vector<std::string> changed;
   if (!p.offered_algos.empty()) {
     // The run's summary: per collective, every algorithm NCCL offered at any of its points.
     std::vector<std::string>& offered = run.nccl_offered[to_string(p.collective)];
-    offered = tuner::algorithm_names(tuner::algorithm_set(offered) | tuner::algorithm_set(p.offered_algos));
+    std::vector<std::string> merged = tuner::algorithm_names(tuner::algorithm_set(offered) | tuner::algorithm_set(p.offered_algos));
+    if (merged != offered) changed = merged;
+    offered = std::move(merged);
   }
+  if (!path_.empty()) texts_.back().push_back(point_text(p));
+  // Between points, on the supervisor: never inside a timed batch.
+  if (journal_) write_on_rank0([&] { journal_->point(results_.runs.size() - 1, run.points.size() - 1, p, changed); });
 }
 
-void JsonReporter::screened(const PointResult& p) { results_.runs.back().screened.push_back(p); }
-
-void JsonReporter::end_collective() { save(); }
+void JsonReporter::screened(const PointResult& p) {
+  RunResult& run = results_.runs.back();
+  run.screened.push_back(p);
+  if (journal_) write_on_rank0([&] { journal_->screened(results_.runs.size() - 1, run.screened.size() - 1, p); });
+}
 
 void JsonReporter::fail_run(const std::string& reason) {
   results_.runs.back().status = RunStatus::Failed;
@@ -49,7 +65,22 @@ void JsonReporter::save() {
                                                                                                          : nullptr;
   if (open) *open = RunStatus::Interrupted;
   try {
-    write_on_rank0([&] { save_results(results_, path_); });
+    write_on_rank0([&] {
+      texts_.resize(results_.runs.size());  // runs carried from an earlier sweep, never begun here
+      for (std::size_t i = 0; i < results_.runs.size(); ++i)
+        if (texts_[i].size() != results_.runs[i].points.size()) {
+          texts_[i].clear();
+          for (const PointResult& p : results_.runs[i].points) texts_[i].push_back(point_text(p));
+        }
+      save_results_with_points(results_, texts_, path_);
+      if (journal_) return;
+      // The first save: results.json now holds what an earlier journal held (--resume folded
+      // it in) or is meant to replace it (--force), so the new sweep starts a journal of its own.
+      const std::string journal = journal_path_for(path_);
+      if (std::remove(journal.c_str()) != 0 && errno != ENOENT)
+        throw EnvironmentError("cannot remove " + journal + " left by an earlier sweep", "check the permissions of its directory");
+      journal_.emplace(journal, results_.meta.start_time);
+    });
   } catch (...) {
     if (open) *open = RunStatus::Ok;
     throw;
@@ -64,6 +95,12 @@ void JsonReporter::finish(MetaStatus status) {
     results_.runs.back().status = RunStatus::Interrupted;
   run_open_ = false;
   save();
+  // results.json holds every point now; a journal left behind would only be folded again.
+  if (journal_) {
+    const std::string journal = journal_->path();
+    journal_.reset();
+    std::remove(journal.c_str());
+  }
 }
 
 }  // namespace cctune::app

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <set>
 
+#include "collectives/engine.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/collective.hpp"
@@ -87,6 +89,55 @@ void check_carried_points(const Results& previous, const nlohmann::json& setting
     }
 }
 
+// The first field of `p` (in `run`) that no planned point has, as "collective broadcast";
+// empty when each field alone occurs in the plan (then the combination is what is new).
+std::string unplanned_field(const PlannedPoints& planned, const PointKey& k) {
+  const std::vector<std::pair<std::string, std::function<std::string(const PointKey&)>>> fields = {
+      {"backend/group", [](const PointKey& x) { return x.backend + "/" + x.group; }},
+      {"collective", [](const PointKey& x) { return to_string(x.collective); }},
+      {"dtype", [](const PointKey& x) { return to_string(x.dtype); }},
+      {"op", [](const PointKey& x) { return to_string(x.op); }},
+      {"placement", [](const PointKey& x) { return std::string(x.in_place ? "in-place" : "out-of-place"); }},
+      {"root", [](const PointKey& x) { return std::to_string(x.root); }},
+      {"config", [](const PointKey& x) {
+         return std::string(to_string(x.config.algo)) + "/" + std::string(to_string(x.config.proto)) + "/" + std::to_string(x.config.channels) + (x.config.graph ? "/graph" : "");
+       }},
+      {"size_bytes", [](const PointKey& x) { return std::to_string(x.size_bytes); }}};
+  for (const auto& [name, value] : fields) {
+    const std::string mine = value(k);
+    if (std::none_of(planned.begin(), planned.end(), [&](const auto& e) { return value(e.first) == mine; })) return name + " " + mine;
+  }
+  return {};
+}
+
+// Every carried point must be one this sweep measures, exactly (F8: an edited file carried
+// broadcast points into an allreduce sweep, NCCL configs into an MPI one, and a whole run
+// of another backend), and its algbw must be what its size and time give.
+void check_against_plan(const Results& previous, const PlannedPoints& planned, const std::string& dir, const std::string& fix) {
+  std::set<RunKey> runs;
+  for (const auto& [key, bytes] : planned) runs.insert({key.backend, key.group});
+  for (const auto& run : previous.runs) {
+    if (!runs.count({run.backend, run.group}))
+      throw UsageError("--resume " + dir + ": run " + run.backend + "/" + run.group + " is not one this sweep runs (an edited file?)", fix);
+    for (const auto& p : run.points) {
+      if (!completed(p)) continue;
+      const PointKey key = key_of(run, p);
+      const auto it = planned.find(key);
+      const std::string what = "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
+      if (it == planned.end()) {
+        const std::string field = unplanned_field(planned, key);
+        throw UsageError(what + (field.empty() ? " is not a point this sweep measures" : " has " + field + ", which this sweep does not measure"), fix);
+      }
+      if (p.status != PointStatus::Ok) continue;
+      const double expected = bandwidth(p.collective, it->second, p.batch_us, run.nranks).algbw_GBps;
+      if (!(p.batch_us > 0) || !(std::fabs(p.algbw_GBps - expected) <= 1e-6 * std::max(1.0, expected)))
+        throw UsageError(what + " has algbw " + std::to_string(p.algbw_GBps) + " GB/s, which its size and batch_us " + std::to_string(p.batch_us) +
+                             " do not give (an edited file?)",
+                         fix);
+    }
+  }
+}
+
 }  // namespace
 
 std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now) {
@@ -101,8 +152,17 @@ std::string first_settings_difference(const nlohmann::json& before, const nlohma
   return {};
 }
 
+PlannedPoints planned_points(const std::vector<PointSpec>& specs, const RunKey& run) {
+  RunResult owner;
+  owner.backend = run.first;
+  owner.group = run.second;
+  PlannedPoints planned;
+  for (const PointSpec& spec : specs) planned.emplace(key_of(owner, describe_point(spec)), spec.bytes.bw_bytes);
+  return planned;
+}
+
 ResumeState ResumeState::from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks,
-                                      int nnodes) {
+                                      int nnodes, const PlannedPoints* planned) {
   const std::string where = (std::filesystem::path(dir) / "results.json").string();
   const std::string fix = "resume with the options of the interrupted sweep (see meta.argv in " + where +
                           "), or start a new sweep with another -o directory";
@@ -118,6 +178,8 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
                            std::to_string(nnodes) + " now",
                        fix);
   }
+  // The exact plan first: its errors name the field an edited point invented.
+  if (planned) check_against_plan(previous, *planned, dir, fix);
   check_carried_points(previous, settings, dir, fix);
   ResumeState s;
   s.dir_ = dir;
@@ -128,41 +190,72 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
   return s;
 }
 
-ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, int nranks,
-                              int nnodes) {
+namespace {
+
+// The measured points' keys, the one thing the other ranks need (they skip the same points):
+// a few fields per point instead of the whole file on every rank.
+std::string keys_text(const std::set<PointKey>& keys) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PointKey& k : keys)
+    out.push_back({k.backend, k.group, to_string(k.collective), to_string(k.dtype), to_string(k.op), k.in_place, k.root, k.size_bytes,
+                   std::string(to_string(k.config.algo)), std::string(to_string(k.config.proto)), k.config.channels, k.config.graph});
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::set<PointKey> keys_from(const std::string& text) {
+  std::set<PointKey> keys;
+  for (const auto& e : nlohmann::json::parse(text)) {
+    PointKey k;
+    k.backend = e.at(0);
+    k.group = e.at(1);
+    k.collective = parse_collective(e.at(2).get<std::string>());
+    k.dtype = parse_dtype(e.at(3).get<std::string>());
+    k.op = parse_reduce_op(e.at(4).get<std::string>());
+    k.in_place = e.at(5);
+    k.root = e.at(6);
+    k.size_bytes = e.at(7);
+    k.config.algo = parse_algorithm_choice(e.at(8).get<std::string>());
+    k.config.proto = parse_protocol_choice(e.at(9).get<std::string>());
+    k.config.channels = e.at(10);
+    k.config.graph = e.at(11);
+    keys.insert(std::move(k));
+  }
+  return keys;
+}
+
+}  // namespace
+
+ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, const PlannedPoints& planned,
+                              int nranks, int nnodes) {
   const std::string path = (std::filesystem::path(dir) / "results.json").string();
-  // Only rank 0 may see the directory (it writes it); the others get its bytes.
-  std::string text;
+  // Only rank 0 may see the directory (it writes it), and only rank 0 parses the file: up to
+  // its memory bound once per job, not once per rank.
+  ResumeState state;
+  std::string keys;
   agree_on_errors(comm, [&] {
     if (comm.rank() != 0) return;
     if (!std::filesystem::exists(path))
       throw UsageError("--resume " + dir + ": no results.json there",
                        "pass the output directory of the interrupted sweep (the -o of that run)");
-    text = read_file(path);
-  });
-  comm.broadcast(text, 0);
-  Results previous;
-  agree_on_errors(comm, [&] {
-    if (json_nests_deeper_than(text))
-      throw UsageError("--resume " + dir + ": " + path + " nests arrays/objects deeper than " + std::to_string(max_json_depth) + " levels",
-                       "start a new sweep with another -o directory");
+    Results previous;
     try {
-      const nlohmann::json doc = nlohmann::json::parse(text);
-      if (const std::string bad = json_float_beyond_int(doc); !bad.empty()) throw UsageError(bad + ", out of range for its field");
-      previous = doc.get<Results>();
-      const nlohmann::json& settings = previous.meta.settings;
-      if (settings.is_object() && settings.contains("resumed") && !settings["resumed"].is_array())
-        throw UsageError("meta.settings.resumed is " + text::json_excerpt(settings["resumed"]) + ", not an array",
+      previous = load_results(path);  // with the journal of a killed sweep folded in
+      const nlohmann::json& recorded = previous.meta.settings;
+      if (recorded.is_object() && recorded.contains("resumed") && !recorded["resumed"].is_array())
+        throw UsageError("meta.settings.resumed is " + text::json_excerpt(recorded["resumed"]) + ", not an array",
                          "remove meta.settings.resumed (cctune writes a list there), or start a new sweep with another -o directory");
-    } catch (const nlohmann::json::exception& e) {
-      throw UsageError("--resume " + dir + ": " + path + " is not a complete results file: " + e.what(),
-                       "start a new sweep with another -o directory");
     } catch (const UsageError& e) {
-      throw UsageError("--resume " + dir + ": " + path + ": " + e.what_only(), e.fix());
+      throw UsageError("--resume " + dir + ": " + e.what_only(), "start a new sweep with another -o directory");
     }
+    state = from_results(std::move(previous), dir, settings, nranks, nnodes, &planned);
+    keys = keys_text(state.done_);
   });
-  // Every rank validates the same bytes against the same settings: errors are symmetric.
-  return from_results(std::move(previous), dir, settings, nranks, nnodes);
+  comm.broadcast(keys, 0);
+  if (comm.rank() != 0) {
+    state.dir_ = dir;
+    state.done_ = keys_from(keys);
+  }
+  return state;
 }
 
 Results ResumeState::carry_over(Meta fresh, const std::set<RunKey>& will_run) const {

@@ -10,11 +10,12 @@
 //   reporters.begin_run(resume.continue_run(fresh_run));  // earlier points of the group first
 //   for each point: if (resume.measured(key_of(run, spec))) skip it; else measure it
 //
-// Every rank holds the same lookup (rank 0 reads the file and broadcasts it), so all
+// Every rank holds the same lookup (rank 0 reads the file and broadcasts the keys), so all
 // ranks skip the same points without talking. A point counts as measured when it is "ok"
 // or "skipped"; "failed" points are measured again and their old entries dropped, so no
 // point appears twice in the resumed file.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "comm/rank_comm.hpp"
+#include "collectives/backend.hpp"
 #include "core/results.hpp"
 
 namespace cctune::app {
@@ -49,16 +51,25 @@ PointKey key_of(const RunResult& run, const PointResult& p);
 
 using RunKey = std::pair<std::string, std::string>;  // (backend, group)
 
+// What this sweep measures, exactly as its driver keys the points it skips: each point's key
+// and the bytes its bandwidth counts (spec.bytes.bw_bytes), to recompute a carried algbw.
+using PlannedPoints = std::map<PointKey, std::uint64_t>;
+PlannedPoints planned_points(const std::vector<PointSpec>& specs, const RunKey& run);
+
 class ResumeState {
  public:
-  // Collective. Rank 0 reads DIR/results.json and broadcasts it; every rank validates it
-  // against the new sweep's settings (to_json(plan)), rank count and node count. Throws
-  // UsageError (the same on every rank) when the file is missing or invalid, or names
-  // the first setting that differs, e.g. "dtype is float64 in DIR, float32 now".
-  static ResumeState load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, int nranks, int nnodes);
-  // The same from a Results value already in hand (tests, tools).
+  // Collective. Rank 0 alone reads DIR/results.json, folds in DIR/results.journal (the
+  // points of a killed sweep), and validates it against the new sweep's settings
+  // (to_json(plan)), rank count, node count and `planned` points; the other ranks receive
+  // only the keys of the measured points. Throws UsageError (the same on every rank) when
+  // the file is missing or invalid, names the first setting that differs ("dtype is float64
+  // in DIR, float32 now"), or the first field of a carried point the plan does not measure.
+  static ResumeState load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, const PlannedPoints& planned,
+                          int nranks, int nnodes);
+  // The same from a Results value already in hand (tests, tools). Without `planned`, only the
+  // settings, sizes and bandwidth formula are checked.
   static ResumeState from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks,
-                                  int nnodes);
+                                  int nnodes, const PlannedPoints* planned = nullptr);
 
   bool measured(const PointKey& key) const { return done_.count(key) != 0; }
   std::size_t measured_count() const { return done_.size(); }

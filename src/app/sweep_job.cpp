@@ -12,13 +12,14 @@
 
 namespace cctune::app {
 
-JobFiles open_job_files(Session& session, const std::string& output_dir, const std::string& csv_path) {
+JobFiles open_job_files(Session& session, const std::string& output_dir, const std::string& csv_path, ExistingResults existing) {
   RankComm& comm = session.comm();
   JobFiles files;
   files.results_path = (std::filesystem::path(output_dir) / "results.json").string();
   agree_on_errors(comm, [&] {
     if (comm.rank() != 0) return;
     ensure_writable_directory(output_dir);
+    files.lock = std::make_unique<OutputLock>(output_dir, existing);
     if (!csv_path.empty()) files.csv = std::make_unique<CsvReporter>(csv_path);
   });
   return files;
@@ -34,12 +35,15 @@ Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<run
 JobReporters make_job_reporters(RankComm& comm, Results initial, JobFiles files, bool table) {
   JobReporters out;
   if (comm.rank() != 0) return out;
-  // The progress line first: it clears itself before the others print.
-  out.all.add(std::make_unique<ProgressReporter>());
-  if (table) out.all.add(std::make_unique<TableReporter>());
+  out.lock = std::move(files.lock);
+  // The journal first: a point is durable before any line shows it, so a kill between the two
+  // never loses a point the user saw. Then the progress line: it clears itself before the
+  // others print.
   auto json = std::make_unique<JsonReporter>(std::move(initial), files.results_path);
   out.json = json.get();
   out.all.add(std::move(json));
+  out.all.add(std::make_unique<ProgressReporter>());
+  if (table) out.all.add(std::make_unique<TableReporter>());
   if (files.csv) out.all.add(std::move(files.csv));
   return out;
 }

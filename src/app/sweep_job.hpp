@@ -8,6 +8,7 @@
 
 #include "app/csv_reporter.hpp"
 #include "app/json_reporter.hpp"
+#include "app/output_lock.hpp"
 #include "app/reporter.hpp"
 #include "app/session.hpp"
 #include "app/sweep_options.hpp"
@@ -18,11 +19,14 @@ namespace cctune::app {
 struct JobFiles {
   std::string results_path;          // <output directory>/results.json
   std::unique_ptr<CsvReporter> csv;  // --csv FILE, created (rank 0 only)
+  std::unique_ptr<OutputLock> lock;  // held on `output_dir` for the run (rank 0 only)
 };
 
-// Collective: rank 0 checks that `output_dir` is writable and creates `csv_path` (unless
-// empty) exclusively; every rank throws the same error when either fails.
-JobFiles open_job_files(Session& session, const std::string& output_dir, const std::string& csv_path = {});
+// Collective: rank 0 checks that `output_dir` is writable, locks it for this run (refusing an
+// existing results.json as `existing` says) and creates `csv_path` (unless empty)
+// exclusively; every rank throws the same error when any of them fails.
+JobFiles open_job_files(Session& session, const std::string& output_dir, const std::string& csv_path = {},
+                        ExistingResults existing = ExistingResults::Replace);
 
 // Collective (host names are gathered): who ran `plan` where, with its settings, and the
 // versions of NCCL and CUDA (from `gpus`) when NCCL measures.
@@ -31,6 +35,7 @@ Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<run
 struct JobReporters {
   Reporters all;                 // what the backend reports to; empty on ranks other than 0
   JsonReporter* json = nullptr;  // results.json's reporter (in `all`); null on other ranks
+  std::unique_ptr<OutputLock> lock;  // the output directory's, until the reporters are done
 };
 
 // Rank 0: the progress line, the table (when `table`), results.json starting from

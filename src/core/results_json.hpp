@@ -3,6 +3,7 @@
 // naming the file's problem; callers add the file name.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/results.hpp"
 
@@ -23,11 +24,19 @@ void from_json(const nlohmann::json& j, Meta& m);
 void to_json(nlohmann::json& j, const Results& r);
 void from_json(const nlohmann::json& j, Results& r);
 
-// Reads and validates a results file; errors name the path and what is wrong.
+// Reads and validates a results file, and folds in the results.journal beside it (points of
+// a sweep killed before its last save); errors name the path and what is wrong. Memory is
+// bounded by results_budget.hpp's counts, not only by the file's size.
 Results load_results(const std::string& path);
 // The text of a results file; `source` names it in errors. Throws UsageError like load_results.
 Results parse_results(const std::string& text, const std::string& source);
 // Writes through a temporary file and rename(2): readers never see half a file.
 void save_results(const Results& r, const std::string& path);
+// A point as save_results writes it inside runs[].points (formatted once, when it arrives).
+std::string point_text(const PointResult& p);
+// The same file as save_results, from the points' cached point_text() (point_texts[run][i]
+// for r.runs[run].points[i]): the cost of a rewrite is copying bytes, not building a JSON
+// tree of every point, so SIGTERM at 40 000 points returns at once. `r` is restored.
+void save_results_with_points(Results& r, const std::vector<std::vector<std::string>>& point_texts, const std::string& path);
 
 }  // namespace cctune

@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 require_slurm
 
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
-export CCTUNE_BIN=$cctune CCTUNE_PROBE=0
+export CCTUNE_BIN=$cctune
 # 3 collectives x 9 sizes x 2 placements = 54 points of ~1.2 s each: longer than the 40-70 s
 # after which Slurm signals a 2-minute job with --signal=TERM@80 (its check runs about every
 # 30 s). With a 1-minute job and TERM@40 the signal once came 3 s in, before any point ended.
@@ -25,7 +25,10 @@ dir=$work/cctune-cctune-$jid
 note "submitted job $jid with a 2-minute limit, signalled at 40 s"
 state=$(wait_job "$jid" 210)
 show_log "$work/cctune-cctune-$jid.log"
-grep -q "to continue: sbatch --export=ALL,CCTUNE_RESUME=$dir" "$work/cctune-cctune-$jid.log" || fail "no resume hint in the log"
+grep -qF "to continue: CCTUNE_RESUME=$dir sbatch --export=ALL " "$work/cctune-cctune-$jid.log" || fail "no resume hint in the log"
+# The interrupted job leaves its time after SIGTERM to tune and report: no probe (review F16).
+grep -q "probe: skipped (the sweep was interrupted" "$work/cctune-cctune-$jid.log" || fail "the probe ran after the interrupted sweep"
+grep -q "report: $dir/report.html" "$work/cctune-cctune-$jid.log" || fail "no report after the interrupted sweep"
 cp "$dir/results.json" "$work/first.json"
 python3 "$here_lib/../mpi/sweep/check_results.py" "$work/first.json" "$schema" --status interrupted || fail "first results did not check"
 note "first job ended $state"
@@ -33,7 +36,7 @@ note "first job ended $state"
 # The script's own --signal=TERM@120 would stop a 5-minute job after 3 minutes; a resume on a
 # loaded 2-core machine once needed more (CI ran beside four builds), so the resume job is
 # signalled 15 s before its limit instead.
-jid2=$(CCTUNE_RESUME=$dir sbatch --parsable --ntasks-per-node=2 --time=6 --signal=TERM@15 "$repo/tools/cctune.sbatch")
+jid2=$(CCTUNE_RESUME=$dir CCTUNE_PROBE=0 sbatch --parsable --ntasks-per-node=2 --time=6 --signal=TERM@15 "$repo/tools/cctune.sbatch")
 note "submitted resume job $jid2"
 state2=$(wait_job "$jid2" 390)
 show_log "$work/cctune-cctune-$jid2.log"

@@ -22,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "runtime/plan_check.hpp"
+#include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
 #include "comm/rank_comm_typed.hpp"
 #include "core/text.hpp"
@@ -93,6 +94,7 @@ class SweepCommand : public Command {
     cmd_->add_flag("--no-tune", no_tune_, "do not write profile.json/nccl.env/nccl_tuner.conf at the end");
     cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
+    cmd_->add_flag("--force", force_, "replace the results.json already in the -o directory (without it, the sweep refuses to start)");
   }
   bool selected() const override { return cmd_->parsed(); }
 
@@ -160,10 +162,13 @@ class SweepCommand : public Command {
     if (!resume_dir_.empty()) {
       if (plan.backend != BackendChoice::Mpi)
         throw UsageError("--resume works with the MPI backend only in this build", "re-run the NCCL sweep without --resume");
-      resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, comm.size(), static_cast<int>(initial.meta.hostnames.size()));
+      const PlannedPoints planned = planned_points(runtime::enumerate_points(plan, comm.size()), {"mpi", "default"});
+      resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, planned, comm.size(),
+                                 static_cast<int>(initial.meta.hostnames.size()));
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
     }
-    JobFiles files = open_job_files(session, plan.output_dir, csv_path_);
+    const ExistingResults existing = resume ? ExistingResults::Resume : force_ ? ExistingResults::Replace : ExistingResults::Refuse;
+    JobFiles files = open_job_files(session, plan.output_dir, csv_path_, existing);
     if (resume && comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
     const std::string path = files.results_path;
     initial.topology = std::move(topology);
@@ -219,6 +224,7 @@ class SweepCommand : public Command {
   std::string csv_path_;    // --csv FILE
   std::string probe_ = "auto";
   bool no_tune_ = false;
+  bool force_ = false;  // --force: replace an existing results.json
 };
 
 }  // namespace

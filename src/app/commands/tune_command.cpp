@@ -19,6 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::size_t count_points(const Results& r) {
+  std::size_t n = 0;
+  for (const auto& run : r.runs) n += run.points.size();
+  return n;
+}
+
 class TuneCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
@@ -40,6 +46,13 @@ class TuneCommand : public Command {
 
   int run(Session& session) override {
     const Results results = load_results(results_);
+    // A sweep that was killed (SIGKILL, a node crash) never wrote its end: tune what it
+    // measured (its journal is folded in above), but say that it is partial.
+    if (results.meta.status == MetaStatus::Running)
+      std::fprintf(stderr,
+                   "cctune: note: %s is from a sweep that never finished (meta.status \"running\": killed, or still measuring); "
+                   "this profile covers only its %zu measured points (complete it with: cctune sweep ... --resume DIR)\n",
+                   results_.c_str(), count_points(results));
     if (const std::string mode = test_mode_of(results); !mode.empty())
       throw UsageError(results_ + " was measured in the " + mode +
                            " test mode (--test-shared-gpu: several ranks on one GPU over sockets); its times are no basis for a profile",

@@ -16,9 +16,10 @@ assert doc["runs"][0]["status"] == "interrupted", doc["runs"][0]["status"]
 print("sigterm_test: interrupted results hold the completed allreduce (%d points)" % len(pts))
 PY
 }
-wait_for_allreduce() {  # $1: results.json; waits until allreduce is saved
+wait_for_allreduce() {  # $1: results.json; waits until allreduce is journalled beside it
+  local journal=${1%results.json}results.journal
   for _ in $(seq 1 600); do
-    if [[ -f $1 ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(p['collective']=='allgather' for r in d['runs'] for p in r['points']) or sum(1 for r in d['runs'] for p in r['points'])>=6 else 1)" "$1" 2>/dev/null; then
+    if [[ -f $journal ]] && python3 -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.endswith('\n')][1:]; sys.exit(0 if any(x['point']['collective']=='allgather' for x in d) or len(d)>=6 else 1)" "$journal" 2>/dev/null; then
       return 0
     fi
     sleep 0.1

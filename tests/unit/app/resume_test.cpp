@@ -24,7 +24,20 @@ PointResult point(Collective c, std::uint64_t size, bool in_place, PointStatus s
   p.size_bytes = size;
   p.in_place = in_place;
   p.status = status;
+  if (status == PointStatus::Ok) {  // 1 us per batch; the bandwidths it gives on 2 ranks
+    p.batch_us = 1;
+    p.algbw_GBps = bandwidth(c, size, p.batch_us, 2).algbw_GBps;
+    p.busbw_GBps = bandwidth(c, size, p.batch_us, 2).busbw_GBps;
+  }
   return p;
+}
+
+// The plan that measures exactly the points of `r` (each point's bandwidth counts its size).
+PlannedPoints plan_of(const Results& r) {
+  PlannedPoints planned;
+  for (const auto& run : r.runs)
+    for (const auto& p : run.points) planned.emplace(key_of(run, p), p.size_bytes);
+  return planned;
 }
 
 Results interrupted() {
@@ -171,7 +184,7 @@ TEST(Resume, LoadReadsOnRankZeroAndEveryRankGetsTheSameLookup) {
   save_results(interrupted(), dir.str() + "/results.json");
   std::atomic<int> agreed{0};
   testing::run_ranks(3, [&](RankComm& comm) {
-    const auto s = ResumeState::load(comm, dir.str(), settings(), 2, 1);
+    const auto s = ResumeState::load(comm, dir.str(), settings(), plan_of(interrupted()), 2, 1);
     if (s.measured_count() == 4 && s.measured(key_of(fresh_run(), point(Collective::AllReduce, 8, true)))) ++agreed;
   });
   EXPECT_EQ(agreed, 3);
@@ -182,7 +195,7 @@ TEST(Resume, LoadErrorsAreRaisedOnEveryRank) {
   std::atomic<int> missing{0}, corrupt{0};
   testing::run_ranks(2, [&](RankComm& comm) {
     try {
-      ResumeState::load(comm, dir.str(), settings(), 2, 1);
+      ResumeState::load(comm, dir.str(), settings(), plan_of(interrupted()), 2, 1);
     } catch (const UsageError& e) {
       if (e.what_only().find("no results.json") != std::string::npos) ++missing;
     }
@@ -193,9 +206,9 @@ TEST(Resume, LoadErrorsAreRaisedOnEveryRank) {
   std::fclose(f);
   testing::run_ranks(2, [&](RankComm& comm) {
     try {
-      ResumeState::load(comm, dir.str(), settings(), 2, 1);
+      ResumeState::load(comm, dir.str(), settings(), plan_of(interrupted()), 2, 1);
     } catch (const UsageError& e) {
-      if (e.what_only().find("not a complete results file") != std::string::npos) ++corrupt;
+      if (e.what_only().find("not valid JSON") != std::string::npos) ++corrupt;
     }
   });
   EXPECT_EQ(missing, 2);
@@ -227,6 +240,39 @@ TEST(Resume, TamperedPointsAndOtherMeasurementSettingsAreRefused) {
       EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
     }
   }
+}
+
+// F8 (review 2026-11-24, r1): an edited file carried an invented algbw, a broadcast point into
+// an allreduce sweep, an NCCL config into an MPI sweep and a whole run of another backend.
+TEST(Resume, CarriedPointsMustMatchThePlanExactly) {
+  const PlannedPoints planned = plan_of(interrupted());
+  auto refused_naming = [&](const Results& r, const std::string& field) {
+    try {
+      ResumeState::from_results(r, "out", settings(), 2, 1, &planned);
+      ADD_FAILURE() << "accepted; expected a refusal naming " << field;
+    } catch (const UsageError& e) {
+      EXPECT_NE(e.what_only().find(field), std::string::npos) << e.what_only();
+    }
+  };
+  EXPECT_NO_THROW(ResumeState::from_results(interrupted(), "out", settings(), 2, 1, &planned));
+  auto fast = interrupted();
+  fast.runs[0].points[0].algbw_GBps = 999;
+  fast.runs[0].points[0].busbw_GBps = 999;
+  fast.runs[0].points[0].batch_us = 0.0001;
+  refused_naming(fast, "algbw 999");
+  auto bcast = interrupted();
+  bcast.runs[0].points[1] = point(Collective::Broadcast, 8, true);
+  refused_naming(bcast, "collective broadcast");
+  auto config = interrupted();
+  config.runs[0].points[0].config = PointConfig{Algorithm::Ring, Protocol::LL, 32, false};
+  refused_naming(config, "config ring/ll/32");
+  auto evil = interrupted();
+  evil.runs[1].backend = "nccl";
+  evil.runs[1].group = "evil";
+  refused_naming(evil, "run nccl/evil");
+  auto dtype = interrupted();
+  dtype.runs[0].points[0].dtype = DType::Float64;
+  refused_naming(dtype, "dtype float64");
 }
 
 TEST(Resume, CommandReplacesOutputAndEarlierResume) {

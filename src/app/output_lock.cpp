@@ -1,0 +1,60 @@
+#include "app/output_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.hpp"
+
+namespace cctune::app {
+
+namespace fs = std::filesystem;
+
+OutputLock::OutputLock(const std::string& dir, ExistingResults existing) {
+  const std::string path = (fs::path(dir) / ".cctune.lock").string();
+  // O_NOFOLLOW: a symlink planted at the lock's name is refused, never followed.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw EnvironmentError("cannot open the lock file " + path + ": " + std::strerror(errno),
+                           "check that " + dir + " is a writable directory of yours");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err == EWOULDBLOCK) {
+      char pid[32] = {};
+      const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
+      const std::string holder = n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : std::string("?");
+      ::close(fd_);
+      fd_ = -1;
+      throw EnvironmentError("another cctune (pid " + holder.substr(0, holder.find('\n')) + ") is writing " + dir,
+                             "wait for it to finish, or pass another -o directory");
+    }
+    if (err != ENOLCK && err != EOPNOTSUPP && err != ENOSYS && err != EINVAL) {
+      ::close(fd_);
+      fd_ = -1;
+      throw EnvironmentError("cannot lock " + path + ": " + std::strerror(err), "pass another -o directory");
+    }
+  }
+  // Who holds it, for the message of the one refused.
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, me.data(), me.size(), 0) < 0) {
+    // Only the message of a refused second sweep would lack the pid.
+  }
+  const fs::path results = fs::path(dir) / "results.json";
+  std::error_code ec;
+  if (existing == ExistingResults::Refuse && fs::exists(results, ec)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw UsageError(results.string() + " exists (an earlier sweep's results; cctune does not overwrite them)",
+                     "continue that sweep with --resume " + dir + ", pass --force to replace it, or pass another -o directory");
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace cctune::app
