@@ -9,6 +9,7 @@
 
 #include "collectives/rank_comm.hpp"
 #include "net/probe_options.hpp"
+#include "net/probe_result.hpp"
 
 namespace cctune::net {
 
@@ -23,7 +24,9 @@ using NoteFn = std::function<void(const std::string&)>;
 // in its entry and the other pairs go on.
 nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note = {});
 
-// A short human table of a `net` section: one line per pair, then the summary.
+// A short human table of a `net` section: one line per pair, then the summary. The JSON
+// form reads the section with parse_probe_result (UsageError naming a bad field).
+std::string format_network_probe(const ProbeResult& net);
 std::string format_network_probe(const nlohmann::json& net);
 
 }  // namespace cctune::net

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/json_fields.hpp"
 #include "tuner/selection/provenance.hpp"
 #include "tuner/selection/ranges.hpp"
 
@@ -108,10 +109,12 @@ std::string nccl_version_of(const Results& results) {
 
 std::string topology_fingerprint(const Results& results) {
   // One fingerprint only when every node looks the same; heterogeneous clusters get none.
-  if (!results.topology.is_object()) return {};
-  auto groups = results.topology.find("groups");
-  if (groups == results.topology.end() || !groups->is_array() || groups->size() != 1) return {};
-  return (*groups)[0].value("fingerprint", "");
+  if (results.topology.is_null()) return {};
+  const JsonFields topology(results.topology, "topology",
+                            "pass a results.json whose topology section cctune wrote (cctune topo --json, docs/TOPOLOGY.md)");
+  // Absent groups: a topology written before cctune grouped nodes; no fingerprint either.
+  if (!topology.has("groups") || topology.array("groups").size() != 1) return {};
+  return topology.element("groups", 0).get<std::string>("fingerprint");
 }
 
 std::size_t reference_group(const CandidateSet& set) {
