@@ -82,8 +82,10 @@ int JsonFields::read<int>(const json& value, const std::string& where) const {
 template <>
 std::uint64_t JsonFields::read<std::uint64_t>(const json& value, const std::string& where) const {
   if (value.is_number_unsigned()) return value.get<std::uint64_t>();
-  if (value.is_number_integer()) wrong_type(value, where, "a non-negative integer");
-  wrong_type(value, where, "an integer");
+  if (!value.is_number_integer()) wrong_type(value, where, "an integer");
+  // A parsed file holds non-negative integers as unsigned; values built in code may be signed.
+  if (value.get<std::int64_t>() < 0) wrong_type(value, where, "a non-negative integer");
+  return static_cast<std::uint64_t>(value.get<std::int64_t>());
 }
 
 template <>

@@ -24,6 +24,7 @@ TEST(JsonFields, ReadsEachTypeAndOptionals) {
   const JsonFields f(j, "sec", "the fix");
   EXPECT_EQ(f.get<int>("n"), 3);
   EXPECT_EQ(f.get<std::uint64_t>("big"), 5000000000ULL);
+  EXPECT_EQ(f.get<std::uint64_t>("n"), 3u);  // built in code: a signed integer
   EXPECT_DOUBLE_EQ(f.get<double>("x"), 2.5);
   EXPECT_DOUBLE_EQ(f.get<double>("n"), 3.0);  // an integer is a number
   EXPECT_EQ(f.get<std::string>("s"), "text");
