@@ -97,7 +97,7 @@ nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const No
   };
 
   nlohmann::json result;
-  result["schema"] = "cctune.net/1";
+  result["schema"] = net_schema;
   result["options"] = detail::options_json(o);
   result["nranks"] = comm.size();
   const auto [transport, reason] = choose_transport(comm, o, me);
@@ -125,7 +125,10 @@ nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const No
   } else {
     detail::run_ib_rounds(comm, me, o, rounds, result);
   }
-  result["summary"] = detail::summarize_pairs(result["pairs"], o);
+  std::vector<ProbePair> pairs;
+  for (std::size_t i = 0; i < result["pairs"].size(); ++i)
+    pairs.push_back(parse_probe_pair(result["pairs"][i], "net.pairs[" + std::to_string(i) + "]"));
+  result["summary"] = detail::summarize_pairs(pairs, o);
   for (const auto& s : notes) result["summary"]["notes"].push_back(s);
   return result;
 }

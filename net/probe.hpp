@@ -9,6 +9,7 @@
 
 #include "comm/rank_comm.hpp"
 #include "net/probe_options.hpp"
+#include "net/probe_result.hpp"
 
 namespace cctune::net {
 
@@ -25,7 +26,9 @@ nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, co
 // The same with every rank's host already known (JobLayout::hosts, indexed by rank).
 nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note, const std::vector<std::string>& hosts);
 
-// A short human table of a `net` section: one line per pair, then the summary.
+// A short human table of a `net` section: one line per pair, then the summary. The JSON
+// form reads the section with parse_probe_result (UsageError naming a bad field).
+std::string format_network_probe(const ProbeResult& net);
 std::string format_network_probe(const nlohmann::json& net);
 
 }  // namespace cctune::net

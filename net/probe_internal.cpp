@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "comm/rank_comm_typed.hpp"
 #include "core/text.hpp"
+#include "net/probe_result.hpp"
 
 namespace cctune::net::detail {
 
@@ -34,18 +35,20 @@ nlohmann::json pair_entry(const nlohmann::json& endpoints, std::size_t round, in
   const bool initiator = me < peer;
   const auto& a = endpoints[static_cast<std::size_t>(initiator ? me : peer)];
   const auto& b = endpoints[static_cast<std::size_t>(initiator ? peer : me)];
-  return {{"role", initiator ? "initiator" : "responder"},
-          {"round", round},
-          {"initiator", a["rank"]},
-          {"responder", b["rank"]},
-          {"initiator_host", a["host"]},
-          {"responder_host", b["host"]},
-          {"same_host", a["host"] == b["host"]},
-          {"transport", transport},
-          {"initiator_endpoint", label(a)},
-          {"responder_endpoint", label(b)},
-          {"port_rate_Gbps", std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>())},
-          {"error", nullptr}};
+  ProbePair pair;
+  pair.round = round;
+  pair.initiator = a["rank"].get<int>();
+  pair.responder = b["rank"].get<int>();
+  pair.initiator_host = a["host"].get<std::string>();
+  pair.responder_host = b["host"].get<std::string>();
+  pair.same_host = pair.initiator_host == pair.responder_host;
+  pair.transport = transport;
+  pair.initiator_endpoint = label(a);
+  pair.responder_endpoint = label(b);
+  pair.port_rate_Gbps = std::min(a["port_rate_Gbps"].get<double>(), b["port_rate_Gbps"].get<double>());
+  nlohmann::json entry = pair;
+  entry["role"] = initiator ? "initiator" : "responder";
+  return entry;
 }
 
 nlohmann::json gather_endpoints(RankComm& comm, const nlohmann::json& mine) {

@@ -9,6 +9,7 @@
 #include "comm/rank_comm.hpp"
 #include "net/pair_schedule.hpp"
 #include "net/probe_options.hpp"
+#include "net/probe_result.hpp"
 
 namespace cctune::net::detail {
 
@@ -48,8 +49,8 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o,
 void run_ib_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o,
                    const std::vector<Round>& rounds, nlohmann::json& result);
 
-// Summary over result["pairs"]: slowest pairs, pairs below the port rate.
-nlohmann::json summarize_pairs(const nlohmann::json& pairs, const ProbeOptions& o);
+// Summary over the pairs: slowest pairs, pairs below the port rate.
+ProbeSummary summarize_pairs(const std::vector<ProbePair>& pairs, const ProbeOptions& o);
 
 nlohmann::json options_json(const ProbeOptions& o);
 

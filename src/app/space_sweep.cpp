@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/settings_fields.hpp"
 #include "core/units.hpp"
 
 namespace cctune::app {
@@ -125,12 +126,6 @@ nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::Spac
   return {{"name", space.name}, {"source", space.source}, {"strategy", tuner::search::to_string(sp.strategy)}, {"groups", std::move(groups)}};
 }
 
-std::string space_name_of(const nlohmann::json& settings) {
-  const auto it = settings.find("space");
-  if (it == settings.end()) return {};
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_object() && it->contains("name") && (*it)["name"].is_string()) return (*it)["name"].get<std::string>();
-  return {};
-}
+std::string space_name_of(const nlohmann::json& settings) { return settings_space_name(settings); }
 
 }  // namespace cctune::app

@@ -15,6 +15,7 @@
 #include "core/text.hpp"
 #include "core/results_budget.hpp"
 #include "core/results_journal.hpp"
+#include "core/settings_fields.hpp"
 
 namespace cctune {
 
@@ -301,8 +302,7 @@ void from_json(const json& j, Results& r) {
 }
 
 std::string test_mode_of(const Results& r) {
-  const auto& s = r.meta.settings;
-  if (s.is_object() && s.contains("test_mode") && s.at("test_mode").is_string()) return s.at("test_mode").get<std::string>();
+  if (std::string mode = settings_test_mode(r.meta.settings); !mode.empty()) return mode;
   for (const auto& run : r.runs)
     if (!run.test_mode.empty()) return run.test_mode;
   return {};

@@ -10,6 +10,7 @@
 #include "core/collective_traits.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "core/json_fields.hpp"
 #include "tuner/selection/provenance.hpp"
 #include "tuner/selection/ranges.hpp"
 
@@ -110,18 +111,12 @@ std::string nccl_version_of(const Results& results) {
 
 std::string topology_fingerprint(const Results& results) {
   // One fingerprint only when every node looks the same; heterogeneous clusters get none.
-  if (!results.topology.is_object()) return {};
-  auto groups = results.topology.find("groups");
-  if (groups == results.topology.end() || !groups->is_array() || groups->size() != 1) return {};
-  // Read with its type checked: an edited file gets a usage error naming the field.
-  const nlohmann::json& group = (*groups)[0];
-  const auto fingerprint = group.is_object() ? group.find("fingerprint") : group.end();
-  if (!group.is_object() || (fingerprint != group.end() && !fingerprint->is_string()))
-    throw UsageError("topology.groups[0]" + std::string(group.is_object() ? ".fingerprint" : "") + " is " +
-                         text::json_excerpt(group.is_object() ? *fingerprint : group) + ", not " +
-                         (group.is_object() ? "a string" : "an object"),
-                     "use the results.json that cctune sweep wrote, or delete its \"topology\" section");
-  return fingerprint == group.end() ? std::string() : fingerprint->get<std::string>();
+  if (results.topology.is_null()) return {};
+  const JsonFields topology(results.topology, "topology",
+                            "pass a results.json whose topology section cctune wrote (cctune topo --json, docs/TOPOLOGY.md)");
+  // Absent groups: a topology written before cctune grouped nodes; no fingerprint either.
+  if (!topology.has("groups") || topology.array("groups").size() != 1) return {};
+  return topology.element("groups", 0).get<std::string>("fingerprint");
 }
 
 std::size_t reference_group(const CandidateSet& set) {

@@ -8,6 +8,7 @@
 #include "app/signals.hpp"
 #include "diagnose/straggler.hpp"
 #include "core/text.hpp"
+#include "net/probe_result.hpp"
 
 namespace cctune::app::diagnose {
 namespace {
@@ -109,20 +110,26 @@ PairResult& pair_entry(DiagnosisDoc& doc, const std::vector<std::string>& nodes)
   return doc.pairs_measured.back();
 }
 
-// One pair's probe: its bandwidth (GB/s), port limit and latency, or its error.
+// One pair's probe: its bandwidth (GB/s), port limit and latency, or its error; read
+// through the probe's own format (net/probe_result.hpp), as the report reads it.
 void add_probe(JobOutcome& out, const PairProbe& p) {
   PairResult& e = pair_entry(out.doc, p.nodes);
   e.probe_error = p.error;
   if (p.net.is_null()) return;
   out.probes.push_back(p.net);
-  const auto& pair = p.net.at("pairs").at(0);
-  if (!pair.at("error").is_null()) {
-    e.probe_error = text::dump_json(pair.at("error"));
+  const net::ProbeResult probe = net::parse_probe_result(p.net, "the pair probe of " + p.nodes.at(0) + " and " + p.nodes.at(1));
+  if (probe.pairs.empty()) {
+    e.probe_error = "the probe measured no pair";
     return;
   }
-  if (!pair.at("bandwidth").empty()) e.probe_gbps = pair.at("bandwidth").at(0).value("avg_Gbps", 0.0) / 8;
-  e.probe_limit_gbps = pair.value("port_rate_Gbps", 0.0) / 8;
-  if (pair.contains("latency") && pair.at("latency").is_object()) e.probe_latency_us = pair.at("latency").value("typical_us", 0.0);
+  const net::ProbePair& pair = probe.pairs.front();
+  if (pair.error) {
+    e.probe_error = *pair.error;
+    return;
+  }
+  if (!pair.bandwidth.empty()) e.probe_gbps = pair.bandwidth.front().avg_Gbps() / 8;
+  e.probe_limit_gbps = pair.port_rate_Gbps / 8;
+  if (pair.latency) e.probe_latency_us = pair.latency->typical_us;
 }
 
 // SIGINT/SIGTERM (install_stop_handlers): the running sweep ends at its next point boundary;

@@ -144,20 +144,25 @@ std::string plots_sections(const Comparison& c) {
 std::string network_part(const Comparison& c, std::size_t f, const nlohmann::json& net) {
   const NetPairs pairs = read_net_pairs(net);
   std::string o = "<h3>" + escape(c.files[f].label) + (pairs.transport.empty() ? "" : " (" + escape(pairs.transport) + ")") + "</h3>";
-  int n = 0;
+  int n = pairs.nranks;
   for (const auto& p : pairs.pairs) n = std::max({n, p.src + 1, p.dst + 1});
-  if (pairs.pairs.empty()) {
-    o += "<p class=\"muted\">No rank pairs with a bandwidth found in results.net.</p>";
+  if (!pairs.error.empty()) {
+    o += "<p class=\"bad\">results.net is not a network probe's section: " + escape(pairs.error) + "</p>";
+  } else if (!pairs.skipped_reason.empty()) {
+    o += "<p class=\"muted\">The network probe was skipped: " + escape(pairs.skipped_reason) + ".</p>";
+  } else if (pairs.pairs.empty()) {
+    o += "<p class=\"muted\">No rank pair measured a bandwidth.</p>";
   } else if (n > max_heatmap_ranks) {  // n^2 cells would make the file huge; the fields below still list them
     o += "<p class=\"muted\">" + std::to_string(n) + " ranks: too many for a heatmap (at most " + std::to_string(max_heatmap_ranks) + ").</p>";
   } else {
-    svg::Heatmap map{"net-" + std::to_string(f), "pair bandwidth, source rank (rows) to destination rank (columns)", "GB/s", {}, {}, {}};
+    svg::Heatmap map{"net-" + std::to_string(f), "pair bandwidth at the largest size, initiator rank (rows) to responder rank (columns)",
+                     "GB/s", {}, {}, {}};
     for (int i = 0; i < n; ++i) map.row_labels.push_back("rank " + std::to_string(i)), map.col_labels.push_back(std::to_string(i));
     map.values.assign(n, std::vector<std::optional<double>>(n));
     for (const auto& p : pairs.pairs) map.values[p.src][p.dst] = p.GBps;
     o += svg::render(map);
   }
-  if (pairs.unreadable > 0) o += "<p class=\"bad\">" + std::to_string(pairs.unreadable) + " entries without ranks or bandwidth were left out.</p>";
+  if (pairs.failed > 0) o += "<p class=\"bad\">" + std::to_string(pairs.failed) + " pair(s) failed or measured no bandwidth (their errors are in the fields below).</p>";
   return o + "<details><summary>all network fields</summary>" + json_to_html(net) + "</details>";
 }
 

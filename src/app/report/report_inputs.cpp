@@ -6,6 +6,8 @@
 
 #include "app/report/svg.hpp"
 #include "core/text.hpp"
+#include "core/error.hpp"
+#include "net/probe_result.hpp"
 
 namespace cctune::app::report {
 
@@ -43,64 +45,6 @@ std::vector<const json*> topology_nodes(const json& topology) {
 bool env_is(const RunResult& r, const char* key, const char* value) {
   auto it = r.env.find(key);
   return it != r.env.end() && it->second == value;
-}
-
-std::optional<int> rank_of(const json& e, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) {
-    auto it = e.find(k);
-    if (it == e.end()) continue;
-    if (it->is_number_integer()) return it->get<int>();
-    if (it->is_object() && it->contains("rank") && it->at("rank").is_number_integer()) return it->at("rank").get<int>();
-    if (it->is_string()) try { return std::stoi(it->get<std::string>()); } catch (...) {}
-  }
-  return std::nullopt;
-}
-
-// A bandwidth in GB/s from one object: a GB/s key, a Gb/s key / 8, or 0.
-double bandwidth_of(const json& o) {
-  for (const char* k : {"busbw_GBps", "bw_GBps", "bandwidth_GBps", "avg_GBps", "GBps", "peak_GBps"})
-    if (double v = number_at(o, k); v > 0) return v;
-  for (const char* k : {"bw_Gbps", "bandwidth_Gbps", "avg_Gbps", "Gbps"})
-    if (double v = number_at(o, k); v > 0) return v / 8;
-  return 0;
-}
-
-// The bandwidth of a pair entry: direct keys, else the largest size of a per-size list.
-double pair_bandwidth(const json& e) {
-  if (double v = bandwidth_of(e); v > 0) return v;
-  for (const char* k : {"bandwidth", "bw", "sizes", "results"}) {
-    auto it = e.find(k);
-    if (it == e.end()) continue;
-    if (it->is_object()) return bandwidth_of(*it);
-    if (!it->is_array()) continue;
-    double best_size = -1, value = 0;
-    for (const auto& s : *it) {
-      const double size = number_at(s, "size_bytes");
-      if (bandwidth_of(s) > 0 && size >= best_size) best_size = size, value = bandwidth_of(s);
-    }
-    if (value > 0) return value;
-  }
-  return 0;
-}
-
-bool looks_like_pair(const json& e) {
-  return e.is_object() && rank_of(e, {"src", "src_rank", "source", "from", "first", "rank_a", "a"}) &&
-         rank_of(e, {"dst", "dst_rank", "destination", "to", "second", "rank_b", "b", "peer"});
-}
-
-// The first array (depth-first, a few levels) whose entries look like pairs.
-const json* find_pair_array(const json& j, int depth) {
-  if (j.is_array()) {
-    if (std::any_of(j.begin(), j.end(), looks_like_pair)) return &j;
-    return nullptr;
-  }
-  if (!j.is_object() || depth > 3) return nullptr;
-  for (const char* k : {"pairs", "results", "measurements"})
-    if (j.contains(k))
-      if (const json* a = find_pair_array(j.at(k), depth + 1)) return a;
-  for (const auto& [k, v] : j.items())
-    if (const json* a = find_pair_array(v, depth + 1)) return a;
-  return nullptr;
 }
 
 std::string scalar_text(const json& v) {
@@ -144,19 +88,26 @@ std::optional<Limit> physical_limit(const json& topology, const RunResult& run) 
 
 NetPairs read_net_pairs(const json& net) {
   NetPairs out;
-  if (net.is_object()) out.transport = string_at(net, "transport");
-  const json* arr = find_pair_array(net, 0);
-  if (!arr) return out;
-  for (const auto& e : *arr) {
-    // -1 marks "not found"; ranks beyond 4096 are taken for garbage, not a cluster.
-    const int src = e.is_object() ? rank_of(e, {"src", "src_rank", "source", "from", "first", "rank_a", "a"}).value_or(-1) : -1;
-    const int dst = e.is_object() ? rank_of(e, {"dst", "dst_rank", "destination", "to", "second", "rank_b", "b", "peer"}).value_or(-1) : -1;
-    const double bw = e.is_object() ? pair_bandwidth(e) : 0;
-    if (src < 0 || dst < 0 || src > 4096 || dst > 4096 || !(bw > 0) || !std::isfinite(bw)) {
-      ++out.unreadable;
+  net::ProbeResult probe;
+  try {
+    probe = net::parse_probe_result(net, "net");
+  } catch (const UsageError& e) {
+    out.error = e.what_only();
+    return out;
+  }
+  if (probe.skipped) {
+    out.skipped_reason = probe.reason.empty() ? "skipped" : probe.reason;
+    return out;
+  }
+  out.transport = probe.transport;
+  out.nranks = probe.nranks;
+  for (const auto& p : probe.pairs) {
+    const auto* h = p.headline();
+    if (p.error || !h || !(h->avg_GBps > 0) || !std::isfinite(h->avg_GBps)) {
+      ++out.failed;
       continue;
     }
-    out.pairs.push_back({src, dst, bw, string_at(e, "transport")});
+    out.pairs.push_back({p.initiator, p.responder, h->avg_GBps, p.transport});
   }
   return out;
 }

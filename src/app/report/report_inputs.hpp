@@ -1,6 +1,7 @@
 #pragma once
-// Defensive readers of the loosely specified parts of a results file (topology, net):
-// they accept what the topology and net modules write today and tolerate anything else.
+// Readers of the sections of a results file that other modules write: topology (defensive:
+// it accepts what the topology module writes and tolerates anything else) and net (typed,
+// through the probe's own reader).
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -17,19 +18,23 @@ struct Limit {
 };
 std::optional<Limit> physical_limit(const nlohmann::json& topology, const RunResult& run);
 
-// One measured direction of the network probe.
+// One measured pair of the network probe: the initiator wrote to the responder; the
+// bandwidth is the probe's average at its largest size.
 struct NetPair {
-  int src = 0;
-  int dst = 0;
+  int src = 0;  // initiator
+  int dst = 0;  // responder
   double GBps = 0;
-  std::string transport;  // "ib", "tcp", ... when the file says
+  std::string transport;  // "ib" | "tcp"
 };
-// Finds the pair list in results.net (an array, or an object holding one) and reads each
-// entry's ranks and bandwidth; entries it cannot read are skipped and counted.
+// results.net read through the probe's own format (net::parse_probe_result). A section that
+// does not follow it gives no pairs and `error`, the reader's one line naming the field.
 struct NetPairs {
   std::vector<NetPair> pairs;
-  int unreadable = 0;
+  int failed = 0;       // pairs that failed or measured no bandwidth
+  int nranks = 0;
   std::string transport;
+  std::string skipped_reason;  // the probe was skipped (--probe none)
+  std::string error;           // the section is not a probe's net section
 };
 NetPairs read_net_pairs(const nlohmann::json& net);
 

@@ -64,6 +64,12 @@ TEST(ProbeTcp, TwoRanksMeasureOnePairOverLoopback) {
   EXPECT_LE(p["latency"]["min_us"].get<double>(), p["latency"]["typical_us"].get<double>());
   EXPECT_EQ(net["summary"]["pairs_measured"], 1);
   EXPECT_NE(format_network_probe(net).find("summary: 1 pairs"), std::string::npos);
+  // What the probe wrote reads back typed, and its pairs and summary write back byte for byte.
+  const ProbeResult typed = parse_probe_result(net);
+  ASSERT_EQ(typed.pairs.size(), 1u);
+  EXPECT_EQ(nlohmann::json(typed.pairs[0]).dump(), p.dump());
+  EXPECT_EQ(nlohmann::json(typed.summary).dump(), net["summary"].dump());
+  EXPECT_DOUBLE_EQ(typed.pairs[0].headline()->avg_GBps, p["bandwidth"][1]["avg_GBps"].get<double>());
 }
 
 TEST(ProbeTcp, ThreeRanksRunThreeRoundsWithOneIdleEach) {

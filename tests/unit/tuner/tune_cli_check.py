@@ -78,6 +78,15 @@ check(rc != 0 and "nosuch.json" in se, f"missing results named (rc {rc}: {se.str
 rc, so, se = run(mpi, "--min-gain", "5")
 check(rc == 2, f"--min-gain 5 is a usage error (rc {rc})")
 
+# A mistyped topology fingerprint (review F15): one line naming the field, exit 2.
+doc = json.load(open(os.path.join(fixtures, "h200x8_allreduce.results.json")))
+doc["topology"]["groups"][0]["fingerprint"] = 0
+bad_fp = os.path.join(work, "bad_fp.json")
+json.dump(doc, open(bad_fp, "w"))
+rc, so, se = run(bad_fp, "-o", os.path.join(work, "bad-fp-out"))
+check(rc == 2 and se.count("error:") == 1 and "topology.groups[0].fingerprint: expected a string" in se,
+      f"mistyped fingerprint named with exit 2 (got {rc}: {se.strip()})")
+
 # 4. All nine collectives (issue 16): rules for broadcast and reduce (ring/LL forced faster at
 # small sizes), none for the point-to-point ones even where a forced point looks faster.
 doc = json.load(open(os.path.join(fixtures, "h200x8_allreduce.results.json")))

@@ -2,6 +2,7 @@
 
 #include "app/report/report.hpp"
 #include "app/report/report_inputs.hpp"
+#include "net/probe_result.hpp"
 #include "report_fixtures.hpp"
 
 using namespace cctune;
@@ -15,6 +16,29 @@ int count(const std::string& haystack, const std::string& needle) {
   int n = 0;
   for (auto pos = haystack.find(needle); pos != std::string::npos; pos = haystack.find(needle, pos + needle.size())) ++n;
   return n;
+}
+
+// A pair and a net section as the probe writes them, through the probe's own writer
+// (net/probe_result.hpp); what a real probe writes is in nccl_tuned.json and tests/mpi/net.
+net::ProbePair probe_pair(int initiator, int responder, double GBps) {
+  net::ProbePair p;
+  p.initiator = initiator;
+  p.responder = responder;
+  p.initiator_host = p.responder_host = "node";
+  p.same_host = true;
+  p.transport = "tcp";
+  p.initiator_endpoint = p.responder_endpoint = "lo 127.0.0.1";
+  p.bandwidth = {net::BandwidthStats{1 << 16, 50, 0.001, GBps / 2, GBps}, net::BandwidthStats{1 << 20, 50, 0.01, GBps, GBps}};
+  p.latency = net::LatencyStats{};
+  return p;
+}
+
+json probe_section(int nranks, const std::vector<net::ProbePair>& pairs) {
+  net::ProbeSummary summary;
+  summary.pairs_measured = pairs.size();
+  return {{"schema", net::net_schema}, {"transport", "tcp"}, {"transport_reason", "--probe tcp"}, {"nranks", nranks},
+          {"options", {{"latency_bytes", 2}, {"gpu_buffers", false}}}, {"schedule", {{"rounds", nranks}}},
+          {"endpoints", json::array()}, {"pairs", pairs}, {"summary", summary}};
 }
 
 }  // namespace
@@ -82,30 +106,38 @@ TEST(ReportHtml, EscapesStringsFromTheResults) {
 TEST(ReportHtml, ResultsWithoutRunsOrWithOddNetRender) {
   Results r;
   r.meta.status = MetaStatus::Failed;
-  r.net = json{{"pairs", json::array({json{{"src", 0}, {"dst", 5000}, {"bw_GBps", 1.0}}, json{{"src", 0}, {"dst", 300}, {"bw_GBps", 1.0}}})}};
+  r.net = probe_section(301, {probe_pair(0, 300, 1.0)});
   r.topology = json::array({1, "two", nullptr});
-  const std::string html = render_report_html(std::vector<Results>{r}, {});
+  std::string html = render_report_html(std::vector<Results>{r}, {});
   EXPECT_NE(html.find("No config groups"), std::string::npos);
   EXPECT_NE(html.find("301 ranks: too many for a heatmap"), std::string::npos);
-  EXPECT_NE(html.find("1 entries without ranks or bandwidth"), std::string::npos);  // rank 5000
   EXPECT_EQ(count(html, "data-plot=\""), 0);
+  // A section that is not the probe's: one line naming the field, and its fields still shown.
+  r.net["pairs"][0]["responder"] = "300";
+  html = render_report_html(std::vector<Results>{r}, {});
+  EXPECT_NE(html.find("results.net is not a network probe's section: net.pairs[0].responder: expected an integer, got a string"),
+            std::string::npos);
+  EXPECT_NE(html.find("all network fields"), std::string::npos);
 }
 
-TEST(ReportInputs, NetPairsInSeveralShapes) {
-  auto pairs = read_net_pairs(json::array({json{{"src", 0}, {"dst", 1}, {"bw_GBps", 12.5}},
-                                           json{{"src_rank", 1}, {"dst_rank", 0}, {"avg_Gbps", 80.0}},
-                                           json{{"src", 2}, {"dst", 3}},  // no bandwidth
-                                           json("garbage")}));
+TEST(ReportInputs, NetPairsAreTheProbesInitiatorToResponder) {
+  auto failed = probe_pair(0, 2, 0);
+  failed.bandwidth.clear();
+  failed.error = "connect: refused";
+  const auto pairs = read_net_pairs(probe_section(3, {probe_pair(0, 1, 12.5), probe_pair(1, 2, 10.0), failed}));
+  EXPECT_EQ(pairs.error, "");
+  EXPECT_EQ(pairs.transport, "tcp");
+  EXPECT_EQ(pairs.nranks, 3);
   ASSERT_EQ(pairs.pairs.size(), 2u);
-  EXPECT_DOUBLE_EQ(pairs.pairs[1].GBps, 10.0);
-  EXPECT_EQ(pairs.unreadable, 2);  // the entry without bandwidth and "garbage"
-  auto nested = read_net_pairs(json{{"tcp", {{"results", json::array({json{{"first", 0}, {"second", 2}, {"bandwidth", json::array({
-      json{{"size_bytes", 8}, {"avg_GBps", 1.0}}, json{{"size_bytes", 1024}, {"avg_GBps", 3.0}}})}}})}}}});
-  ASSERT_EQ(nested.pairs.size(), 1u);
-  EXPECT_EQ(nested.pairs[0].dst, 2);
-  EXPECT_DOUBLE_EQ(nested.pairs[0].GBps, 3.0);  // the largest size's bandwidth
-  EXPECT_TRUE(read_net_pairs(json()).pairs.empty());
-  EXPECT_TRUE(read_net_pairs(json{{"error", "no RDMA device"}}).pairs.empty());
+  EXPECT_EQ(pairs.pairs[1].src, 1);
+  EXPECT_EQ(pairs.pairs[1].dst, 2);
+  EXPECT_DOUBLE_EQ(pairs.pairs[0].GBps, 12.5);  // the largest size's bandwidth
+  EXPECT_EQ(pairs.failed, 1);
+  // Key guessing is gone: a made-up pair format is an error naming the first field it lacks.
+  const auto guessed = read_net_pairs(json{{"pairs", json::array({json{{"src", 0}, {"dst", 1}, {"bw_GBps", 1.0}}})}});
+  EXPECT_TRUE(guessed.pairs.empty());
+  EXPECT_EQ(guessed.error, "net.schema is missing");
+  EXPECT_EQ(read_net_pairs(json{{"skipped", true}, {"reason", "--probe none"}}).skipped_reason, "--probe none");
 }
 
 TEST(ReportInputs, PhysicalLimitPicksTheLinkOfTheRun) {
