@@ -67,7 +67,10 @@ std::string pg_of(const json& e, const std::string& where) {
   if (!e.contains("process_group") || !e["process_group"].is_array() || e["process_group"].empty() ||
       !e["process_group"][0].is_string())
     bad(where + ".process_group", "is not a [id, name] list");
-  return e["process_group"][0].get<std::string>();
+  std::string pg = e["process_group"][0].get<std::string>();
+  // Lands in workload.json and on the terminal: PyTorch's group ids are small integers.
+  if (pg.empty() || pg.size() > 20 || pg.find_first_not_of("0123456789") != std::string::npos) bad(where + ".process_group", "has an id that is not a number");
+  return pg;
 }
 
 std::uint64_t numel_of(const json& sizes) {

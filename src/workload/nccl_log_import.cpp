@@ -1,5 +1,6 @@
 #include "workload/nccl_log_import.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <deque>
 #include <map>
@@ -35,6 +36,19 @@ std::string_view field(std::string_view text, std::string_view key) {
   return {};
 }
 
+// Ids land in workload.json and on the terminal: NCCL's are hex; anything else is replaced.
+bool is_hex_id(std::string_view s) {
+  if (!s.starts_with("0x") || s.size() < 3 || s.size() > 34) return false;
+  return s.substr(2).find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+}
+
+std::string printable(std::string_view s) {
+  std::string out(s.substr(0, 128));
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_' && c != ':' && c != 'x') c = '?';
+  return out;
+}
+
 template <typename T>
 std::optional<T> number(std::string_view s, int base = 10) {
   if (base == 16 && s.starts_with("0x")) s.remove_prefix(2);
@@ -68,7 +82,7 @@ class LogReader {
 
   void init_complete(const std::string& process, std::string_view body) {
     const std::string_view ptr = field(body, "comm"), id = field(body, "commId");
-    if (ptr.empty() || id.empty()) return;
+    if (ptr.empty() || !is_hex_id(id)) return;
     CommInfo& c = comm(process, ptr);
     c.id = std::string(id);
     if (auto r = number<int>(field(body, "rank"))) c.rank = *r;
@@ -100,7 +114,7 @@ class LogReader {
     CommInfo& c = comm(process, ptr);
     if (c.id.empty()) {
       ++stats.unmapped_calls;
-      c.id = "unmapped:" + process + "/" + std::string(ptr);
+      c.id = "unmapped:" + printable(process) + "/" + printable(ptr);
       c.nranks = *nranks;
     }
     // value_or: the checks above hold, and GCC cannot see that through std::optional.
