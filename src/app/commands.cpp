@@ -14,6 +14,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   c.push_back(make_worker_command());
   c.push_back(make_verify_command());
   c.push_back(make_diagnose_command());
+  c.push_back(make_workload_command());
   return c;
 }
 

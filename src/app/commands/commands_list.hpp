@@ -15,5 +15,6 @@ std::unique_ptr<Command> make_topo_command();
 std::unique_ptr<Command> make_worker_command();
 std::unique_ptr<Command> make_verify_command();
 std::unique_ptr<Command> make_diagnose_command();
+std::unique_ptr<Command> make_workload_command();
 
 }  // namespace cctune::app

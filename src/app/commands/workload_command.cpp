@@ -1,0 +1,146 @@
+// `cctune workload import FILE...` and `cctune workload merge FILE...`: a job's collectives from
+// its captures (NCCL's log, PyTorch's flight recorder) into workload.json (docs/WORKLOAD.md).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "app/command.hpp"
+#include "app/commands/commands_list.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_depth.hpp"
+#include "workload/flight_recorder_import.hpp"
+#include "workload/nccl_log_import.hpp"
+#include "workload/workload_json.hpp"
+
+namespace cctune::app {
+namespace {
+
+namespace wl = cctune::workload;
+using nlohmann::json;
+
+// A flight-recorder dump or workload.json is parsed whole; this bounds what that can cost.
+constexpr std::size_t kMaxJsonBytes = std::size_t{256} << 20;
+
+json parse_json_file(const std::string& path) {
+  const std::string text = read_file(path, kMaxJsonBytes);
+  if (json_nests_deeper_than(text)) throw UsageError(path + " nests deeper than " + std::to_string(max_json_depth) + " levels", "pass a capture or workload file");
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw UsageError(path + " is not valid JSON", "pass the JSON dump or workload.json unchanged");
+  return j;
+}
+
+// The rank a flight-recorder dump came from: --rank, else the digits its file name ends with
+// (PyTorch names dumps <prefix><rank>).
+int dump_rank(const std::string& path, int rank_flag) {
+  if (rank_flag >= 0) return rank_flag;
+  std::string stem = std::filesystem::path(path).stem().string();
+  std::size_t end = stem.size();
+  while (end > 0 && !std::isdigit(static_cast<unsigned char>(stem[end - 1]))) --end;
+  std::size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(stem[begin - 1]))) --begin;
+  if (begin == end || end - begin > 6)
+    throw UsageError("cannot tell which rank wrote " + path, "pass --rank R, or keep PyTorch's file name (it ends with the rank)");
+  return std::stoi(stem.substr(begin, end - begin));
+}
+
+std::string detect_format(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw EnvironmentError("cannot read " + path, "check the path and its permissions");
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const auto first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && head[first] == '{') return "flight-recorder";
+  if (wl::looks_like_nccl_log(head)) return "nccl-log";
+  throw UsageError(path + " is neither NCCL's log nor a PyTorch flight-recorder dump",
+                   "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING, or dump the flight recorder as JSON (docs/WORKLOAD.md)");
+}
+
+// NCCL logs are streamed (line by line, bounded), so they may be large; not a FIFO or device.
+constexpr std::uintmax_t kMaxLogBytes = std::uintmax_t{16} << 30;
+
+void import_log(const std::string& path, wl::WorkloadBuilder& builder) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UsageError(path + " is not a regular file", "pass NCCL's log file (NCCL_DEBUG_FILE), not a pipe or device");
+  if (std::filesystem::file_size(path, ec) > kMaxLogBytes)
+    throw UsageError(path + " is larger than 16 GiB", "capture fewer steps");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw EnvironmentError("cannot read " + path, "check the path and its permissions");
+  const wl::LogImportStats stats = wl::import_nccl_log(in, builder);
+  if (stats.call_lines == 0)
+    throw UsageError(path + " holds no per-call lines of NCCL", "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING");
+}
+
+class WorkloadCommand : public Command {
+ public:
+  void setup(CLI::App& parent) override {
+    cmd_ = parent.add_subcommand("workload", "a job's collectives from its captures (docs/WORKLOAD.md)");
+    cmd_->require_subcommand(1);
+    import_ = cmd_->add_subcommand("import", "NCCL logs or PyTorch flight-recorder dumps -> workload.json");
+    import_->add_option("files", files_, "captures: one per process (NCCL_DEBUG_FILE) or per rank (flight recorder)")->required();
+    import_->add_option("--format", format_, "auto | nccl-log | flight-recorder")->check(CLI::IsMember({"auto", "nccl-log", "flight-recorder"}));
+    import_->add_option("--rank", rank_, "the rank a flight-recorder dump came from (default: from its file name)")->check(CLI::NonNegativeNumber);
+    import_->add_option("--steps", steps_, "training steps the capture covers (gives calls per step)")->check(CLI::PositiveNumber);
+    import_->add_option("-o,--output", output_, "where to write workload.json")->required();
+    merge_ = cmd_->add_subcommand("merge", "combine per-rank workload.json files of one job");
+    merge_->add_option("files", files_, "workload.json files")->required();
+    merge_->add_option("-o,--output", output_, "where to write the merged workload.json")->required();
+  }
+  bool selected() const override { return cmd_->parsed(); }
+  bool needs_mpi() const override { return false; }
+
+  int run(Session&) override {
+    const wl::Workload w = import_->parsed() ? import_files() : merge_files();
+    write_file_atomically(output_, wl::to_json(w).dump(1) + "\n");
+    print_summary(w);
+    return exit_code::ok;
+  }
+
+ private:
+  wl::Workload import_files() const {
+    wl::WorkloadBuilder builder;
+    std::string formats;
+    for (const std::string& path : files_) {
+      const std::string format = format_ == "auto" ? detect_format(path) : format_;
+      if (format == "nccl-log") import_log(path, builder);
+      else wl::import_flight_recorder(parse_json_file(path), dump_rank(path, rank_), builder);
+      if (formats.find(format) == std::string::npos) formats += (formats.empty() ? "" : "+") + format;
+    }
+    wl::Workload w = builder.finish(formats, files_);
+    if (steps_ > 0) w.steps = steps_;
+    return w;
+  }
+  wl::Workload merge_files() const {
+    std::vector<wl::Workload> parts;
+    for (const std::string& path : files_) parts.push_back(wl::workload_from_json(parse_json_file(path)));
+    return wl::merge(parts);
+  }
+  void print_summary(const wl::Workload& w) const {
+    for (const wl::Communicator& c : w.communicators) {
+      std::uint64_t calls = 0;
+      for (const auto& s : c.calls) calls += s.calls;
+      std::cout << "# communicator " << c.id << ": " << c.nranks << " ranks" << (c.nnodes ? ", " + std::to_string(c.nnodes) + " nodes" : "")
+                << ", " << c.calls.size() << " call shapes, " << calls << " calls per rank (ranks captured: " << c.ranks.size() << ")\n";
+    }
+    std::cout << "# workload: " << output_ << "\n";
+  }
+
+  CLI::App* cmd_ = nullptr;
+  CLI::App* import_ = nullptr;
+  CLI::App* merge_ = nullptr;
+  std::vector<std::string> files_;
+  std::string format_ = "auto";
+  int rank_ = -1;
+  double steps_ = 0;
+  std::string output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_workload_command() { return std::make_unique<WorkloadCommand>(); }
+
+}  // namespace cctune::app

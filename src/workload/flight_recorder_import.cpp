@@ -1,0 +1,129 @@
+#include "workload/flight_recorder_import.hpp"
+
+#include <array>
+#include <utility>
+
+#include "core/error.hpp"
+#include "workload/nccl_names.hpp"
+
+namespace cctune::workload {
+namespace {
+
+using nlohmann::json;
+
+// How NCCL's count follows from a tensor's element count for each PyTorch call name.
+enum class CountFrom { Input, Output, InputPerPeer };
+
+struct TorchCall {
+  std::string_view name;
+  CallKindOf kind;
+  CountFrom count;
+};
+
+constexpr std::array<TorchCall, 16> kTorchCalls{{
+    {"all_reduce", {CallKind::Collective, Collective::AllReduce}, CountFrom::Input},
+    {"all_reduce_barrier", {CallKind::Collective, Collective::AllReduce}, CountFrom::Input},
+    {"allreduce_coalesced", {CallKind::Collective, Collective::AllReduce}, CountFrom::Input},
+    {"_all_gather_base", {CallKind::Collective, Collective::AllGather}, CountFrom::Input},
+    {"all_gather", {CallKind::Collective, Collective::AllGather}, CountFrom::Input},
+    {"all_gather_into_tensor_coalesced", {CallKind::Collective, Collective::AllGather}, CountFrom::Input},
+    {"_reduce_scatter_base", {CallKind::Collective, Collective::ReduceScatter}, CountFrom::Output},
+    {"reduce_scatter", {CallKind::Collective, Collective::ReduceScatter}, CountFrom::Output},
+    {"reduce_scatter_tensor_coalesced", {CallKind::Collective, Collective::ReduceScatter}, CountFrom::Output},
+    {"broadcast", {CallKind::Collective, Collective::Broadcast}, CountFrom::Input},
+    {"reduce", {CallKind::Collective, Collective::Reduce}, CountFrom::Input},
+    {"all_to_all", {CallKind::Collective, Collective::AllToAll}, CountFrom::InputPerPeer},
+    {"gather", {CallKind::Collective, Collective::Gather}, CountFrom::Input},
+    {"scatter", {CallKind::Collective, Collective::Scatter}, CountFrom::Output},
+    {"send", {CallKind::Send, Collective::SendRecv}, CountFrom::Input},
+    {"recv", {CallKind::Recv, Collective::SendRecv}, CountFrom::Output},
+}};
+
+const TorchCall* find_call(std::string_view profiling_name) {
+  if (profiling_name.starts_with("nccl:")) profiling_name.remove_prefix(5);
+  for (const TorchCall& c : kTorchCalls)
+    if (profiling_name == c.name) return &c;
+  return nullptr;
+}
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw UsageError("flight recorder dump: " + where + " " + what, "pass the JSON dump PyTorch wrote (_dump_nccl_trace_json)");
+}
+
+// Process group id -> number of ranks, from pg_config's "ranks": "[0, 1]" strings.
+int group_size(const json& dump, const std::string& pg) {
+  const json* cfg = dump.contains("pg_config") && dump["pg_config"].is_object() && dump["pg_config"].contains(pg)
+                        ? &dump["pg_config"][pg] : nullptr;
+  if (!cfg || !cfg->is_object() || !cfg->contains("ranks") || !(*cfg)["ranks"].is_string())
+    bad("pg_config." + pg + ".ranks", "is missing or not a string");
+  const std::string& ranks = (*cfg)["ranks"].get_ref<const std::string&>();
+  if (ranks.find_first_of("0123456789") == std::string::npos) return 0;
+  int n = 1;
+  for (char c : ranks) n += c == ',';
+  return n;
+}
+
+std::string pg_of(const json& e, const std::string& where) {
+  if (!e.contains("process_group") || !e["process_group"].is_array() || e["process_group"].empty() ||
+      !e["process_group"][0].is_string())
+    bad(where + ".process_group", "is not a [id, name] list");
+  std::string pg = e["process_group"][0].get<std::string>();
+  // Lands in workload.json and on the terminal: PyTorch's group ids are small integers.
+  if (pg.empty() || pg.size() > 20 || pg.find_first_not_of("0123456789") != std::string::npos) bad(where + ".process_group", "has an id that is not a number");
+  return pg;
+}
+
+std::uint64_t numel_of(const json& sizes) {
+  std::uint64_t n = 1;
+  for (const json& d : sizes) {
+    if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<long long>() >= 0)) return 0;
+    n *= d.get<std::uint64_t>();
+  }
+  return n;
+}
+
+}  // namespace
+
+bool looks_like_flight_recorder(const json& doc) {
+  return doc.is_object() && doc.contains("entries") && doc["entries"].is_array() && doc.contains("pg_config");
+}
+
+FlightImportStats import_flight_recorder(const json& dump, int rank, WorkloadBuilder& builder) {
+  if (!looks_like_flight_recorder(dump)) bad("top level", "has no \"entries\" list and \"pg_config\"");
+  FlightImportStats stats;
+  const json& entries = dump["entries"];
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const json& e = entries[i];
+    const std::string where = "entries[" + std::to_string(i) + "]";
+    if (!e.is_object() || !e.contains("profiling_name") || !e["profiling_name"].is_string()) bad(where, "has no profiling_name");
+    ++stats.entries;
+    const TorchCall* call = find_call(e["profiling_name"].get<std::string>());
+    if (!call) {
+      ++stats.skipped;
+      continue;
+    }
+    const std::string pg = pg_of(e, where);
+    const int nranks = group_size(dump, pg);
+    const bool from_output = call->count == CountFrom::Output;
+    const json& sizes = e.value(from_output ? "output_sizes" : "input_sizes", json::array());
+    const json& dtypes = e.value(from_output ? "output_dtypes" : "input_dtypes", json::array());
+    if (!sizes.is_array() || !dtypes.is_array() || sizes.size() != dtypes.size() || nranks <= 0) bad(where, "has unreadable sizes");
+    // A coalesced call is one NCCL call per tensor inside a group.
+    for (std::size_t t = 0; t < sizes.size(); ++t) {
+      const auto type = dtypes[t].is_string() ? dtype_from_torch(dtypes[t].get<std::string>()) : std::nullopt;
+      std::uint64_t count = sizes[t].is_array() ? numel_of(sizes[t]) : 0;
+      if (call->count == CountFrom::InputPerPeer) count /= static_cast<std::uint64_t>(nranks);
+      if (!type || count == 0) {
+        ++stats.skipped;
+        continue;
+      }
+      CallShape shape = make_shape(call->kind, *type, std::nullopt, 0, count, nranks);
+      shape.root.reset();  // not recorded either
+      CallStats& s = builder.add_call("pg" + pg, nranks, 0, rank, shape);
+      if (e.contains("duration_ms") && e["duration_ms"].is_number() && t == 0) s.durations.add(e["duration_ms"].get<double>() * 1000.0);
+    }
+  }
+  return stats;
+}
+
+}  // namespace cctune::workload

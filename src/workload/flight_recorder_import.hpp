@@ -1,0 +1,27 @@
+#pragma once
+// Reads a PyTorch flight-recorder dump (the JSON of torch._C._distributed_c10d.
+// _dump_nccl_trace_json, or the file TORCH_NCCL_DUMP_ON_TIMEOUT writes as JSON) into a workload.
+// Each entry names the call ("nccl:all_reduce", "nccl:_all_gather_base", ...), its tensors'
+// sizes and dtypes and its process group, whose ranks pg_config lists; "duration_ms" is there
+// when the job ran with TORCH_NCCL_ENABLE_TIMING=1. The dump does not say which rank wrote it:
+// the caller passes it (the dump's file name ends with it by default). The reduction op is not
+// recorded by the flight recorder, so reductions have no op.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "workload/workload.hpp"
+
+namespace cctune::workload {
+
+struct FlightImportStats {
+  long entries = 0;   // entries read
+  long skipped = 0;   // entries of calls NCCL does not make as collectives (barriers by send/recv...) or unknown names
+};
+
+// Adds the calls of one rank's dump to `builder`. Throws UsageError naming the field for a
+// dump that is not one (no "entries" list, a malformed entry or process group).
+FlightImportStats import_flight_recorder(const nlohmann::json& dump, int rank, WorkloadBuilder& builder);
+
+bool looks_like_flight_recorder(const nlohmann::json& doc);
+
+}  // namespace cctune::workload

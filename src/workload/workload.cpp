@@ -1,0 +1,152 @@
+#include "workload/workload.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace cctune::workload {
+
+std::string to_string(CallKind k) {
+  switch (k) {
+    case CallKind::Collective: return "collective";
+    case CallKind::Send: return "send";
+    case CallKind::Recv: return "recv";
+  }
+  return "collective";
+}
+
+std::uint64_t nbytes_of(CallKind kind, Collective c, DType t, std::uint64_t count, int nranks) {
+  const std::uint64_t elem = dtype_size(t);
+  const std::uint64_t n = nranks > 0 ? static_cast<std::uint64_t>(nranks) : 1;
+  if (kind != CallKind::Collective) return count * elem;
+  switch (c) {
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll:
+    case Collective::Gather:
+    case Collective::Scatter: return count * n * elem;
+    default: return count * elem;
+  }
+}
+
+void Durations::add(double us) {
+  min_us = samples == 0 ? us : std::min(min_us, us);
+  max_us = samples == 0 ? us : std::max(max_us, us);
+  sum_us += us;
+  ++samples;
+}
+
+void Durations::merge(const Durations& other) {
+  if (other.samples == 0) return;
+  min_us = samples == 0 ? other.min_us : std::min(min_us, other.min_us);
+  max_us = samples == 0 ? other.max_us : std::max(max_us, other.max_us);
+  sum_us += other.sum_us;
+  samples += other.samples;
+}
+
+namespace {
+
+std::string shape_text(const CallShape& s) {
+  return (s.kind == CallKind::Collective ? to_string(s.collective) : to_string(s.kind)) + " " + to_string(s.dtype) +
+         " count " + std::to_string(s.count);
+}
+
+void merge_applied(std::vector<Applied>& into, const std::vector<Applied>& from) {
+  for (const Applied& a : from) {
+    auto same = [&](const Applied& b) { return b.algo == a.algo && b.proto == a.proto && b.channels == a.channels; };
+    auto it = std::find_if(into.begin(), into.end(), same);
+    if (it == into.end()) into.push_back(a);
+    else it->calls = std::max(it->calls, a.calls);  // each rank sees the same calls applied
+  }
+}
+
+void merge_calls(Communicator& into, const Communicator& part) {
+  std::map<CallShape, CallStats> by_shape;
+  for (const CallStats& c : into.calls) by_shape.emplace(c.shape, c);
+  for (const CallStats& c : part.calls) {
+    auto [it, fresh] = by_shape.emplace(c.shape, c);
+    if (fresh) continue;
+    CallStats& have = it->second;
+    if (c.shape.kind == CallKind::Collective) {
+      if (have.calls != c.calls)
+        throw UsageError("workload: communicator " + into.id + ": " + shape_text(c.shape) + " was called " +
+                             std::to_string(have.calls) + " times on one rank and " + std::to_string(c.calls) +
+                             " times on another",
+                         "merge captures of the same job and the same steps (a truncated log gives this)");
+    } else {
+      have.calls += c.calls;
+    }
+    merge_applied(have.applied, c.applied);
+    have.durations.merge(c.durations);
+  }
+  into.calls.clear();
+  for (auto& [shape, stats] : by_shape) into.calls.push_back(stats);
+}
+
+void merge_communicator(Communicator& into, const Communicator& part) {
+  if (into.nranks != part.nranks)
+    throw UsageError("workload: communicator " + into.id + " has " + std::to_string(into.nranks) + " ranks in one capture and " +
+                         std::to_string(part.nranks) + " in another",
+                     "merge captures of one job only");
+  for (int r : part.ranks)
+    if (std::find(into.ranks.begin(), into.ranks.end(), r) != into.ranks.end())
+      throw UsageError("workload: rank " + std::to_string(r) + " of communicator " + into.id + " appears in two captures",
+                       "give each rank's capture once");
+  into.nnodes = std::max(into.nnodes, part.nnodes);
+  into.ranks.insert(into.ranks.end(), part.ranks.begin(), part.ranks.end());
+  std::sort(into.ranks.begin(), into.ranks.end());
+  merge_calls(into, part);
+}
+
+}  // namespace
+
+Workload merge(const std::vector<Workload>& parts) {
+  Workload out;
+  std::map<std::string, Communicator> comms;
+  for (const Workload& w : parts) {
+    if (out.format.empty()) out.format = w.format;
+    else if (out.format != w.format) out.format = "mixed";
+    out.sources.insert(out.sources.end(), w.sources.begin(), w.sources.end());
+    if (w.steps) {
+      if (out.steps && *out.steps != *w.steps)
+        throw UsageError("workload: the captures cover different step counts (" + std::to_string(*out.steps) + " and " +
+                             std::to_string(*w.steps) + ")",
+                         "merge captures of the same steps");
+      out.steps = w.steps;
+    }
+    for (const Communicator& c : w.communicators) {
+      auto [it, fresh] = comms.emplace(c.id, c);
+      if (!fresh) merge_communicator(it->second, c);
+    }
+  }
+  for (auto& [id, c] : comms) out.communicators.push_back(std::move(c));
+  return out;
+}
+
+CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape) {
+  PerRank& pr = per_rank_[{comm_id, rank}];
+  if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}};
+  auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}});
+  if (fresh && ++shapes_ > max_workload_shapes)
+    throw UsageError("workload: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls",
+                     "capture fewer steps, or split the capture by communicator");
+  ++it->second.calls;
+  return it->second;
+}
+
+Workload WorkloadBuilder::finish(std::string format, std::vector<std::string> sources) const {
+  std::vector<Workload> parts;
+  for (const auto& [key, pr] : per_rank_) {
+    Workload w;
+    w.communicators.push_back(pr.comm);
+    for (const auto& [shape, stats] : pr.calls) w.communicators.back().calls.push_back(stats);
+    parts.push_back(std::move(w));
+  }
+  Workload out = merge(parts);
+  out.format = std::move(format);
+  out.sources = std::move(sources);
+  return out;
+}
+
+}  // namespace cctune::workload

@@ -1,0 +1,111 @@
+#pragma once
+// A job's collectives as NCCL saw them (schema cctune.workload/1, docs/WORKLOAD.md): per
+// communicator, per call shape, how often it was called and what NCCL applied. Importers
+// (nccl_log_import.hpp, flight_recorder_import.hpp) make one from a capture; workload_json.hpp
+// reads and writes it. Pure: no NCCL, MPI or files here.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/algo_proto.hpp"
+#include "core/collective.hpp"
+
+namespace cctune::workload {
+
+inline constexpr const char* workload_schema = "cctune.workload/1";
+
+// Point-to-point calls are not collectives, but a job's time goes into them too.
+enum class CallKind { Collective, Send, Recv };
+std::string to_string(CallKind k);  // "collective" | "send" | "recv"
+
+struct CallShape {
+  CallKind kind = CallKind::Collective;
+  Collective collective = Collective::AllReduce;  // kind == Collective only
+  DType dtype = DType::Float32;
+  std::optional<ReduceOp> op;  // reductions only
+  std::optional<int> root;     // rooted collectives only
+  std::uint64_t count = 0;     // elements passed to NCCL by each rank
+  std::uint64_t bytes = 0;     // NCCL's nBytes, the size its tuner is asked with (nbytes_of)
+  auto operator<=>(const CallShape&) const = default;
+};
+
+// NCCL's nBytes for a call (docs/TUNING.md "Which bytes"): type size × count, × nranks for
+// AllGather and ReduceScatter; for the point-to-point collectives nccl-tests' size (the larger
+// of what a rank sends and receives).
+std::uint64_t nbytes_of(CallKind kind, Collective c, DType t, std::uint64_t count, int nranks);
+
+// What NCCL applied to some of a shape's calls (its TUNING line, or the profiler's event).
+struct Applied {
+  std::optional<Algorithm> algo;
+  std::optional<Protocol> proto;
+  int channels = 0;  // 0: not known
+  std::uint64_t calls = 0;
+  bool operator==(const Applied&) const = default;
+};
+
+// Per-call durations where the capture has them (the flight recorder with timing on: host-
+// observed, enqueue to completion; the profiler half: GPU time). Bounded: a summary only.
+struct Durations {
+  std::uint64_t samples = 0;
+  double sum_us = 0, min_us = 0, max_us = 0;
+  void add(double us);
+  void merge(const Durations& other);
+  bool operator==(const Durations&) const = default;
+};
+
+struct CallStats {
+  CallShape shape;
+  // Collectives: issued by each rank of the communicator (every rank issues each one). Send
+  // and receive: summed over the ranks captured, as ranks of a pipeline differ.
+  std::uint64_t calls = 0;
+  std::vector<Applied> applied;
+  Durations durations;
+  bool operator==(const CallStats&) const = default;
+};
+
+struct Communicator {
+  std::string id;          // NCCL's commId / commHash (hex), or the framework's group name
+  int nranks = 0;
+  int nnodes = 0;          // 0: the capture does not say
+  std::vector<int> ranks;  // the ranks whose captures went into it, ascending
+  std::vector<CallStats> calls;  // sorted by shape
+  bool operator==(const Communicator&) const = default;
+};
+
+struct Workload {
+  std::string format;                 // what it was imported from: "nccl-log", "flight-recorder"
+  std::vector<std::string> sources;   // file names, as given
+  std::optional<double> steps;        // training steps the capture covers, when known
+  std::vector<Communicator> communicators;  // sorted by id
+  bool operator==(const Workload&) const = default;
+};
+
+// Collects the calls one capture holds, keyed by (communicator, rank); finish() merges the
+// ranks as merge() does.
+class WorkloadBuilder {
+ public:
+  // The stats of `shape` on communicator `comm_id` as seen by `rank`, its call count already
+  // incremented.
+  CallStats& add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape);
+  Workload finish(std::string format, std::vector<std::string> sources) const;
+
+ private:
+  struct PerRank {
+    Communicator comm;  // its calls stay empty until finish()
+    std::map<CallShape, CallStats> calls;
+  };
+  std::map<std::pair<std::string, int>, PerRank> per_rank_;
+  std::size_t shapes_ = 0;
+};
+
+// More distinct call shapes than this in one capture is refused (memory stays bounded by it).
+inline constexpr std::size_t max_workload_shapes = 200000;
+
+// Combines captures of several ranks of the same job: the ranks of one communicator must
+// agree on every shape's call count (collectives are issued by every rank); a disagreement
+// is a UsageError naming the communicator, shape and ranks. Ranks must not repeat.
+Workload merge(const std::vector<Workload>& parts);
+
+}  // namespace cctune::workload

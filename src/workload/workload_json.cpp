@@ -1,0 +1,164 @@
+#include "workload/workload_json.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace cctune::workload {
+namespace {
+
+using nlohmann::json;
+
+json applied_json(const Applied& a) {
+  json j{{"algo", std::string(to_string(a.algo))}, {"proto", std::string(to_string(a.proto))}, {"calls", a.calls}};
+  if (a.channels > 0) j["channels"] = a.channels;
+  return j;
+}
+
+json call_json(const CallStats& c, std::optional<double> steps) {
+  const CallShape& s = c.shape;
+  json j{{"kind", to_string(s.kind)}};
+  if (s.kind == CallKind::Collective) j["collective"] = to_string(s.collective);
+  j["dtype"] = to_string(s.dtype);
+  if (s.op) j["op"] = to_string(*s.op);
+  if (s.root) j["root"] = *s.root;
+  j["count"] = s.count;
+  j["bytes"] = s.bytes;
+  j["calls"] = c.calls;
+  if (steps && *steps > 0) j["calls_per_step"] = static_cast<double>(c.calls) / *steps;
+  if (!c.applied.empty()) {
+    j["applied"] = json::array();
+    for (const Applied& a : c.applied) j["applied"].push_back(applied_json(a));
+  }
+  if (c.durations.samples > 0)
+    j["duration_us"] = {{"samples", c.durations.samples}, {"sum", c.durations.sum_us}, {"min", c.durations.min_us},
+                        {"max", c.durations.max_us}};
+  return j;
+}
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw UsageError("workload: " + where + " " + what, "pass a workload.json written by cctune workload import or merge");
+}
+
+const json& need(const json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) bad(where + "." + key, "is missing");
+  return j[key];
+}
+
+template <typename T>
+T number(const json& j, const char* key, const std::string& where, T min_value) {
+  const json& v = need(j, key, where);
+  if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < static_cast<long long>(min_value)))
+    bad(where + "." + key, "must be an integer >= " + std::to_string(min_value));
+  return v.get<T>();
+}
+
+std::string text(const json& j, const char* key, const std::string& where) {
+  const json& v = need(j, key, where);
+  if (!v.is_string()) bad(where + "." + key, "must be a string");
+  return v.get<std::string>();
+}
+
+template <typename Parse>
+auto parsed(const json& j, const char* key, const std::string& where, Parse parse) {
+  const std::string s = text(j, key, where);
+  try {
+    return parse(s);
+  } catch (const Error&) {
+    bad(where + "." + key, "is not a known name");
+  }
+}
+
+Applied applied_from(const json& j, const std::string& where) {
+  Applied a;
+  const std::string algo = text(j, "algo", where), proto = text(j, "proto", where);
+  a.algo = parse_algorithm(algo);
+  a.proto = parse_protocol(proto);
+  if ((!a.algo && algo != kAutoName) || (!a.proto && proto != kAutoName)) bad(where, "names an unknown algorithm or protocol");
+  a.calls = number<std::uint64_t>(j, "calls", where, 0);
+  if (j.contains("channels")) a.channels = number<int>(j, "channels", where, 0);
+  return a;
+}
+
+CallStats call_from(const json& j, const std::string& where) {
+  CallStats c;
+  const std::string kind = text(j, "kind", where);
+  if (kind == "send") c.shape.kind = CallKind::Send;
+  else if (kind == "recv") c.shape.kind = CallKind::Recv;
+  else if (kind == "collective") c.shape.collective = parsed(j, "collective", where, parse_collective);
+  else bad(where + ".kind", "must be collective, send or recv");
+  if (c.shape.kind != CallKind::Collective) c.shape.collective = Collective::SendRecv;
+  c.shape.dtype = parsed(j, "dtype", where, parse_dtype);
+  if (j.contains("op")) c.shape.op = parsed(j, "op", where, parse_reduce_op);
+  if (j.contains("root")) c.shape.root = number<int>(j, "root", where, 0);
+  c.shape.count = number<std::uint64_t>(j, "count", where, 0);
+  c.shape.bytes = number<std::uint64_t>(j, "bytes", where, 0);
+  c.calls = number<std::uint64_t>(j, "calls", where, 0);
+  if (j.contains("applied")) {
+    if (!j["applied"].is_array()) bad(where + ".applied", "must be a list");
+    for (std::size_t i = 0; i < j["applied"].size(); ++i)
+      c.applied.push_back(applied_from(j["applied"][i], where + ".applied[" + std::to_string(i) + "]"));
+  }
+  if (j.contains("duration_us")) {
+    const json& d = j["duration_us"];
+    const std::string w = where + ".duration_us";
+    c.durations.samples = number<std::uint64_t>(d, "samples", w, 0);
+    for (auto [key, field] : {std::pair{"sum", &c.durations.sum_us}, {"min", &c.durations.min_us}, {"max", &c.durations.max_us}}) {
+      if (!need(d, key, w).is_number()) bad(w + "." + key, "must be a number");
+      *field = d[key].get<double>();
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+json to_json(const Workload& w) {
+  json j{{"schema", workload_schema}, {"format", w.format}, {"sources", w.sources}};
+  j["steps"] = w.steps ? json(*w.steps) : json(nullptr);
+  j["communicators"] = json::array();
+  for (const Communicator& c : w.communicators) {
+    json cj{{"id", c.id}, {"nranks", c.nranks}, {"ranks", c.ranks}, {"calls", json::array()}};
+    cj["nnodes"] = c.nnodes > 0 ? json(c.nnodes) : json(nullptr);
+    for (const CallStats& s : c.calls) cj["calls"].push_back(call_json(s, w.steps));
+    j["communicators"].push_back(std::move(cj));
+  }
+  return j;
+}
+
+Workload workload_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != workload_schema)
+    bad("schema", std::string("must be \"") + workload_schema + "\"");
+  Workload w;
+  w.format = text(j, "format", "");
+  const json& sources = need(j, "sources", "");
+  if (!sources.is_array() || !std::all_of(sources.begin(), sources.end(), [](const json& s) { return s.is_string(); }))
+    bad("sources", "must be a list of strings");
+  w.sources = sources.get<std::vector<std::string>>();
+  if (j.contains("steps") && !j["steps"].is_null()) {
+    if (!j["steps"].is_number() || j["steps"].get<double>() <= 0) bad("steps", "must be a positive number or null");
+    w.steps = j["steps"].get<double>();
+  }
+  const json& comms = need(j, "communicators", "");
+  if (!comms.is_array()) bad("communicators", "must be a list");
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    const std::string where = "communicators[" + std::to_string(i) + "]";
+    Communicator c;
+    c.id = text(comms[i], "id", where);
+    c.nranks = number<int>(comms[i], "nranks", where, 1);
+    if (comms[i].contains("nnodes") && !comms[i]["nnodes"].is_null()) c.nnodes = number<int>(comms[i], "nnodes", where, 1);
+    const json& ranks = need(comms[i], "ranks", where);
+    if (!ranks.is_array()) bad(where + ".ranks", "must be a list");
+    for (const json& r : ranks) {
+      if (!r.is_number_integer() || r.get<long long>() < -1 || r.get<long long>() >= c.nranks) bad(where + ".ranks", "holds a rank outside the communicator");
+      c.ranks.push_back(r.get<int>());
+    }
+    const json& calls = need(comms[i], "calls", where);
+    if (!calls.is_array()) bad(where + ".calls", "must be a list");
+    for (std::size_t k = 0; k < calls.size(); ++k) c.calls.push_back(call_from(calls[k], where + ".calls[" + std::to_string(k) + "]"));
+    w.communicators.push_back(std::move(c));
+  }
+  return w;
+}
+
+}  // namespace cctune::workload

@@ -1,0 +1,142 @@
+"""One rank of a small real PyTorch job whose NCCL calls are captured for issue #25's importers.
+
+Run by capture_workloads.sh: two processes share GPU 0, each its own NCCL host (NCCL_HOSTID),
+so NCCL joins them over its socket transport. Workloads (argv[1]):
+  ddp       a few DistributedDataParallel steps of a small MLP (gradient buckets)
+  fsdp      an FSDP-style pattern: all_gather_into_tensor of parameter shards, then
+            reduce_scatter_tensor of gradient shards, per layer and step
+  alltoall  all_to_all_single of equal splits
+Each rank counts the collectives it issues itself (counts.rank<R>.json: per (op, dtype, numel,
+bytes) the number of calls and the steps), so a capture can be checked against the job's own
+figures. At the end it dumps PyTorch's flight recorder as JSON (flight.rank<R>.json) when this
+PyTorch can. Everything lands in argv[2].
+"""
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+STEPS = 4
+
+
+class Counter:
+    def __init__(self):
+        self.calls = {}
+
+    def add(self, op, tensor_in, step, out_numel=None):
+        numel = tensor_in.numel() if out_numel is None else out_numel
+        key = (op, str(tensor_in.dtype).replace("torch.", ""), tensor_in.numel(), numel)
+        entry = self.calls.setdefault(key, {"calls": 0, "steps": set()})
+        entry["calls"] += 1
+        entry["steps"].add(step)
+
+    def to_json(self):
+        rows = []
+        for (op, dtype, numel_in, numel_out), e in sorted(self.calls.items()):
+            rows.append({"op": op, "dtype": dtype, "input_numel": numel_in, "output_numel": numel_out,
+                         "calls": e["calls"], "steps": sorted(e["steps"])})
+        return rows
+
+
+def ddp(rank, world, dev, counter):
+    model = torch.nn.Sequential(torch.nn.Linear(1024, 2048), torch.nn.ReLU(), torch.nn.Linear(2048, 1024),
+                                torch.nn.ReLU(), torch.nn.Linear(1024, 10)).to(dev)
+    # Small buckets so one step issues several allreduces of different sizes; no broadcast of
+    # parameters at construction, so every call the job makes is counted by the hook below.
+    ddp_model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index], bucket_cap_mb=4,
+                                                          init_sync=False)
+    step_box = [0]
+
+    def counting_allreduce(_state, bucket):
+        buf = bucket.buffer()
+        buf.div_(world)
+        counter.add("all_reduce", buf, step_box[0])
+        return dist.all_reduce(buf, async_op=True).get_future().then(lambda fut: fut.value()[0])
+
+    ddp_model.register_comm_hook(None, counting_allreduce)
+    opt = torch.optim.SGD(ddp_model.parameters(), lr=0.01)
+    for step in range(STEPS):
+        step_box[0] = step
+        x = torch.randn(64, 1024, device=dev)
+        y = torch.randint(0, 10, (64,), device=dev)
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(ddp_model(x), y)
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize(dev)
+    # DDP's C++ reducer also issues calls this hook never sees: after the first step it rebuilds
+    # its buckets and broadcasts their layout (two small int32 broadcasts in PyTorch 2.11).
+    return {"params": sum(p.numel() for p in model.parameters()),
+            "not_counted": "the reducer's bucket-rebuild broadcasts after step 0 (C++, not through the hook)"}
+
+
+def fsdp(rank, world, dev, counter):
+    shard_numels = [262144, 65536, 4096]  # three "layers", per-rank shard sizes
+    for step in range(STEPS):
+        for numel in shard_numels:
+            shard = torch.randn(numel, device=dev, dtype=torch.bfloat16)
+            full = torch.empty(numel * world, device=dev, dtype=torch.bfloat16)
+            dist.all_gather_into_tensor(full, shard)
+            counter.add("all_gather_into_tensor", shard, step, out_numel=full.numel())
+        for numel in reversed(shard_numels):
+            grad = torch.randn(numel * world, device=dev, dtype=torch.float32)
+            out = torch.empty(numel, device=dev, dtype=torch.float32)
+            dist.reduce_scatter_tensor(out, grad)
+            counter.add("reduce_scatter_tensor", grad, step, out_numel=out.numel())
+        torch.cuda.synchronize(dev)
+    return {"shard_numels": shard_numels}
+
+
+def alltoall(rank, world, dev, counter):
+    for step in range(STEPS):
+        src = torch.arange(65536 * world, device=dev, dtype=torch.float32) + rank
+        dst = torch.empty_like(src)
+        dist.all_to_all_single(dst, src)
+        counter.add("all_to_all_single", src, step)
+        torch.cuda.synchronize(dev)
+    return {}
+
+
+def dump_flight_recorder(out_dir, rank):
+    c10d = torch._C._distributed_c10d
+    for name in ("_dump_nccl_trace_json",):
+        fn = getattr(c10d, name, None)
+        if fn is None:
+            continue
+        try:
+            text = fn(includeCollectives=True, onlyActive=False)
+        except TypeError:
+            text = fn()
+        with open(os.path.join(out_dir, f"flight.rank{rank}.json"), "w") as f:
+            f.write(text if isinstance(text, str) else text.decode())
+        return name
+    return None
+
+
+def main():
+    workload, out_dir = sys.argv[1], sys.argv[2]
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    dev = torch.device("cuda", 0)
+    torch.cuda.set_device(dev)
+    dist.init_process_group("nccl", rank=rank, world_size=world, device_id=dev)
+    counter = Counter()
+    t0 = time.time()
+    extra = {"ddp": ddp, "fsdp": fsdp, "alltoall": alltoall}[workload](rank, world, dev, counter)
+    # The closing barrier is a collective too (NCCL: a one-element allreduce): counted as such.
+    counter.add("barrier", torch.zeros(1, device=dev), STEPS)
+    dist.barrier(device_ids=[dev.index])
+    torch.cuda.synchronize(dev)
+    flight = dump_flight_recorder(out_dir, rank)
+    with open(os.path.join(out_dir, f"counts.rank{rank}.json"), "w") as f:
+        json.dump({"workload": workload, "rank": rank, "world_size": world, "steps": STEPS,
+                   "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+                   "flight_recorder": flight, "wall_s": round(time.time() - t0, 3), "extra": extra,
+                   "calls": counter.to_json()}, f, indent=1)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Captures real NCCL workloads of a small PyTorch job for the workload importers (issue #25):
+#   tests/gpu/workload/capture_workloads.sh OUTPUT_DIR [WORKLOAD...]   (default: ddp fsdp alltoall)
+# Two processes share GPU 0, each its own NCCL host (distinct NCCL_HOSTID, socket transport over
+# loopback): functional captures, never performance. Per workload, OUTPUT_DIR/<workload>/ gets
+# each rank's NCCL log (NCCL_DEBUG=INFO, subsystems INIT,COLL,TUNING: the per-call lines, the
+# communicators' "Init COMPLETE" lines and the algorithm chosen), PyTorch's flight-recorder dump
+# and the job's own call counts (capture_job.py says what each holds).
+# Exits 0 with "SKIP: <reason>" without a GPU or without PyTorch.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: capture_workloads.sh OUTPUT_DIR [WORKLOAD...]}
+shift
+workloads=("$@")
+[[ ${#workloads[@]} -gt 0 ]] || workloads=(ddp fsdp alltoall)
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || { echo "SKIP: no GPU"; exit 0; }
+python3 -c 'import torch, torch.distributed' 2>/dev/null || { echo "SKIP: python3 has no PyTorch"; exit 0; }
+# NVLink multicast stays off in every process started here.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING
+export TORCH_FR_BUFFER_SIZE=20000 TORCH_NCCL_TRACE_BUFFER_SIZE=20000 TORCH_NCCL_ENABLE_TIMING=1 PYTHONUNBUFFERED=1
+failed=0
+for w in "${workloads[@]}"; do
+  dir=$out/$w
+  rm -rf "$dir"; mkdir -p "$dir"
+  port=$(( 29500 + RANDOM % 2000 ))
+  pids=()
+  for r in 0 1; do
+    RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port NCCL_HOSTID=capture-host$r \
+      NCCL_DEBUG_FILE=$dir/nccl.rank$r.log timeout 180 python3 "$here/capture_job.py" "$w" "$dir" \
+      > "$dir/stdout.rank$r.txt" 2>&1 &
+    pids+=($!)
+  done
+  rc=0
+  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  if [[ $rc -eq 0 && -s $dir/counts.rank0.json && -s $dir/counts.rank1.json ]]; then
+    echo "PASS: capture $w ($(grep -c ' opCount ' "$dir/nccl.rank0.log") COLL lines on rank 0)"
+  else
+    echo "FAIL: capture $w (rc $rc)"; tail -n 20 "$dir"/stdout.rank*.txt; failed=1
+  fi
+done
+exit $failed

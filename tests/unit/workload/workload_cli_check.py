@@ -1,0 +1,83 @@
+"""`cctune workload import` and `merge` end to end on the real H100 captures:
+  workload_cli_check.py CCTUNE SOURCE_DIR SCRATCH
+Every written file satisfies configs/schema/workload.schema.json; per-rank imports merged equal
+the import of both ranks at once; the log and the flight recorder agree on every shape; bad
+inputs end in one line and exit 2."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import jsonschema
+
+cctune, src, scratch = sys.argv[1:4]
+caps = os.path.join(src, "tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9")
+schema = json.load(open(os.path.join(src, "configs/schema/workload.schema.json")))
+shutil.rmtree(scratch, ignore_errors=True)
+os.makedirs(scratch)
+failures = []
+
+
+def run(*args, rc=0):
+    p = subprocess.run([cctune, "workload", *args], capture_output=True, text=True, timeout=60)
+    if p.returncode != rc:
+        failures.append(f"{args}: rc {p.returncode}, wanted {rc}: {p.stderr.strip()}")
+    return p
+
+
+def load(path):
+    w = json.load(open(path))
+    jsonschema.validate(w, schema, cls=jsonschema.Draft202012Validator)
+    return w
+
+
+def shapes(w):
+    return sorted((c.get("collective", c["kind"]), c["dtype"], c["count"], c["bytes"], c["calls"])
+                  for comm in w["communicators"] for c in comm["calls"])
+
+
+for job in ("ddp", "fsdp", "alltoall"):
+    d = os.path.join(caps, job)
+    both = os.path.join(scratch, job + ".log.json")
+    p = run("import", os.path.join(d, "nccl.rank0.log"), os.path.join(d, "nccl.rank1.log"), "--steps", "4", "-o", both)
+    if "2 ranks, 2 nodes" not in p.stdout:
+        failures.append(f"{job}: summary does not give the communicator's shape: {p.stdout!r}")
+    parts = []
+    for r in (0, 1):
+        parts.append(os.path.join(scratch, f"{job}.r{r}.json"))
+        run("import", os.path.join(d, f"nccl.rank{r}.log"), "--steps", "4", "-o", parts[-1])
+    merged = os.path.join(scratch, job + ".merged.json")
+    run("merge", *parts, "-o", merged)
+    flight = os.path.join(scratch, job + ".flight.json")
+    run("import", os.path.join(d, "flight.rank0.json"), os.path.join(d, "flight.rank1.json"), "-o", flight)
+    w_both, w_merged, w_flight = load(both), load(merged), load(flight)
+    if w_both["communicators"] != w_merged["communicators"]:
+        failures.append(f"{job}: merging per-rank imports differs from importing both")
+    if shapes(w_both) != shapes(w_flight):
+        failures.append(f"{job}: log and flight recorder disagree: {shapes(w_both)} vs {shapes(w_flight)}")
+    if w_both["steps"] != 4 or any("calls_per_step" not in c for comm in w_both["communicators"] for c in comm["calls"]):
+        failures.append(f"{job}: --steps 4 did not give calls per step")
+
+# Bad inputs: one line on stderr, exit 2, nothing written.
+bad = os.path.join(scratch, "bad")
+os.makedirs(bad)
+open(os.path.join(bad, "notes.txt"), "w").write("hello\n")
+os.mkfifo(os.path.join(bad, "fifo"))
+shutil.copy(os.path.join(caps, "fsdp/flight.rank0.json"), os.path.join(bad, "flight.json"))
+cases = [
+    ("import", os.path.join(bad, "notes.txt"), "-o", os.path.join(bad, "o1.json")),
+    ("import", "--format", "nccl-log", os.path.join(bad, "fifo"), "-o", os.path.join(bad, "o2.json")),
+    ("import", os.path.join(bad, "flight.json"), "-o", os.path.join(bad, "o3.json")),  # no rank in the name
+    ("merge", os.path.join(scratch, "fsdp.r0.json"), os.path.join(scratch, "fsdp.r0.json"), "-o", os.path.join(bad, "o4.json")),
+    ("merge", os.path.join(caps, "fsdp/counts.rank0.json"), "-o", os.path.join(bad, "o5.json")),
+]
+for args in cases:
+    p = run(*args, rc=2)
+    if p.stderr.count("\n") != 1 or "Fix" not in p.stderr and "fix" not in p.stderr:
+        failures.append(f"{args}: not one line with a fix: {p.stderr!r}")
+    if os.path.exists(args[-1]):
+        failures.append(f"{args}: wrote {args[-1]}")
+
+print("\n".join(failures) or "workload CLI: all checks passed")
+sys.exit(1 if failures else 0)
