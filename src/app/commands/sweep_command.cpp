@@ -99,9 +99,10 @@ class SweepCommand : public Command {
     install_stop_handlers();
     RankComm& comm = session.comm();
     std::optional<tuner::SearchSpace> space;
+    PlanOverrides overrides;  // the space's values where no flag was typed
     if (!args_.space.empty()) {
       space = load_space_on_rank0(session, args_.space);
-      apply_space_defaults(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+      overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     } else if (args_.dry_run) {
       throw UsageError("--dry-run shows the plan of a search space and needs --space", "add --space quick|default|exhaustive or a space file");
     }
@@ -113,7 +114,8 @@ class SweepCommand : public Command {
     if (!resume_dir_.empty()) args_.output_dir = resume_dir_;
     // A dry run plans NCCL groups even where no GPU is visible (a login node).
     const bool nccl_usable = gpus.has_value() || args_.dry_run;
-    SweepPlan plan = resolve_sweep(args_, /*nccl_built=*/nccl_usable, /*gpus_present=*/nccl_usable && (!gpus || gpus->device_count > 0));
+    SweepPlan plan =
+        resolve_sweep(args_, /*nccl_built=*/nccl_usable, /*gpus_present=*/nccl_usable && (!gpus || gpus->device_count > 0), overrides);
     if (space && plan.backend != BackendChoice::Nccl) {
       if (args_.backend == "mpi")
         throw UsageError("--space tunes NCCL configurations and needs the NCCL backend, not --backend mpi",
