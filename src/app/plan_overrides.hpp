@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/collective.hpp"
+#include "core/results.hpp"
 #include "core/sizes.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -24,6 +25,7 @@ struct PlanOverrides {
   std::optional<double> max_time_s;              // --max-time
   std::optional<double> target_noise;            // --target-noise
   std::optional<tuner::search::StrategyKind> strategy;  // --strategy (NCCL backend)
+  std::optional<std::vector<PointConfig>> configs;      // --configs (NCCL backend), counted in the plan check
 };
 
 }  // namespace cctune::app

@@ -57,6 +57,7 @@ PlanOverrides space_overrides(const tuner::SearchSpace& space, const std::functi
   if (!typed("--max-time")) o.max_time_s = space.measure.max_time_s;
   if (!typed("--target-noise")) o.target_noise = space.measure.target_noise;
   if (!typed("--strategy")) o.strategy = space.strategy;
+  o.configs = space_configs(space, a.graph);  // --configs with --space is refused above
   return o;
 }
 

@@ -130,7 +130,7 @@ NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   n.group_timeout_s = a.group_timeout_s;
   n.graph = a.graph;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
-  n.configs = parse_point_configs(a.configs, a.graph);
+  n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
   const std::optional<tuner::search::StrategyKind> strategy =
       over.strategy ? over.strategy
       : a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive

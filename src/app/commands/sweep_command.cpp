@@ -21,7 +21,6 @@
 #include "collectives/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "runtime/plan_check.hpp"
 #include "runtime/worker_process.hpp"
 #include "collectives/rank_comm_typed.hpp"
 
@@ -50,7 +49,6 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
   const auto caller_env = runtime::current_environment();
   const auto nvls = caller_env.find("NCCL_NVLS_ENABLE");
   context.caller_disables_nvls = broadcast_as(comm, nvls != caller_env.end() && nvls->second == "0", 0);
-  plan.nccl.configs = space_configs(space, plan.nccl.graph);
   tuner::SpacePlan planned = tuner::plan_space(space, context);
   planned.strategy = plan.nccl.strategy;
   if (comm.rank() == 0 && !placed && context.nranks == 0)
@@ -136,7 +134,6 @@ class SweepCommand : public Command {
     std::optional<tuner::SpacePlan> planned;
     if (space) {
       planned = plan_space_for_job(session, *space, plan, placed, topology_holder.topology);
-      runtime::check_plan(plan);  // with the space's configs: what the run would refuse, the dry run refuses too
       if (args_.dry_run) {
         agree_on_plan(comm, plan_settings(plan, space, planned));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
