@@ -11,18 +11,6 @@
 namespace cctune::app {
 namespace {
 
-std::string join_collectives(const std::vector<Collective>& cs) {
-  std::string s;
-  for (Collective c : cs) s += (s.empty() ? "" : ",") + to_string(c);
-  return s;
-}
-
-std::string join_sizes(const std::vector<std::uint64_t>& sizes) {
-  std::string s;
-  for (std::uint64_t b : sizes) s += (s.empty() ? "" : ",") + std::to_string(b);
-  return s;
-}
-
 // The sizes of a space's list within [lo, hi]; none is an error naming the flags.
 std::vector<std::uint64_t> sizes_within(const std::vector<std::uint64_t>& list, const std::string& space, std::uint64_t lo,
                                         std::uint64_t hi) {
@@ -37,37 +25,41 @@ std::vector<std::uint64_t> sizes_within(const std::vector<std::uint64_t>& list, 
 
 }  // namespace
 
-void apply_space_defaults(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed, SweepArgs& a) {
+PlanOverrides space_overrides(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed,
+                              const SweepArgs& a) {
   for (const char* replaced : {"--configs", "--env-group", "--transport"})
     if (typed(replaced))
       throw UsageError(std::string(replaced) + " cannot be combined with --space: the space sets the configs and groups",
                        "drop " + std::string(replaced) + ", or copy the space file, edit it and pass its path to --space");
-  if (!typed("--collectives")) a.collectives = join_collectives(space.collectives);
+  PlanOverrides o;
+  if (!typed("--collectives")) o.collectives = space.collectives;
   // Each size flag you type replaces its part of the space's sizes: -b/-e narrow them,
   // -f changes the step; --sizes or -i replace them whole.
   const SizeSequence& s = space.sizes;
   if (!typed("--sizes") && !typed("--step-bytes")) {
     if (s.list.empty()) {
-      if (!typed("--min-bytes")) a.min_bytes = std::to_string(s.min_bytes);
-      if (!typed("--max-bytes")) a.max_bytes = std::to_string(s.max_bytes);
-      if (!typed("--step-factor")) a.factor = s.factor;
-      a.step_bytes = std::to_string(s.step_bytes);
+      SizeSequence seq = s;
+      if (typed("--min-bytes")) seq.min_bytes = parse_size(a.min_bytes, "--min-bytes");
+      if (typed("--max-bytes")) seq.max_bytes = parse_size(a.max_bytes, "--max-bytes");
+      if (typed("--step-factor")) seq.factor = a.factor;
+      o.sizes = seq;
     } else if (!typed("--step-factor")) {
-      a.sizes = join_sizes(sizes_within(s.list, space.name, typed("--min-bytes") ? parse_size(a.min_bytes, "--min-bytes") : 0,
-                                        typed("--max-bytes") ? parse_size(a.max_bytes, "--max-bytes") : UINT64_MAX));
+      SizeSequence seq;
+      seq.list = sizes_within(s.list, space.name, typed("--min-bytes") ? parse_size(a.min_bytes, "--min-bytes") : 0,
+                              typed("--max-bytes") ? parse_size(a.max_bytes, "--max-bytes") : UINT64_MAX);
+      o.sizes = seq;
     }
   }
-  if (!typed("--dtype")) {
-    a.dtype.clear();
-    for (DType d : space.dtypes) a.dtype += (a.dtype.empty() ? "" : ",") + to_string(d);
-  }
+  if (!typed("--dtype")) o.dtypes = space.dtypes;
   // NCCL's algorithm choice does not depend on placement: tuning measures out-of-place only.
-  if (!typed("--placement")) a.placement = "out";
-  if (!typed("--warmup-iters")) a.warmup = space.measure.warmup;
-  if (!typed("--min-iters")) a.min_iters = space.measure.min_iters;
-  if (!typed("--max-time")) a.max_time_s = space.measure.max_time_s;
-  if (!typed("--target-noise")) a.target_noise = space.measure.target_noise;
-  if (!typed("--strategy")) a.strategy = tuner::search::to_string(space.strategy);
+  if (!typed("--placement")) o.placements = std::vector<bool>{false};
+  if (!typed("--warmup-iters")) o.warmup_iters = space.measure.warmup;
+  if (!typed("--min-iters")) o.min_iters = space.measure.min_iters;
+  if (!typed("--max-time")) o.max_time_s = space.measure.max_time_s;
+  if (!typed("--target-noise")) o.target_noise = space.measure.target_noise;
+  if (!typed("--strategy")) o.strategy = space.strategy;
+  o.configs = space_configs(space, a.graph);  // --configs with --space is refused above
+  return o;
 }
 
 std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool graph) {

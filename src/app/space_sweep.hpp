@@ -13,9 +13,12 @@
 
 namespace cctune::app {
 
-// Fills `args` from the space where `typed(option)` is false ("--collectives", ...).
-// Throws UsageError for options a space replaces (--configs, --env-group, --transport).
-void apply_space_defaults(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed, SweepArgs& args);
+// The space's values for the plan fields whose flags the user did not type (`typed(option)`
+// is false for "--collectives", ...), for resolve_sweep. A typed -b/-e/-f narrows or steps the
+// space's sizes and is read from `args`. Throws UsageError for options a space replaces
+// (--configs, --env-group, --transport), and when no size of a space's list is within -b/-e.
+PlanOverrides space_overrides(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed,
+                              const SweepArgs& args);
 
 // The space's in-process configs: NCCL's own choice first, then every forced (algorithm,
 // protocol, channels) of the product; "auto" pairs only with "auto".

@@ -125,7 +125,7 @@ P2pImplChoice parse_p2p_impl_arg(const std::string& text) {
   return *choice;
 }
 
-NcclSettings resolve_nccl(const SweepArgs& a) {
+NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   NcclSettings n;
   n.gpus = a.gpus;
   n.groups = runtime::transport_groups(a.transport);
@@ -140,9 +140,12 @@ NcclSettings resolve_nccl(const SweepArgs& a) {
   n.group_timeout_s = a.group_timeout_s;
   n.graph = a.graph;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
-  n.configs = parse_point_configs(a.configs, a.graph);
+  n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
   n.p2p_impl = parse_p2p_impl_arg(a.p2p_impl);
-  const std::optional<tuner::search::StrategyKind> strategy = a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive : tuner::search::parse_strategy(a.strategy);
+  const std::optional<tuner::search::StrategyKind> strategy =
+      over.strategy ? over.strategy
+      : a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive
+                           : tuner::search::parse_strategy(a.strategy);
   if (!strategy) throw UsageError("--strategy '" + a.strategy + "' is unknown", std::string("use ") + tuner::search::strategy_names);
   n.strategy = *strategy;
   return n;
@@ -194,28 +197,39 @@ void check_root(const SweepPlan& plan, int nranks) {
                    "use a root from 0 to " + std::to_string(nranks - 1) + ", or --root all");
 }
 
-SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) {
-  SweepPlan p;
-  p.backend = parse_backend(a.backend, nccl_built, gpus_present);
-  (void)parse_p2p_impl_arg(a.p2p_impl);  // refused on either backend; MPI has one implementation of each
-  p.collectives = parse_collective_list(a.collectives);
-  const TypeChoice types =
-      resolve_types(a.dtype, a.op, p.collectives, p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi);
-  p.dtypes = types.dtypes;
-  p.ops = types.ops;
-  p.root = parse_root(a.root);
+namespace {
+std::vector<std::uint64_t> resolve_sizes(const SweepArgs& a, BackendChoice backend) {
   SizeSequence seq;
   seq.min_bytes = parse_size(a.min_bytes, "--min-bytes");
-  const std::string max = a.max_bytes.empty() ? (p.backend == BackendChoice::Nccl ? "1G" : "64M") : a.max_bytes;
+  const std::string max = a.max_bytes.empty() ? (backend == BackendChoice::Nccl ? "1G" : "64M") : a.max_bytes;
   seq.max_bytes = parse_size(max, "--max-bytes");
   seq.factor = a.factor;
   seq.step_bytes = parse_size(a.step_bytes, "--step-bytes");
   if (a.sizes_given || !a.sizes.empty()) seq.list = parse_size_list(a.sizes);  // `--sizes ''` lists none: an error
-  p.sizes = seq.expand();
-  if (a.placement == "both") p.placements = {false, true};
-  else if (a.placement == "out") p.placements = {false};
-  else if (a.placement == "in") p.placements = {true};
-  else throw UsageError("--placement '" + a.placement + "' is unknown", "use both, out or in");
+  return seq.expand();
+}
+
+std::vector<bool> resolve_placements(const std::string& placement) {
+  if (placement == "both") return {false, true};
+  if (placement == "out") return {false};
+  if (placement == "in") return {true};
+  throw UsageError("--placement '" + placement + "' is unknown", "use both, out or in");
+}
+}  // namespace
+
+SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, const PlanOverrides& over) {
+  SweepPlan p;
+  p.backend = parse_backend(a.backend, nccl_built, gpus_present);
+  (void)parse_p2p_impl_arg(a.p2p_impl);  // refused on either backend; MPI has one implementation of each
+  p.collectives = over.collectives ? *over.collectives : parse_collective_list(a.collectives);
+  const BackendKind kind = p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi;
+  const TypeChoice types =
+      over.dtypes ? resolve_types(*over.dtypes, a.op, p.collectives, kind) : resolve_types(a.dtype, a.op, p.collectives, kind);
+  p.dtypes = types.dtypes;
+  p.ops = types.ops;
+  p.root = parse_root(a.root);
+  p.sizes = over.sizes ? over.sizes->expand() : resolve_sizes(a, p.backend);
+  p.placements = over.placements ? *over.placements : resolve_placements(a.placement);
   // Batches and warm-ups are capped by time anyway; counts past this are typos, not plans.
   constexpr int max_ops = 1000000;
   if (a.iters > max_ops)
@@ -225,13 +239,13 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present) 
                      "use e.g. -w 5");
   if (a.check != 0 && a.check != 1) throw UsageError("-c/--check must be 0 or 1", "use -c 1 to check results");
   p.measure.batch_iters = a.iters;
-  p.measure.warmup_iters = a.warmup;
+  p.measure.warmup_iters = over.warmup_iters.value_or(a.warmup);
   p.measure.check = a.check == 1;
-  p.measure.stop.min_iterations = a.min_iters;
-  p.measure.stop.max_time_s = a.max_time_s;
-  p.measure.stop.target_rel_noise = a.target_noise;
+  p.measure.stop.min_iterations = over.min_iters.value_or(a.min_iters);
+  p.measure.stop.max_time_s = over.max_time_s.value_or(a.max_time_s);
+  p.measure.stop.target_rel_noise = over.target_noise.value_or(a.target_noise);
   p.output_dir = a.output_dir;
-  if (p.backend == BackendChoice::Nccl) p.nccl = resolve_nccl(a);
+  if (p.backend == BackendChoice::Nccl) p.nccl = resolve_nccl(a, over);
   else if (a.test_shared_gpu != 0)
     throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
   runtime::check_plan(p);  // ranges, finite seconds, the point count: the same check a worker's plan gets

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/plan_overrides.hpp"
 #include "runtime/sweep_plan.hpp"
 
 namespace cctune::app {
@@ -53,8 +54,10 @@ struct SweepArgs {  // what the user typed
 void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 // --space, --strategy, --dry-run: `cctune sweep` only.
 void add_space_options(CLI::App& cmd, SweepArgs& args);
-// Validates and resolves; throws UsageError naming the flag and the fix.
-SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present);
+// Validates and resolves; throws UsageError naming the flag and the fix. A field set in
+// `overrides` (a space's, verify's, diagnose's) takes the place of its flags' text; the plan is
+// then checked once (runtime::check_plan).
+SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present, const PlanOverrides& overrides = {});
 // Throws UsageError when the plan's root is not a rank of an `nranks`-rank job (and a rooted
 // collective is planned): called once the rank count is known, before measuring.
 void check_root(const SweepPlan& plan, int nranks);

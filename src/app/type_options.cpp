@@ -49,10 +49,11 @@ std::optional<Incapability> lack_of(BackendKind backend, const std::vector<Colle
 
 }  // namespace
 
-TypeChoice resolve_types(const std::string& dtype_text, const std::string& op_text, const std::vector<Collective>& collectives,
-                         BackendKind backend) {
-  const auto dtypes = parse_list(dtype_text, "-d/--dtype", all_dtypes(), parse_dtype);
-  const auto ops = parse_list(op_text, "--op", all_reduce_ops(), parse_reduce_op);
+namespace {
+// Judges the listed types and ops against what `backend` runs with `collectives`.
+TypeChoice judge_types(const std::vector<Entry<DType>>& dtypes, const std::vector<Entry<ReduceOp>>& ops,
+                       const std::vector<Collective>& collectives, BackendKind backend, const std::string& dtype_text,
+                       const std::string& op_text) {
   const bool reduces = std::any_of(collectives.begin(), collectives.end(), is_reduction);
   // A data type is judged with a runnable op (sum always is), an op with a runnable type.
   TypeChoice out;
@@ -72,6 +73,25 @@ TypeChoice resolve_types(const std::string& dtype_text, const std::string& op_te
   if (out.dtypes.empty() || out.ops.empty())
     throw UsageError("the " + to_string(backend) + " backend runs none of -d " + dtype_text + " / --op " + op_text, "name other types or ops");
   return out;
+}
+}  // namespace
+
+TypeChoice resolve_types(const std::string& dtype_text, const std::string& op_text, const std::vector<Collective>& collectives,
+                         BackendKind backend) {
+  return judge_types(parse_list(dtype_text, "-d/--dtype", all_dtypes(), parse_dtype),
+                     parse_list(op_text, "--op", all_reduce_ops(), parse_reduce_op), collectives, backend, dtype_text, op_text);
+}
+
+TypeChoice resolve_types(const std::vector<DType>& dtypes, const std::string& op_text, const std::vector<Collective>& collectives,
+                         BackendKind backend) {
+  std::vector<Entry<DType>> named;
+  std::string names;
+  for (DType d : dtypes) {
+    if (std::none_of(named.begin(), named.end(), [&](const Entry<DType>& e) { return e.value == d; })) named.push_back({d, true});
+    names += (names.empty() ? "" : ",") + to_string(d);
+  }
+  if (named.empty()) throw UsageError("the plan names no data type", "name at least one, e.g. -d float32");
+  return judge_types(named, parse_list(op_text, "--op", all_reduce_ops(), parse_reduce_op), collectives, backend, names, op_text);
 }
 
 }  // namespace cctune::app

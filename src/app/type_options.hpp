@@ -21,5 +21,8 @@ struct TypeChoice {
 // reduction is planned. Throws UsageError for an unknown or empty entry.
 TypeChoice resolve_types(const std::string& dtype_text, const std::string& op_text, const std::vector<Collective>& collectives,
                          BackendKind backend);
+// The same for data types given as values (a search space's), each judged as if named.
+TypeChoice resolve_types(const std::vector<DType>& dtypes, const std::string& op_text, const std::vector<Collective>& collectives,
+                         BackendKind backend);
 
 }  // namespace cctune::app

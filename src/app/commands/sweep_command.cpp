@@ -21,7 +21,6 @@
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "runtime/plan_check.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
 #include "comm/rank_comm_typed.hpp"
@@ -52,7 +51,6 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
   const auto caller_env = runtime::current_environment();
   const auto nvls = caller_env.find("NCCL_NVLS_ENABLE");
   context.caller_disables_nvls = broadcast_as(comm, nvls != caller_env.end() && nvls->second == "0", 0);
-  plan.nccl.configs = space_configs(space, plan.nccl.graph);
   tuner::SpacePlan planned = tuner::plan_space(space, context);
   planned.strategy = plan.nccl.strategy;
   if (comm.rank() == 0 && !placed && context.nranks == 0)
@@ -102,9 +100,10 @@ class SweepCommand : public Command {
     install_stop_handlers();
     RankComm& comm = session.comm();
     std::optional<tuner::SearchSpace> space;
+    PlanOverrides overrides;  // the space's values where no flag was typed
     if (!args_.space.empty()) {
       space = load_space_on_rank0(session, args_.space);
-      apply_space_defaults(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+      overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     } else if (args_.dry_run) {
       throw UsageError("--dry-run shows the plan of a search space and needs --space", "add --space quick|default|exhaustive or a space file");
     }
@@ -116,7 +115,8 @@ class SweepCommand : public Command {
     if (!resume_dir_.empty()) args_.output_dir = resume_dir_;
     // A dry run plans NCCL groups even where no GPU is visible (a login node).
     const bool nccl_usable = gpus.has_value() || args_.dry_run;
-    SweepPlan plan = resolve_sweep(args_, /*nccl_built=*/nccl_usable, /*gpus_present=*/nccl_usable && (!gpus || gpus->device_count > 0));
+    SweepPlan plan =
+        resolve_sweep(args_, /*nccl_built=*/nccl_usable, /*gpus_present=*/nccl_usable && (!gpus || gpus->device_count > 0), overrides);
     if (space && plan.backend != BackendChoice::Nccl) {
       if (args_.backend == "mpi")
         throw UsageError("--space tunes NCCL configurations and needs the NCCL backend, not --backend mpi",
@@ -137,7 +137,6 @@ class SweepCommand : public Command {
     std::optional<tuner::SpacePlan> planned;
     if (space) {
       planned = plan_space_for_job(session, *space, plan, placed, topology_holder.topology);
-      runtime::check_plan(plan);  // with the space's configs: what the run would refuse, the dry run refuses too
       if (args_.dry_run) {
         agree_on_plan(comm, plan_settings(plan, space, planned));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());

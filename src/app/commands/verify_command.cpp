@@ -5,10 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <optional>
-#include <set>
 #include <sstream>
 
 #include "app/command.hpp"
@@ -20,6 +18,7 @@
 #include "app/sweep_job.hpp"
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_analysis.hpp"
+#include "app/verify/verify_plan.hpp"
 #include "app/version_check.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
@@ -32,35 +31,6 @@
 
 namespace cctune::app {
 namespace {
-
-constexpr std::uint64_t kOpenEnd = std::numeric_limits<std::uint64_t>::max();
-
-// Default sizes: powers of two around the rules' finite boundaries (half the lowest to twice
-// the highest, 8 B..1 GiB), kept where some rule applies; 1M..64M when no boundary exists.
-std::vector<std::uint64_t> sizes_from_rules(const tuner::Profile& p) {
-  std::uint64_t lo = kOpenEnd, hi = 0;
-  for (const auto& r : p.rules) {
-    if (r.min_bytes > 0) lo = std::min(lo, r.min_bytes), hi = std::max(hi, r.min_bytes);
-    if (r.max_bytes != kOpenEnd) lo = std::min(lo, r.max_bytes + 1), hi = std::max(hi, r.max_bytes + 1);
-  }
-  if (hi == 0) lo = 2u << 20, hi = 32u << 20;
-  lo = std::max<std::uint64_t>(8, lo / 2);
-  hi = std::min<std::uint64_t>(1ull << 30, hi > (1ull << 62) ? hi : hi * 2);
-  std::vector<std::uint64_t> sizes;
-  for (std::uint64_t s = 8; s <= hi; s *= 2) {
-    if (s * 2 <= lo) continue;  // below the lowest boundary's power of two
-    bool covered = p.rules.empty();
-    for (const auto& r : p.rules) covered = covered || (r.min_bytes <= s && s <= r.max_bytes);
-    if (covered) sizes.push_back(s);
-  }
-  return sizes;
-}
-
-std::string join_sizes(const std::vector<std::uint64_t>& sizes) {
-  std::string out;
-  for (auto s : sizes) out += (out.empty() ? "" : ",") + std::to_string(s);
-  return out;
-}
 
 const tuner::ProfileRule* rule_for(const tuner::Profile& p, Collective c, int nranks, int nnodes, std::uint64_t size) {
   for (const auto& r : p.rules)
@@ -188,22 +158,11 @@ class VerifyCommand : public Command {
         throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + plugin + ")",
                                "build the nccl-tuner-cctune target, or install it next to cctune");
     });
-    const bool sizes_given = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
-    if (!sizes_given) {
-      const auto sizes = sizes_from_rules(profile);
-      if (sizes.empty()) throw UsageError("no size between 8 B and 1 GiB is covered by the profile's rules", "give sizes with -b/-e/-f");
-      args_.sizes = join_sizes(sizes);
-    }
-    if (cmd_->count("--collectives") == 0 && !profile.rules.empty()) {
-      std::set<Collective> seen;
-      std::string list;
-      for (const auto& r : profile.rules)
-        if (seen.insert(r.collective).second) list += (list.empty() ? "" : ",") + to_string(r.collective);
-      args_.collectives = list;
-    }
+    const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
+    const PlanOverrides overrides = verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0);
 
     const auto gpus = query_nccl_backend(session, /*required=*/true);
-    SweepPlan plan = resolve_sweep(args_, true, gpus && gpus->device_count > 0);
+    SweepPlan plan = resolve_sweep(args_, true, gpus && gpus->device_count > 0, overrides);
     plan.nccl.groups = ab_rounds(profile, plugin, profile_abs, rounds_);
     agree_on_plan(comm, to_json(plan));  // node-local profiles that differ would give ranks other sizes
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});

@@ -26,10 +26,12 @@ void add_diagnose_options(CLI::App& cmd, DiagnoseArgs& a) {
 }
 
 SweepPlan resolve_diagnose_plan(const DiagnoseArgs& a, bool nccl_usable, bool gpus_present) {
-  SweepArgs s;
+  SweepArgs s;  // the flags diagnose shares with sweep; the rest is its own fixed plan
   s.backend = a.backend;
-  s.collectives = "allreduce";
-  s.placement = "out";
+  s.max_time_s = a.max_time_s;
+  s.output_dir = a.output_dir;
+  s.gpus = a.gpus;
+  s.test_shared_gpu = a.test_shared_gpu;
   const std::uint64_t lat = parse_size(a.latency_size, "--latency-size");
   const bool nccl = a.backend == "nccl" || (a.backend == "auto" && nccl_usable && gpus_present);
   const std::string bw_text = a.bandwidth_size.empty() ? (nccl ? "64M" : "4M") : a.bandwidth_size;
@@ -37,12 +39,12 @@ SweepPlan resolve_diagnose_plan(const DiagnoseArgs& a, bool nccl_usable, bool gp
   if (bw <= lat)
     throw UsageError("--bandwidth-size " + format_size(bw) + " is not above --latency-size " + format_size(lat),
                      "give a bandwidth size above the latency size, e.g. --latency-size 8 --bandwidth-size 64M");
-  s.sizes = std::to_string(lat) + "," + std::to_string(bw);
-  s.max_time_s = a.max_time_s;
-  s.output_dir = a.output_dir;
-  s.gpus = a.gpus;
-  s.test_shared_gpu = a.test_shared_gpu;
-  return resolve_sweep(s, nccl_usable, gpus_present);
+  PlanOverrides o;
+  o.collectives = std::vector<Collective>{Collective::AllReduce};
+  o.placements = std::vector<bool>{false};
+  o.sizes = SizeSequence{};
+  o.sizes->list = {lat, bw};
+  return resolve_sweep(s, nccl_usable, gpus_present, o);
 }
 
 std::optional<net::ProbeOptions> resolve_probe(const DiagnoseArgs& a) {

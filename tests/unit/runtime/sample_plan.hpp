@@ -1,21 +1,43 @@
 #pragma once
-// The NCCL plan the runtime tests start from, resolved from options as `cctune sweep` does.
-#include "app/sweep_options.hpp"
+// The plans the runtime tests start from, built typed (no command line). launch_test's
+// SamplePlans tests check that `cctune sweep` resolves the same plans from its options.
+#include "core/sizes.hpp"
+#include "runtime/plan_check.hpp"
+#include "runtime/sweep_plan.hpp"
 
 namespace cctune::runtime::samples {
 
+// `cctune sweep --backend mpi` with every other option at its default.
+inline SweepPlan sample_mpi_plan() {
+  SweepPlan p;
+  p.backend = BackendChoice::Mpi;
+  p.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
+  p.sizes = SizeSequence{8, 64ull << 20, 2.0, 0, {}}.expand();
+  p.placements = {false, true};
+  p.measure.batch_iters = 20;
+  p.measure.warmup_iters = 5;
+  p.measure.stop.min_iterations = 20;
+  p.measure.stop.max_time_s = 1.0;
+  p.measure.stop.target_rel_noise = 0.01;
+  p.output_dir = "cctune-out";
+  check_plan(p);
+  return p;
+}
+
+// -b 8 -e 1K --collectives allreduce,allgather -n 7 -w 3 -c 1 --backend nccl
+// --transport nvlink,pcie --env-group big:NCCL_BUFFSIZE=8388608
 inline SweepPlan sample_nccl_plan() {
-  app::SweepArgs a;
-  a.min_bytes = "8";
-  a.max_bytes = "1K";
-  a.collectives = "allreduce,allgather";
-  a.iters = 7;
-  a.warmup = 3;
-  a.check = 1;
-  a.backend = "nccl";
-  a.transport = "nvlink,pcie";
-  a.env_groups = {"big:NCCL_BUFFSIZE=8388608"};
-  return app::resolve_sweep(a, true, true);
+  SweepPlan p = sample_mpi_plan();
+  p.backend = BackendChoice::Nccl;
+  p.collectives = {Collective::AllReduce, Collective::AllGather};
+  p.sizes = SizeSequence{8, 1024, 2.0, 0, {}}.expand();
+  p.measure.batch_iters = 7;
+  p.measure.warmup_iters = 3;
+  p.measure.check = true;
+  p.nccl.groups = {transport_group("nvlink"), transport_group("pcie"), ConfigGroup{"big", {{"NCCL_BUFFSIZE", "8388608"}}, {}}};
+  p.nccl.configs = {PointConfig{}};  // NCCL's own choice
+  check_plan(p);
+  return p;
 }
 
 }  // namespace cctune::runtime::samples

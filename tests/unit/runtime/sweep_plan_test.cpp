@@ -8,7 +8,6 @@
 #include <limits>
 #include <string>
 
-#include "app/sweep_options.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 #include "runtime/plan_check.hpp"
@@ -21,7 +20,8 @@ namespace {
 // The sample plan with everything the JSON carries set: forced configs, halving, test mode.
 SweepPlan nccl_plan() {
   SweepPlan plan = samples::sample_nccl_plan();
-  plan.nccl.configs = app::parse_point_configs("auto,ring/simple/16,tree/ll", false);
+  plan.nccl.configs = {PointConfig{}, PointConfig{Algorithm::Ring, Protocol::Simple, 16, false},
+                       PointConfig{Algorithm::Tree, Protocol::LL, 0, false}};
   plan.nccl.strategy = tuner::search::StrategyKind::Halving;
   plan.nccl.test_shared_gpu = 2;
   return plan;
@@ -93,35 +93,28 @@ TEST(SweepPlanJson, ResultsSettingsKeepTheirKeys) {
   EXPECT_EQ(j["nccl"]["configs"].size(), 3u);
   plan.nccl.groups[0].skips = {{Collective::AllReduce, PointConfig{}, "r"}};
   EXPECT_EQ(to_json(plan)["nccl"]["groups"][0]["skipped_configs"], 1);
-  app::SweepArgs a;
-  a.backend = "mpi";
-  const nlohmann::json mpi = to_json(app::resolve_sweep(a, false, false));
+  const nlohmann::json mpi = to_json(samples::sample_mpi_plan());
   EXPECT_FALSE(mpi.contains("nccl"));
   EXPECT_FALSE(mpi.contains("test_mode"));
   EXPECT_EQ(mpi["backend"], "mpi");
-  expect_same(plan_from_json(mpi), app::resolve_sweep(a, false, false));
+  expect_same(plan_from_json(mpi), samples::sample_mpi_plan());
 }
 
 TEST(SweepPlanJson, RootTravelsOnlyWithRootedCollectives) {
-  app::SweepArgs a;
-  a.backend = "mpi";
-  EXPECT_FALSE(to_json(app::resolve_sweep(a, false, false)).contains("root"));  // allreduce, allgather, reducescatter
-  a.collectives = "allreduce,gather";
-  a.root = "2";
-  const nlohmann::json two = to_json(app::resolve_sweep(a, false, false));
+  SweepPlan plan = samples::sample_mpi_plan();
+  EXPECT_FALSE(to_json(plan).contains("root"));  // allreduce, allgather, reducescatter
+  plan.collectives = {Collective::AllReduce, Collective::Gather};
+  plan.root = 2;
+  const nlohmann::json two = to_json(plan);
   EXPECT_EQ(two["root"], 2);
   EXPECT_EQ(plan_from_json(two).root, 2);
-  a.root = "all";
-  const nlohmann::json all = to_json(app::resolve_sweep(a, false, false));
+  plan.root = kAllRoots;
+  const nlohmann::json all = to_json(plan);
   EXPECT_EQ(all["root"], "all");
   EXPECT_EQ(plan_from_json(all).root, kAllRoots);
   nlohmann::json bad = two;
   bad["root"] = -1;
   EXPECT_THROW(plan_from_json(bad), UsageError);
-  a.root = "x1";
-  EXPECT_THROW(app::resolve_sweep(a, false, false), UsageError);
-  a.root = "-1";
-  EXPECT_THROW(app::resolve_sweep(a, false, false), UsageError);
 }
 
 TEST(SweepPlanJson, MalformedPlansAreRefusedNamingTheKey) {

@@ -6,7 +6,6 @@
 
 #include <set>
 
-#include "app/sweep_options.hpp"
 #include "core/error.hpp"
 #include "runtime/halving_loop.hpp"
 #include "runtime/module_loader.hpp"
@@ -27,13 +26,11 @@ PointConfig forced(const char* algo, const char* proto, int channels = 0) {
 }
 
 TEST(PlanPoints, RootedCollectivesGetOnePointSetPerRoot) {
-  app::SweepArgs a;
-  a.backend = "mpi";
-  a.collectives = "allreduce,broadcast,scatter";
-  a.sizes = "64,4K";
-  a.placement = "out";
-  a.root = "all";
-  SweepPlan plan = app::resolve_sweep(a, false, false);
+  SweepPlan plan = samples::sample_mpi_plan();
+  plan.collectives = {Collective::AllReduce, Collective::Broadcast, Collective::Scatter};
+  plan.sizes = {64, 4096};
+  plan.placements = {false};
+  plan.root = kAllRoots;
   const auto points = enumerate_points(plan, 3);
   // allreduce: 2 sizes; broadcast and scatter: 3 roots x 2 sizes, root outside size.
   ASSERT_EQ(points.size(), 2u + 6u + 6u);
@@ -51,10 +48,6 @@ TEST(PlanPoints, RootedCollectivesGetOnePointSetPerRoot) {
   plan.root = 2;
   EXPECT_EQ(enumerate_points(plan, 3).size(), 6u);
   EXPECT_EQ(enumerate_points(plan, 3)[2].root, 2);
-  EXPECT_NO_THROW(app::check_root(plan, 3));
-  EXPECT_THROW(app::check_root(plan, 2), UsageError);
-  plan.collectives = {Collective::AllReduce};
-  EXPECT_NO_THROW(app::check_root(plan, 2));  // no rooted collective: the root is unused
 }
 
 TEST(PlanPoints, ResolvedOptions) {
@@ -99,11 +92,9 @@ TEST(PlanPoints, PointOrderAndDescription) {
 }
 
 TEST(PlanPoints, MpiPlansHaveOneConfigPerPoint) {
-  app::SweepArgs a;
-  a.backend = "mpi";
-  a.max_bytes = "64";
-  a.placement = "in";
-  const auto plan = app::resolve_sweep(a, false, false);
+  SweepPlan plan = samples::sample_mpi_plan();
+  plan.sizes = {8, 16, 32, 64};
+  plan.placements = {true};
   const auto points = enumerate_points(plan, 2);
   ASSERT_EQ(points.size(), 3u * 4u);  // 3 collectives x 8..64 B, in-place only
   EXPECT_EQ(point_index(plan, 1, 2, 0, 0), 6u);
@@ -300,57 +291,6 @@ TEST(WorkerLoop, HalvingScreensAndMeasuresTheDefaultInFull) {
   EXPECT_EQ(full_defaults, plan.collectives.size() * plan.sizes.size() * plan.placements.size());
   // ...and screening left some configs out of the full measurements.
   EXPECT_LT(full.size(), points.size() - plan.sizes.size() * plan.placements.size());
-}
-
-TEST(SweepOptions, NcclOptionsAreValidated) {
-  app::SweepArgs a;
-  a.backend = "nccl";
-  a.point_timeout_s = 0;
-  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
-  a.point_timeout_s = 5;
-  a.transport = "infiniband";
-  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
-  a.transport = "pcie";
-  a.env_groups = {"pcie:NCCL_X=1"};
-  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
-  a.env_groups = {};
-  a.emulate_nodes = 0;
-  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
-  a.emulate_nodes = 1;
-  a.strategy = "random";
-  EXPECT_THROW(app::resolve_sweep(a, true, true), UsageError);
-  a.strategy = "halving";
-  EXPECT_EQ(app::resolve_sweep(a, true, true).nccl.strategy, tuner::search::StrategyKind::Halving);
-}
-
-TEST(SweepOptions, SharedGpuTestMode) {
-  app::SweepArgs a;
-  a.backend = "nccl";
-  EXPECT_FALSE(to_json(app::resolve_sweep(a, true, true)).contains("test_mode"));
-  a.test_shared_gpu = 2;
-  const auto plan = app::resolve_sweep(a, true, true);
-  EXPECT_EQ(plan.nccl.test_shared_gpu, 2);
-  const nlohmann::json j = to_json(plan);
-  EXPECT_EQ(j["test_mode"], "shared-gpu");
-  EXPECT_EQ(j["nccl"]["test_shared_gpu"], 2);
-  auto error_of = [](const app::SweepArgs& args) {
-    try {
-      app::resolve_sweep(args, true, true);
-    } catch (const UsageError& e) {
-      return e.describe();
-    }
-    return std::string("no error");
-  };
-  a.emulate_nodes = 2;
-  EXPECT_NE(error_of(a).find("--test-shared-gpu and --emulate-nodes cannot be combined"), std::string::npos) << error_of(a);
-  a.emulate_nodes = 1;
-  a.test_shared_gpu = -1;
-  EXPECT_NE(error_of(a).find("--test-shared-gpu must be 1..16"), std::string::npos) << error_of(a);
-  a.test_shared_gpu = 17;
-  EXPECT_NE(error_of(a).find("--test-shared-gpu must be 1..16"), std::string::npos);
-  a.test_shared_gpu = 2;
-  a.backend = "mpi";
-  EXPECT_NE(error_of(a).find("needs the NCCL backend"), std::string::npos) << error_of(a);
 }
 
 }  // namespace

@@ -19,9 +19,9 @@ tuner::SearchSpace space_with_sizes(const std::string& sizes_json) {
 // The sizes a sweep would measure after the space and the typed flags are combined.
 std::vector<std::uint64_t> sizes_after(const tuner::SearchSpace& space, const std::set<std::string>& typed_flags,
                                        SweepArgs args) {
-  apply_space_defaults(space, [&](const std::string& flag) { return typed_flags.count(flag) > 0; }, args);
+  const PlanOverrides o = space_overrides(space, [&](const std::string& flag) { return typed_flags.count(flag) > 0; }, args);
   args.backend = "nccl";
-  return resolve_sweep(args, true, true).sizes;
+  return resolve_sweep(args, true, true, o).sizes;
 }
 
 // Issue 15: found by tests/fuzz/space. A number too large for a double escaped as an
