@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A huge -n cannot trap the MPI sweep inside one point (issue 15, item 10):
 #  1. --max-time bounds every batch: -n 1000000 (the most -n allows) --max-time 0.1 finishes in seconds.
-#  2. A signal ends a batch that is still running: with --max-time 100 a batch may last 25 s,
+#  2. A signal ends a batch that is still running: with --max-time 100 and 4 MiB a batch may last minutes,
 #     yet SIGTERM (singleton) and SIGTERM to one rank (under mpirun) end the sweep in seconds,
 #     with results.json marked interrupted.
 set -euo pipefail
@@ -21,7 +21,8 @@ interrupted() {  # $1: results.json
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['runs'][0]['status']=='interrupted' else 1)" "$1" \
     || fail "$1 is not marked interrupted"
 }
-long_args=(sweep --backend mpi -b 8 -e 8 -n 1000000 --max-time 100 --collectives allreduce)
+# 4 MiB, so that -n 1000000 (the most -n allows) makes a batch last minutes, even on one rank.
+long_args=(sweep --backend mpi -b 4M -e 4M -n 1000000 --max-time 100 --collectives allreduce)
 
 "$cctune" "${long_args[@]}" -o "$out/single" >"$out/single.log" 2>&1 & pid=$!
 sleep 3  # well inside the first point's long batches
