@@ -70,8 +70,10 @@ def scenario_probe(opts):
 
 
 def scenario_warmup(opts):
-    # One million warm-up operations of 1 MiB (minutes); SIGTERM at 3 s.
-    args = ["--backend", "mpi", "-b", "1M", "-e", "1M", "-w", "1000000", "--max-time", "5", "--collectives", "allreduce"]
+    # One million warm-up operations of 1 MiB (minutes), capped at a quarter of --max-time (25 s):
+    # SIGTERM at 3 s lands inside it on a quiet machine too (with --max-time 5 the whole sweep
+    # ended before 3 s once the warm-up was capped).
+    args = ["--backend", "mpi", "-b", "1M", "-e", "1M", "-w", "1000000", "--max-time", "100", "--collectives", "allreduce"]
     rc, _, err = run_and_stop(opts, "warmup", args, {}, 3, 10)
     check(rc != 0, f"a stopped sweep does not exit 0 (rc {rc})")
     # Counts past any sensible plan are refused up front, in one line.
