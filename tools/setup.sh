@@ -3,14 +3,14 @@
 # is missing. CUDA and NCCL are not installed here: they come with GPU nodes (or the NGC
 # container); without them cctune builds with the MPI backend only.
 #   tools/setup.sh          build + run dependencies
-#   tools/setup.sh --test   also what the test suite drives (Chromium, Slurm, iperf3, ...) and the
+#   tools/setup.sh --test   also what the test suite drives (Chromium, Slurm, iperf3, promtool, ...) and the
 #                           soft-RoCE kernel for tools/rxe-vm.sh (tools/vm-kernel.sh)
 set -euo pipefail
 
 build_pkgs=(build-essential cmake ninja-build pkg-config git python3
   openmpi-bin libopenmpi-dev libhwloc-dev hwloc libibverbs-dev rdma-core ibverbs-utils
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest)
-test_pkgs=(python3-jsonschema iproute2 iperf3 chromium slurm-wlm munge procps clang libclang-rt-14-dev libbenchmark-dev
+test_pkgs=(python3-jsonschema iproute2 iperf3 chromium slurm-wlm munge procps clang libclang-rt-14-dev libbenchmark-dev prometheus
   qemu-system-x86 busybox-static cpio perftest)
 here=$(cd "$(dirname "$0")" && pwd)
 test_mode=false

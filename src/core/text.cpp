@@ -203,4 +203,17 @@ std::string html_text(std::string_view raw) {
   });
 }
 
+std::string prometheus_label_value(std::string_view s) {
+  const std::string clean = sanitize_utf8(s);
+  std::string out;
+  out.reserve(clean.size());
+  for (const char c : clean) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
 }  // namespace cctune::text

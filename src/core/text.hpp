@@ -7,6 +7,7 @@
 //   HTML        html_text()       markup escaped, control characters shown escaped
 //   shell       shell_word()      one word for sh/bash, also safe to print
 //   log line    log_text()        terminal_text() capped to a length, for one line of someone else's log
+//   Prometheus  prometheus_label_value()  a label value of the text exposition format
 // and the UTF-8 helpers they share. Cutting text is done with truncate_utf8(), never substr().
 #include <cstddef>
 #include <nlohmann/json.hpp>
@@ -63,5 +64,11 @@ std::string csv_field(std::string_view s);
 // control characters other than newline and tab shown as \xHH (a raw ESC in a .html file
 // fires when the file is cat'ed).
 std::string html_text(std::string_view s);
+
+// A label value of Prometheus's text exposition format (0.0.4), without the surrounding
+// quotes: valid UTF-8 (invalid bytes replaced by U+FFFD, which the format requires), and
+// backslash, double quote and newline escaped as \\, \" and \n, the only escapes the format
+// knows. Other controls pass through: the format allows them and promtool accepts them.
+std::string prometheus_label_value(std::string_view s);
 
 }  // namespace cctune::text

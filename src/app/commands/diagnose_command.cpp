@@ -10,6 +10,7 @@
 #include "app/commands/commands_list.hpp"
 #include "app/diagnose/diagnose_job.hpp"
 #include "app/diagnose/diagnose_options.hpp"
+#include "app/metrics/metrics.hpp"
 #include "app/nccl_sweep.hpp"
 #include "app/report/report.hpp"
 #include "app/session.hpp"
@@ -19,6 +20,7 @@
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/prometheus_text.hpp"
 #include "core/results_json.hpp"
 #include "diagnose/plan.hpp"
 #include "core/text.hpp"
@@ -40,7 +42,12 @@ class DiagnoseCommand : public Command {
   int run(Session& session) override {
     install_stop_handlers();
     const dg::PairSelection pairs = dg::parse_pair_selection(args_.pairs);
-    if (args_.dry_run && args_.nodes > 0) return dry_run(args_.nodes, std::max(1, args_.gpus), pairs);  // no MPI
+    if (args_.dry_run && args_.nodes > 0) {
+      if (!args_.prometheus.empty()) prometheus::check_prom_file_name(args_.prometheus);
+      return dry_run(args_.nodes, std::max(1, args_.gpus), pairs);  // no MPI
+    }
+    // One line for the job (agreed), before anything runs.
+    if (!args_.prometheus.empty()) agree_on_errors(session.world(), [&] { prometheus::check_prom_file_name(args_.prometheus); });
     if (!args_.dry_run && (args_.nodes > 0))
       throw UsageError("--nodes plans a cluster for --dry-run and does not shape a measuring job",
                        "add --dry-run, or launch diagnose on the nodes with mpirun/srun");
@@ -76,7 +83,7 @@ class DiagnoseCommand : public Command {
     JobOutcome out = run_stages(ctx, dplan, probe, meta, topology.topology, shape);
     int suspects = 0;
     if (session.world().rank() == 0) {
-      write_on_rank0([&] { suspects = conclude(out, baseline ? &*baseline : nullptr, plan.output_dir); });
+      write_on_rank0([&] { suspects = conclude(out, baseline ? &*baseline : nullptr, plan.output_dir, args_.prometheus); });
     }
     // Every rank exits alike, so that the launcher's exit status is the verdict's. A stopped
     // job judged what it had measured (written above) but is not a verdict: 130/143.
@@ -118,7 +125,7 @@ class DiagnoseCommand : public Command {
 
   // Rank 0: judge, print, write diagnosis.json, the stage files and report.html. Returns the
   // number of suspects.
-  static int conclude(JobOutcome& out, const DiagnosisDoc* baseline, const std::string& dir) {
+  static int conclude(JobOutcome& out, const DiagnosisDoc* baseline, const std::string& dir, const std::string& prom_path) {
     DiagnosisDoc& doc = out.doc;
     doc.interrupted = out.stop_signal != 0;
     doc.diagnosis = judge(doc, baseline);
@@ -133,9 +140,11 @@ class DiagnoseCommand : public Command {
     if (!out.probes.empty()) write_file_atomically((out_dir / "pair_probes.json").string(), text::dump_json(out.probes, 1) + "\n");
     write_file_atomically((out_dir / "diagnosis.json").string(), text::dump_json(to_json(doc), 1) + "\n");
     report::write_report((out_dir / "report.html").string(), stage_results, {}, diagnosis_html(doc));
+    if (!prom_path.empty()) metrics::write_metrics(prom_path, metrics::diagnose_metrics(doc));
     std::printf("%s", format_diagnosis(doc).c_str());
     std::printf("# diagnosis: %s\n# report: %s\n", std::filesystem::absolute(out_dir / "diagnosis.json").c_str(),
                 std::filesystem::absolute(out_dir / "report.html").c_str());
+    if (!prom_path.empty()) std::printf("# metrics: %s\n", text::terminal_text(std::filesystem::absolute(prom_path).string()).c_str());
     std::fflush(stdout);
     return static_cast<int>(doc.diagnosis.suspects.size());
   }

@@ -6,6 +6,7 @@
 
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
+#include "app/metrics/metrics.hpp"
 #include "app/mpi_sweep.hpp"
 #include "app/nccl_sweep.hpp"
 #include "app/plan_agreement.hpp"
@@ -21,6 +22,7 @@
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/prometheus_text.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
 #include "comm/rank_comm_typed.hpp"
@@ -92,6 +94,7 @@ class SweepCommand : public Command {
     cmd_->add_flag("--no-tune", no_tune_, "do not write profile.json/nccl.env/nccl_tuner.conf at the end");
     cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
+    cmd_->add_option("--prometheus", prom_path_, "also write busbw and time per point to FILE (*.prom) for node_exporter's textfile collector");
     cmd_->add_flag("--force", force_, "replace the results.json already in the -o directory (without it, the sweep refuses to start)");
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -99,6 +102,8 @@ class SweepCommand : public Command {
   int run(Session& session) override {
     install_stop_handlers();
     RankComm& comm = session.comm();
+    // Every rank checks the name; one line for the job (agreed), before anything runs.
+    if (!prom_path_.empty()) agree_on_errors(comm, [&] { prometheus::check_prom_file_name(prom_path_); });
     std::optional<tuner::SearchSpace> space;
     PlanOverrides overrides;  // the space's values where no flag was typed
     if (!args_.space.empty()) {
@@ -204,6 +209,10 @@ class SweepCommand : public Command {
     for (const auto& line : straggler_lines(results)) std::printf("# %s\n", text::terminal_text(line).c_str());  // host names
     std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
     if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
+    if (!prom_path_.empty()) {
+      metrics::write_metrics(prom_path_, metrics::sweep_metrics(results));
+      std::printf("# metrics: %s\n", text::terminal_text(std::filesystem::absolute(prom_path_).string()).c_str());
+    }
     const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
     for (const auto& note : more.notes) std::printf("# %s\n", text::terminal_text(note).c_str());
     if (!more.profile.empty()) {
@@ -221,6 +230,7 @@ class SweepCommand : public Command {
   SweepArgs args_;
   std::string resume_dir_;  // --resume DIR
   std::string csv_path_;    // --csv FILE
+  std::string prom_path_;   // --prometheus FILE
   std::string probe_ = "auto";
   bool no_tune_ = false;
   bool force_ = false;  // --force: replace an existing results.json

@@ -8,9 +8,12 @@
 
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
+#include "app/metrics/metrics.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
+#include "core/prometheus_text.hpp"
+#include "core/text.hpp"
 #include "workload/flight_recorder_import.hpp"
 #include "workload/nccl_log_import.hpp"
 #include "workload/workload_json.hpp"
@@ -60,6 +63,8 @@ std::string detect_format(const std::string& path) {
 }
 
 // NCCL logs are streamed (line by line, bounded), so they may be large; not a FIFO or device.
+constexpr const char* kPromHelp = "also write calls and time per step to FILE (*.prom) for node_exporter's textfile collector";
+
 constexpr std::uintmax_t kMaxLogBytes = std::uintmax_t{16} << 30;
 
 void import_log(const std::string& path, wl::WorkloadBuilder& builder) {
@@ -86,16 +91,20 @@ class WorkloadCommand : public Command {
     import_->add_option("--rank", rank_, "the rank a flight-recorder dump came from (default: from its file name)")->check(CLI::NonNegativeNumber);
     import_->add_option("--steps", steps_, "training steps the capture covers (gives calls per step)")->check(CLI::PositiveNumber);
     import_->add_option("-o,--output", output_, "where to write workload.json")->required();
+    import_->add_option("--prometheus", prom_path_, kPromHelp);
     merge_ = cmd_->add_subcommand("merge", "combine per-rank workload.json files of one job");
     merge_->add_option("files", files_, "workload.json files")->required();
     merge_->add_option("-o,--output", output_, "where to write the merged workload.json")->required();
+    merge_->add_option("--prometheus", prom_path_, kPromHelp);
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return false; }
 
   int run(Session&) override {
+    if (!prom_path_.empty()) prometheus::check_prom_file_name(prom_path_);
     const wl::Workload w = import_->parsed() ? import_files() : merge_files();
     write_file_atomically(output_, wl::to_json(w).dump(1) + "\n");
+    if (!prom_path_.empty()) metrics::write_metrics(prom_path_, metrics::workload_metrics(w));
     print_summary(w);
     return exit_code::ok;
   }
@@ -127,6 +136,7 @@ class WorkloadCommand : public Command {
                 << ", " << c.calls.size() << " call shapes, " << calls << " calls per rank (ranks captured: " << c.ranks.size() << ")\n";
     }
     std::cout << "# workload: " << output_ << "\n";
+    if (!prom_path_.empty()) std::cout << "# metrics: " << text::terminal_text(prom_path_) << "\n";
   }
 
   CLI::App* cmd_ = nullptr;
@@ -137,6 +147,7 @@ class WorkloadCommand : public Command {
   int rank_ = -1;
   double steps_ = 0;
   std::string output_;
+  std::string prom_path_;  // --prometheus FILE
 };
 
 }  // namespace

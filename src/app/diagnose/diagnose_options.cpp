@@ -21,6 +21,7 @@ void add_diagnose_options(CLI::App& cmd, DiagnoseArgs& a) {
   cmd.add_option("--socket-ifname", a.socket_ifname, "TCP probe interface, NCCL_SOCKET_IFNAME syntax; default as NCCL");
   cmd.add_option("--probe-bytes", a.probe_bytes, "pair probe bandwidth message size")->capture_default_str();
   cmd.add_option("--probe-iters", a.probe_iters, "pair probe bandwidth messages (and latency round trips)")->capture_default_str();
+  cmd.add_option("--prometheus", a.prometheus, "also write the suspects and figures to FILE (*.prom) for node_exporter's textfile collector");
   cmd.add_option("--test-shared-gpu", a.test_shared_gpu,
                  "nccl, functional tests only: every rank is an emulated node with K workers on a shared GPU (own NCCL_HOSTID)");
 }

@@ -26,6 +26,7 @@ struct DiagnoseArgs {
   std::string probe_bytes = "1M";
   long probe_iters = 100;
   int test_shared_gpu = 0;
+  std::string prometheus;  // --prometheus FILE (empty: none)
 };
 
 void add_diagnose_options(CLI::App& cmd, DiagnoseArgs& args);
