@@ -15,6 +15,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   c.push_back(make_verify_command());
   c.push_back(make_diagnose_command());
   c.push_back(make_workload_command());
+  c.push_back(make_replay_command());
   return c;
 }
 

@@ -79,6 +79,7 @@ void merge_calls(Communicator& into, const Communicator& part) {
     }
     merge_applied(have.applied, c.applied);
     have.durations.merge(c.durations);
+    if (c.first_call && (!have.first_call || *c.first_call < *have.first_call)) have.first_call = c.first_call;
   }
   into.calls.clear();
   for (auto& [shape, stats] : by_shape) into.calls.push_back(stats);
@@ -127,11 +128,12 @@ Workload merge(const std::vector<Workload>& parts) {
 CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape) {
   PerRank& pr = per_rank_[{comm_id, rank}];
   if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}};
-  auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}});
+  auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}, pr.calls_seen});
   if (fresh && ++shapes_ > max_workload_shapes)
     throw UsageError("workload: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls",
                      "capture fewer steps, or split the capture by communicator");
   ++it->second.calls;
+  ++pr.calls_seen;
   return it->second;
 }
 

@@ -62,6 +62,10 @@ struct CallStats {
   std::uint64_t calls = 0;
   std::vector<Applied> applied;
   Durations durations;
+  // Where the shape first appeared in its communicator's calls as a rank issued them (0: its
+  // first call), the earliest over ranks; nullopt in workload files written before it was
+  // recorded. Orders `cctune replay`'s step (docs/WORKLOAD.md "Replay").
+  std::optional<std::uint64_t> first_call;
   bool operator==(const CallStats&) const = default;
 };
 
@@ -95,6 +99,7 @@ class WorkloadBuilder {
   struct PerRank {
     Communicator comm;  // its calls stay empty until finish()
     std::map<CallShape, CallStats> calls;
+    std::uint64_t calls_seen = 0;  // on this communicator and rank, for first_call
   };
   std::map<std::pair<std::string, int>, PerRank> per_rank_;
   std::size_t shapes_ = 0;

@@ -25,6 +25,7 @@ json call_json(const CallStats& c, std::optional<double> steps) {
   j["count"] = s.count;
   j["bytes"] = s.bytes;
   j["calls"] = c.calls;
+  if (c.first_call) j["first_call"] = *c.first_call;
   if (steps && *steps > 0) j["calls_per_step"] = static_cast<double>(c.calls) / *steps;
   if (!c.applied.empty()) {
     j["applied"] = json::array();
@@ -94,6 +95,7 @@ CallStats call_from(const json& j, const std::string& where) {
   c.shape.count = number<std::uint64_t>(j, "count", where, 0);
   c.shape.bytes = number<std::uint64_t>(j, "bytes", where, 0);
   c.calls = number<std::uint64_t>(j, "calls", where, 0);
+  if (j.contains("first_call")) c.first_call = number<std::uint64_t>(j, "first_call", where, 0);
   if (j.contains("applied")) {
     if (!j["applied"].is_array()) bad(where + ".applied", "must be a list");
     for (std::size_t i = 0; i < j["applied"].size(); ++i)

@@ -16,5 +16,6 @@ std::unique_ptr<Command> make_worker_command();
 std::unique_ptr<Command> make_verify_command();
 std::unique_ptr<Command> make_diagnose_command();
 std::unique_ptr<Command> make_workload_command();
+std::unique_ptr<Command> make_replay_command();
 
 }  // namespace cctune::app

@@ -45,7 +45,7 @@ TEST(Workload, MergeRefusesARankTwice) {
 }
 
 TEST(Workload, ReadingNamesTheBadField) {
-  nlohmann::json j = to_json(Workload{"nccl-log", {}, std::nullopt, {Communicator{"0x1", 2, 0, {0}, {CallStats{allreduce(8), 1, {}, {}}}}}});
+  nlohmann::json j = to_json(Workload{"nccl-log", {}, std::nullopt, {Communicator{"0x1", 2, 0, {0}, {CallStats{allreduce(8), 1, {}, {}, {}}}}}});
   j["communicators"][0]["calls"][0]["bytes"] = -5;
   try {
     workload_from_json(j);

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# replay_cli_check.sh CCTUNE SOURCE_DIR SCRATCH: `cctune replay W --dry-run` on the recorded DDP
+# capture (tests/fixtures/workload): one step is the two bucket AllReduces in capture order,
+# the start-up calls left out and said; workload.json carries first_call; refusals exit 2 with
+# one line (no --dry-run, no step count, no communicator of --ranks N); a missing file exits 3.
+set -euo pipefail
+cctune=$1 src=$2 out=$3
+caps=$src/tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9/ddp
+fail() { echo "replay_cli_check: FAIL: $*"; exit 1; }
+rm -rf "$out"; mkdir -p "$out"
+
+"$cctune" workload import "$caps/nccl.rank0.log" "$caps/nccl.rank1.log" --steps 4 -o "$out/ddp.json" > /dev/null
+grep -q '"first_call"' "$out/ddp.json" || fail "workload.json has no first_call"
+"$cctune" replay "$out/ddp.json" --dry-run > "$out/step.txt"
+cat "$out/step.txt"
+grep -q "^# replay: one step on 2 ranks, 2 call shapes, in capture order$" "$out/step.txt" || fail "wrong step header"
+mapfile -t calls < <(grep "^  " "$out/step.txt")
+[[ ${#calls[@]} -eq 2 ]] || fail "expected the 2 bucket AllReduces, got ${#calls[@]} calls"
+[[ ${calls[0]} == "  1 x allreduce float32 sum 8.04 MiB (2108426 elements) on "* ]] || fail "first call: ${calls[0]}"
+[[ ${calls[1]} == "  1 x allreduce float32 sum 8.01 MiB (2099200 elements) on "* ]] || fail "second call: ${calls[1]}"
+grep -q "16.1 MiB .* left out: 0.25 calls per step" "$out/step.txt" || fail "the start-up AllReduce is not said to be left out"
+
+refused() {  # refused WHAT RC ARGS...: exit RC, one error line
+  local what=$1 want=$2; shift 2
+  set +e; "$cctune" replay "$@" > /dev/null 2> "$out/err"; local rc=$?; set -e
+  [[ $rc -eq $want ]] || fail "$what: exit $rc, expected $want"
+  [[ $(wc -l < "$out/err") -eq 1 ]] || fail "$what: not one line: $(cat "$out/err")"
+}
+refused "without --dry-run" 2 "$out/ddp.json"
+"$cctune" workload import "$caps/nccl.rank0.log" "$caps/nccl.rank1.log" -o "$out/nosteps.json" > /dev/null
+refused "no step count" 2 "$out/nosteps.json" --dry-run
+grep -q -- "--steps N" "$out/err" || fail "no step count: the fix is not named: $(cat "$out/err")"
+refused "--ranks 8" 2 "$out/ddp.json" --dry-run --ranks 8
+refused "missing file" 3 "$out/none.json" --dry-run  # cannot be read: exit 3, as for every input file
+echo "replay_cli_check: OK"
