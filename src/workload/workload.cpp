@@ -120,6 +120,7 @@ void merge_communicator(Communicator& into, const Communicator& part) {
                        "give each rank's capture once");
   into.nnodes = std::max(into.nnodes, part.nnodes);
   into.calls_not_recorded += part.calls_not_recorded;
+  into.watch.insert(into.watch.end(), part.watch.begin(), part.watch.end());
   into.ranks.insert(into.ranks.end(), part.ranks.begin(), part.ranks.end());
   std::sort(into.ranks.begin(), into.ranks.end());
   merge_calls(into, part);
@@ -152,7 +153,7 @@ Workload merge(const std::vector<Workload>& parts) {
 
 CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape) {
   PerRank& pr = per_rank_[{comm_id, rank}];
-  if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}};
+  if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}, 0, {}};
   auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}});
   if (fresh && ++shapes_ > max_workload_shapes)
     throw UsageError("workload: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls",

@@ -77,6 +77,19 @@ struct CallStats {
   bool operator==(const CallStats&) const = default;
 };
 
+// The profiler half's production watch: a shape whose live busbw on this rank fell well below
+// what the profile's sweep measured on this cluster (core/outliers.hpp's rule).
+struct WatchFinding {
+  int rank = 0;
+  Collective collective = Collective::AllReduce;
+  std::uint64_t bytes = 0;  // NCCL's nBytes
+  double live_busbw_GBps = 0;     // median over the shape's calls so far
+  double profile_busbw_GBps = 0;  // the sweep's, at profile_bytes
+  std::uint64_t profile_bytes = 0;
+  double shortfall = 0;  // (profile - live) / profile
+  bool operator==(const WatchFinding&) const = default;
+};
+
 struct Communicator {
   std::string id;          // NCCL's commId / commHash (hex), or the framework's group name
   int nranks = 0;
@@ -85,6 +98,7 @@ struct Communicator {
   std::vector<CallStats> calls;  // sorted by shape
   // Calls the capture saw but could not keep (the profiler half's shape table was full).
   std::uint64_t calls_not_recorded = 0;
+  std::vector<WatchFinding> watch{};  // profiler files with CCTUNE_PROFILE set
   bool operator==(const Communicator&) const = default;
 };
 

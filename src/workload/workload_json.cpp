@@ -136,6 +136,26 @@ CallStats call_from(const json& j, const std::string& where) {
   return c;
 }
 
+std::vector<WatchFinding> watch_from(const json& j, const std::string& where) {
+  if (!j.is_array()) bad(where, "must be a list");
+  std::vector<WatchFinding> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    WatchFinding f;
+    f.rank = number<int>(j[i], "rank", w, 0);
+    f.collective = parsed(j[i], "collective", w, parse_collective);
+    f.bytes = number<std::uint64_t>(j[i], "bytes", w, 0);
+    f.profile_bytes = number<std::uint64_t>(j[i], "profile_bytes", w, 0);
+    for (auto [key, field] : {std::pair{"live_busbw_GBps", &f.live_busbw_GBps}, {"profile_busbw_GBps", &f.profile_busbw_GBps},
+                              {"shortfall", &f.shortfall}}) {
+      if (!need(j[i], key, w).is_number()) bad(w + "." + key, "must be a number");
+      *field = j[i][key].get<double>();
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
 }  // namespace
 
 json to_json(const Workload& w) {
@@ -146,6 +166,13 @@ json to_json(const Workload& w) {
     json cj{{"id", c.id}, {"nranks", c.nranks}, {"ranks", c.ranks}, {"calls", json::array()}};
     cj["nnodes"] = c.nnodes > 0 ? json(c.nnodes) : json(nullptr);
     if (c.calls_not_recorded > 0) cj["calls_not_recorded"] = c.calls_not_recorded;
+    if (!c.watch.empty()) {
+      cj["watch"] = json::array();
+      for (const WatchFinding& f : c.watch)
+        cj["watch"].push_back({{"rank", f.rank}, {"collective", to_string(f.collective)}, {"bytes", f.bytes},
+                               {"live_busbw_GBps", f.live_busbw_GBps}, {"profile_busbw_GBps", f.profile_busbw_GBps},
+                               {"profile_bytes", f.profile_bytes}, {"shortfall", f.shortfall}});
+    }
     for (const CallStats& s : c.calls) cj["calls"].push_back(call_json(s, w.steps));
     j["communicators"].push_back(std::move(cj));
   }
@@ -181,6 +208,7 @@ Workload workload_from_json(const json& j) {
     }
     if (comms[i].contains("calls_not_recorded"))
       c.calls_not_recorded = number<std::uint64_t>(comms[i], "calls_not_recorded", where, 0);
+    if (comms[i].contains("watch")) c.watch = watch_from(comms[i]["watch"], where + ".watch");
     const json& calls = need(comms[i], "calls", where);
     if (!calls.is_array()) bad(where + ".calls", "must be a list");
     for (std::size_t k = 0; k < calls.size(); ++k) c.calls.push_back(call_from(calls[k], where + ".calls[" + std::to_string(k) + "]"));

@@ -15,6 +15,7 @@
 #include "core/text.hpp"
 #include "tuner/plugin/comm_recorder.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "tuner/plugin/production_profile.hpp"
 #include "tuner/plugin/workload_sink.hpp"
 #include "workload/nccl_names.hpp"
 
@@ -73,28 +74,38 @@ WorkloadSink* sink(Logger log) {
     if (s.directory.empty()) return;
     if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);
     p.sink = new WorkloadSink(s);
+    // The tuner half's profile (the same library, so the same process-wide copy): its
+    // measured busbw is the production watch's reference.
+    const ProductionProfile& production = production_profile();
+    if (production.profile) p.sink->watch_with(&*production.profile, log);
     log_line(log, nccl_abi::kLogInfo, "cctune profiler: recording this process's calls in " + p.sink->path());
   });
   return p.sink;
 }
 
 Result init_common(void** context, int* mask, std::uint64_t comm_hash, int n_nodes, int n_ranks, int rank, Logger log) noexcept {
+  // NCCL 2.28 keeps one mask for all communicators: it is written once, with its final value,
+  // so that other communicators' events are never switched off while this one starts.
+  int final_mask = 0;
   if (context) *context = nullptr;
-  if (mask) *mask = 0;
-  if (!context || process().stopped) return nccl_abi::kSuccess;
-  try {
-    Logger none = nullptr;
-    process().log.compare_exchange_strong(none, log);
-    WorkloadSink* s = sink(log);
-    if (!s || n_ranks <= 0 || rank < 0 || rank >= n_ranks) return nccl_abi::kSuccess;
-    auto* recorder = new CommRecorder(comm_hash, n_ranks, n_nodes > 0 ? n_nodes : 0, rank, mask);
-    s->add(recorder);
-    *context = recorder;
-  } catch (const std::exception& e) {
-    give_up("init", &e);
-  } catch (...) {
-    give_up("init", nullptr);
+  if (context && !process().stopped) {
+    try {
+      Logger none = nullptr;
+      process().log.compare_exchange_strong(none, log);
+      WorkloadSink* s = sink(log);
+      if (s && n_ranks > 0 && rank >= 0 && rank < n_ranks) {
+        auto* recorder = new CommRecorder(comm_hash, n_ranks, n_nodes > 0 ? n_nodes : 0, rank, mask);
+        s->add(recorder);  // also sets *mask
+        *context = recorder;
+        final_mask = s->activation_mask();
+      }
+    } catch (const std::exception& e) {
+      give_up("init", &e);
+    } catch (...) {
+      give_up("init", nullptr);
+    }
   }
+  if (mask) __atomic_store_n(mask, final_mask, __ATOMIC_RELAXED);
   return nccl_abi::kSuccess;
 }
 

@@ -5,11 +5,13 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "tuner/plugin/production_watch.hpp"
 #include "workload/workload_json.hpp"
 
 namespace cctune::tuner {
@@ -150,6 +152,26 @@ void WorkloadSink::silence() noexcept {
   for (CommRecorder* r : live_) r->set_activation_mask(0);
 }
 
+void WorkloadSink::watch_with(const Profile* profile, nccl_abi::Logger log) {
+  std::lock_guard lock(mutex_);
+  profile_ = profile;
+  log_ = log;
+}
+
+void WorkloadSink::report(const workload::Communicator& comm) {
+  for (const workload::WatchFinding& f : comm.watch) {
+    if (!log_ || !warned_.emplace(comm.id, f.collective, f.bytes).second) continue;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "cctune watch: communicator %s rank %d: %s of %llu bytes runs at %.2f GB/s busbw, %.0f%% below the %.2f GB/s "
+                  "the profile's sweep measured at %llu bytes (%s)",
+                  comm.id.c_str(), f.rank, to_string(f.collective).c_str(), static_cast<unsigned long long>(f.bytes),
+                  f.live_busbw_GBps, 100.0 * f.shortfall, f.profile_busbw_GBps,
+                  static_cast<unsigned long long>(f.profile_bytes), path_.c_str());
+    log_(nccl_abi::kLogWarn, nccl_abi::kSubsysInit, __FILE__, __LINE__, "%s", text::log_text(line, 1024).c_str());
+  }
+}
+
 void WorkloadSink::write() {
   workload::Workload w;
   w.format = "nccl-profiler";
@@ -158,6 +180,11 @@ void WorkloadSink::write() {
     std::lock_guard lock(mutex_);
     w.communicators = finished_;
     for (CommRecorder* r : live_) w.communicators.push_back(r->snapshot());
+    if (profile_)
+      for (workload::Communicator& c : w.communicators) {
+        c.watch = watch_communicator(c, *profile_);
+        report(c);
+      }
   }
   std::stable_sort(w.communicators.begin(), w.communicators.end(),
                    [](const auto& a, const auto& b) { return a.id < b.id; });

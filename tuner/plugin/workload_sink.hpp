@@ -8,10 +8,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/nccl_tuner_abi.hpp"
+#include "tuner/profile/profile.hpp"
 
 namespace cctune::tuner {
 
@@ -45,11 +49,15 @@ class WorkloadSink {
   // Cheap unless an interval has passed: then re-reads the control file and writes.
   void tick();
   void write();  // throws EnvironmentError when the file cannot be written
+  // Judge each write's shapes against `profile` (production_watch.hpp); findings go into the
+  // file and, once per (communicator, collective, size), into NCCL's log through `log`.
+  void watch_with(const Profile* profile, nccl_abi::Logger log);
   // Every communicator's events off, for good (the plugin gave up).
   void silence() noexcept;
 
  private:
   void apply_control_file();
+  void report(const workload::Communicator& comm);  // with mutex_ held
 
   WorkloadSettings settings_;
   std::string path_;
@@ -59,6 +67,9 @@ class WorkloadSink {
   std::mutex mutex_;  // taken before any recorder's
   std::vector<CommRecorder*> live_;
   std::vector<workload::Communicator> finished_;
+  const Profile* profile_ = nullptr;
+  nccl_abi::Logger log_ = nullptr;
+  std::set<std::tuple<std::string, Collective, std::uint64_t>> warned_;
 };
 
 }  // namespace cctune::tuner

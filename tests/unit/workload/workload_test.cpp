@@ -35,7 +35,7 @@ TEST(Workload, ProfilerFieldsRoundTripAndMerge) {
   auto part = [](int rank, double us, const char* clock) {
     Workload w;
     w.format = "nccl-profiler";
-    Communicator c{"0x1", 2, 1, {rank}, {}};
+    Communicator c{"0x1", 2, 1, {rank}, {}, 0, {}};
     CallStats s{allreduce(64), 3, {}, {}};
     s.durations.add(us);
     s.durations.clock = clock;

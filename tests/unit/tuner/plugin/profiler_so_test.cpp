@@ -246,6 +246,36 @@ TEST(ProfilerSo, EventMaskFollowsTheSettingAndTheControlFile) {
   });
 }
 
+// CCTUNE_PROFILE's measured busbw against live GPU times: the allreduce of 4 MiB runs at a
+// quarter of the 100 GB/s the sweep measured; 1 MiB runs as measured.
+TEST(ProfilerSo, ProductionWatchWarnsOncePerShapeAndRecordsIt) {
+  RUN_SCENARIO({
+    use_profile("watch_profile.json");
+    const std::string dir = fresh_dir("watch");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xfeed, 1, 8, 2, testing::capture_logger) && d.context);
+    const double slow_ns = 4194304.0 / (25.0 / 1.75);   // busbw 25 GB/s: ns = bytes / (GB/s)
+    const double fine_ns = 1048576.0 / (60.0 / 1.75);
+    for (int i = 0; i < 20; ++i) {
+      d.timed_collective("AllReduce", 1048576, "ncclFloat32", 1000000000ull * (i + 1), static_cast<std::uint64_t>(slow_ns), 1);
+      d.timed_collective("AllReduce", 262144, "ncclFloat32", 1000000000ull * (i + 1), static_cast<std::uint64_t>(fine_ns), 1);
+    }
+    SCENARIO_CHECK(d.finalize());
+    auto d2 = driver();  // written again at its finalize: the finding is not warned twice
+    SCENARIO_CHECK(d2.init(0xbeef, 1, 4, 0, testing::capture_logger));
+    SCENARIO_CHECK(d2.finalize());
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+    SCENARIO_CHECK(testing::all_lines().find("cctune watch: communicator 0xfeed rank 2: allreduce of 4194304 bytes") != std::string::npos);
+    const workload::Workload w = read_workload(own_file(dir));
+    const workload::Communicator* c = nullptr;
+    for (const auto& comm : w.communicators) if (comm.id == "0xfeed") c = &comm;
+    SCENARIO_CHECK(c && c->watch.size() == 1);
+    SCENARIO_CHECK(c->watch[0].bytes == 4194304 && c->watch[0].profile_busbw_GBps == 100.0 && c->watch[0].rank == 2);
+    SCENARIO_CHECK(c->watch[0].shortfall > 0.65 && c->watch[0].shortfall < 0.85);
+  });
+}
+
 TEST(ProfilerSo, TunerHalfStillSteersWhenBothHalvesAreLoaded) {
   RUN_SCENARIO({
     use_profile("unit_profile.json");
