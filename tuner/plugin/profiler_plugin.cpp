@@ -169,8 +169,11 @@ Result stop_event(void* handle) noexcept {
   if (!handle || process().stopped) return nccl_abi::kSuccess;
   try {
     auto* e = static_cast<ProfEvent*>(handle);
+    // Periodic writes happen on the thread that stops calls (the job's launching thread),
+    // never on NCCL's proxy thread, which stops kernel channels and must not wait on a disk.
+    const bool call = e->kind == ProfEvent::Kind::Call;
     e->owner->stop(e);
-    if (process().sink) process().sink->tick();
+    if (call && process().sink) process().sink->tick();
   } catch (const std::exception& e) {
     give_up("stopEvent", &e);
   } catch (...) {
