@@ -1,6 +1,7 @@
 #include "workload/nccl_names.hpp"
 
 #include <array>
+#include <cctype>
 #include <utility>
 
 namespace cctune::workload {
@@ -30,6 +31,37 @@ std::optional<ReduceOp> op_from_nccl(int code) {
   static constexpr std::array<ReduceOp, 5> by_code{ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
   if (code < 0 || code >= static_cast<int>(by_code.size())) return std::nullopt;
   return by_code[static_cast<std::size_t>(code)];
+}
+
+namespace {
+
+// Equal ignoring case and underscores ("NVLSTree" == "nvls_tree").
+bool same_name(std::string_view a, std::string_view b) {
+  std::size_t i = 0, k = 0;
+  while (true) {
+    while (i < a.size() && a[i] == '_') ++i;
+    while (k < b.size() && b[k] == '_') ++k;
+    if (i == a.size() || k == b.size()) return i == a.size() && k == b.size();
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[k]))) return false;
+    ++i, ++k;
+  }
+}
+
+}  // namespace
+
+std::optional<DType> dtype_from_nccl_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 12> by_code{"ncclInt8",    "ncclUint8",   "ncclInt32",   "ncclUint32",
+                                                            "ncclInt64",   "ncclUint64",  "ncclFloat16", "ncclFloat32",
+                                                            "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
+  for (std::size_t i = 0; i < by_code.size(); ++i)
+    if (same_name(name, by_code[i])) return dtype_from_nccl(static_cast<int>(i));
+  return std::nullopt;
+}
+
+std::optional<Algorithm> algorithm_from_nccl_name(std::string_view name) {
+  for (Algorithm a : all_algorithms())
+    if (same_name(name, to_string(a))) return a;
+  return std::nullopt;
 }
 
 std::optional<DType> dtype_from_torch(std::string_view name) {

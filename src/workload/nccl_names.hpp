@@ -18,6 +18,10 @@ std::optional<CallKindOf> nccl_func_kind(std::string_view name);
 // ncclDataType_t and ncclRedOp_t codes; ops past avg (PreMulSum, user ops) have no name here.
 std::optional<DType> dtype_from_nccl(int code);
 std::optional<ReduceOp> op_from_nccl(int code);
+// The profiler interface's spellings: ncclDatatypeToString ("ncclFloat32", "ncclBfloat16")
+// and NCCL's algorithm names ("Ring", "CollNetDirect", "NVLSTree"), any case.
+std::optional<DType> dtype_from_nccl_name(std::string_view name);
+std::optional<Algorithm> algorithm_from_nccl_name(std::string_view name);
 // PyTorch's dtype names in flight-recorder dumps ("Float", "BFloat16", "Long"...).
 std::optional<DType> dtype_from_torch(std::string_view name);
 

@@ -1,6 +1,7 @@
 #include "workload/workload.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "core/error.hpp"
@@ -37,8 +38,32 @@ void Durations::add(double us) {
   ++samples;
 }
 
+int duration_bucket(double us) {
+  if (!(us >= 1.0)) return 0;  // NaN too
+  const int b = 1 + static_cast<int>(std::floor(4.0 * std::log2(us)));
+  return std::min(b, duration_buckets - 1);
+}
+
+double duration_bucket_upper_us(int bucket) { return std::exp2(bucket / 4.0); }
+
+double histogram_quantile_us(const std::map<int, std::uint64_t>& histogram, double q) {
+  std::uint64_t total = 0;
+  for (const auto& [b, n] : histogram) total += n;
+  if (total == 0) return 0;
+  const double rank = q * static_cast<double>(total);
+  std::uint64_t seen = 0;
+  for (const auto& [b, n] : histogram) {
+    seen += n;
+    if (static_cast<double>(seen) >= rank) return duration_bucket_upper_us(b);
+  }
+  return duration_bucket_upper_us(histogram.rbegin()->first);
+}
+
 void Durations::merge(const Durations& other) {
   if (other.samples == 0) return;
+  if (clock.empty()) clock = other.clock;
+  else if (!other.clock.empty() && clock != other.clock) clock = "mixed";
+  for (const auto& [b, n] : other.histogram) histogram[b] += n;
   min_us = samples == 0 ? other.min_us : std::min(min_us, other.min_us);
   max_us = samples == 0 ? other.max_us : std::max(max_us, other.max_us);
   sum_us += other.sum_us;
@@ -95,6 +120,8 @@ void merge_communicator(Communicator& into, const Communicator& part) {
       throw UsageError("workload: rank " + std::to_string(r) + " of communicator " + into.id + " appears in two captures",
                        "give each rank's capture once");
   into.nnodes = std::max(into.nnodes, part.nnodes);
+  into.calls_not_recorded += part.calls_not_recorded;
+  into.watch.insert(into.watch.end(), part.watch.begin(), part.watch.end());
   into.ranks.insert(into.ranks.end(), part.ranks.begin(), part.ranks.end());
   std::sort(into.ranks.begin(), into.ranks.end());
   merge_calls(into, part);
@@ -127,7 +154,7 @@ Workload merge(const std::vector<Workload>& parts) {
 
 CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape) {
   PerRank& pr = per_rank_[{comm_id, rank}];
-  if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}};
+  if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}, 0, {}};
   auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}, pr.calls_seen});
   if (fresh && ++shapes_ > max_workload_shapes)
     throw UsageError("workload: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls",

@@ -50,10 +50,22 @@ struct Applied {
 struct Durations {
   std::uint64_t samples = 0;
   double sum_us = 0, min_us = 0, max_us = 0;
+  // The profiler half's: how the times were taken ("gpu" globaltimer or "host"; empty when the
+  // capture does not say) and a histogram, bucket index -> calls (duration_bucket()).
+  std::string clock;
+  std::map<int, std::uint64_t> histogram;
   void add(double us);
   void merge(const Durations& other);
   bool operator==(const Durations&) const = default;
 };
+
+// Histogram buckets: four per octave. Bucket 0 holds durations under 1 us; bucket b >= 1 holds
+// [2^((b-1)/4), 2^(b/4)) us; the last bucket also holds everything longer.
+inline constexpr int duration_buckets = 96;
+int duration_bucket(double us);
+double duration_bucket_upper_us(int bucket);
+// The q-quantile (0 < q < 1) of a histogram, as its bucket's upper bound; 0 when empty.
+double histogram_quantile_us(const std::map<int, std::uint64_t>& histogram, double q);
 
 struct CallStats {
   CallShape shape;
@@ -69,12 +81,28 @@ struct CallStats {
   bool operator==(const CallStats&) const = default;
 };
 
+// The profiler half's production watch: a shape whose live busbw on this rank fell well below
+// what the profile's sweep measured on this cluster (core/outliers.hpp's rule).
+struct WatchFinding {
+  int rank = 0;
+  Collective collective = Collective::AllReduce;
+  std::uint64_t bytes = 0;  // NCCL's nBytes
+  double live_busbw_GBps = 0;     // median over the shape's calls so far
+  double profile_busbw_GBps = 0;  // the sweep's, at profile_bytes
+  std::uint64_t profile_bytes = 0;
+  double shortfall = 0;  // (profile - live) / profile
+  bool operator==(const WatchFinding&) const = default;
+};
+
 struct Communicator {
   std::string id;          // NCCL's commId / commHash (hex), or the framework's group name
   int nranks = 0;
   int nnodes = 0;          // 0: the capture does not say
   std::vector<int> ranks;  // the ranks whose captures went into it, ascending
   std::vector<CallStats> calls;  // sorted by shape
+  // Calls the capture saw but could not keep (the profiler half's shape table was full).
+  std::uint64_t calls_not_recorded = 0;
+  std::vector<WatchFinding> watch{};  // profiler files with CCTUNE_PROFILE set
   bool operator==(const Communicator&) const = default;
 };
 

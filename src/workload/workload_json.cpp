@@ -15,6 +15,18 @@ json applied_json(const Applied& a) {
   return j;
 }
 
+json durations_json(const Durations& d) {
+  json j{{"samples", d.samples}, {"sum", d.sum_us}, {"min", d.min_us}, {"max", d.max_us}};
+  if (!d.clock.empty()) j["clock"] = d.clock;
+  if (!d.histogram.empty()) {
+    json buckets = json::array();
+    for (const auto& [b, n] : d.histogram) buckets.push_back({b, n});
+    j["histogram"] = std::move(buckets);
+    for (auto [key, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}}) j[key] = histogram_quantile_us(d.histogram, q);
+  }
+  return j;
+}
+
 json call_json(const CallStats& c, std::optional<double> steps) {
   const CallShape& s = c.shape;
   json j{{"kind", to_string(s.kind)}};
@@ -31,9 +43,7 @@ json call_json(const CallStats& c, std::optional<double> steps) {
     j["applied"] = json::array();
     for (const Applied& a : c.applied) j["applied"].push_back(applied_json(a));
   }
-  if (c.durations.samples > 0)
-    j["duration_us"] = {{"samples", c.durations.samples}, {"sum", c.durations.sum_us}, {"min", c.durations.min_us},
-                        {"max", c.durations.max_us}};
+  if (c.durations.samples > 0) j["duration_us"] = durations_json(c.durations);
   return j;
 }
 
@@ -81,6 +91,19 @@ Applied applied_from(const json& j, const std::string& where) {
   return a;
 }
 
+// [[bucket, calls], ...]; the quantiles written next to it are derived and not read back.
+std::map<int, std::uint64_t> histogram_from(const json& j, const std::string& where) {
+  if (!j.is_array()) bad(where, "must be a list of [bucket, calls] pairs");
+  std::map<int, std::uint64_t> h;
+  for (const json& pair : j) {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_unsigned() ||
+        pair[0].get<long long>() < 0 || pair[0].get<long long>() >= duration_buckets)
+      bad(where, "must hold [bucket, calls] pairs with 0 <= bucket < " + std::to_string(duration_buckets));
+    h[pair[0].get<int>()] += pair[1].get<std::uint64_t>();
+  }
+  return h;
+}
+
 CallStats call_from(const json& j, const std::string& where) {
   CallStats c;
   const std::string kind = text(j, "kind", where);
@@ -109,8 +132,30 @@ CallStats call_from(const json& j, const std::string& where) {
       if (!need(d, key, w).is_number()) bad(w + "." + key, "must be a number");
       *field = d[key].get<double>();
     }
+    if (d.contains("clock")) c.durations.clock = text(d, "clock", w);
+    if (d.contains("histogram")) c.durations.histogram = histogram_from(d["histogram"], w + ".histogram");
   }
   return c;
+}
+
+std::vector<WatchFinding> watch_from(const json& j, const std::string& where) {
+  if (!j.is_array()) bad(where, "must be a list");
+  std::vector<WatchFinding> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    WatchFinding f;
+    f.rank = number<int>(j[i], "rank", w, 0);
+    f.collective = parsed(j[i], "collective", w, parse_collective);
+    f.bytes = number<std::uint64_t>(j[i], "bytes", w, 0);
+    f.profile_bytes = number<std::uint64_t>(j[i], "profile_bytes", w, 0);
+    for (auto [key, field] : {std::pair{"live_busbw_GBps", &f.live_busbw_GBps}, {"profile_busbw_GBps", &f.profile_busbw_GBps},
+                              {"shortfall", &f.shortfall}}) {
+      if (!need(j[i], key, w).is_number()) bad(w + "." + key, "must be a number");
+      *field = j[i][key].get<double>();
+    }
+    out.push_back(f);
+  }
+  return out;
 }
 
 }  // namespace
@@ -122,6 +167,14 @@ json to_json(const Workload& w) {
   for (const Communicator& c : w.communicators) {
     json cj{{"id", c.id}, {"nranks", c.nranks}, {"ranks", c.ranks}, {"calls", json::array()}};
     cj["nnodes"] = c.nnodes > 0 ? json(c.nnodes) : json(nullptr);
+    if (c.calls_not_recorded > 0) cj["calls_not_recorded"] = c.calls_not_recorded;
+    if (!c.watch.empty()) {
+      cj["watch"] = json::array();
+      for (const WatchFinding& f : c.watch)
+        cj["watch"].push_back({{"rank", f.rank}, {"collective", to_string(f.collective)}, {"bytes", f.bytes},
+                               {"live_busbw_GBps", f.live_busbw_GBps}, {"profile_busbw_GBps", f.profile_busbw_GBps},
+                               {"profile_bytes", f.profile_bytes}, {"shortfall", f.shortfall}});
+    }
     for (const CallStats& s : c.calls) cj["calls"].push_back(call_json(s, w.steps));
     j["communicators"].push_back(std::move(cj));
   }
@@ -155,6 +208,9 @@ Workload workload_from_json(const json& j) {
       if (!r.is_number_integer() || r.get<long long>() < -1 || r.get<long long>() >= c.nranks) bad(where + ".ranks", "holds a rank outside the communicator");
       c.ranks.push_back(r.get<int>());
     }
+    if (comms[i].contains("calls_not_recorded"))
+      c.calls_not_recorded = number<std::uint64_t>(comms[i], "calls_not_recorded", where, 0);
+    if (comms[i].contains("watch")) c.watch = watch_from(comms[i]["watch"], where + ".watch");
     const json& calls = need(comms[i], "calls", where);
     if (!calls.is_array()) bad(where + ".calls", "must be a list");
     for (std::size_t k = 0; k < calls.size(); ++k) c.calls.push_back(call_from(calls[k], where + ".calls[" + std::to_string(k) + "]"));

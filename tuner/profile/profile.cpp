@@ -84,6 +84,24 @@ class FieldReader {
   std::string& error_;
 };
 
+// [[size_bytes, busbw_GBps], ...]: optional (profiles before it had none).
+constexpr std::size_t kMaxMeasuredPoints = 256;
+
+void read_measured(const json& rule, const std::string& path, std::vector<std::pair<std::uint64_t, double>>& out,
+                   std::string& error) {
+  auto it = rule.find("measured_busbw_GBps");
+  if (it == rule.end() || !error.empty()) return;
+  const std::string bad = path + ".measured_busbw_GBps must be a list of at most " + std::to_string(kMaxMeasuredPoints) +
+                          " [size_bytes, busbw_GBps] pairs with a positive busbw";
+  if (!it->is_array() || it->size() > kMaxMeasuredPoints) return void(error = bad);
+  for (const json& p : *it) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number() ||
+        !std::isfinite(p[1].get<double>()) || !(p[1].get<double>() > 0))
+      return void(error = bad);
+    out.emplace_back(p[0].get<std::uint64_t>(), p[1].get<double>());
+  }
+}
+
 ProfileRule read_rule(const json& j, std::size_t index, std::string& error) {
   const std::string path = "rules[" + std::to_string(index) + "]";
   ProfileRule rule;
@@ -102,6 +120,7 @@ ProfileRule read_rule(const json& j, std::size_t index, std::string& error) {
   r.string("proto", protocol, true);
   r.integer("channels", 0, kMaxRuleChannels, rule.channels, false);
   r.number("expected_speedup", rule.expected_speedup);
+  read_measured(j, path, rule.measured_busbw_GBps, error);
   if (!error.empty()) return rule;
   if (auto c = parse_profile_collective(collective)) rule.collective = *c;
   else r.fail("collective", "\"" + collective + "\" is not one of allreduce, allgather, reducescatter, broadcast, reduce");

@@ -63,6 +63,10 @@ struct ProfileRule {
   Protocol protocol = Protocol::Simple;
   int channels = 0;  // 0: NCCL's own channel count
   double expected_speedup = 1.0;
+  // What the sweep measured with this rule's choice at the sizes it covers: (size in nBytes,
+  // busbw in GB/s), ascending by size. Empty in profiles written before cctune recorded it.
+  // The profiler half's production watch compares a job's live busbw with it.
+  std::vector<std::pair<std::uint64_t, double>> measured_busbw_GBps{};  // an initializer: older aggregate inits stay warning-free
   bool operator==(const ProfileRule&) const = default;
 };
 

@@ -26,16 +26,22 @@ std::string format_profile(const Profile& profile) {
   doc["env"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : profile.env) doc["env"][key] = value;
   doc["rules"] = nlohmann::ordered_json::array();
-  for (const ProfileRule& r : profile.rules)
-    doc["rules"].push_back({{"collective", profile_collective_name(r.collective)},
-                            {"nranks", r.nranks},
-                            {"nnodes", r.nnodes},
-                            {"min_bytes", r.min_bytes},
-                            {"max_bytes", r.max_bytes},
-                            {"algo", to_string(r.algorithm)},
-                            {"proto", to_string(r.protocol)},
-                            {"channels", r.channels},
-                            {"expected_speedup", r.expected_speedup}});
+  for (const ProfileRule& r : profile.rules) {
+    nlohmann::ordered_json rule{{"collective", profile_collective_name(r.collective)},
+                                {"nranks", r.nranks},
+                                {"nnodes", r.nnodes},
+                                {"min_bytes", r.min_bytes},
+                                {"max_bytes", r.max_bytes},
+                                {"algo", to_string(r.algorithm)},
+                                {"proto", to_string(r.protocol)},
+                                {"channels", r.channels},
+                                {"expected_speedup", r.expected_speedup}};
+    if (!r.measured_busbw_GBps.empty()) {
+      rule["measured_busbw_GBps"] = nlohmann::ordered_json::array();
+      for (const auto& [bytes, busbw] : r.measured_busbw_GBps) rule["measured_busbw_GBps"].push_back({bytes, busbw});
+    }
+    doc["rules"].push_back(std::move(rule));
+  }
   return doc.dump(2) + "\n";
 }
 

@@ -167,7 +167,13 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
       const double speedup = std::exp(log_sum / static_cast<double>(r.last - r.first + 1));
       const RuleConfig& rc = configs[static_cast<std::size_t>(r.label)];
       rules.push_back({shape.collective, shape.nranks, shape.nnodes, r.min_bytes, r.max_bytes, rc.algorithm, rc.protocol,
-                       rc.channels, std::round(speedup * 1000.0) / 1000.0});
+                       rc.channels, std::round(speedup * 1000.0) / 1000.0, {}});
+      // The chosen configuration's measured busbw at each size: the production watch's reference.
+      for (std::size_t i = r.first; i <= r.last; ++i)
+        if (list[i]->choice_timing.time_us > 0)
+          rules.back().measured_busbw_GBps.emplace_back(
+              list[i]->size_bytes, static_cast<double>(list[i]->size_bytes) / (list[i]->choice_timing.time_us * 1e3) *
+                                       bus_factor(shape.collective, shape.nranks));
     }
   }
   return rules;

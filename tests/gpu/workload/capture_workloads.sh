@@ -6,6 +6,9 @@
 # each rank's NCCL log (NCCL_DEBUG=INFO, subsystems INIT,COLL,TUNING: the per-call lines, the
 # communicators' "Init COMPLETE" lines and the algorithm chosen), PyTorch's flight-recorder dump
 # and the job's own call counts (capture_job.py says what each holds).
+# With CCTUNE_PROFILER_SO=/path/libnccl-tuner-cctune.so the same run also loads cctune's profiler
+# half (NCCL_PROFILER_PLUGIN, CCTUNE_WORKLOAD=OUTPUT_DIR/<workload>/profiler), and with
+# CCTUNE_BIN=/path/cctune each capture is then checked by check_profiler_workload.py.
 # Exits 0 with "SKIP: <reason>" without a GPU or without PyTorch.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,10 +26,15 @@ failed=0
 for w in "${workloads[@]}"; do
   dir=$out/$w
   rm -rf "$dir"; mkdir -p "$dir"
+  profiler_env=()
+  if [[ -n ${CCTUNE_PROFILER_SO:-} ]]; then
+    mkdir -p "$dir/profiler"
+    profiler_env=(NCCL_PROFILER_PLUGIN="$CCTUNE_PROFILER_SO" CCTUNE_WORKLOAD="$dir/profiler" CCTUNE_WORKLOAD_INTERVAL=0)
+  fi
   port=$(( 29500 + RANDOM % 2000 ))
   pids=()
   for r in 0 1; do
-    RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port NCCL_HOSTID=capture-host$r \
+    env "${profiler_env[@]}" RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port NCCL_HOSTID=capture-host$r \
       NCCL_DEBUG_FILE=$dir/nccl.rank$r.log timeout 180 python3 "$here/capture_job.py" "$w" "$dir" \
       > "$dir/stdout.rank$r.txt" 2>&1 &
     pids+=($!)
@@ -37,6 +45,9 @@ for w in "${workloads[@]}"; do
     echo "PASS: capture $w ($(grep -c ' opCount ' "$dir/nccl.rank0.log") COLL lines on rank 0)"
   else
     echo "FAIL: capture $w (rc $rc)"; tail -n 20 "$dir"/stdout.rank*.txt; failed=1
+  fi
+  if [[ -n ${CCTUNE_PROFILER_SO:-} && -n ${CCTUNE_BIN:-} ]]; then
+    python3 "$here/check_profiler_workload.py" "$CCTUNE_BIN" "$here/../../../configs/schema/workload.schema.json" "$dir" || failed=1
   fi
 done
 exit $failed

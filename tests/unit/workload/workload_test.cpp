@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "workload/nccl_names.hpp"
 #include "workload/workload_json.hpp"
 
 namespace cctune::workload {
@@ -27,6 +28,52 @@ TEST(Workload, JsonRoundTrip) {
   const Workload back = workload_from_json(nlohmann::json::parse(to_json(w).dump()));
   EXPECT_EQ(back, w);
   EXPECT_DOUBLE_EQ(to_json(w)["communicators"][0]["calls"][0]["calls_per_step"].get<double>(), 0.5);
+}
+
+// The profiler half's additions: GPU-time histogram, clock, calls not recorded.
+TEST(Workload, ProfilerFieldsRoundTripAndMerge) {
+  auto part = [](int rank, double us, const char* clock) {
+    Workload w;
+    w.format = "nccl-profiler";
+    Communicator c{"0x1", 2, 1, {rank}, {}, 0, {}};
+    CallStats s{allreduce(64), 3, {}, {}};
+    s.durations.add(us);
+    s.durations.clock = clock;
+    s.durations.histogram[duration_bucket(us)] = 1;
+    c.calls.push_back(s);
+    c.calls_not_recorded = 5;
+    w.communicators.push_back(c);
+    return w;
+  };
+  const Workload a = part(0, 10.0, "gpu");
+  EXPECT_EQ(workload_from_json(nlohmann::json::parse(to_json(a).dump())), a);
+  const Workload m = merge({a, part(1, 1000.0, "gpu")});
+  const Durations& d = m.communicators.at(0).calls.at(0).durations;
+  EXPECT_EQ(d.clock, "gpu");
+  EXPECT_EQ(d.histogram.size(), 2u);
+  EXPECT_EQ(m.communicators[0].calls_not_recorded, 10u);
+  EXPECT_EQ(merge({a, part(1, 5.0, "host")}).communicators[0].calls[0].durations.clock, "mixed");
+  // Four buckets per octave: 10 us lies in [2^3.25, 2^3.5).
+  EXPECT_EQ(duration_bucket(10.0), 1 + 13);
+  EXPECT_EQ(duration_bucket(0.5), 0);
+  EXPECT_EQ(duration_bucket(1e12), duration_buckets - 1);
+  EXPECT_DOUBLE_EQ(histogram_quantile_us({{4, 9}, {8, 1}}, 0.5), 2.0);
+  EXPECT_DOUBLE_EQ(histogram_quantile_us({{4, 9}, {8, 1}}, 0.99), 4.0);
+  nlohmann::json bad = to_json(a);
+  bad["communicators"][0]["calls"][0]["duration_us"]["histogram"] = {{200, 1}};
+  EXPECT_THROW(workload_from_json(bad), UsageError);
+}
+
+TEST(Workload, ProfilerSpellingsOfTypesAndAlgorithms) {
+  EXPECT_EQ(dtype_from_nccl_name("ncclBfloat16"), DType::BFloat16);
+  EXPECT_EQ(dtype_from_nccl_name("ncclFloat8e5m2"), DType::Float8e5m2);
+  EXPECT_EQ(dtype_from_nccl_name("ncclInt8"), DType::Int8);
+  EXPECT_EQ(dtype_from_nccl_name("Float32"), std::nullopt);
+  EXPECT_EQ(algorithm_from_nccl_name("NVLSTree"), Algorithm::NvlsTree);
+  EXPECT_EQ(algorithm_from_nccl_name("CollNetDirect"), Algorithm::CollnetDirect);
+  EXPECT_EQ(algorithm_from_nccl_name("Ring"), Algorithm::Ring);
+  EXPECT_EQ(algorithm_from_nccl_name("Rin"), std::nullopt);
+  EXPECT_EQ(algorithm_from_nccl_name(""), std::nullopt);
 }
 
 TEST(Workload, MergeRefusesRanksThatDisagree) {

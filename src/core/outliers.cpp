@@ -1,11 +1,11 @@
-#include "diagnose/outliers.hpp"
+#include "core/outliers.hpp"
 
 #include <cmath>
 #include <vector>
 
 #include "core/statistics.hpp"
 
-namespace cctune::diagnose {
+namespace cctune {
 namespace {
 
 // 1.4826 x MAD estimates the standard deviation of normally distributed figures.
@@ -39,4 +39,4 @@ bool is_slow(double value, const Typical& group, Better better, const OutlierRul
   return short_by * group.median > rule.z_max * sigma;
 }
 
-}  // namespace cctune::diagnose
+}  // namespace cctune

@@ -1,0 +1,89 @@
+// A stand-in for NCCL's side of the profiler interface, linked with the profiler half's
+// sources (built with ThreadSanitizer where the compiler has it):
+//   profiler_driver threads   32 threads on 4 communicators, events interleaved, periodic
+//                             writes on; exits 1 when the file's call counts are not theirs
+//   profiler_driver rank R    rank R of a 2-rank communicator, for the output check (schema,
+//                             cctune workload merge)
+// CCTUNE_WORKLOAD (and _INTERVAL) come from the caller.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "profiler_driver.hpp"
+#include "workload/workload_json.hpp"
+
+using cctune::tuner::testing::ProfilerDriver;
+
+namespace {
+
+void quiet_logger(int level, unsigned long, const char*, int, const char* fmt, ...) {
+  if (level <= cctune::nccl_abi::kLogWarn) std::fprintf(stderr, "plugin warned (%s)\n", fmt);
+}
+
+std::string own_file() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string h;
+  for (const char* c = host; *c; ++c) h.push_back(std::isalnum(static_cast<unsigned char>(*c)) || *c == '-' || *c == '.' || *c == '_' ? *c : '_');
+  return std::string(std::getenv("CCTUNE_WORKLOAD")) + "/workload." + h + "." + std::to_string(getpid()) + ".json";
+}
+
+int threads() {
+  constexpr int n_threads = 32, n_comms = 4, iterations = 2000;
+  std::vector<ProfilerDriver> comms(n_comms, ProfilerDriver{&ncclProfiler_v5});
+  for (int c = 0; c < n_comms; ++c)
+    if (!comms[c].init(0x100 + c, 1, n_threads / n_comms, 0, quiet_logger) || !comms[c].context) return 1;
+  std::atomic<bool> go{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < n_threads; ++t)
+    pool.emplace_back([&, t] {
+      while (!go.load()) std::this_thread::yield();
+      ProfilerDriver& d = comms[t % n_comms];
+      for (int i = 0; i < iterations; ++i) {
+        const std::size_t count = 1 + static_cast<std::size_t>((t * 7 + i) % 300);  // shared shapes
+        if (i % 3 == 0) d.stop(d.p2p(i % 2 ? "Send" : "Recv", count, "ncclInt8", t % 8));
+        else d.timed_collective("AllReduce", count, "ncclFloat16", 1000000ull * (i + 1), 20000 + 10u * t, 1 + t % 4);
+      }
+    });
+  go = true;
+  for (auto& th : pool) th.join();
+  for (auto& c : comms)
+    if (!c.finalize()) return 1;
+  std::ifstream in(own_file());
+  const auto w = cctune::workload::workload_from_json(nlohmann::json::parse(in));
+  std::uint64_t calls = 0;
+  for (const auto& c : w.communicators)
+    for (const auto& s : c.calls) calls += s.calls;
+  if (w.communicators.size() != n_comms || calls != std::uint64_t(n_threads) * iterations) {
+    std::fprintf(stderr, "file holds %zu communicators and %llu calls\n", w.communicators.size(), (unsigned long long)calls);
+    return 1;
+  }
+  return 0;
+}
+
+int rank(int r) {
+  ProfilerDriver d{&ncclProfiler_v5};
+  if (!d.init(0x1234, 1, 2, r, quiet_logger) || !d.context) return 1;
+  for (int i = 0; i < 5; ++i) d.timed_collective("AllReduce", 1 << 20, "ncclFloat32", 5000000ull * (i + 1), 300000 + 1000u * r);
+  for (int i = 0; i < 2; ++i) d.stop(d.collective("AllGather", 4096, "ncclBfloat16", "Ring", "LL128", 4));
+  for (int i = 0; i < 3; ++i) d.stop(d.p2p(r == 0 ? "Send" : "Recv", 1000, "ncclFloat32", 1 - r));
+  return d.finalize() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "threads") return threads();
+  if (mode == "rank" && argc > 2) return rank(std::atoi(argv[2]));
+  std::fprintf(stderr, "usage: profiler_driver threads | rank R\n");
+  return 2;
+}

@@ -1,0 +1,296 @@
+// The profiler half of libnccl-tuner-cctune.so as NCCL loads it (dlopen, dlsym of
+// ncclProfiler_v5/_v4), driven with synthetic events in NCCL's layout. The plugin reads
+// CCTUNE_WORKLOAD once per process, so each scenario runs in a child process of its own.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "plugin_scenario.hpp"
+#include "profiler_driver.hpp"
+#include "workload/workload_json.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+using namespace scenario;
+namespace fs = std::filesystem;
+
+const nccl_abi::ProfilerV5& profiler_v5() {
+  static const auto* p = static_cast<const nccl_abi::ProfilerV5*>(dlsym(open_plugin(), "ncclProfiler_v5"));
+  if (!p) std::_Exit(3);
+  return *p;
+}
+
+testing::ProfilerDriver driver() { return testing::ProfilerDriver{&profiler_v5()}; }
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = std::string(CCTUNE_BINARY_DIR) + "/tests/profiler_so_test/" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string own_file(const std::string& dir) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string h;
+  for (const char* c = host; *c; ++c) h.push_back(std::isalnum(static_cast<unsigned char>(*c)) || *c == '-' || *c == '.' || *c == '_' ? *c : '_');
+  return dir + "/workload." + h + "." + std::to_string(getpid()) + ".json";
+}
+
+workload::Workload read_workload(const std::string& path) {
+  std::ifstream in(path);
+  SCENARIO_CHECK(in.good());
+  return workload::workload_from_json(nlohmann::json::parse(in));
+}
+
+std::size_t rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6));
+  return 0;
+}
+
+void use_workload(const std::string& dir, const char* interval = "0", const char* events = nullptr) {
+  setenv("CCTUNE_WORKLOAD", dir.c_str(), 1);
+  setenv("CCTUNE_WORKLOAD_INTERVAL", interval, 1);
+  if (events) setenv("CCTUNE_WORKLOAD_EVENTS", events, 1);
+  else unsetenv("CCTUNE_WORKLOAD_EVENTS");
+}
+
+TEST(ProfilerSo, ExportsBothVersionsNextToTheTuner) {
+  void* handle = dlopen(CCTUNE_TUNER_PLUGIN_SO, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  const auto* v5 = static_cast<const nccl_abi::ProfilerV5*>(dlsym(handle, "ncclProfiler_v5"));
+  const auto* v4 = static_cast<const nccl_abi::ProfilerV4*>(dlsym(handle, "ncclProfiler_v4"));
+  ASSERT_TRUE(v5 && v4);
+  EXPECT_STREQ(v5->name, "cctune");
+  EXPECT_STREQ(v4->name, "cctune");
+  EXPECT_NE(dlsym(handle, "ncclTunerPlugin_v5"), nullptr);
+}
+
+TEST(ProfilerSo, RecordsCallsAppliedChoiceAndGpuTime) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("records");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xabc, 2, 4, 1, testing::capture_logger) && d.context);
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh));
+    for (int i = 0; i < 10; ++i) d.timed_collective("AllReduce", 1024, "ncclFloat32", 1000000000ull + i * 1000000ull, 50000);
+    for (int i = 0; i < 4; ++i) d.stop(d.collective("AllGather", 256, "ncclBfloat16", "NVLSTree", "LL128", 16));
+    for (int i = 0; i < 3; ++i) d.stop(d.p2p("Send", 4096, "ncclInt8", 2));
+    d.stop(d.collective("NoSuchCall", 1, "ncclFloat32", "Ring", "LL", 1));  // ignored, no handle
+    SCENARIO_CHECK(d.finalize());
+    const workload::Workload w = read_workload(own_file(dir));
+    SCENARIO_CHECK(w.format == "nccl-profiler" && w.communicators.size() == 1);
+    const workload::Communicator& c = w.communicators[0];
+    SCENARIO_CHECK(c.id == "0xabc" && c.nranks == 4 && c.nnodes == 2 && c.ranks == std::vector<int>{1});
+    SCENARIO_CHECK(c.calls.size() == 3 && c.calls_not_recorded == 0);
+    bool saw_allreduce = false, saw_allgather = false, saw_send = false;
+    for (const workload::CallStats& s : c.calls) {
+      if (s.shape.kind == workload::CallKind::Collective && s.shape.collective == Collective::AllReduce) {
+        saw_allreduce = true;
+        SCENARIO_CHECK(s.calls == 10 && s.shape.bytes == 4096 && s.shape.dtype == DType::Float32);
+        SCENARIO_CHECK(s.applied.size() == 1 && s.applied[0].algo == Algorithm::Ring &&
+                       s.applied[0].proto == Protocol::Simple && s.applied[0].channels == 2 && s.applied[0].calls == 10);
+        SCENARIO_CHECK(s.durations.samples == 10 && s.durations.clock == "gpu");
+        SCENARIO_CHECK(s.durations.min_us == 50.0 && s.durations.max_us == 50.0 && s.durations.sum_us == 500.0);
+        SCENARIO_CHECK(s.durations.histogram.size() == 1 && s.durations.histogram.begin()->second == 10);
+      } else if (s.shape.kind == workload::CallKind::Collective) {
+        saw_allgather = true;
+        SCENARIO_CHECK(s.shape.collective == Collective::AllGather && s.calls == 4 && s.shape.bytes == 256u * 4 * 2);
+        SCENARIO_CHECK(s.applied.size() == 1 && s.applied[0].algo == Algorithm::NvlsTree && s.applied[0].proto == Protocol::LL128);
+        SCENARIO_CHECK(s.durations.samples == 0);  // no kernel channel events: no time
+      } else {
+        saw_send = true;
+        SCENARIO_CHECK(s.shape.kind == workload::CallKind::Send && s.calls == 3 && s.shape.bytes == 4096);
+      }
+    }
+    SCENARIO_CHECK(saw_allreduce && saw_allgather && saw_send);
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+  });
+}
+
+TEST(ProfilerSo, VersionFourRecordsToo) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("v4");
+    use_workload(dir);
+    const auto* v4 = static_cast<const nccl_abi::ProfilerV4*>(dlsym(open_plugin(), "ncclProfiler_v4"));
+    void* ctx = nullptr;
+    int mask = 0;
+    SCENARIO_CHECK(v4->init(&ctx, &mask, "c", 0x77, 1, 2, 0, testing::capture_logger) == nccl_abi::kSuccess && ctx);
+    nccl_abi::ProfilerEventDescrV4 e{};
+    e.type = nccl_abi::kProfileColl;
+    e.coll.func = "Broadcast";
+    e.coll.count = 100;
+    e.coll.root = 1;
+    e.coll.datatype = "ncclUint8";
+    e.coll.algo = "Ring";
+    e.coll.proto = "LL";
+    void* h = nullptr;
+    SCENARIO_CHECK(v4->start_event(ctx, &h, &e) == nccl_abi::kSuccess && h);
+    v4->stop_event(h);
+    v4->finalize(ctx);
+    const workload::Workload w = read_workload(own_file(dir));
+    SCENARIO_CHECK(w.communicators.size() == 1 && w.communicators[0].calls.size() == 1);
+    const workload::CallStats& s = w.communicators[0].calls[0];
+    SCENARIO_CHECK(s.shape.collective == Collective::Broadcast && s.shape.root == 1 && s.calls == 1 && s.shape.bytes == 100);
+  });
+}
+
+TEST(ProfilerSo, MemoryStaysBoundedUnderAMillionDistinctSizes) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("million");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0x1, 1, 8, 0, testing::capture_logger));
+    // Fill the table first, so the RSS baseline includes it: what follows must add nothing.
+    for (std::size_t i = 1; i <= 4096; ++i) d.stop(d.collective("AllReduce", i, "ncclFloat32", "Ring", "LL", 1));
+    const std::size_t before = rss_kib();
+    for (std::size_t i = 4097; i <= 1000000; ++i) d.stop(d.collective("AllReduce", i, "ncclFloat32", "Ring", "LL", 1));
+    const std::size_t after = rss_kib();
+    SCENARIO_CHECK(d.finalize());
+    const workload::Workload w = read_workload(own_file(dir));
+    SCENARIO_CHECK(w.communicators.size() == 1);
+    SCENARIO_CHECK(w.communicators[0].calls.size() == 4096);
+    SCENARIO_CHECK(w.communicators[0].calls_not_recorded == 1000000 - 4096);
+    // 995,904 more shapes stored would take > 100 MiB; nothing stored may grow it by 8 MiB.
+    if (after > before + 8 * 1024) {
+      std::fprintf(stderr, "RSS grew from %zu KiB to %zu KiB\n", before, after);
+      std::_Exit(1);
+    }
+  });
+}
+
+// Every hostile CCTUNE_WORKLOAD: init succeeds without a context, NCCL is told to send no
+// events, one warning names the variable, nothing is written.
+void expect_refused(const std::string& value, const char* must_mention) {
+  setenv("CCTUNE_WORKLOAD", value.c_str(), 1);
+  auto d = driver();
+  SCENARIO_CHECK(d.init(0x5, 1, 2, 0, testing::capture_logger));
+  SCENARIO_CHECK(d.context == nullptr && d.mask == 0);
+  void* h = d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1);
+  SCENARIO_CHECK(h == nullptr);
+  SCENARIO_CHECK(d.finalize());
+  auto d2 = driver();  // a second communicator: no second warning
+  SCENARIO_CHECK(d2.init(0x6, 1, 2, 1, testing::capture_logger) && d2.context == nullptr);
+  SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+  SCENARIO_CHECK(testing::all_lines().find("CCTUNE_WORKLOAD") != std::string::npos);
+  SCENARIO_CHECK(testing::all_lines().find(must_mention) != std::string::npos);
+}
+
+TEST(ProfilerSo, HostileWorkloadPathsAreRefusedOnce) {
+  const std::string base = fresh_dir("hostile");
+  const std::string file = base + "/a-file", link = base + "/a-link", target = base + "/target";
+  std::ofstream(file) << "x";
+  fs::create_directories(target);
+  fs::create_directory_symlink(target, link);
+  RUN_SCENARIO({ expect_refused(base + "/missing", "create the directory"); });
+  RUN_SCENARIO({ expect_refused(file, "not a directory"); });
+  RUN_SCENARIO({ expect_refused(link, "symbolic link"); });
+  RUN_SCENARIO({ expect_refused("/" + std::string(5000, 'a'), "bytes long"); });
+  RUN_SCENARIO({ expect_refused(base + "/\xff\xfe", "UTF-8"); });
+  if (geteuid() != 0) {  // root writes anywhere
+    const std::string locked = base + "/locked";
+    fs::create_directories(locked);
+    chmod(locked.c_str(), 0500);
+    RUN_SCENARIO({ expect_refused(locked, "not writable"); });
+  }
+  EXPECT_TRUE(fs::is_empty(target));
+}
+
+TEST(ProfilerSo, WriteFailureWarnsOnceAndGoesQuiet) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("vanishing");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0x9, 1, 2, 0, testing::capture_logger) && d.context);
+    d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));
+    fs::remove_all(dir);  // the job's scratch space went away
+    SCENARIO_CHECK(d.finalize());
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+    auto d2 = driver();
+    SCENARIO_CHECK(d2.init(0xa, 1, 2, 0, testing::capture_logger) && d2.context == nullptr && d2.mask == 0);
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+  });
+}
+
+TEST(ProfilerSo, EventMaskFollowsTheSettingAndTheControlFile) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("mask");
+    use_workload(dir, "1", "calls");
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xb, 1, 2, 0, testing::capture_logger) && d.context);
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p));
+    std::ofstream(dir + "/cctune-events") << "off\n";
+    usleep(1100 * 1000);
+    d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));  // the interval has passed: re-read, write
+    SCENARIO_CHECK(d.mask == 0);
+    SCENARIO_CHECK(fs::exists(own_file(dir)));  // written at the interval, before finalize
+    SCENARIO_CHECK(read_workload(own_file(dir)).communicators.at(0).calls.at(0).calls == 1);
+    std::ofstream(dir + "/cctune-events") << "timing";
+    usleep(1100 * 1000);
+    d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh));
+  });
+  RUN_SCENARIO({
+    use_workload(fresh_dir("mask-bad"), "soon", "everything");
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xc, 1, 2, 0, testing::capture_logger) && d.context);
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh));
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+  });
+}
+
+// CCTUNE_PROFILE's measured busbw against live GPU times: the allreduce of 4 MiB runs at a
+// quarter of the 100 GB/s the sweep measured; 1 MiB runs as measured.
+TEST(ProfilerSo, ProductionWatchWarnsOncePerShapeAndRecordsIt) {
+  RUN_SCENARIO({
+    use_profile("watch_profile.json");
+    const std::string dir = fresh_dir("watch");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xfeed, 1, 8, 2, testing::capture_logger) && d.context);
+    const double slow_ns = 4194304.0 / (25.0 / 1.75);   // busbw 25 GB/s: ns = bytes / (GB/s)
+    const double fine_ns = 1048576.0 / (60.0 / 1.75);
+    for (int i = 0; i < 20; ++i) {
+      d.timed_collective("AllReduce", 1048576, "ncclFloat32", 1000000000ull * (i + 1), static_cast<std::uint64_t>(slow_ns), 1);
+      d.timed_collective("AllReduce", 262144, "ncclFloat32", 1000000000ull * (i + 1), static_cast<std::uint64_t>(fine_ns), 1);
+    }
+    SCENARIO_CHECK(d.finalize());
+    auto d2 = driver();  // written again at its finalize: the finding is not warned twice
+    SCENARIO_CHECK(d2.init(0xbeef, 1, 4, 0, testing::capture_logger));
+    SCENARIO_CHECK(d2.finalize());
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+    SCENARIO_CHECK(testing::all_lines().find("cctune watch: communicator 0xfeed rank 2: allreduce of 4194304 bytes") != std::string::npos);
+    const workload::Workload w = read_workload(own_file(dir));
+    const workload::Communicator* c = nullptr;
+    for (const auto& comm : w.communicators) if (comm.id == "0xfeed") c = &comm;
+    SCENARIO_CHECK(c && c->watch.size() == 1);
+    SCENARIO_CHECK(c->watch[0].bytes == 4194304 && c->watch[0].profile_busbw_GBps == 100.0 && c->watch[0].rank == 2);
+    SCENARIO_CHECK(c->watch[0].shortfall > 0.65 && c->watch[0].shortfall < 0.85);
+  });
+}
+
+TEST(ProfilerSo, TunerHalfStillSteersWhenBothHalvesAreLoaded) {
+  RUN_SCENARIO({
+    use_profile("unit_profile.json");
+    use_workload(fresh_dir("both"));
+    auto d = driver();
+    SCENARIO_CHECK(d.init(7, 1, 8, 0, testing::capture_logger) && d.context);
+    void* tuner = init(8, 1);
+    Call small = get(tuner, nccl_abi::kFuncAllReduce, 4096);
+    SCENARIO_CHECK(chose(small, kRing, kLL) && small.channels == 4);
+    d.stop(d.collective("AllReduce", 1024, "ncclFloat32", "Ring", "LL", 4));
+    SCENARIO_CHECK(d.finalize());
+    SCENARIO_CHECK(v5().finalize(tuner) == nccl_abi::kSuccess);
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+  });
+}
+
+}  // namespace
+}  // namespace cctune::tuner

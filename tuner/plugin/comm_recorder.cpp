@@ -1,0 +1,150 @@
+#include "tuner/plugin/comm_recorder.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+
+namespace cctune::tuner {
+
+std::uint64_t host_now_ns() noexcept {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+CommRecorder::CommRecorder(std::uint64_t comm_hash, int nranks, int nnodes, int rank, int* activation_mask,
+                           std::size_t shape_capacity, std::size_t event_pool)
+    : comm_hash_(comm_hash), nranks_(nranks), nnodes_(nnodes), rank_(rank), activation_mask_(activation_mask),
+      table_(shape_capacity), pool_(event_pool), free_(event_pool) {
+  for (std::size_t i = 0; i < event_pool; ++i) {
+    pool_[i].owner = this;
+    free_[i] = static_cast<std::uint32_t>(i);
+  }
+  free_count_ = event_pool;
+}
+
+ProfEvent* CommRecorder::acquire(ProfEvent::Kind kind) {
+  if (free_count_ == 0) {
+    ++events_dropped_;
+    return nullptr;
+  }
+  ProfEvent* e = &pool_[free_[free_head_]];
+  free_head_ = (free_head_ + 1) % free_.size();
+  --free_count_;
+  if (e->kind == ProfEvent::Kind::Call) fold(e);
+  const std::uint32_t generation = e->generation + 1;
+  *e = ProfEvent{};
+  e->owner = this;
+  e->kind = kind;
+  e->generation = generation;
+  e->queued = false;
+  return e;
+}
+
+void CommRecorder::release(ProfEvent* e) {
+  if (e->queued) return;
+  e->queued = true;
+  free_[(free_head_ + free_count_) % free_.size()] = static_cast<std::uint32_t>(e - pool_.data());
+  ++free_count_;
+}
+
+// Adds a finished call's span to its shape, once.
+void CommRecorder::fold(ProfEvent* call) {
+  if (call->folded || !call->stats) return;
+  call->folded = true;
+  if (call->span_start_ns == 0 || call->span_stop_ns < call->span_start_ns) return;
+  call->stats->add_duration(call->span_stop_ns - call->span_start_ns, call->timed_on_gpu);
+}
+
+ProfEvent* CommRecorder::start_call(const CallInfo& call) {
+  std::lock_guard lock(mutex_);
+  ShapeStats* stats = table_.find_or_add(call.key);
+  if (stats) {
+    ++stats->calls;
+    if (call.algo >= 0 || call.channels > 0) stats->add_applied(call.algo, call.proto, call.channels);
+  }
+  ProfEvent* e = acquire(ProfEvent::Kind::Call);
+  if (!e) return nullptr;
+  e->stats = stats;
+  e->folded = false;
+  return e;
+}
+
+bool CommRecorder::owns(const void* handle) const noexcept {
+  const auto* begin = reinterpret_cast<const unsigned char*>(pool_.data());
+  const auto* end = reinterpret_cast<const unsigned char*>(pool_.data() + pool_.size());
+  const auto* p = static_cast<const unsigned char*>(handle);
+  return p >= begin && p < end && (p - begin) % sizeof(ProfEvent) == 0;
+}
+
+ProfEvent* CommRecorder::start_kernel_channel(ProfEvent* parent, std::uint64_t gpu_start_ns) {
+  if (!parent || !owns(parent)) return nullptr;
+  std::lock_guard lock(mutex_);
+  if (parent->kind != ProfEvent::Kind::Call || parent->folded) return nullptr;
+  ProfEvent* e = acquire(ProfEvent::Kind::KernelChannel);
+  if (!e) return nullptr;
+  e->parent = parent;
+  e->parent_generation = parent->generation;
+  e->channel_on_gpu = gpu_start_ns != 0;
+  e->channel_start_ns = gpu_start_ns != 0 ? gpu_start_ns : host_now_ns();
+  ++parent->open_channels;
+  return e;
+}
+
+void CommRecorder::kernel_channel_stopped(ProfEvent* channel, std::uint64_t gpu_stop_ns) {
+  std::lock_guard lock(mutex_);
+  if (channel->kind != ProfEvent::Kind::KernelChannel || channel->queued) return;
+  // A GPU stop only means something against a GPU start (both globaltimer).
+  channel->channel_stop_ns = channel->channel_on_gpu && gpu_stop_ns != 0 ? gpu_stop_ns : host_now_ns();
+}
+
+void CommRecorder::stop(ProfEvent* e) {
+  std::lock_guard lock(mutex_);
+  if (e->queued) return;  // stopped twice: nothing more to do
+  if (e->kind == ProfEvent::Kind::Call) {
+    e->stopped = true;
+    if (e->open_channels == 0) release(e);
+    return;
+  }
+  ProfEvent* parent = e->parent;
+  const bool same_call = parent && parent->generation == e->parent_generation && !parent->folded;
+  if (same_call) {
+    if (e->channel_stop_ns == 0) e->channel_stop_ns = e->channel_on_gpu ? 0 : host_now_ns();
+    if (e->channel_stop_ns >= e->channel_start_ns && e->channel_stop_ns != 0) {
+      parent->span_start_ns = parent->span_start_ns == 0 ? e->channel_start_ns : std::min(parent->span_start_ns, e->channel_start_ns);
+      parent->span_stop_ns = std::max(parent->span_stop_ns, e->channel_stop_ns);
+      parent->timed_on_gpu = parent->timed_on_gpu && e->channel_on_gpu;
+    }
+    if (parent->open_channels > 0) --parent->open_channels;
+    if (parent->stopped && parent->open_channels == 0) release(parent);
+  }
+  release(e);
+}
+
+workload::Communicator CommRecorder::snapshot() {
+  std::lock_guard lock(mutex_);
+  for (ProfEvent& e : pool_)
+    if (e.kind == ProfEvent::Kind::Call && e.stopped && e.open_channels == 0) fold(&e);
+  return to_communicator(table_, comm_hash_, nranks_, nnodes_, rank_);
+}
+
+void CommRecorder::set_activation_mask(int mask) noexcept {
+  if (activation_mask_) __atomic_store_n(activation_mask_, mask, __ATOMIC_RELAXED);
+}
+
+std::size_t CommRecorder::shapes() {
+  std::lock_guard lock(mutex_);
+  return table_.size();
+}
+
+std::uint64_t CommRecorder::calls_not_recorded() {
+  std::lock_guard lock(mutex_);
+  return table_.calls_not_recorded();
+}
+
+std::uint64_t CommRecorder::events_dropped() {
+  std::lock_guard lock(mutex_);
+  return events_dropped_;
+}
+
+}  // namespace cctune::tuner

@@ -1,0 +1,88 @@
+#pragma once
+// One communicator's profiler state: its shape table and a fixed pool of event objects that
+// NCCL holds as handles between startEvent and stopEvent. A collective's GPU time is the span
+// from its first kernel channel's start to its last channel's stop (globaltimer); channels
+// may report after NCCL stopped the collective's host event, so a finished call's span is
+// folded into its shape lazily: when its event object is reused, or at a snapshot. Events are
+// reused oldest first, so a late channel finds its call still there; a generation number
+// turns one that comes after reuse into a no-op instead of a wrong sample.
+// One lock per communicator: NCCL's launching thread and its proxy thread share it briefly.
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "tuner/plugin/shape_table.hpp"
+
+namespace cctune::tuner {
+
+class CommRecorder;
+
+struct ProfEvent {
+  enum class Kind : std::uint8_t { Call, KernelChannel };
+  CommRecorder* owner = nullptr;  // fixed at construction: handles never move between recorders
+  Kind kind = Kind::Call;
+  std::uint32_t generation = 0;
+  bool queued = true;  // in the free queue
+  // Call
+  ShapeStats* stats = nullptr;  // nullptr: shape not recorded (table full)
+  bool stopped = false, folded = true, timed_on_gpu = true;
+  std::uint32_t open_channels = 0;
+  std::uint64_t span_start_ns = 0, span_stop_ns = 0;  // 0: none yet
+  // Kernel channel
+  ProfEvent* parent = nullptr;
+  std::uint32_t parent_generation = 0;
+  std::uint64_t channel_start_ns = 0, channel_stop_ns = 0;
+  bool channel_on_gpu = true;
+};
+
+struct CallInfo {
+  ShapeKey key;
+  int algo = -1, proto = -1, channels = 0;  // as NCCL applied them; -1: not given
+};
+
+class CommRecorder {
+ public:
+  static constexpr std::size_t default_event_pool = 4096;
+  CommRecorder(std::uint64_t comm_hash, int nranks, int nnodes, int rank, int* activation_mask,
+               std::size_t shape_capacity = ShapeTable::default_capacity, std::size_t event_pool = default_event_pool);
+  CommRecorder(const CommRecorder&) = delete;
+  CommRecorder& operator=(const CommRecorder&) = delete;
+
+  // Whether `handle` is one of this recorder's events (a parent NCCL passes back is checked
+  // before it is used).
+  bool owns(const void* handle) const noexcept;
+  // Handles for NCCL; nullptr when the pool is exhausted (the event is then not followed).
+  ProfEvent* start_call(const CallInfo& call);
+  // gpu_start_ns 0: the version gives no GPU time; the host's clock stands in.
+  ProfEvent* start_kernel_channel(ProfEvent* parent, std::uint64_t gpu_start_ns);
+  void kernel_channel_stopped(ProfEvent* channel, std::uint64_t gpu_stop_ns);
+  void stop(ProfEvent* event);
+
+  // What it recorded so far, as cctune.workload/1 has it (finished calls folded in first).
+  workload::Communicator snapshot();
+  void set_activation_mask(int mask) noexcept;
+  std::uint64_t comm_hash() const noexcept { return comm_hash_; }
+  std::size_t shapes();
+  std::uint64_t calls_not_recorded();
+  std::uint64_t events_dropped();
+
+ private:
+  ProfEvent* acquire(ProfEvent::Kind kind);
+  void release(ProfEvent* e);
+  void fold(ProfEvent* call);
+
+  std::mutex mutex_;
+  const std::uint64_t comm_hash_;
+  const int nranks_, nnodes_, rank_;
+  int* activation_mask_;
+  ShapeTable table_;
+  std::vector<ProfEvent> pool_;
+  std::vector<std::uint32_t> free_;  // a ring of pool indices, oldest released first
+  std::size_t free_head_ = 0, free_count_ = 0;
+  std::uint64_t events_dropped_ = 0;
+};
+
+// CLOCK_MONOTONIC in ns, for versions or events without GPU timestamps.
+std::uint64_t host_now_ns() noexcept;
+
+}  // namespace cctune::tuner

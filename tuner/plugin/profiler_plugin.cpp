@@ -1,0 +1,245 @@
+// cctune's NCCL profiler plugin (the profiler half of libnccl-tuner-cctune.so): the C entry
+// points NCCL calls with NCCL_PROFILER_PLUGIN pointing at this library. It records the job's
+// calls per communicator and shape (CommRecorder) and writes them where CCTUNE_WORKLOAD says
+// (WorkloadSink). Like the tuner half it must never take a job down: every entry point
+// returns ncclSuccess and catches everything; on the first failure it warns once through
+// NCCL's logger, switches every communicator's events off and records nothing more.
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "core/text.hpp"
+#include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "tuner/plugin/production_profile.hpp"
+#include "tuner/plugin/workload_sink.hpp"
+#include "workload/nccl_names.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+using nccl_abi::Logger;
+using nccl_abi::Result;
+
+constexpr std::size_t max_name_bytes = 64;  // NCCL's names are short; a longer one is not one of them
+
+// The process's profiler state. Never destroyed: NCCL's proxy threads may still call in
+// while the process exits.
+struct ProfilerProcess {
+  std::once_flag once;
+  WorkloadSink* sink = nullptr;  // nullptr: CCTUNE_WORKLOAD unset or unusable
+  std::atomic<bool> stopped{false};
+  std::atomic<bool> warned{false};
+  std::atomic<Logger> log{nullptr};
+};
+
+ProfilerProcess& process() {
+  static auto* p = new ProfilerProcess;
+  return *p;
+}
+
+void log_line(Logger log, int level, const std::string& message) noexcept {
+  if (!log) return;
+  try {
+    log(level, nccl_abi::kSubsysInit, __FILE__, __LINE__, "%s", text::log_text(message, 1024).c_str());
+  } catch (...) {
+  }
+}
+
+void warn_once(const std::string& message) noexcept {
+  if (!process().warned.exchange(true)) log_line(process().log.load(), nccl_abi::kLogWarn, message);
+}
+
+// The contract's last resort: say so once, then record nothing more in this process.
+void give_up(const char* where, const std::exception* e) noexcept {
+  process().stopped = true;
+  if (WorkloadSink* s = process().sink) s->silence();
+  try {
+    warn_once(std::string("cctune profiler: ") + where + " failed" + (e ? std::string(": ") + e->what() : std::string()) +
+              "; the profiler half records nothing more in this process (the job is not affected)");
+  } catch (...) {
+  }
+}
+
+WorkloadSink* sink(Logger log) {
+  ProfilerProcess& p = process();
+  std::call_once(p.once, [&] {
+    const WorkloadSettings s = read_workload_settings(std::getenv("CCTUNE_WORKLOAD"), std::getenv("CCTUNE_WORKLOAD_INTERVAL"),
+                                                      std::getenv("CCTUNE_WORKLOAD_EVENTS"));
+    if (!s.problem.empty()) warn_once("cctune profiler: " + s.problem + ". The job runs on; nothing is recorded.");
+    if (s.directory.empty()) return;
+    if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);
+    p.sink = new WorkloadSink(s);
+    // The tuner half's profile (the same library, so the same process-wide copy): its
+    // measured busbw is the production watch's reference.
+    const ProductionProfile& production = production_profile();
+    if (production.profile) p.sink->watch_with(&*production.profile, log);
+    log_line(log, nccl_abi::kLogInfo, "cctune profiler: recording this process's calls in " + p.sink->path());
+  });
+  return p.sink;
+}
+
+Result init_common(void** context, int* mask, std::uint64_t comm_hash, int n_nodes, int n_ranks, int rank, Logger log) noexcept {
+  // NCCL 2.28 keeps one mask for all communicators: it is written once, with its final value,
+  // so that other communicators' events are never switched off while this one starts.
+  int final_mask = 0;
+  if (context) *context = nullptr;
+  if (context && !process().stopped) {
+    try {
+      Logger none = nullptr;
+      process().log.compare_exchange_strong(none, log);
+      WorkloadSink* s = sink(log);
+      if (s && n_ranks > 0 && rank >= 0 && rank < n_ranks) {
+        auto* recorder = new CommRecorder(comm_hash, n_ranks, n_nodes > 0 ? n_nodes : 0, rank, mask);
+        s->add(recorder);  // also sets *mask
+        *context = recorder;
+        final_mask = s->activation_mask();
+      }
+    } catch (const std::exception& e) {
+      give_up("init", &e);
+    } catch (...) {
+      give_up("init", nullptr);
+    }
+  }
+  if (mask) __atomic_store_n(mask, final_mask, __ATOMIC_RELAXED);
+  return nccl_abi::kSuccess;
+}
+
+std::string_view name_of(const char* s) noexcept { return s ? std::string_view(s, strnlen(s, max_name_bytes)) : std::string_view(); }
+
+int algo_index(const char* s) noexcept {
+  auto a = workload::algorithm_from_nccl_name(name_of(s));
+  return a ? static_cast<int>(*a) : -1;
+}
+
+int proto_index(const char* s) noexcept {
+  auto p = parse_protocol(name_of(s));
+  return p ? static_cast<int>(*p) : -1;
+}
+
+// A collective or p2p descriptor as a call shape; false for names this version does not know.
+template <typename Coll>
+bool coll_info(const Coll& c, CallInfo& out) {
+  const auto kind = workload::nccl_func_kind(name_of(c.func));
+  const auto dtype = workload::dtype_from_nccl_name(name_of(c.datatype));
+  if (!kind || !dtype || kind->kind != workload::CallKind::Collective) return false;
+  out.key = ShapeKey{kind->kind, kind->collective, *dtype, is_rooted(kind->collective) ? c.root : -1, c.count};
+  out.algo = algo_index(c.algo);
+  out.proto = proto_index(c.proto);
+  out.channels = c.n_channels;
+  return true;
+}
+
+template <typename P2p>
+bool p2p_info(const P2p& c, CallInfo& out) {
+  const auto kind = workload::nccl_func_kind(name_of(c.func));
+  const auto dtype = workload::dtype_from_nccl_name(name_of(c.datatype));
+  if (!kind || !dtype || kind->kind == workload::CallKind::Collective) return false;
+  out.key = ShapeKey{kind->kind, Collective::SendRecv, *dtype, -1, c.count};
+  out.channels = c.n_channels;
+  return true;
+}
+
+template <typename Descr>
+Result start_event(void* context, void** handle, Descr* descr) noexcept {
+  if (!handle) return nccl_abi::kSuccess;
+  *handle = nullptr;
+  if (!context || !descr || process().stopped) return nccl_abi::kSuccess;
+  try {
+    auto* recorder = static_cast<CommRecorder*>(context);
+    const auto type = static_cast<std::uint64_t>(descr->type);
+    CallInfo info;
+    if (type == nccl_abi::kProfileColl && coll_info(descr->coll, info)) *handle = recorder->start_call(info);
+    else if (type == nccl_abi::kProfileP2p && p2p_info(descr->p2p, info)) *handle = recorder->start_call(info);
+    else if (type == nccl_abi::kProfileKernelCh)
+      *handle = recorder->start_kernel_channel(static_cast<ProfEvent*>(descr->parent), descr->kernel_ch.start_globaltimer_ns);
+  } catch (const std::exception& e) {
+    give_up("startEvent", &e);
+  } catch (...) {
+    give_up("startEvent", nullptr);
+  }
+  return nccl_abi::kSuccess;
+}
+
+Result stop_event(void* handle) noexcept {
+  if (!handle || process().stopped) return nccl_abi::kSuccess;
+  try {
+    auto* e = static_cast<ProfEvent*>(handle);
+    // Periodic writes happen on the thread that stops calls (the job's launching thread),
+    // never on NCCL's proxy thread, which stops kernel channels and must not wait on a disk.
+    const bool call = e->kind == ProfEvent::Kind::Call;
+    e->owner->stop(e);
+    if (call && process().sink) process().sink->tick();
+  } catch (const std::exception& e) {
+    give_up("stopEvent", &e);
+  } catch (...) {
+    give_up("stopEvent", nullptr);
+  }
+  return nccl_abi::kSuccess;
+}
+
+Result record_event_state(void* handle, nccl_abi::ProfilerEventState state, nccl_abi::ProfilerEventStateArgs* args) noexcept {
+  if (!handle || process().stopped || state != nccl_abi::kProfilerKernelChStop) return nccl_abi::kSuccess;
+  try {
+    auto* e = static_cast<ProfEvent*>(handle);
+    e->owner->kernel_channel_stopped(e, args ? args->kernel_ch_stop_globaltimer_ns : 0);
+  } catch (...) {
+    give_up("recordEventState", nullptr);
+  }
+  return nccl_abi::kSuccess;
+}
+
+Result finalize(void* context) noexcept {
+  if (!context) return nccl_abi::kSuccess;
+  auto* recorder = static_cast<CommRecorder*>(context);
+  try {
+    if (WorkloadSink* s = process().sink) {
+      s->remove(recorder);
+      if (!process().stopped) s->write();
+    }
+  } catch (const std::exception& e) {
+    give_up("writing the workload file", &e);
+  } catch (...) {
+    give_up("finalize", nullptr);
+  }
+  delete recorder;
+  return nccl_abi::kSuccess;
+}
+
+Result init_v5(void** context, std::uint64_t comm_id, int* mask, const char* /*comm_name*/, int n_nodes, int n_ranks, int rank,
+               Logger log) noexcept {
+  return init_common(context, mask, comm_id, n_nodes, n_ranks, rank, log);
+}
+
+Result init_v4(void** context, int* mask, const char* /*comm_name*/, std::uint64_t comm_hash, int n_nodes, int n_ranks, int rank,
+               Logger log) noexcept {
+  return init_common(context, mask, comm_hash, n_nodes, n_ranks, rank, log);
+}
+
+// Communicators a job never destroys are written at exit (or when the library is unloaded).
+struct WriteAtExit {
+  ~WriteAtExit() {
+    WorkloadSink* s = process().sink;
+    if (!s || process().stopped) return;
+    try {
+      s->write();
+    } catch (...) {
+    }
+  }
+} write_at_exit;
+
+}  // namespace
+}  // namespace cctune::tuner
+
+extern "C" {
+const cctune::nccl_abi::ProfilerV5 ncclProfiler_v5 = {
+    "cctune", cctune::tuner::init_v5, cctune::tuner::start_event<cctune::nccl_abi::ProfilerEventDescrV5>,
+    cctune::tuner::stop_event, cctune::tuner::record_event_state, cctune::tuner::finalize};
+const cctune::nccl_abi::ProfilerV4 ncclProfiler_v4 = {
+    "cctune", cctune::tuner::init_v4, cctune::tuner::start_event<cctune::nccl_abi::ProfilerEventDescrV4>,
+    cctune::tuner::stop_event, cctune::tuner::record_event_state, cctune::tuner::finalize};
+}

@@ -1,0 +1,194 @@
+#include "tuner/plugin/workload_sink.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "core/files.hpp"
+#include "core/text.hpp"
+#include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "tuner/plugin/production_watch.hpp"
+#include "workload/workload_json.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+constexpr std::size_t max_directory_bytes = 1024;  // longer is refused: the file name must fit PATH_MAX
+constexpr std::uint64_t max_interval_s = 86400;
+constexpr const char* control_file_name = "cctune-events";
+
+std::string check_directory(const std::string& dir) {
+  const std::string shown = text::log_text(dir, 200);
+  if (dir.size() > max_directory_bytes)
+    return "CCTUNE_WORKLOAD is " + std::to_string(dir.size()) + " bytes long (at most " + std::to_string(max_directory_bytes) +
+           "); set it to a shorter directory path";
+  if (!text::valid_utf8(dir)) return "CCTUNE_WORKLOAD=" + shown + " is not valid UTF-8; set it to a plain directory path";
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0)
+    return "CCTUNE_WORKLOAD=" + shown + ": " + std::strerror(errno) + "; create the directory before the job starts";
+  if (S_ISLNK(st.st_mode)) return "CCTUNE_WORKLOAD=" + shown + " is a symbolic link; give the directory's real path";
+  if (!S_ISDIR(st.st_mode)) return "CCTUNE_WORKLOAD=" + shown + " is not a directory; set it to a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return "CCTUNE_WORKLOAD=" + shown + " is not writable by this process; choose a writable directory";
+  return "";
+}
+
+std::string host_for_file_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "unknown-host";
+  std::string out;
+  for (const char* c = host; *c && out.size() < 64; ++c)
+    out.push_back(std::isalnum(static_cast<unsigned char>(*c)) || *c == '-' || *c == '.' || *c == '_' ? *c : '_');
+  return out;
+}
+
+std::uint64_t interval_ns(std::uint64_t s) { return s * 1000000000ull; }
+
+}  // namespace
+
+std::optional<EventMode> parse_event_mode(std::string_view word) {
+  if (word == "timing") return EventMode::Timing;
+  if (word == "calls") return EventMode::Calls;
+  if (word == "off") return EventMode::Off;
+  return std::nullopt;
+}
+
+int activation_mask_of(EventMode mode) {
+  switch (mode) {
+    case EventMode::Timing: return nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh;
+    case EventMode::Calls: return nccl_abi::kProfileColl | nccl_abi::kProfileP2p;
+    case EventMode::Off: return 0;
+  }
+  return 0;
+}
+
+WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events) {
+  WorkloadSettings s;
+  if (!directory || !*directory) return s;
+  s.problem = check_directory(directory);
+  if (!s.problem.empty()) return s;
+  s.directory = directory;
+  if (interval && *interval) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(interval, &end, 10);
+    if (errno != 0 || *end != '\0' || !std::isdigit(static_cast<unsigned char>(interval[0])) || v > max_interval_s)
+      s.note = "CCTUNE_WORKLOAD_INTERVAL=" + text::log_text(interval, 40) + " is not a number of seconds from 0 to " +
+               std::to_string(max_interval_s) + "; using " + std::to_string(s.interval_s);
+    else
+      s.interval_s = v;
+  }
+  if (events && *events) {
+    if (auto mode = parse_event_mode(events)) s.mode = *mode;
+    else s.note = "CCTUNE_WORKLOAD_EVENTS=" + text::log_text(events, 40) + " is not timing, calls or off; using timing";
+  }
+  return s;
+}
+
+WorkloadSink::WorkloadSink(WorkloadSettings settings)
+    : settings_(std::move(settings)), mask_(activation_mask_of(settings_.mode)), next_write_ns_(0) {
+  const std::string host = host_for_file_name();
+  const std::string pid = std::to_string(::getpid());
+  path_ = settings_.directory + "/workload." + host + "." + pid + ".json";
+  source_ = "nccl-profiler:" + host + ":" + pid;
+  if (settings_.interval_s > 0) next_write_ns_ = host_now_ns() + interval_ns(settings_.interval_s);
+}
+
+void WorkloadSink::add(CommRecorder* recorder) {
+  std::lock_guard lock(mutex_);
+  live_.push_back(recorder);
+  recorder->set_activation_mask(activation_mask());
+}
+
+void WorkloadSink::remove(CommRecorder* recorder) {
+  std::lock_guard lock(mutex_);
+  for (auto it = live_.begin(); it != live_.end(); ++it) {
+    if (*it != recorder) continue;
+    finished_.push_back(recorder->snapshot());
+    live_.erase(it);
+    return;
+  }
+}
+
+void WorkloadSink::apply_control_file() {
+  const std::string control = settings_.directory + "/" + control_file_name;
+  struct stat st {};
+  if (::lstat(control.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  std::string word;
+  try {
+    word = read_file(control, 64);
+  } catch (const std::exception&) {
+    return;  // unreadable or too long: the mode stays
+  }
+  while (!word.empty() && std::isspace(static_cast<unsigned char>(word.back()))) word.pop_back();
+  const auto mode = parse_event_mode(word);
+  if (!mode) return;
+  const int mask = activation_mask_of(*mode);
+  if (mask_.exchange(mask) == mask) return;
+  for (CommRecorder* r : live_) r->set_activation_mask(mask);
+}
+
+void WorkloadSink::tick() {
+  if (settings_.interval_s == 0) return;
+  const std::uint64_t now = host_now_ns();
+  std::uint64_t due = next_write_ns_.load(std::memory_order_relaxed);
+  if (now < due) return;
+  // One thread writes; the others go on at once.
+  if (!next_write_ns_.compare_exchange_strong(due, now + interval_ns(settings_.interval_s))) return;
+  {
+    std::lock_guard lock(mutex_);
+    apply_control_file();
+  }
+  write();
+}
+
+void WorkloadSink::silence() noexcept {
+  std::lock_guard lock(mutex_);
+  mask_ = 0;
+  for (CommRecorder* r : live_) r->set_activation_mask(0);
+}
+
+void WorkloadSink::watch_with(const Profile* profile, nccl_abi::Logger log) {
+  std::lock_guard lock(mutex_);
+  profile_ = profile;
+  log_ = log;
+}
+
+void WorkloadSink::report(const workload::Communicator& comm) {
+  for (const workload::WatchFinding& f : comm.watch) {
+    if (!log_ || !warned_.emplace(comm.id, f.collective, f.bytes).second) continue;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "cctune watch: communicator %s rank %d: %s of %llu bytes runs at %.2f GB/s busbw, %.0f%% below the %.2f GB/s "
+                  "the profile's sweep measured at %llu bytes (%s)",
+                  comm.id.c_str(), f.rank, to_string(f.collective).c_str(), static_cast<unsigned long long>(f.bytes),
+                  f.live_busbw_GBps, 100.0 * f.shortfall, f.profile_busbw_GBps,
+                  static_cast<unsigned long long>(f.profile_bytes), path_.c_str());
+    log_(nccl_abi::kLogWarn, nccl_abi::kSubsysInit, __FILE__, __LINE__, "%s", text::log_text(line, 1024).c_str());
+  }
+}
+
+void WorkloadSink::write() {
+  workload::Workload w;
+  w.format = "nccl-profiler";
+  w.sources = {source_};
+  {
+    std::lock_guard lock(mutex_);
+    w.communicators = finished_;
+    for (CommRecorder* r : live_) w.communicators.push_back(r->snapshot());
+    if (profile_)
+      for (workload::Communicator& c : w.communicators) {
+        c.watch = watch_communicator(c, *profile_);
+        report(c);
+      }
+  }
+  std::stable_sort(w.communicators.begin(), w.communicators.end(),
+                   [](const auto& a, const auto& b) { return a.id < b.id; });
+  write_file_atomically(path_, text::dump_json(workload::to_json(w), 1) + "\n");
+}
+
+}  // namespace cctune::tuner
