@@ -14,6 +14,8 @@ import random
 import statistics
 import sys
 
+from bench_stats import ci95, within_tolerance
+
 
 def load(out, runs, variants):
     ref, cct = {}, {}
@@ -34,12 +36,6 @@ def load(out, runs, variants):
     return ref, cct
 
 
-def ci95(a, b, rng):
-    """95 % bootstrap interval of median(b) - median(a)."""
-    d = sorted(statistics.median(rng.choices(b, k=len(b))) - statistics.median(rng.choices(a, k=len(a)))
-               for _ in range(2000))
-    return d[50], d[1949]
-
 
 def main():
     out, runs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
@@ -52,7 +48,7 @@ def main():
     ratio, bad, noise = {}, [], []
     for key in keys:
         r, c = statistics.median(ref[key]), statistics.median(cct[key])
-        ok = abs(c - r) <= max(0.01 * r, 0.3)
+        ok = within_tolerance(r, c)
         lo, hi = ci95(ref[key], cct[key], rng)
         ratio[key] = (c / r, ok)
         if not ok:

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# What the plugin's profiler half costs a job: the reference loop (cctune-ref-collectives, one
+# process, nccl-tests' method) over AllReduce 8 B-64 MiB with the profiler half loaded and
+# recording (NCCL_PROFILER_PLUGIN=<libnccl-tuner-cctune.so>, CCTUNE_WORKLOAD=<dir>) against the
+# same loop without it, RUNS interleaved runs (off, on, off, on, ...). Per size the median of
+# each side, their difference with a 95 % bootstrap interval, and a verdict: PASS when "on" is
+# within max(1 %, 0.3 us) of "off". Every "on" run must leave a workload file that recorded the
+# loop's AllReduce calls, or the bench fails (an idle profiler costs nothing and proves nothing).
+#   bench/profiler_overhead.sh BUILD_DIR [OUTPUT_DIR]     (OUTPUT_DIR defaults to $OUT, else a temp dir)
+# Env: RUNS (default 9), SIZES (bytes, comma-separated; default 8 B to 64 MiB by 4x and 64 MiB),
+#      ITERS (-n, 20), WARMUP (-w, 5), REF_BATCHES (-r, 25), PIN_CPUS (taskset list, default none),
+#      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls).
+# Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
+set -euo pipefail
+export NCCL_NVLS_ENABLE=0
+unset NCCL_PROFILER_PLUGIN NCCL_TUNER_PLUGIN CCTUNE_WORKLOAD CCTUNE_PROFILE
+
+BUILD=${1:?usage: profiler_overhead.sh BUILD_DIR [OUTPUT_DIR]}
+OUTDIR=${2:-${OUT:-}}
+[[ -n "$OUTDIR" ]] || OUTDIR=$(mktemp -d /tmp/cctune-profiler-overhead.XXXXXX)
+OUTDIR=$OUTDIR/profiler_overhead
+rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
+RUNS=${RUNS:-9}
+SIZES=${SIZES:-8,32,128,512,2048,8192,32768,131072,524288,2097152,8388608,33554432,67108864}
+ITERS=${ITERS:-20}
+WARMUP=${WARMUP:-5}
+REF_BATCHES=${REF_BATCHES:-25}
+EVENTS=${EVENTS:-timing}
+PIN_CPUS=${PIN_CPUS:-none}
+PIN=()
+[[ "$PIN_CPUS" == none ]] || PIN=(taskset -c "$PIN_CPUS")
+
+if ! command -v nvidia-smi >/dev/null 2>&1; then echo "SKIP: nvidia-smi not found"; exit 0; fi
+if [[ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)" -lt 1 ]]; then echo "SKIP: nvidia-smi finds no GPU"; exit 0; fi
+REF=$BUILD/cctune-ref-collectives
+PLUGIN=$(cd "$BUILD/lib" 2>/dev/null && pwd)/libnccl-tuner-cctune.so
+for f in "$REF" "$PLUGIN"; do
+  [[ -e "$f" ]] || { echo "FAIL: $f not found (build it with CUDA, or bundle it with tools/gpu-bundle.sh)"; exit 1; }
+done
+
+echo "== AllReduce, $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, CPUs $PIN_CPUS; logs in $OUTDIR"
+start=$SECONDS
+for run in $(seq 1 "$RUNS"); do
+  for side in off on; do
+    env_args=()
+    if [[ $side == on ]]; then
+      mkdir -p "$OUTDIR/workload.$run"
+      env_args=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD="$OUTDIR/workload.$run" CCTUNE_WORKLOAD_EVENTS="$EVENTS"
+                CCTUNE_WORKLOAD_INTERVAL=0 NCCL_DEBUG=WARN)
+    fi
+    # shellcheck disable=SC2046
+    env "${env_args[@]}" timeout 300 "${PIN[@]}" "$REF" --coll allreduce -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \
+      $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/$side.$run.csv" 2>"$OUTDIR/$side.$run.stderr" \
+      || { echo "FAIL: reference loop ($side, run $run) failed:"; tail -n 5 "$OUTDIR/$side.$run.stderr"; exit 1; }
+  done
+  echo "   run $run of $RUNS done ($((SECONDS - start)) s)"
+done
+
+python3 "$(dirname "$0")/overhead_table.py" "$OUTDIR" "$RUNS"
