@@ -211,9 +211,9 @@ TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
   ctx.nranks = 8;
   ctx.nnodes = 1;
   // As an 8-GPU NVSwitch node's cost tables report it with NVLS enabled (NCCL's default there).
-  ctx.offered[Collective::AllReduce] = {"tree", "ring", "nvls"};
-  ctx.offered[Collective::AllGather] = {"ring", "nvls"};
-  ctx.offered[Collective::ReduceScatter] = {"ring", "nvls"};
+  ctx.offered[Collective::AllReduce] = algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls);
+  ctx.offered[Collective::AllGather] = algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls);
+  ctx.offered[Collective::ReduceScatter] = algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls);
   const SpacePlan on = plan_space(space, ctx);
   const PlannedGroup& d = group(on, "default");
   EXPECT_TRUE(planned(d, Collective::AllReduce, "nvls", "simple", 0));
@@ -221,7 +221,7 @@ TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
   EXPECT_TRUE(planned(d, Collective::AllGather, "nvls", "simple", 0));
   EXPECT_GT(skipped_with(d, Collective::AllReduce, "collnet_direct", "cost table offered no collnet_direct"), 0u);
 
-  ctx.offered[Collective::AllReduce] = {"tree", "ring"};  // NVLS off, or no NVSwitch
+  ctx.offered[Collective::AllReduce] = algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring);  // NVLS off, or no NVSwitch
   const SpacePlan off = plan_space(space, ctx);
   EXPECT_FALSE(planned(group(off, "default"), Collective::AllReduce, "nvls", "simple", 0));
   EXPECT_GT(skipped_with(group(off, "default"), Collective::AllReduce, "nvls", "cost table offered no nvls for allreduce"), 0u);
