@@ -80,9 +80,9 @@ class CollectiveBackend {
   // The implementation the prepared point runs (PointSpec::impl after any fallback);
   // nullopt: the backend does not choose one (MPI), and the spec's request is recorded.
   virtual std::optional<P2pImpl> implementation() const { return std::nullopt; }
-  // NCCL: the algorithms NCCL's cost table offered for the prepared point (names, NCCL's
-  // order), as the tuner plugin saw them; empty where unknown.
-  virtual std::vector<std::string> offered_algorithms() const { return {}; }
+  // NCCL: the algorithms NCCL's cost table offered for the prepared point, as the tuner
+  // plugin saw them; empty where unknown.
+  virtual AlgorithmSet offered_algorithms() const { return 0; }
 };
 
 }  // namespace cctune

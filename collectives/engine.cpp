@@ -162,7 +162,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   result.chosen_algo = ran.algo;
   result.chosen_proto = ran.proto;
   result.chosen_channels = ran.channels;
-  result.offered_algos = backend.offered_algorithms();
+  result.offered_algos.known = backend.offered_algorithms();
   if (const auto impl = backend.implementation()) result.impl = impl;
   return result;
 }

@@ -6,7 +6,6 @@
 #include "app/run_meta.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
-#include "tuner/profile/algo_proto.hpp"
 
 namespace cctune::app {
 
@@ -25,13 +24,13 @@ void JsonReporter::begin_run(const RunResult& run) {
 void JsonReporter::point(const PointResult& p) {
   RunResult& run = results_.runs.back();
   run.points.push_back(p);
-  std::vector<std::string> changed;
+  AlgorithmOffer changed;
   if (!p.offered_algos.empty()) {
     // The run's summary: per collective, every algorithm NCCL offered at any of its points.
-    std::vector<std::string>& offered = run.nccl_offered[to_string(p.collective)];
-    std::vector<std::string> merged = tuner::algorithm_names(tuner::algorithm_set(offered) | tuner::algorithm_set(p.offered_algos));
-    if (merged != offered) changed = merged;
-    offered = std::move(merged);
+    AlgorithmOffer& offered = run.nccl_offered[p.collective];
+    const AlgorithmOffer before = offered;
+    offered |= p.offered_algos;
+    if (offered != before) changed = offered;
   }
   if (!path_.empty()) texts_.back().push_back(point_text(p));
   // Between points, on the supervisor: never inside a timed batch.

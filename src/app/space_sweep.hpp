@@ -24,6 +24,11 @@ PlanOverrides space_overrides(const tuner::SearchSpace& space, const std::functi
 // protocol, channels) of the product; "auto" pairs only with "auto".
 std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool graph);
 
+// What the resolved plan measures per group, for plan_space: the same collectives, sizes,
+// data types, ops, roots, placements, p2p implementations and configs as the run, so that a
+// dry run lists what the run would measure with the same flags.
+tuner::PlanDimensions plan_dimensions(const SweepPlan& plan);
+
 // RDMA devices nearest any GPU, from a cluster topology document (cctune.topology/1).
 std::vector<std::string> nearest_nics_of(const nlohmann::json& topology);
 

@@ -13,6 +13,7 @@
 // type says where a choice may be left to NCCL (PointConfig) and where it may not (a rule).
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,6 +101,15 @@ inline const std::array<Protocol, kProtocolCount>& all_protocols() noexcept {
   static constexpr std::array<Protocol, kProtocolCount> all{Protocol::LL, Protocol::LL128, Protocol::Simple};
   return all;
 }
+
+// A set of algorithms as a bit mask (bit i: NCCL's algorithm index i). A plain integer on
+// purpose: the tuner plugin builds and compares sets on NCCL's launch path without
+// allocating, and results carry the same value through the process; names appear only
+// where a file is read or written.
+using AlgorithmSet = std::uint32_t;
+constexpr AlgorithmSet algorithm_bit(Algorithm a) noexcept { return AlgorithmSet{1} << static_cast<int>(a); }
+inline constexpr AlgorithmSet kEveryAlgorithm = (AlgorithmSet{1} << kAlgorithmCount) - 1;
+constexpr bool contains(AlgorithmSet set, Algorithm a) noexcept { return (set & algorithm_bit(a)) != 0; }
 
 // "ring/simple" ("auto" for a half left to NCCL): how results, tables and logs name a pair.
 inline std::string algo_proto_name(std::optional<Algorithm> a, std::optional<Protocol> p) {

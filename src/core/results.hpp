@@ -1,6 +1,7 @@
 #pragma once
 // The results of a sweep as plain values; results_json.hpp maps them to the
 // cctune.results/2 schema (docs/RESULTS.md, configs/schema/results.schema.json).
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -22,6 +23,23 @@ inline constexpr const char* results_schema_v1 = "cctune.results/1";
 // meta.settings.test_mode and runs[].test_mode of a sweep in the shared-GPU test mode
 // (--test-shared-gpu): several NCCL ranks on one GPU over sockets, functional checks only.
 inline constexpr const char* test_mode_shared_gpu = "shared-gpu";
+
+// The algorithms NCCL's cost table offered (an entry >= 0 for some protocol). Known names
+// are a set; a name this build does not know (a newer NCCL's, read from a results file) is
+// kept verbatim in `unknown`, so reading and writing a file back never drops it.
+struct AlgorithmOffer {
+  AlgorithmSet known = 0;
+  std::vector<std::string> unknown;  // first-seen order, no duplicates
+
+  bool empty() const noexcept { return known == 0 && unknown.empty(); }
+  AlgorithmOffer& operator|=(const AlgorithmOffer& other) {
+    known |= other.known;
+    for (const std::string& name : other.unknown)
+      if (std::find(unknown.begin(), unknown.end(), name) == unknown.end()) unknown.push_back(name);
+    return *this;
+  }
+  bool operator==(const AlgorithmOffer&) const = default;
+};
 
 enum class PointStatus { Ok, Skipped, Failed };
 std::string to_string(PointStatus s);
@@ -99,7 +117,7 @@ struct PointResult {
   std::optional<Algorithm> chosen_algo;  // what the backend actually ran (NCCL: observed by the
   std::optional<Protocol> chosen_proto;  // plugin); nullopt: not observed
   int chosen_channels = 0;
-  std::vector<std::string> offered_algos;  // algorithms NCCL's cost table offered for this call
+  AlgorithmOffer offered_algos;  // what NCCL's cost table offered for this call
   // Successive halving's short screening measurements (runs[].screened) carry their round
   // (0, 1, ...); -1 for a full measurement.
   int screen_round = -1;
@@ -117,7 +135,7 @@ struct RunResult {
   std::map<std::string, std::string> nccl_env;
   // NCCL backend: per collective, the algorithms NCCL's cost table offered (an entry >= 0
   // for some protocol) on the run's communicator, as the tuner plugin saw them.
-  std::map<std::string, std::vector<std::string>> nccl_offered;
+  std::map<Collective, AlgorithmOffer> nccl_offered;
   int nranks = 0;
   int nnodes = 0;
   // Indexed by rank (the communicator's rank: points[].ranks columns use the same index);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -41,13 +42,14 @@ bool apply_line(Results& results, const json& line, const std::string& where) {
                          std::to_string(list.size()) + " (a line is missing)",
                      kFix);
   PointResult p;
+  std::optional<AlgorithmOffer> offer;
   try {
     p = body->get<PointResult>();
+    if (const auto offered = line.find("offered"); offered != line.end() && offered->is_array()) offer = offered->get<AlgorithmOffer>();
   } catch (const UsageError& e) {
     throw UsageError(where + ": " + e.what_only(), kFix);
   }
-  if (const auto offered = line.find("offered"); offered != line.end() && offered->is_array())
-    target.nccl_offered[to_string(p.collective)] = offered->get<std::vector<std::string>>();
+  if (offer) target.nccl_offered[p.collective] = std::move(*offer);
   list.push_back(std::move(p));
   return true;
 }
@@ -65,7 +67,7 @@ ResultsJournal::ResultsJournal(const std::string& path, const std::string& start
   last_sync_ = std::chrono::steady_clock::now();
 }
 
-void ResultsJournal::point(std::size_t run, std::size_t index, const PointResult& p, const std::vector<std::string>& offered) {
+void ResultsJournal::point(std::size_t run, std::size_t index, const PointResult& p, const AlgorithmOffer& offered) {
   json line{{"run", run}, {"index", index}, {"point", p}};
   if (!offered.empty()) line["offered"] = offered;
   write(line_of(line));

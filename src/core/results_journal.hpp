@@ -36,8 +36,9 @@ class ResultsJournal {
   // Append one line with write(2) before returning: from then on no death of the process
   // (kill -9, a crash, the OOM killer) loses it. The line is fsynced at once, or, when points
   // come faster than kSyncEvery, with a later one: an fsync costs milliseconds on many disks
-  // (4 ms median here), more than a small point takes to measure. `offered` may be empty.
-  void point(std::size_t run, std::size_t index, const PointResult& p, const std::vector<std::string>& offered);
+  // (4 ms median here), more than a small point takes to measure. `offered`: the run's
+  // nccl_offered entry for p's collective when p changed it, else empty.
+  void point(std::size_t run, std::size_t index, const PointResult& p, const AlgorithmOffer& offered);
   void screened(std::size_t run, std::size_t index, const PointResult& p);
   const std::string& path() const { return file_.path(); }
 

@@ -122,6 +122,30 @@ void from_json(const json& j, PointConfig& c) {
   c.graph = j.value("graph", false);
 }
 
+// Bounds far above any NCCL's (7 algorithms today): an offer list is outside input.
+constexpr std::size_t kMaxOfferedNames = 64;
+constexpr std::size_t kMaxAlgorithmNameBytes = 64;
+
+void to_json(json& j, const AlgorithmOffer& o) {
+  j = json::array();
+  for (Algorithm a : all_algorithms())
+    if (contains(o.known, a)) j.push_back(std::string(to_string(a)));
+  for (const std::string& name : o.unknown) j.push_back(name);
+}
+void from_json(const json& j, AlgorithmOffer& o) {
+  if (!j.is_array() || j.size() > kMaxOfferedNames)
+    throw UsageError("\"offered\" is " + text::json_excerpt(j) + ", not an array of at most " + std::to_string(kMaxOfferedNames) + " algorithm names",
+                     "pass a results.json written by cctune sweep");
+  o = {};
+  for (const json& name : j) {
+    if (!name.is_string() || name.get_ref<const std::string&>().empty() || name.get_ref<const std::string&>().size() > kMaxAlgorithmNameBytes)
+      throw UsageError("\"offered\" holds " + text::json_excerpt(name) + ", not an algorithm name", "pass a results.json written by cctune sweep");
+    const std::string& s = name.get_ref<const std::string&>();
+    if (const auto a = parse_algorithm(s)) o.known |= algorithm_bit(*a);
+    else if (std::find(o.unknown.begin(), o.unknown.end(), s) == o.unknown.end()) o.unknown.push_back(s);
+  }
+}
+
 void to_json(json& j, const PointResult& p) {
   j = json{{"collective", to_string(p.collective)},
            {"dtype", to_string(p.dtype)},
@@ -192,7 +216,7 @@ void from_json(const json& j, PointResult& p) {
     if (!algo.empty()) p.chosen_algo = parse_algorithm_choice(algo);
     if (!proto.empty()) p.chosen_proto = parse_protocol_choice(proto);
     p.chosen_channels = c.value("channels", 0);
-    p.offered_algos = c.value("offered", std::vector<std::string>{});
+    if (const auto offered = c.find("offered"); offered != c.end()) p.offered_algos = offered->get<AlgorithmOffer>();
   }
   if (const auto it = j.find("ranks"); it != j.end()) {
     p.ranks.batch_us = rank_column(*it, "batch_us");
@@ -221,7 +245,10 @@ void to_json(json& j, const RunResult& r) {
   if (r.startup_s > 0) j["startup_s"] = r.startup_s;
   if (!r.places.empty()) j["places"] = r.places;
   if (!r.nccl_env.empty()) j["nccl_env"] = r.nccl_env;
-  if (!r.nccl_offered.empty()) j["nccl_offered"] = r.nccl_offered;
+  if (!r.nccl_offered.empty()) {
+    json& offered = j["nccl_offered"] = json::object();
+    for (const auto& [collective, offer] : r.nccl_offered) offered[to_string(collective)] = offer;
+  }
   if (!r.test_mode.empty()) {
     j["test_mode"] = r.test_mode;
     j["test_shared_gpu"] = r.test_shared_gpu;
@@ -245,7 +272,12 @@ void from_json(const json& j, RunResult& r) {
   r.duration_s = j.value("duration_s", 0.0);
   r.startup_s = j.value("startup_s", 0.0);
   r.nccl_env = j.value("nccl_env", std::map<std::string, std::string>{});
-  r.nccl_offered = j.value("nccl_offered", std::map<std::string, std::vector<std::string>>{});
+  if (const auto offered = j.find("nccl_offered"); offered != j.end()) {
+    if (!offered->is_object())
+      throw UsageError("run '" + r.group + "' has \"nccl_offered\" " + text::json_excerpt(*offered) + ", not an object keyed by collective",
+                       "pass a results.json written by cctune sweep");
+    for (const auto& [name, offer] : offered->items()) r.nccl_offered[parse_collective(name)] = offer.get<AlgorithmOffer>();
+  }
   r.test_mode = j.value("test_mode", "");
   r.test_shared_gpu = j.value("test_shared_gpu", 0);
   r.places = j.value("places", std::vector<RankPlace>{});

@@ -13,6 +13,9 @@ void to_json(nlohmann::json& j, const Summary& s);
 void from_json(const nlohmann::json& j, Summary& s);
 void to_json(nlohmann::json& j, const PointConfig& c);
 void from_json(const nlohmann::json& j, PointConfig& c);
+// A name list: known names in NCCL's index order, then the unknown ones as read.
+void to_json(nlohmann::json& j, const AlgorithmOffer& o);
+void from_json(const nlohmann::json& j, AlgorithmOffer& o);
 void to_json(nlohmann::json& j, const PointResult& p);
 void from_json(const nlohmann::json& j, PointResult& p);
 void to_json(nlohmann::json& j, const RankPlace& p);

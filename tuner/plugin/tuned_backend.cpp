@@ -109,7 +109,7 @@ PointConfig TunedBackend::chosen() const {
   return ran;
 }
 
-std::vector<std::string> TunedBackend::offered_algorithms() const { return tuner::algorithm_names(offered_); }
+AlgorithmSet TunedBackend::offered_algorithms() const { return offered_; }
 
 std::unique_ptr<CollectiveBackend> wrap_with_sweep_control(std::unique_ptr<CollectiveBackend> backend, RankComm& comm) {
   return std::make_unique<TunedBackend>(std::move(backend), tuner::SweepControl::instance(), comm.size());

@@ -49,7 +49,7 @@ class TunedBackend final : public CollectiveBackend {
   BatchTiming run_batch(const BatchRequest& batch) override;
   long count_wrong() override { return inner_->count_wrong(); }
   PointConfig chosen() const override;
-  std::vector<std::string> offered_algorithms() const override;
+  AlgorithmSet offered_algorithms() const override;
   std::optional<P2pImpl> implementation() const override { return inner_->implementation(); }
 
   CollectiveBackend& inner() { return *inner_; }

@@ -1,6 +1,7 @@
 #pragma once
 // The tuner's view of NCCL's algorithms and protocols: core/algo_proto.hpp owns the enums
-// and their one name table; this adds sets of algorithms for the plugin's launch path.
+// and their one name table and AlgorithmSet; this adds the names of a set, for profiles and
+// the plugin's messages.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,11 +22,9 @@ using cctune::Protocol;
 using cctune::protocol_from_index;
 using cctune::to_string;
 
-// A set of algorithms as a bit mask (bit i: NCCL's algorithm index i): no allocation, so the
-// tuner plugin can compute and compare sets on the launch path.
-using AlgorithmSet = std::uint32_t;
-constexpr AlgorithmSet algorithm_bit(Algorithm a) noexcept { return AlgorithmSet{1} << static_cast<int>(a); }
-inline constexpr AlgorithmSet kEveryAlgorithm = (AlgorithmSet{1} << kAlgorithmCount) - 1;
+using cctune::algorithm_bit;
+using cctune::AlgorithmSet;
+using cctune::kEveryAlgorithm;
 // Names in NCCL's index order ("tree", "ring", ...).
 std::vector<std::string> algorithm_names(AlgorithmSet set);
 // "nvls, nvls_tree"; empty for the empty set.

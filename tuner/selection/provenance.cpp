@@ -18,7 +18,7 @@ std::vector<OfferedAlgorithms> offered_algorithms(const Results& results, const 
     if (run.backend != "nccl" || run.group != group) continue;
     for (const PointResult& p : run.points) {
       if (!is_tunable(p.collective) || p.offered_algos.empty()) continue;
-      by_shape[{static_cast<int>(p.collective), run.nranks, run.nnodes}] |= algorithm_set(p.offered_algos);
+      by_shape[{static_cast<int>(p.collective), run.nranks, run.nnodes}] |= p.offered_algos.known;
     }
   }
   std::vector<OfferedAlgorithms> out;

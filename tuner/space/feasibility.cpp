@@ -31,10 +31,9 @@ std::string structural_reason(Collective c, Algorithm a, Protocol p, const Space
   return {};
 }
 
-std::string join(const std::set<std::string>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s.empty() ? "nothing" : s;
+std::string offered_list(AlgorithmSet offered) {
+  const std::string names = join_algorithm_names(offered);
+  return names.empty() ? "nothing" : names;
 }
 
 }  // namespace
@@ -67,8 +66,8 @@ std::string unsupported_reason(Collective c, const PointConfig& config, const Sp
     if (group_disables_nvls) return "this group sets NCCL_NVLS_ENABLE=0";
     if (ctx.caller_disables_nvls) return "the caller's environment sets NCCL_NVLS_ENABLE=0";
   }
-  if (auto it = ctx.offered.find(c); it != ctx.offered.end() && !it->second.count(name))
-    return "NCCL's cost table offered no " + name + " for " + coll + " on this job's communicators (it offered " + join(it->second) + ")";
+  if (auto it = ctx.offered.find(c); it != ctx.offered.end() && !contains(it->second, a))
+    return "NCCL's cost table offered no " + name + " for " + coll + " on this job's communicators (it offered " + offered_list(it->second) + ")";
   return channel_reason(config, channel_ceiling);
 }
 

@@ -6,13 +6,13 @@
 // where the plan does not know, the point is planned and the worker skips it at run time
 // with NCCL's answer.
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "core/collective.hpp"
 #include "core/collective_traits.hpp"  // is_tunable: which collectives the plugin steers
 #include "core/results.hpp"
+#include "tuner/profile/algo_proto.hpp"
 
 namespace cctune::tuner {
 
@@ -22,7 +22,7 @@ struct SpaceContext {
   int nnodes = 1;
   // Per collective, the algorithms NCCL's cost table offered on this job's communicators
   // (an earlier sweep's runs[].nccl_offered); a collective not listed is unknown.
-  std::map<Collective, std::set<std::string>> offered;
+  std::map<Collective, AlgorithmSet> offered;
   bool caller_disables_nvls = false;  // the caller's environment holds NCCL_NVLS_ENABLE=0
   std::vector<std::string> nearest_nics;  // RDMA devices nearest the GPUs, e.g. mlx5_0
   int channel_ceiling = 0;         // channels NCCL's default communicator has; 0 unknown

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/plan_limits.hpp"
+#include "core/sizes.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 
@@ -39,46 +40,83 @@ std::string resolve_group(const GroupSpec& spec, const SpaceContext& ctx, Planne
   return {};
 }
 
-std::vector<std::uint64_t> sizes_for(const SearchSpace& space, Collective c, DType dtype, const SpaceContext& ctx) {
+// As the run rounds them (enumerate_points); with the rank count unknown, as requested.
+std::vector<std::uint64_t> sizes_for(const PlanDimensions& d, Collective c, DType dtype, const SpaceContext& ctx) {
   std::vector<std::uint64_t> out;
-  for (std::uint64_t requested : space.sizes.expand()) {
-    const std::uint64_t s = ctx.nranks > 0 ? collective_bytes(c, requested, dtype, ctx.nranks).size_bytes : requested;
-    if (s > 0 && (out.empty() || out.back() != s)) out.push_back(s);
-  }
+  out.reserve(d.sizes.size());
+  for (std::uint64_t requested : d.sizes)
+    out.push_back(ctx.nranks > 0
+                      ? collective_bytes(c, round_to_granule(requested, request_granule(c, dtype, ctx.nranks)), dtype, ctx.nranks).size_bytes
+                      : requested);
   return out;
 }
 
-double point_seconds(const SearchSpace& space, std::uint64_t bytes, const EstimateModel& m) {
+double point_seconds(const MeasureSpec& measure, std::uint64_t bytes, const EstimateModel& m) {
   const double op_s = (m.latency_us + static_cast<double>(bytes) / (m.bandwidth_GBps * 1e3)) * 1e-6;
-  const double iterations = space.measure.warmup + std::max(space.measure.min_iters, m.typical_iterations);
-  return m.point_overhead_s + std::min(space.measure.max_time_s, iterations * op_s);
+  const double iterations = measure.warmup + std::max(measure.min_iters, m.typical_iterations);
+  return m.point_overhead_s + std::min(measure.max_time_s, iterations * op_s);
+}
+
+// One (implementation, data type, op, root) of a collective: the run's blocks of sizes.
+struct Block {
+  std::optional<P2pImpl> impl;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  int root = 0;
+};
+
+std::vector<Block> blocks_of(Collective c, const PlanDimensions& d, const SpaceContext& ctx) {
+  std::vector<std::optional<P2pImpl>> impls{std::nullopt};
+  if (has_two_impls(c) && !d.p2p_impls.empty()) impls.assign(d.p2p_impls.begin(), d.p2p_impls.end());
+  const std::vector<ReduceOp> ops = is_reduction(c) || d.ops.empty() ? d.ops : std::vector<ReduceOp>{d.ops.front()};
+  std::vector<int> roots{is_rooted(c) ? d.root : 0};
+  if (is_rooted(c) && d.all_roots) {
+    roots.clear();
+    for (int r = 0; r < std::max(1, ctx.nranks); ++r) roots.push_back(r);
+  }
+  std::vector<Block> out;
+  for (const auto& impl : impls)
+    for (DType dtype : d.dtypes)
+      for (ReduceOp op : ops)
+        for (int root : roots) out.push_back({impl, dtype, op, root});
+  return out;
 }
 
 }  // namespace
 
+PlanDimensions dimensions_of(const SearchSpace& space) {
+  PlanDimensions d;
+  d.collectives = space.collectives;
+  d.sizes = space.sizes.expand();
+  d.dtypes = space.dtypes;
+  d.configs = in_process_configs(space);
+  d.measure = space.measure;
+  return d;
+}
+
 namespace {
 
-// The sizes of each (collective, data type), worked out once: the space's sizes rounded to
-// the collective's granule (sizes_for), which every group and config shares.
+// The sizes of each (collective, data type), worked out once: every group and config shares them.
 using SizeTable = std::map<std::pair<Collective, DType>, std::vector<std::uint64_t>>;
 
-SizeTable size_table(const SearchSpace& space, const SpaceContext& ctx) {
+SizeTable size_table(const PlanDimensions& d, const SpaceContext& ctx) {
   SizeTable table;
-  for (Collective c : space.collectives)
-    for (DType dtype : space.dtypes) table[{c, dtype}] = sizes_for(space, c, dtype, ctx);
+  for (Collective c : d.collectives)
+    for (DType dtype : d.dtypes) table[{c, dtype}] = sizes_for(d, c, dtype, ctx);
   return table;
 }
 
 // The points a group would measure, counted without making any (issue 24, F6: a 446-byte
 // space once planned 10^9 points and ran out of memory doing so).
-double count_points(const SearchSpace& space, const SpaceContext& ctx, const SizeTable& sizes, int channel_ceiling, bool no_nvls,
-                    const std::vector<PointConfig>& configs) {
+double count_points(const PlanDimensions& d, const SpaceContext& ctx, const SizeTable& sizes, int channel_ceiling, bool no_nvls) {
   double points = 0;
-  for (Collective c : space.collectives)
-    for (const PointConfig& config : configs) {
+  for (Collective c : d.collectives) {
+    const std::vector<Block> blocks = blocks_of(c, d, ctx);
+    for (const PointConfig& config : d.configs) {
       if (!unsupported_reason(c, config, ctx, channel_ceiling, no_nvls).empty()) continue;
-      for (DType dtype : space.dtypes) points += static_cast<double>(sizes.at({c, dtype}).size());
+      for (const Block& b : blocks) points += static_cast<double>(sizes.at({c, b.dtype}).size() * d.placements.size());
     }
+  }
   return points;
 }
 
@@ -107,29 +145,32 @@ PlannedGroup resolve(const GroupSpec& spec, const SpaceContext& ctx) {
   return g;
 }
 
-void fill_group(const SearchSpace& space, const SpaceContext& ctx, const SizeTable& sizes, const std::vector<PointConfig>& configs,
-                const EstimateModel& model, PlannedGroup& g, SpacePlan& plan) {
+void fill_group(const PlanDimensions& d, const SpaceContext& ctx, const SizeTable& sizes, const EstimateModel& model, PlannedGroup& g,
+                SpacePlan& plan) {
   const bool no_nvls = group_disables_nvls(g);
   double seconds = 0;
-  for (Collective c : space.collectives)
-    for (const PointConfig& config : configs) {
+  for (Collective c : d.collectives) {
+    const std::vector<Block> blocks = blocks_of(c, d, ctx);
+    for (const PointConfig& config : d.configs) {
       const std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, no_nvls);
       std::size_t skipped_points = 0;
-      for (DType dtype : space.dtypes) {  // each data type is measured, as -d a,b
-        const std::vector<std::uint64_t>& list = sizes.at({c, dtype});
+      for (const Block& b : blocks) {
+        const std::vector<std::uint64_t>& list = sizes.at({c, b.dtype});
         if (!why.empty()) {
-          skipped_points += list.size();
+          skipped_points += list.size() * d.placements.size();
           continue;
         }
-        for (std::uint64_t s : list) {
-          g.points.push_back({c, s, config, dtype});
-          seconds += point_seconds(space, s, model);
-        }
+        for (std::uint64_t s : list)
+          for (bool in_place : d.placements) {
+            g.points.push_back({c, s, config, b.dtype, b.op, b.impl, b.root, in_place});
+            seconds += point_seconds(d.measure, s, model);
+          }
       }
       if (why.empty()) continue;
       g.skipped.push_back({c, config, why, skipped_points});
       plan.skipped_points += skipped_points;
     }
+  }
   plan.points += g.points.size();
   plan.estimated_s += model.group_startup_s + seconds;
   plan.estimated_halving_s += model.group_startup_s + seconds * model.halving_share;
@@ -138,21 +179,24 @@ void fill_group(const SearchSpace& space, const SpaceContext& ctx, const SizeTab
 }  // namespace
 
 SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const EstimateModel& model) {
+  return plan_space(space, ctx, dimensions_of(space), model);
+}
+
+SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const PlanDimensions& d, const EstimateModel& model) {
   SpacePlan plan;
   plan.space = space.name;
   plan.strategy = space.strategy;
-  const SizeTable sizes = size_table(space, ctx);
-  const std::vector<PointConfig> configs = in_process_configs(space);
+  const SizeTable sizes = size_table(d, ctx);
   // Every group is counted before any is filled: a refusal costs no memory.
   double total = 0;
   for (const GroupSpec& spec : space.groups) {
     plan.groups.push_back(resolve(spec, ctx));
     const PlannedGroup& g = plan.groups.back();
-    if (g.skip_reason.empty()) total += count_points(space, ctx, sizes, g.channel_ceiling, group_disables_nvls(g), configs);
+    if (g.skip_reason.empty()) total += count_points(d, ctx, sizes, g.channel_ceiling, group_disables_nvls(g));
   }
   if (total > static_cast<double>(max_plan_points)) refuse_large(space, total);
   for (PlannedGroup& g : plan.groups)
-    if (g.skip_reason.empty()) fill_group(space, ctx, sizes, configs, model, g, plan);
+    if (g.skip_reason.empty()) fill_group(d, ctx, sizes, model, g, plan);
   return plan;
 }
 

@@ -4,6 +4,7 @@
 // --dry-run` prints it; the runtime iterates it.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,31 @@ struct PlannedPoint {
   std::uint64_t size_bytes = 0;  // requested size, rounded to the collective's granule
   PointConfig config;
   DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  std::optional<P2pImpl> impl;  // alltoall, gather, scatter
+  int root = 0;                 // rooted collectives
+  bool in_place = false;
 };
+
+// What each group measures besides its env. dimensions_of(space) is the space alone;
+// `cctune sweep` passes its resolved plan instead, where the flags typed beside --space
+// (--collectives, -b/-e, -d, --op, --root, --placement, --p2p-impl) have replaced the
+// space's values, so the dry run lists the points the run measures. The product and the
+// size rounding follow the runtime's enumerate_points (runtime/worker_plan.cpp); the
+// space_sweep_dry_run test compares the two.
+struct PlanDimensions {
+  std::vector<Collective> collectives;
+  std::vector<std::uint64_t> sizes;           // requested, before each collective's granule
+  std::vector<DType> dtypes{DType::Float32};
+  std::vector<ReduceOp> ops{ReduceOp::Sum};    // reductions run each; the others the first
+  std::vector<bool> placements{false};         // in_place values
+  std::vector<P2pImpl> p2p_impls;              // alltoall, gather, scatter: each; empty: one block
+  bool all_roots = false;                      // rooted collectives once per rank (when ranks are known)
+  int root = 0;
+  std::vector<PointConfig> configs;
+  MeasureSpec measure;                         // for the estimate
+};
+PlanDimensions dimensions_of(const SearchSpace& space);
 
 // One configuration left out of a group, for every size.
 struct SkippedConfig {
@@ -58,6 +83,8 @@ struct SpacePlan {
   double estimated_halving_s = 0;  // with the successive-halving strategy
 };
 
+SpacePlan plan_space(const SearchSpace& space, const SpaceContext& context, const PlanDimensions& dimensions, const EstimateModel& model = {});
+// The space alone: plan_space(space, context, dimensions_of(space), model).
 SpacePlan plan_space(const SearchSpace& space, const SpaceContext& context, const EstimateModel& model = {});
 // The dry-run text: one block per group, skipped configurations aggregated by reason.
 std::string format_plan(const SpacePlan& plan);

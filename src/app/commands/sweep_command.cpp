@@ -53,7 +53,9 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
   const auto caller_env = runtime::current_environment();
   const auto nvls = caller_env.find("NCCL_NVLS_ENABLE");
   context.caller_disables_nvls = broadcast_as(comm, nvls != caller_env.end() && nvls->second == "0", 0);
-  tuner::SpacePlan planned = tuner::plan_space(space, context);
+  // The resolved plan, not the space alone: flags typed beside --space shape both the dry run
+  // and the run.
+  tuner::SpacePlan planned = tuner::plan_space(space, context, plan_dimensions(plan));
   planned.strategy = plan.nccl.strategy;
   if (comm.rank() == 0 && !placed && context.nranks == 0)
     std::printf("# no GPU visible here: rank count unknown, so NCCL's per-rank-count limits are not applied (--gpus N plans for N per node)\n");

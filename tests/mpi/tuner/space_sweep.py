@@ -96,6 +96,40 @@ def dry_run(opts):
     check(p.returncode == 0 and "rank count unknown" in p.stdout and "group default" in p.stdout, "dry run without GPUs", p.detail)
     p = run(opts, ["--space", "quick", "--strategy", "exhaustive", "--dry-run"])
     check("strategy exhaustive" in p.stdout, "--strategy overrides the space's strategy", p.detail)
+    dry_run_lists_what_the_run_measures(opts)
+
+
+def planned_counts(text):
+    """{group: points} from a dry run's "group NAME: ...\n  N points" lines."""
+    counts, group = {}, None
+    for line in text.splitlines():
+        if line.startswith("group ") and ": skipped:" not in line:
+            group = line[len("group "):].split(":")[0]
+        elif group and line.startswith("  ") and " points" in line:
+            counts[group] = int(line.split()[0])
+            group = None
+    return counts
+
+
+def dry_run_lists_what_the_run_measures(opts):
+    # Flags beside --space replace the space's collectives, sizes and placements and add the
+    # second p2p implementation: the dry run must plan what the run then measures.
+    flags = ["--space", space_file(opts), "--strategy", "exhaustive", "--collectives", "allreduce,alltoall", "-b", "64", "-e", "4K",
+             "--placement", "both", "--p2p-impl", "both"]
+    p = run(opts, flags + ["--dry-run"])
+    check(p.returncode == 0, "dry run with flags beside --space exits 0", p.detail)
+    planned = planned_counts(p.stdout)
+    out = os.path.join(opts.workdir, "flags-out")
+    r = run(opts, ["--backend", "nccl", "--no-tune", "-o", out] + flags)
+    check(r.returncode == 0, f"the same sweep measured ({r.seconds:.1f} s)", r.detail)
+    with open(os.path.join(out, "results.json")) as f:
+        runs = json.load(f)["runs"]
+    measured = {x["group"]: len(x["points"]) for x in runs}
+    check(planned == measured and measured, f"dry run's points per group {planned} are the run's {measured}", p.stdout)
+    seen = {(x["collective"], x.get("impl"), x["in_place"], x["size_bytes"]) for x in runs[0]["points"]}
+    check({c for c, _, _, _ in seen} == {"allreduce", "alltoall"} and {i for _, i, _, _ in seen} == {None, "native", "grouped"}
+          and {ip for _, _, ip, _ in seen} == {False, True}, "the run measured the flags' collectives, implementations and placements",
+          json.dumps(sorted(map(str, seen)))[:800])
 
 
 def bad_inputs(opts):

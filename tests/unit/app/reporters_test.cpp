@@ -203,6 +203,26 @@ TEST(JsonReporter, JournalsEveryPointAtOnceAndMarksAnInterruptedRun) {
   EXPECT_EQ(saved.runs.at(0).points.size(), 2u);  // the interrupted collective's points too
 }
 
+// The run's summary (runs[].nccl_offered) is the union of its points' offers per collective;
+// a point that widens it is journalled with the new union, so a killed sweep keeps it too.
+TEST(JsonReporter, OfferedAlgorithmsAreUnitedPerCollective) {
+  TempDir d;
+  const std::string path = (d.path / "results.json").string();
+  Results initial;
+  initial.meta.status = MetaStatus::Running;
+  JsonReporter json(initial, path);
+  json.begin_run(run("default"));
+  PointResult a = point(8, false);
+  a.offered_algos = {algorithm_bit(Algorithm::Ring), {"warp9"}};
+  PointResult b = point(64, false);
+  b.offered_algos = {algorithm_bit(Algorithm::Tree), {}};
+  json.point(a);
+  json.point(b);
+  const AlgorithmOffer both{algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring), {"warp9"}};
+  EXPECT_EQ(json.results().runs.at(0).nccl_offered.at(Collective::AllReduce), both);
+  EXPECT_EQ(load_results(path).runs.at(0).nccl_offered.at(Collective::AllReduce), both);  // from the journal
+}
+
 // Issue 24 (F16): a file saved while a run is measured says "interrupted" for it (what a
 // crash leaves), and the run's own status once its group has ended.
 TEST(JsonReporter, AnOpenRunIsSavedAsInterruptedUntilItEnds) {

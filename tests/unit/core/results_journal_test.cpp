@@ -58,7 +58,8 @@ TEST(ResultsJournal, KilledSweepKeepsEveryJournalledPoint) {
   save_results(started(), results);
   {
     ResultsJournal journal(journal_path_for(results), "2026-11-24T20:00:00Z");
-    journal.point(0, 1, point(16, "bad \xff byte"), {"ring"});  // outside text never makes the writer throw
+    // "warp9": an algorithm of an NCCL newer than this build, kept as the journal names it.
+    journal.point(0, 1, point(16, "bad \xff byte"), AlgorithmOffer{algorithm_bit(Algorithm::Ring), {"warp9"}});  // outside text never makes the writer throw
     journal.point(0, 2, point(32), {});
     journal.screened(0, 0, point(64));
   }
@@ -68,7 +69,7 @@ TEST(ResultsJournal, KilledSweepKeepsEveryJournalledPoint) {
   ASSERT_EQ(r.runs[0].points.size(), 3u);
   EXPECT_EQ(r.runs[0].points[2].size_bytes, 32u);
   EXPECT_EQ(r.runs[0].screened.size(), 1u);
-  EXPECT_EQ(r.runs[0].nccl_offered.at("allreduce"), std::vector<std::string>{"ring"});
+  EXPECT_EQ(r.runs[0].nccl_offered.at(Collective::AllReduce), (AlgorithmOffer{algorithm_bit(Algorithm::Ring), {"warp9"}}));
   // Idempotent: folding into results that already hold the points adds nothing.
   Results again = r;
   EXPECT_EQ(fold_journal(again, read_file(journal_path_for(results)), "j").added, 0u);
@@ -84,6 +85,13 @@ TEST(ResultsJournal, ForeignOrGappedJournalsAreRefused) {
   nlohmann::json run9{{"run", 9}, {"index", 1}, {"point", point(8)}};
   EXPECT_THROW(fold_journal(r, header + run9.dump() + "\n", "j"), UsageError);
   EXPECT_THROW(fold_journal(r, header + "garbage\n{}\n", "j"), UsageError);  // only the last line may be cut
+  nlohmann::json bad_offer{{"run", 0}, {"index", 1}, {"point", point(8)}, {"offered", {"ring", 7}}};
+  try {
+    fold_journal(r, header + bad_offer.dump() + "\n", "j");
+    FAIL() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(e.what_only().find("not an algorithm name"), std::string::npos) << e.what_only();
+  }
 }
 
 // F7: 99 MB of `{}` in "topology" took 5.8 GB in `compare`; the count refuses it first.

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -184,4 +185,54 @@ TEST(ResultsJson, RefusesUnknownNamesNamingTheFile) {
   const Results r = parse_results(j.dump(), "r.json");
   EXPECT_EQ(r.runs[0].points[0].config.algo, Algorithm::Ring);
   EXPECT_EQ(r.runs[0].points[0].config.proto, Protocol::Simple);
+}
+
+// Inside the process the offered algorithms are a set; names exist only in the file. An NCCL
+// newer than this build may offer one it does not know: reading and writing the file back
+// keeps that name, and a merge keeps it once.
+TEST(ResultsJson, OfferedAlgorithmsKeepNamesThisBuildDoesNotKnow) {
+  nlohmann::json j = sample();
+  j["runs"][0]["points"][0]["chosen"]["offered"] = {"tree", "ring", "warp9"};
+  j["runs"][0]["nccl_offered"] = {{"allgather", {"ring", "nvls", "warp9"}}, {"allreduce", {"tree"}}};
+  const Results r = j.get<Results>();
+  const AlgorithmOffer& point = r.runs[0].points[0].offered_algos;
+  EXPECT_EQ(point.known, algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring));
+  EXPECT_EQ(point.unknown, std::vector<std::string>{"warp9"});
+  const AlgorithmOffer& run = r.runs[0].nccl_offered.at(Collective::AllGather);
+  EXPECT_EQ(run, (AlgorithmOffer{algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls), {"warp9"}}));
+  EXPECT_EQ(r.runs[0].nccl_offered.at(Collective::AllReduce), (AlgorithmOffer{algorithm_bit(Algorithm::Tree), {}}));
+  EXPECT_EQ(nlohmann::json(r), j);  // the file's names, unchanged
+
+  AlgorithmOffer merged = point;
+  merged |= run;
+  EXPECT_EQ(merged.known, algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls));
+  EXPECT_EQ(merged.unknown, std::vector<std::string>{"warp9"});
+
+  // Byte for byte through the file.
+  const auto dir = std::filesystem::temp_directory_path() / ("cctune-offer-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  save_results(r, (dir / "a.json").string());
+  save_results(load_results((dir / "a.json").string()), (dir / "b.json").string());
+  const auto text = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string a = text(dir / "a.json");
+  EXPECT_NE(a.find("\"warp9\""), std::string::npos);
+  EXPECT_EQ(a, text(dir / "b.json"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ResultsJson, RefusesMalformedOfferedLists) {
+  for (const nlohmann::json& bad : {nlohmann::json("ring"), nlohmann::json{"ring", 7}, nlohmann::json{""}}) {
+    nlohmann::json j = sample();
+    j["runs"][0]["points"][0]["chosen"]["offered"] = bad;
+    EXPECT_THROW(j.get<Results>(), UsageError) << bad.dump();
+  }
+  nlohmann::json j = sample();
+  j["runs"][0]["nccl_offered"] = {{"warpcast", {"ring"}}};
+  EXPECT_THROW(j.get<Results>(), UsageError);
+  j["runs"][0]["nccl_offered"] = {"ring"};
+  EXPECT_THROW(j.get<Results>(), UsageError);
 }

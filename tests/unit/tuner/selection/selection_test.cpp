@@ -123,7 +123,7 @@ Results with_nvls_winning() {
   std::vector<PointResult> nvls;
   for (PointResult& p : run.points) {
     if (p.status != PointStatus::Ok) continue;
-    p.offered_algos = {"tree", "ring", "nvls"};
+    p.offered_algos.known = algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls);
     if (p.in_place || p.config.algo.has_value() || p.size_bytes < (32u << 20)) continue;
     PointResult n = p;
     n.config = {Algorithm::Nvls, Protocol::Simple, 0, false};

@@ -205,15 +205,46 @@ TEST(SpaceFile, DescriptionMustBeAString) {
   EXPECT_THROW(parse_space(text, "edited.json"), UsageError);
 }
 
+// The dimensions given replace the space's: the plan multiplies them as the run does (each
+// p2p implementation, each root, each placement), so --dry-run can show the run's points.
+TEST(Plan, GivenDimensionsReplaceTheSpacesOwn) {
+  const SearchSpace space = load_space("quick", {kSpaces});
+  SpaceContext ctx;
+  ctx.nranks = 4;
+  ctx.nnodes = 1;
+  PlanDimensions d = dimensions_of(space);
+  d.collectives = {Collective::AllToAll, Collective::Broadcast};
+  d.sizes = {1024, 4096};
+  d.configs = {PointConfig{}};  // NCCL's own choice: feasible for both
+  d.p2p_impls = {P2pImpl::Native, P2pImpl::Grouped};
+  d.placements = {false, true};
+  d.all_roots = true;
+  const SpacePlan plan = plan_space(space, ctx, d);
+  const PlannedGroup& g = group(plan, "default");
+  std::size_t alltoall = 0, broadcast = 0;
+  std::set<int> roots;
+  for (const PlannedPoint& p : g.points) {
+    if (p.collective == Collective::AllToAll) ++alltoall;
+    if (p.collective == Collective::Broadcast) {
+      ++broadcast;
+      roots.insert(p.root);
+    }
+  }
+  EXPECT_EQ(alltoall, 2u * 2u * 2u);        // implementations x sizes x placements
+  EXPECT_EQ(broadcast, 4u * 2u * 2u);       // roots x sizes x placements
+  EXPECT_EQ(roots, (std::set<int>{0, 1, 2, 3}));
+  EXPECT_EQ(g.points.size(), alltoall + broadcast);  // no collective of the space's own list
+}
+
 TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
   const SearchSpace space = load_space("default", {kSpaces});
   SpaceContext ctx;
   ctx.nranks = 8;
   ctx.nnodes = 1;
   // As an 8-GPU NVSwitch node's cost tables report it with NVLS enabled (NCCL's default there).
-  ctx.offered[Collective::AllReduce] = {"tree", "ring", "nvls"};
-  ctx.offered[Collective::AllGather] = {"ring", "nvls"};
-  ctx.offered[Collective::ReduceScatter] = {"ring", "nvls"};
+  ctx.offered[Collective::AllReduce] = algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls);
+  ctx.offered[Collective::AllGather] = algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls);
+  ctx.offered[Collective::ReduceScatter] = algorithm_bit(Algorithm::Ring) | algorithm_bit(Algorithm::Nvls);
   const SpacePlan on = plan_space(space, ctx);
   const PlannedGroup& d = group(on, "default");
   EXPECT_TRUE(planned(d, Collective::AllReduce, "nvls", "simple", 0));
@@ -221,7 +252,7 @@ TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
   EXPECT_TRUE(planned(d, Collective::AllGather, "nvls", "simple", 0));
   EXPECT_GT(skipped_with(d, Collective::AllReduce, "collnet_direct", "cost table offered no collnet_direct"), 0u);
 
-  ctx.offered[Collective::AllReduce] = {"tree", "ring"};  // NVLS off, or no NVSwitch
+  ctx.offered[Collective::AllReduce] = algorithm_bit(Algorithm::Tree) | algorithm_bit(Algorithm::Ring);  // NVLS off, or no NVSwitch
   const SpacePlan off = plan_space(space, ctx);
   EXPECT_FALSE(planned(group(off, "default"), Collective::AllReduce, "nvls", "simple", 0));
   EXPECT_GT(skipped_with(group(off, "default"), Collective::AllReduce, "nvls", "cost table offered no nvls for allreduce"), 0u);
