@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <regex>
+#include <set>
 #include <tuple>
 
 #include "core/collective_traits.hpp"
@@ -219,11 +220,27 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
     throw UsageError("group \"" + set.groups[ref].name + "\" has no NCCL default (\"auto\") point to compare with",
                      "sweep with the \"auto\" algorithm/protocol in the space (every built-in space has it)");
 
+  // A job's weights: each lands on a measured size; only those sizes count from here on.
+  const bool weighted = !options.job_weights.empty();
+  MappedWeights mapped;
+  if (weighted) {
+    std::set<SizeKey> measured;
+    for (const auto& [key, d] : ref_decisions) measured.insert(key);
+    mapped = map_job_weights(options.job_weights, measured);
+    out.notes.insert(out.notes.end(), mapped.notes.begin(), mapped.notes.end());
+    if (mapped.calls_per_step.empty())
+      throw UsageError("none of the job's (collective, ranks, nodes) shapes was measured in these results",
+                       "sweep the job's shapes with `cctune sweep --workload FILE` on an allocation of the job's ranks and nodes");
+  }
+  const auto counts = [&](const SizeKey& key) { return !weighted || mapped.calls_per_step.count(key) > 0; };
+
   std::optional<std::size_t> best;
+  const auto score_of = [&](const GroupScore& s) { return weighted ? s.job_speedup : s.geomean_speedup; };
   for (std::size_t g = 0; g < set.groups.size(); ++g) {
-    GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, ref_decisions.size()};
-    double log_sum = 0;
+    GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, ref_decisions.size(), 0};
+    double log_sum = 0, job_default_us = 0, job_group_us = 0;
     for (const auto& [key, ref_d] : ref_decisions) {
+      if (!counts(key)) continue;
       auto it = per_group[g].find(key);
       if (it == per_group[g].end()) {
         score.eligible = false;
@@ -238,22 +255,42 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
         break;
       }
       log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);
+      if (weighted) {
+        job_default_us += mapped.calls_per_step.at(key) * ref_d.baseline_timing.time_us;
+        job_group_us += mapped.calls_per_step.at(key) * it->second.choice_timing.time_us;
+      }
     }
     if (score.eligible) {
-      score.geomean_speedup = std::exp(log_sum / static_cast<double>(ref_decisions.size()));
-      if (!best || score.geomean_speedup > out.groups[*best].geomean_speedup) best = g;
+      if (weighted) score.sizes = mapped.calls_per_step.size();
+      score.geomean_speedup = std::exp(log_sum / static_cast<double>(score.sizes));
+      score.job_speedup = job_group_us > 0 ? job_default_us / job_group_us : 0;
+      if (!best || score_of(score) > score_of(out.groups[*best])) best = g;
     }
     out.groups.push_back(score);
   }
   std::size_t chosen = ref;
-  if (best && *best != ref && out.groups[*best].geomean_speedup >= out.groups[ref].geomean_speedup * (1.0 + options.min_gain))
-    chosen = *best;
+  if (best && *best != ref && score_of(out.groups[*best]) >= score_of(out.groups[ref]) * (1.0 + options.min_gain)) chosen = *best;
   out.group = set.groups[chosen].name;
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);
   profile.provenance.baseline_env = baseline_environment(results, out.group);
-  for (const auto& [key, d] : per_group[chosen]) out.decisions.push_back(d);
-  profile.rules = rules_from(per_group[chosen], options, out.rule_observed_channels);
+  Decisions kept;  // job-weighted: a rule only at a size the job issues
+  for (const auto& [key, d] : per_group[chosen])
+    if (counts(key)) kept.emplace(key, d);
+  for (const auto& [key, d] : kept) out.decisions.push_back(d);
+  profile.rules = rules_from(kept, options, out.rule_observed_channels);
+  if (weighted) {
+    out.job_weighted = true;
+    out.job_per_step = options.job_per_step;
+    std::vector<JobTerm> terms;
+    for (const auto& [key, cps] : mapped.calls_per_step) {
+      const SizeDecision& here = kept.at(key);
+      // Collectives no rule steers run NCCL's default of the chosen group.
+      const Timing profile_time = is_tunable(key.first.collective) ? here.choice_timing : here.baseline_timing;
+      terms.push_back({key.first, cps, ref_decisions.at(key).baseline_timing, profile_time});
+    }
+    out.job_times = sum_job_time(terms);
+  }
   if (unexpressible)
     out.notes.push_back(std::to_string(unexpressible) +
                         " faster point(s) ran NCCL's own algorithm/protocol without the plugin observing which; a rule "
