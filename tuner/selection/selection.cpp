@@ -174,6 +174,53 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
   return rules;
 }
 
+// Group `g` against the reference group's NCCL defaults: eligible when measured everywhere the
+// reference was and never slower beyond noise; the geometric mean of its speedups and, with a
+// job's weights (`job`), its speedup in the job's collective time, over the sizes the job issues.
+GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, const std::vector<Decisions>& per_group,
+                       const TuneOptions& options, const MappedWeights* job) {
+  const Decisions& ref_decisions = per_group[ref];
+  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, job ? job->calls_per_step.size() : ref_decisions.size(), 0};
+  double log_sum = 0, job_default_us = 0, job_group_us = 0;
+  for (const auto& [key, ref_d] : ref_decisions) {
+    if (job && !job->calls_per_step.count(key)) continue;
+    auto it = per_group[g].find(key);
+    if (it == per_group[g].end()) {
+      score.eligible = false;
+      score.reason = "not measured at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
+      return score;
+    }
+    // Another group's environment applies to every size: it must not lose where it has no
+    // rule to correct it (NCCL_BUFFSIZE=8M cost 3% at 512 MiB reducescatter on 2xH200).
+    if (g != ref && significantly_faster(ref_d.baseline_timing, it->second.choice_timing, options.min_gain, options.min_gain_us)) {
+      score.eligible = false;
+      score.reason = "slower than NCCL's default at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
+      return score;
+    }
+    log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);
+    if (job) {
+      job_default_us += job->calls_per_step.at(key) * ref_d.baseline_timing.time_us;
+      job_group_us += job->calls_per_step.at(key) * it->second.choice_timing.time_us;
+    }
+  }
+  score.geomean_speedup = std::exp(log_sum / static_cast<double>(score.sizes));
+  score.job_speedup = job_group_us > 0 ? job_default_us / job_group_us : 0;
+  return score;
+}
+
+// The job's time per step under the reference group's NCCL defaults and under the profile
+// (the chosen group's decisions `kept`).
+std::vector<JobTime> job_times_of(const Decisions& kept, const Decisions& ref_decisions, const MappedWeights& job) {
+  std::vector<JobTerm> terms;
+  for (const auto& [key, cps] : job.calls_per_step) {
+    const SizeDecision& here = kept.at(key);
+    // Collectives no rule steers run NCCL's default of the chosen group.
+    const Timing profile_time = is_tunable(key.first.collective) ? here.choice_timing : here.baseline_timing;
+    terms.push_back({key.first, cps, ref_decisions.at(key).baseline_timing, profile_time});
+  }
+  return sum_job_time(terms);
+}
+
 }  // namespace
 
 bool has_nccl_measurements(const Results& results) {
@@ -235,37 +282,10 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   const auto counts = [&](const SizeKey& key) { return !weighted || mapped.calls_per_step.count(key) > 0; };
 
   std::optional<std::size_t> best;
-  const auto score_of = [&](const GroupScore& s) { return weighted ? s.job_speedup : s.geomean_speedup; };
+  const auto score_of = [&](const GroupScore& sc) { return weighted ? sc.job_speedup : sc.geomean_speedup; };
   for (std::size_t g = 0; g < set.groups.size(); ++g) {
-    GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, ref_decisions.size(), 0};
-    double log_sum = 0, job_default_us = 0, job_group_us = 0;
-    for (const auto& [key, ref_d] : ref_decisions) {
-      if (!counts(key)) continue;
-      auto it = per_group[g].find(key);
-      if (it == per_group[g].end()) {
-        score.eligible = false;
-        score.reason = "not measured at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
-        break;
-      }
-      // Another group's environment applies to every size: it must not lose where it has no
-      // rule to correct it (NCCL_BUFFSIZE=8M cost 3% at 512 MiB reducescatter on 2xH200).
-      if (g != ref && significantly_faster(ref_d.baseline_timing, it->second.choice_timing, options.min_gain, options.min_gain_us)) {
-        score.eligible = false;
-        score.reason = "slower than NCCL's default at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
-        break;
-      }
-      log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);
-      if (weighted) {
-        job_default_us += mapped.calls_per_step.at(key) * ref_d.baseline_timing.time_us;
-        job_group_us += mapped.calls_per_step.at(key) * it->second.choice_timing.time_us;
-      }
-    }
-    if (score.eligible) {
-      if (weighted) score.sizes = mapped.calls_per_step.size();
-      score.geomean_speedup = std::exp(log_sum / static_cast<double>(score.sizes));
-      score.job_speedup = job_group_us > 0 ? job_default_us / job_group_us : 0;
-      if (!best || score_of(score) > score_of(out.groups[*best])) best = g;
-    }
+    GroupScore score = score_group(set, g, ref, per_group, options, weighted ? &mapped : nullptr);
+    if (score.eligible && (!best || score_of(score) > score_of(out.groups[*best]))) best = g;
     out.groups.push_back(score);
   }
   std::size_t chosen = ref;
@@ -282,14 +302,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   if (weighted) {
     out.job_weighted = true;
     out.job_per_step = options.job_per_step;
-    std::vector<JobTerm> terms;
-    for (const auto& [key, cps] : mapped.calls_per_step) {
-      const SizeDecision& here = kept.at(key);
-      // Collectives no rule steers run NCCL's default of the chosen group.
-      const Timing profile_time = is_tunable(key.first.collective) ? here.choice_timing : here.baseline_timing;
-      terms.push_back({key.first, cps, ref_decisions.at(key).baseline_timing, profile_time});
-    }
-    out.job_times = sum_job_time(terms);
+    out.job_times = job_times_of(kept, ref_decisions, mapped);
   }
   if (unexpressible)
     out.notes.push_back(std::to_string(unexpressible) +

@@ -155,28 +155,11 @@ class SweepCommand : public Command {
     // Worker placement, once per job: planning and the sweep both use it.
     std::optional<Placement> placed;
     if (plan.backend == BackendChoice::Nccl && gpus) placed = place_workers(session, plan.nccl, gpus->device_count);
-    std::optional<workload::WorkloadPlan> job_plan;
-    nlohmann::json job_settings;
     if (loaded) {
-      // The job's shapes replace the collectives, sizes and types of the flags (and the space).
-      const workload::JobShape job = job_shape_of(session, plan, placed);
-      agree_on_errors(comm, [&] { job_plan = workload::plan_workload(loaded->workload, job, static_cast<std::size_t>(workload_sizes_)); });
-      if (space) {
-        space->collectives = job_plan->collectives();
-        space->sizes = SizeSequence{};
-        space->sizes.list = job_plan->sizes();
-        space->dtypes = job_plan->dtypes();
-        overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
-      }
-      apply_workload(*job_plan, overrides);
-      plan = resolve_sweep(args_, nccl_usable, nccl_usable && (!gpus || gpus->device_count > 0), overrides);
-      job_settings = workload_settings(*loaded, job, *job_plan);
-      if (args_.dry_run && !space) {
-        agree_on_plan(comm, plan_settings(plan, space, std::nullopt, job_settings));
-        if (comm.rank() == 0) std::printf("%s", format_workload_plan(*loaded, job, *job_plan, plan, job.nranks).c_str());
-        return exit_code::ok;
-      }
+      const bool gpus_present = nccl_usable && (!gpus || gpus->device_count > 0);
+      if (plan_for_workload(session, *loaded, plan, overrides, space, placed, nccl_usable, gpus_present)) return exit_code::ok;
     }
+    const nlohmann::json& job_settings = job_settings_;
     if (plan.backend == BackendChoice::Mpi) check_root(plan, comm.size());  // NCCL: once its ranks are placed
     if (space && !resume_dir_.empty())
       throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
@@ -190,8 +173,8 @@ class SweepCommand : public Command {
       if (args_.dry_run) {
         agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
-        if (comm.rank() == 0 && job_plan)
-          std::printf("%s", format_workload_plan(*loaded, job_shape_of(session, plan, placed), *job_plan, plan, 0).c_str());
+        if (comm.rank() == 0 && job_plan_)
+          std::printf("%s", format_workload_plan(*loaded, job_shape_of(session, plan, placed), *job_plan_, plan, 0).c_str());
         return exit_code::ok;
       }
       apply_space_plan(*planned, plan);
@@ -201,6 +184,31 @@ class SweepCommand : public Command {
   }
 
  private:
+  // --workload: the job's shapes this allocation reproduces replace the collectives, sizes and
+  // types of the flags (and of the space); the plan is resolved again with them. True when a
+  // dry run without a space printed the plan: the command is done.
+  bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, PlanOverrides& overrides,
+                         std::optional<tuner::SearchSpace>& space, const std::optional<Placement>& placed, bool nccl_usable,
+                         bool gpus_present) {
+    RankComm& comm = session.comm();
+    const workload::JobShape job = job_shape_of(session, plan, placed);
+    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_)); });
+    if (space) {
+      space->collectives = job_plan_->collectives();
+      space->sizes = SizeSequence{};
+      space->sizes.list = job_plan_->sizes();
+      space->dtypes = job_plan_->dtypes();
+      overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+    }
+    apply_workload(*job_plan_, overrides);
+    plan = resolve_sweep(args_, nccl_usable, gpus_present, overrides);
+    job_settings_ = workload_settings(loaded, job, *job_plan_);
+    if (!args_.dry_run || space) return false;
+    agree_on_plan(comm, plan_settings(plan, space, std::nullopt, job_settings_));
+    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, plan, job.nranks).c_str());
+    return true;
+  }
+
   // Everything from the output files to the last line: the plan is settled.
   int measure(Session& session, const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
               const std::optional<tuner::SpacePlan>& planned, const std::optional<runtime::GpuQuery>& gpus,
@@ -278,6 +286,8 @@ class SweepCommand : public Command {
   bool force_ = false;  // --force: replace an existing results.json
   std::string workload_path_;  // --workload FILE
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);
+  std::optional<workload::WorkloadPlan> job_plan_;  // planned from --workload
+  nlohmann::json job_settings_;                     // meta.settings.workload; null without --workload
 };
 
 }  // namespace
