@@ -12,13 +12,15 @@
 #           forced broadcast/reduce configs and a p2p group, in the shared-GPU test mode (~4 min)
 #   diagnose  tests/gpu/diagnose_gpu_check.sh: cctune diagnose through NCCL on 4 emulated nodes
 #           (shared-GPU test mode), and the dry run of 1024 nodes
+#   workload  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
+#           through sweep --workload, tune and verify --workload (issue #25)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives or diagnose}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose or workload}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -56,6 +58,8 @@ for run in r["runs"]:
   diagnose)
     step diagnose_plan 30 "$b/cctune" diagnose --dry-run --nodes 1024 --gpus 8
     step diagnose 450 tests/gpu/diagnose_gpu_check.sh "$b" "$g" ;;
+  workload)
+    TAIL_LINES=80 step workload 540 tests/gpu/workload/workload_tune_gpu_check.sh "$b" "$g/workload" ;;
   *) echo "unknown part $part"; exit 2 ;;
 esac
 tar czf "$out/$part.tgz" -C "$g" .
