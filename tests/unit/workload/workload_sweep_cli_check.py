@@ -1,5 +1,5 @@
 """`cctune sweep --workload --dry-run` and `cctune tune` by the job's time, end to end without a GPU:
-  workload_sweep_cli_check.py CCTUNE SOURCE_DIR SCRATCH
+  workload_sweep_cli_check.py CCTUNE SOURCE_DIR SCRATCH [SELFTEST_MODULE]
 The dry run plans the real DDP and FSDP captures (2 ranks as 2 NCCL nodes) with their weights,
 names what cannot run here, buckets sizes beyond --workload-sizes; tune on the ddp_job fixture
 picks the group the job's time prefers, and the grid's geometric mean the other."""
@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 cctune, src, scratch = sys.argv[1:4]
+selftest = sys.argv[4] if len(sys.argv) > 4 else ""
 caps = os.path.join(src, "tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9")
 fixture = os.path.join(src, "tests/fixtures/tuning/ddp_job.results.json")
 shutil.rmtree(scratch, ignore_errors=True)
@@ -64,6 +65,34 @@ p = run("sweep", "--workload", fsdp, "--dry-run", "--gpus", "1", "--test-shared-
 expect(p.stdout, r"^# 7 distinct sizes bucketed into 3", "fsdp bucketed")
 if len([l for l in p.stdout.splitlines() if re.match(r"^(allreduce|allgather|reducescatter) ", l)]) > 6:
     failures.append(f"bucketing to 3 sizes left more than 2 collectives x 3 sizes: {p.stdout}")
+
+# A real sweep of the DDP workload through the NCCL runtime with the selftest worker stand-in
+# (no GPU, no NCCL): 2 ranks on 2 emulated nodes, exactly the job's sizes, the weights recorded.
+if selftest and os.path.exists(selftest):
+    import jsonschema
+    env = dict(os.environ, CCTUNE_NCCL_MODULE=selftest, CCTUNE_SELFTEST_GPUS="2")
+    out = os.path.join(scratch, "selftest-sweep")
+    p = subprocess.run([cctune, "sweep", "--backend", "nccl", "--workload", ddp, "--gpus", "2", "--emulate-nodes", "2",
+                        "--configs", "auto,ring/simple", "--placement", "out", "--max-time", "0.05", "--min-iters", "5",
+                        "--no-tune", "-o", out], capture_output=True, text=True, timeout=240, env=env)
+    if p.returncode != 0:
+        failures.append(f"selftest sweep --workload: rc {p.returncode}: {p.stderr[-600:]}")
+    else:
+        res = json.load(open(os.path.join(out, "results.json")))
+        jsonschema.validate(res, json.load(open(os.path.join(src, "configs/schema/results.schema.json"))),
+                            cls=jsonschema.Draft202012Validator)
+        w = res["meta"]["settings"]["workload"]
+        if w["sha256"] != sha or (w["nranks"], w["nnodes"]) != (2, 2) or len(w["points"]) != 6:
+            failures.append(f"meta.settings.workload: {w}")
+        for coll in ("allreduce", "broadcast"):
+            planned = sorted(pt["size_bytes"] for pt in w["points"] if pt["collective"] == coll)
+            measured = sorted({pt["size_bytes"] for run in res["runs"] for pt in run["points"] if pt["collective"] == coll})
+            if not set(planned) <= set(measured):
+                failures.append(f"{coll}: planned sizes {planned} not all measured: {measured}")
+        if any((run["nranks"], run["nnodes"]) != (2, 2) for run in res["runs"]):
+            failures.append(f"runs not on 2 ranks x 2 nodes: {[(r['nranks'], r['nnodes']) for r in res['runs']]}")
+elif selftest:
+    failures.append(f"selftest module {selftest} is not built")
 
 # Bad inputs: one line, exit 2.
 one_line_error(run("sweep", "--dry-run", "--gpus", "1", rc=2), ["--space or --workload"], "dry run of nothing")
