@@ -97,7 +97,12 @@ std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const JsonFields p = w.element("points", i);
     tuner::JobWeight jw;
-    jw.shape.collective = parse_collective(p.get<std::string>("collective"));
+    const std::string collective = p.get<std::string>("collective");
+    try {
+      jw.shape.collective = parse_collective(collective);
+    } catch (const UsageError&) {
+      throw UsageError(p.path("collective") + " \"" + text::terminal_text(collective) + "\" is not a collective", fix);
+    }
     jw.shape.nranks = p.get<int>("nranks");
     jw.shape.nnodes = p.get<int>("nnodes");
     jw.size_bytes = p.get<std::uint64_t>("size_bytes");
@@ -107,6 +112,12 @@ std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings) {
     out.push_back(jw);
   }
   return out;
+}
+
+bool job_per_step_of(const nlohmann::json& settings) {
+  if (!settings.is_object() || !settings.contains("workload")) return true;
+  const JsonFields w(settings.at("workload"), "meta.settings.workload", "re-run `cctune sweep --workload FILE`");
+  return w.get_optional<bool>("per_step").value_or(true);
 }
 
 std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,

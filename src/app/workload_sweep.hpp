@@ -35,6 +35,8 @@ nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job
 // The job's weights recorded by a workload sweep (empty when the results hold none). Throws
 // UsageError naming the key for a malformed record.
 std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings);
+// Whether those weights count calls per step (false: per capture, the steps were unknown).
+bool job_per_step_of(const nlohmann::json& settings);
 std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan);
 
 // The dry run's text: the job's points with their weights, what cannot run here and why, the

@@ -129,12 +129,7 @@ WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_size
                      "run with the job's rank and node counts (--emulate-nodes K splits each host into K NCCL nodes)");
   }
   const auto to = bucket_sizes(entries, max_sizes);
-  plan.distinct_sizes = 0;
-  {
-    std::set<std::uint64_t> distinct;
-    for (const Entry& e : entries) distinct.insert(e.bytes);
-    plan.distinct_sizes = distinct.size();
-  }
+  plan.distinct_sizes = to.size();
   plan.bucketed = plan.distinct_sizes > max_sizes;
   std::map<std::pair<Collective, std::uint64_t>, WorkloadPoint> points;
   std::map<std::pair<Collective, std::uint64_t>, std::map<DType, double>> dtype_time;

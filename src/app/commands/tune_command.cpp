@@ -108,7 +108,7 @@ class TuneCommand : public Command {
     }
     if (workload_.empty()) {
       options.job_weights = job_weights_of(results.meta.settings);
-      options.job_per_step = results.meta.settings.value("workload", nlohmann::json::object()).value("per_step", true);
+      options.job_per_step = job_per_step_of(results.meta.settings);
       return;
     }
     const LoadedWorkload w = load_workload(workload_);

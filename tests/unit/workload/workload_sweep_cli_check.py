@@ -114,6 +114,15 @@ expect(p.stdout, r"^# process-level group: channels-32", "grid group")
 if os.path.exists(os.path.join(scratch, "grid", "job_time.json")):
     failures.append("--grid wrote job_time.json")
 
+# A recorded workload that is not what the sweep writes: one line naming the key, exit 2.
+for key, value, words in [("per_step", "yes", ["meta.settings.workload.per_step"]),
+                          ("points", [{"collective": "allfoo"}], ["meta.settings.workload.points[0]"])]:
+    doc = json.load(open(fixture))
+    doc["meta"]["settings"]["workload"][key] = value
+    bad_results = os.path.join(scratch, f"bad_{key}.results.json")
+    json.dump(doc, open(bad_results, "w"))
+    one_line_error(run("tune", bad_results, "-o", os.path.join(scratch, "bad"), rc=2), words, f"recorded workload with bad {key}")
+
 # The same job as a workload file of 8 ranks on one node: only the large buckets this time.
 job = {"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log"], "steps": 1, "communicators": [{
     "id": "0x1", "nranks": 8, "nnodes": 1, "ranks": list(range(8)), "calls": [
