@@ -180,8 +180,8 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
 GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, const std::vector<Decisions>& per_group,
                        const TuneOptions& options, const MappedWeights* job) {
   const Decisions& ref_decisions = per_group[ref];
-  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, job ? job->calls_per_step.size() : ref_decisions.size(), 0};
-  double log_sum = 0, job_default_us = 0, job_group_us = 0;
+  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, job ? job->calls_per_step.size() : ref_decisions.size(), 0, false};
+  double log_sum = 0, job_default_us = 0, job_group_us = 0, job_variance = 0;
   for (const auto& [key, ref_d] : ref_decisions) {
     if (job && !job->calls_per_step.count(key)) continue;
     auto it = per_group[g].find(key);
@@ -201,10 +201,14 @@ GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, 
     if (job) {
       job_default_us += job->calls_per_step.at(key) * ref_d.baseline_timing.time_us;
       job_group_us += job->calls_per_step.at(key) * it->second.choice_timing.time_us;
+      const double a = job->calls_per_step.at(key) * ref_d.baseline_timing.halfwidth_us;
+      const double b = job->calls_per_step.at(key) * it->second.choice_timing.halfwidth_us;
+      job_variance += a * a + b * b;
     }
   }
   score.geomean_speedup = std::exp(log_sum / static_cast<double>(score.sizes));
   score.job_speedup = job_group_us > 0 ? job_default_us / job_group_us : 0;
+  score.job_beyond_noise = job_default_us - job_group_us > std::sqrt(job_variance);
   return score;
 }
 
@@ -289,7 +293,10 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
     out.groups.push_back(score);
   }
   std::size_t chosen = ref;
-  if (best && *best != ref && score_of(out.groups[*best]) >= score_of(out.groups[ref]) * (1.0 + options.min_gain)) chosen = *best;
+  // With a job, another group's environment must also gain beyond the noise of the times summed.
+  if (best && *best != ref && score_of(out.groups[*best]) >= score_of(out.groups[ref]) * (1.0 + options.min_gain) &&
+      (!weighted || out.groups[*best].job_beyond_noise))
+    chosen = *best;
   out.group = set.groups[chosen].name;
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);

@@ -61,6 +61,7 @@ struct GroupScore {
   double geomean_speedup = 0;      // over the reference group's NCCL defaults, every size
   std::size_t sizes = 0;
   double job_speedup = 0;          // job-weighted: the job's time under NCCL defaults / with this group
+  bool job_beyond_noise = false;   // ...and its gain exceeds the half-widths (root-sum-square) of the times summed
 };
 
 struct TuneOutputs {

@@ -73,6 +73,22 @@ TEST(JobTime, WeightsLandOnTheNearestMeasuredSizeAndSaySo) {
   EXPECT_NE(m.notes[1].find("1 of the job's"), std::string::npos) << m.notes[1];
 }
 
+TEST(JobTime, AGroupsGainWithinTheNoiseOfTheJobsTimeKeepsTheReference) {
+  // buffsize-8M's 8 and 16 MiB points as noisy as their gain (+/-12 %): 10 % less job time is
+  // no longer beyond the summed half-widths, so NCCL's default environment stays.
+  Results r = ddp_fixture();
+  for (RunResult& run : r.runs)
+    if (run.group == "buffsize-8M")
+      for (PointResult& p : run.points)
+        if (p.size_bytes >= 8 * MiB) p.rel_noise = 0.12;
+  TuneOptions options;
+  options.job_weights = ddp_job({{4, 1}, {KiB, 1}, {64 * KiB, 1}, {8 * MiB, 6}, {16 * MiB, 0.25}});
+  const TuneOutputs out = tune_results(r, options);
+  EXPECT_GT(out.groups[2].job_speedup, 1.09);
+  EXPECT_FALSE(out.groups[2].job_beyond_noise);
+  EXPECT_EQ(out.group, "default");
+}
+
 TEST(JobTime, NoMeasuredShapeOfTheJobIsAUsageError) {
   TuneOptions options;
   options.job_weights = {{{Collective::AllReduce, 16, 2}, 8 * MiB, 6}};
