@@ -38,6 +38,8 @@ std::string shape_text(const workload::CallShape& s) {
   return s.kind == workload::CallKind::Collective ? to_string(s.collective) : workload::to_string(s.kind);
 }
 
+std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_points);
+
 }  // namespace
 
 LoadedWorkload load_workload(const std::string& path) { return parse_workload(path, read_file(path, max_workload_file_bytes)); }
@@ -121,7 +123,7 @@ bool job_per_step_of(const nlohmann::json& settings) {
 }
 
 std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,
-                                 const SweepPlan& sweep, int nranks) {
+                                 const SweepPlan* sweep) {
   std::string out;
   char line[512];
   const char* per = plan.per_step ? "step" : "capture";
@@ -155,8 +157,15 @@ std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job
                   u.nranks, u.nnodes, shape_text(u.shape).c_str(), static_cast<unsigned long long>(u.shape.bytes));
     out += line + text::terminal_text(u.reason) + "\n";
   }
+  if (sweep) out += sweep_estimate(*sweep, job.nranks, plan.points.size());
+  return out;
+}
+
+namespace {
+std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_points) {
   // The plan is a product (collectives x sizes x types x ops x placements x configs x groups):
   // say how many points that is next to the job's own.
+  char line[256];
   const auto specs = runtime::enumerate_points(sweep, std::max(nranks, 1));
   const std::size_t per_group = specs.size();
   const std::size_t groups = sweep.backend == BackendChoice::Nccl ? std::max<std::size_t>(sweep.nccl.groups.size(), 1) : 1;
@@ -168,9 +177,9 @@ std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job
     seconds += static_cast<double>(groups) * (model.point_overhead_s + std::min(sweep.measure.stop.max_time_s, iters * op_s));
   }
   std::snprintf(line, sizeof line, "# sweep: %zu points (%zu per config group x %zu groups) for the job's %zu; estimated %.0f s\n",
-                per_group * groups, per_group, groups, plan.points.size(), seconds);
-  out += line;
-  return out;
+                per_group * groups, per_group, groups, job_points, seconds);
+  return line;
 }
+}  // namespace
 
 }  // namespace cctune::app

@@ -39,10 +39,10 @@ std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings);
 bool job_per_step_of(const nlohmann::json& settings);
 std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan);
 
-// The dry run's text: the job's points with their weights, what cannot run here and why, the
-// sweep's point count (the product of collectives, sizes, data types, ops, placements, configs
-// and groups) and its estimated duration.
+// The dry run's text: the job's points with their weights, what cannot run here and why, and
+// with `sweep` the sweep's point count (the product of collectives, sizes, data types, ops,
+// placements, configs and groups) and its estimated duration (a space's plan prints its own).
 std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,
-                                 const SweepPlan& sweep, int nranks);
+                                 const SweepPlan* sweep);
 
 }  // namespace cctune::app

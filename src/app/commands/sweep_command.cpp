@@ -174,7 +174,7 @@ class SweepCommand : public Command {
         agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
         if (comm.rank() == 0 && job_plan_)
-          std::printf("%s", format_workload_plan(*loaded, job_shape_of(session, plan, placed), *job_plan_, plan, 0).c_str());
+          std::printf("%s", format_workload_plan(*loaded, job_shape_of(session, plan, placed), *job_plan_, nullptr).c_str());
         return exit_code::ok;
       }
       apply_space_plan(*planned, plan);
@@ -205,7 +205,7 @@ class SweepCommand : public Command {
     job_settings_ = workload_settings(loaded, job, *job_plan_);
     if (!args_.dry_run || space) return false;
     agree_on_plan(comm, plan_settings(plan, space, std::nullopt, job_settings_));
-    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, plan, job.nranks).c_str());
+    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &plan).c_str());
     return true;
   }
 

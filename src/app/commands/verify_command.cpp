@@ -290,7 +290,7 @@ class VerifyCommand : public Command {
     apply_workload(*job_plan_, overrides);
     job_settings_ = workload_settings(loaded, job, *job_plan_);
     SweepPlan planned = resolve_sweep(args_, true, gpus.device_count > 0, overrides);
-    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, planned, job.nranks).c_str());
+    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &planned).c_str());
     return planned;
   }
 
