@@ -82,7 +82,7 @@ nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job
 
 std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan) {
   std::vector<tuner::JobWeight> out;
-  for (const auto& p : plan.points) out.push_back({{p.collective, p.nranks, p.nnodes}, p.size_bytes, p.calls_per_step});
+  for (const auto& p : plan.points) out.push_back({{p.collective, p.nranks, p.nnodes}, p.size_bytes, p.calls_per_step, p.dtype});
   return out;
 }
 
@@ -109,6 +109,13 @@ std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings) {
     jw.shape.nnodes = p.get<int>("nnodes");
     jw.size_bytes = p.get<std::uint64_t>("size_bytes");
     jw.calls_per_step = p.get<double>("calls_per_step");
+    if (const auto dtype = p.get_optional<std::string>("dtype")) {
+      try {
+        jw.dtype = parse_dtype(*dtype);
+      } catch (const UsageError&) {
+        throw UsageError(p.path("dtype") + " \"" + text::terminal_text(*dtype) + "\" is not a data type", fix);
+      }
+    }
     if (!(jw.calls_per_step >= 0) || jw.calls_per_step > 1e12)
       throw UsageError(p.path("calls_per_step") + " is not a call count", fix);
     out.push_back(jw);

@@ -1,6 +1,7 @@
 #include "tuner/selection/job_time.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 
 namespace cctune::tuner {
@@ -29,6 +30,16 @@ MappedWeights map_job_weights(const std::vector<JobWeight>& weights, const std::
                                               "(sweep with --workload to measure exactly them)");
   if (unmeasured)
     out.notes.push_back(std::to_string(unmeasured) + " of the job's (collective, ranks, nodes) shapes were not measured at all; their time is not counted");
+  return out;
+}
+
+std::map<Collective, DType> job_dtypes(const std::vector<JobWeight>& weights) {
+  std::map<Collective, std::map<DType, double>> calls;
+  for (const JobWeight& w : weights)
+    if (w.dtype) calls[w.shape.collective][*w.dtype] += w.calls_per_step;
+  std::map<Collective, DType> out;
+  for (const auto& [c, by_type] : calls)
+    out[c] = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   return out;
 }
 

@@ -4,6 +4,7 @@
 // docs/TUNING.md "Tuning for a workload".
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,7 +20,11 @@ struct JobWeight {
   ShapeKey shape;
   std::uint64_t size_bytes = 0;
   double calls_per_step = 0;
+  std::optional<DType> dtype;  // the job's, where known: tune compares points of it
 };
+
+// Per collective the data type of the job's most frequent calls (what tune compares).
+std::map<Collective, DType> job_dtypes(const std::vector<JobWeight>& weights);
 
 using SizeKey = std::pair<ShapeKey, std::uint64_t>;
 

@@ -17,7 +17,7 @@ Results ddp_fixture() { return load_results(std::string(CCTUNE_SOURCE_DIR) + "/t
 
 std::vector<JobWeight> ddp_job(const std::vector<std::pair<std::uint64_t, double>>& calls) {
   std::vector<JobWeight> out;
-  for (const auto& [size, cps] : calls) out.push_back({{Collective::AllReduce, 8, 1}, size, cps});
+  for (const auto& [size, cps] : calls) out.push_back({{Collective::AllReduce, 8, 1}, size, cps, DType::Float32});
   return out;
 }
 
@@ -64,7 +64,7 @@ TEST(JobTime, WeightsLandOnTheNearestMeasuredSizeAndSaySo) {
   const ShapeKey ar{Collective::AllReduce, 8, 1};
   const std::set<SizeKey> measured{{ar, 4}, {ar, 8 * MiB}, {ar, 16 * MiB}};
   const MappedWeights m = map_job_weights(
-      {{ar, 8396800, 3}, {ar, 8433704, 3}, {ar, 2 * MiB, 1}, {{Collective::AllGather, 8, 1}, 4096, 2}}, measured);
+      {{ar, 8396800, 3, {}}, {ar, 8433704, 3, {}}, {ar, 2 * MiB, 1, {}}, {{Collective::AllGather, 8, 1}, 4096, 2, {}}}, measured);
   // Both DDP buckets (within 1 % of 8 MiB), and 2 MiB: two doublings from 8 MiB, 19 from 4 B.
   EXPECT_DOUBLE_EQ(m.calls_per_step.at({ar, 8 * MiB}), 7.0);
   EXPECT_EQ(m.calls_per_step.size(), 1u);
@@ -89,9 +89,36 @@ TEST(JobTime, AGroupsGainWithinTheNoiseOfTheJobsTimeKeepsTheReference) {
   EXPECT_EQ(out.group, "default");
 }
 
+TEST(JobTime, TheJobsDataTypeIsWhatIsCompared) {
+  // Each 8 MiB point measured again in int32 (twice as slow, listed after the float32 ones): the
+  // grid compares the first type seen; a job of int32 calls compares its own.
+  Results r = ddp_fixture();
+  for (RunResult& run : r.runs) {
+    std::vector<PointResult> more;
+    for (const PointResult& p : run.points)
+      if (p.size_bytes == 8 * MiB) {
+        more.push_back(p);
+        more.back().dtype = DType::Int32;
+        more.back().iter_us.median *= 2;
+      }
+    run.points.insert(run.points.end(), more.begin(), more.end());
+  }
+  const auto at_8mib = [](const TuneOutputs& out) {
+    for (const SizeDecision& d : out.decisions)
+      if (d.size_bytes == 8 * MiB) return d.baseline_timing.time_us;
+    return 0.0;
+  };
+  TuneOptions options;
+  options.job_weights = {{{Collective::AllReduce, 8, 1}, 8 * MiB, 6, DType::Int32}};
+  EXPECT_DOUBLE_EQ(at_8mib(tune_results(r, options)), 126.0);  // buffsize-8M's int32 default
+  options.job_weights[0].dtype = DType::Float32;
+  EXPECT_DOUBLE_EQ(at_8mib(tune_results(r, options)), 63.0);
+  EXPECT_DOUBLE_EQ(at_8mib(tune_results(r, TuneOptions{})), 70.3);  // the grid: channels-32, float32 first
+}
+
 TEST(JobTime, NoMeasuredShapeOfTheJobIsAUsageError) {
   TuneOptions options;
-  options.job_weights = {{{Collective::AllReduce, 16, 2}, 8 * MiB, 6}};
+  options.job_weights = {{{Collective::AllReduce, 16, 2}, 8 * MiB, 6, {}}};
   EXPECT_THROW(tune_results(ddp_fixture(), options), UsageError);
 }
 
