@@ -17,13 +17,15 @@
 #           its COLL log and its own counts (check_profiler_workload.py); needs PyTorch
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min on one H100 with RUNS=9)
+#   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
+#           through sweep --workload, tune and verify --workload (issue #25)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_tune or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -67,6 +69,8 @@ for run in r["runs"]:
     TAIL_LINES=80 CCTUNE_PROFILER_SO=$so CCTUNE_BIN=$b/cctune step workload 500 tests/gpu/workload/capture_workloads.sh "$g/workload" ;;
   overhead)
     TAIL_LINES=30 step profiler_overhead 540 bench/profiler_overhead.sh "$b" "$g" ;;
+  workload_tune)
+    TAIL_LINES=80 step workload_tune 540 tests/gpu/workload/workload_tune_gpu_check.sh "$b" "$g/workload_tune" ;;
   *) echo "unknown part $part"; exit 2 ;;
 esac
 tar czf "$out/$part.tgz" -C "$g" .

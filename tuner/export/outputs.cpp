@@ -26,7 +26,7 @@ std::string find_tuner_plugin(const std::string& executable_path, bool* found) {
 OutputPaths write_tune_outputs(const TuneOutputs& outputs, const std::string& dir, const std::string& plugin_path) {
   ensure_writable_directory(dir);
   const fs::path base = fs::absolute(fs::path(dir)).lexically_normal();
-  OutputPaths paths{(base / "profile.json").string(), (base / "nccl.env").string(), (base / "nccl_tuner.conf").string()};
+  OutputPaths paths{(base / "profile.json").string(), (base / "nccl.env").string(), (base / "nccl_tuner.conf").string(), {}};
   // Format everything first: a value that cannot be written fails before any file changes.
   const std::string profile_text = format_profile(outputs.profile);
   const std::string env_text = format_env_file(outputs.profile, {plugin_path, paths.profile});
@@ -34,12 +34,30 @@ OutputPaths write_tune_outputs(const TuneOutputs& outputs, const std::string& di
   write_file_atomically(paths.profile, profile_text);
   write_file_atomically(paths.env_file, env_text);
   write_file_atomically(paths.tuner_conf, conf_text);
+  if (outputs.job_weighted) {
+    paths.job_time = (base / "job_time.json").string();
+    write_file_atomically(paths.job_time, format_job_times(outputs).dump(1) + "\n");
+  }
   const ProfileResult back = load_profile(paths.profile);
   if (!back.profile || !(*back.profile == outputs.profile))
     throw RuntimeFailure("profile.json written to " + paths.profile + " does not read back: " +
                              (back.profile ? "it reads as a different profile" : back.error),
                          "report this with the results file; it is a cctune bug");
   return paths;
+}
+
+nlohmann::json format_job_times(const TuneOutputs& outputs) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const JobTime& t : outputs.job_times)
+    shapes.push_back({{"collective", to_string(t.shape.collective)},
+                      {"nranks", t.shape.nranks},
+                      {"nnodes", t.shape.nnodes},
+                      {"sizes", t.sizes},
+                      {"default_ms", t.default_us / 1000.0},
+                      {"profile_ms", t.profile_us / 1000.0},
+                      {"difference_halfwidth_ms", t.halfwidth_us / 1000.0},
+                      {"summary", format_job_time(t, outputs.job_per_step)}});
+  return {{"schema", "cctune.job_time/1"}, {"per", outputs.job_per_step ? "step" : "capture"}, {"shapes", shapes}};
 }
 
 std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
@@ -60,7 +78,10 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
   }
   s += "\n";
   for (const GroupScore& g : outputs.groups) {
-    if (g.eligible)
+    if (g.eligible && outputs.job_weighted)
+      std::snprintf(line, sizeof line, "#   group %-20s x%.3f over NCCL defaults in the job's collective time (%zu sizes; geometric mean x%.3f)\n",
+                    shown(g.group).c_str(), g.job_speedup, g.sizes, g.geomean_speedup);
+    else if (g.eligible)
       std::snprintf(line, sizeof line, "#   group %-20s x%.3f over NCCL defaults (geometric mean of %zu sizes)\n", shown(g.group).c_str(),
                     g.geomean_speedup, g.sizes);
     else
@@ -87,6 +108,7 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
                     format_size(d.size_bytes).c_str(), describe(d.choice).c_str(), shown(d.why).c_str());
       s += line;
     }
+  for (const JobTime& t : outputs.job_times) s += "# " + format_job_time(t, outputs.job_per_step) + "\n";
   for (const std::string& n : outputs.notes) s += "# note: " + shown(n) + "\n";
   return s;
 }

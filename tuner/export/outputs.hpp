@@ -1,6 +1,7 @@
 #pragma once
 // Writing what `cctune tune` decided: profile.json, nccl.env, nccl_tuner.conf in one
 // directory (each through a temporary file and rename), and the text summary printed.
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tuner/selection/selection.hpp"
@@ -13,6 +14,7 @@ struct OutputPaths {
   std::string profile;     // absolute
   std::string env_file;    // absolute
   std::string tuner_conf;  // absolute
+  std::string job_time;    // absolute; job_time.json, written only when tuned for a workload
 };
 
 // Where libnccl-tuner-cctune.so is for the cctune executable at `executable_path`: built
@@ -26,5 +28,8 @@ OutputPaths write_tune_outputs(const TuneOutputs& outputs, const std::string& di
 
 // What was chosen: the group, one line per rule, and per-size decisions when `verbose`.
 std::string format_tune_summary(const TuneOutputs& outputs, bool verbose);
+// job_time.json (cctune.job_time/1): per (collective, nranks, nnodes) the job's collective time
+// per step under NCCL's defaults and under the profile, with the difference's half-width.
+nlohmann::json format_job_times(const TuneOutputs& outputs);
 
 }  // namespace cctune::tuner

@@ -52,7 +52,7 @@ struct Located {
 
 }  // namespace
 
-CandidateSet collect_candidates(const Results& results) {
+CandidateSet collect_candidates(const Results& results, const std::map<Collective, DType>& preferred_dtypes) {
   CandidateSet set;
   std::vector<Located> usable;
   std::size_t wrong = 0, ignored_forced = 0, other_backend = 0;
@@ -85,13 +85,18 @@ CandidateSet collect_candidates(const Results& results) {
     set.notes.push_back(std::to_string(ignored_forced) +
                         " forced point(s) of collectives NCCL's tuner does not steer (alltoall, sendrecv, gather, scatter) were left out");
 
-  // Per (shape, size): one layout (out-of-place when measured, else the first seen), so that
-  // different data types, ops and roots never compete as if they were configs of one call.
+  // Per (shape, size): one layout (the job's data type, then out-of-place, when measured; else the
+  // first seen), so that different data types, ops and roots never compete as if they were
+  // configs of one call.
+  const auto rank = [&](Collective c, const Layout& l) {
+    auto it = preferred_dtypes.find(c);
+    return (it != preferred_dtypes.end() && it->second == l.dtype ? 2 : 0) + (l.in_place ? 0 : 1);
+  };
   std::map<std::pair<ShapeKey, std::uint64_t>, Layout> pick;
   for (const Located& l : usable) {
     const Layout mine = layout_of(*l.point);
     auto [it, fresh] = pick.try_emplace({l.shape, l.point->size_bytes}, mine);
-    if (!fresh && it->second.in_place && !mine.in_place) it->second = mine;
+    if (!fresh && rank(l.shape.collective, mine) > rank(l.shape.collective, it->second)) it->second = mine;
   }
   std::size_t other_layout = 0;
   for (const Located& l : usable) {
@@ -108,8 +113,8 @@ CandidateSet collect_candidates(const Results& results) {
   }
   if (other_layout)
     set.notes.push_back(std::to_string(other_layout) +
-                        " point(s) of a second placement, data type, op or root were not used for the choice (out-of-place "
-                        "and the first data type, op and root seen are)");
+                        " point(s) of a second placement, data type, op or root were not used for the choice (out-of-place, "
+                        "the job's data type where known, and the first data type, op and root seen are)");
   return set;
 }
 

@@ -48,6 +48,8 @@ struct CandidateSet {
 // of those the tuner does not steer (alltoall, sendrecv, gather, scatter) only NCCL-default
 // points. Points of failed groups measured before the failure are kept. Where one
 // configuration was measured twice, the tighter one is kept.
-CandidateSet collect_candidates(const Results& results);
+// `preferred_dtypes` (a job's, per collective): where points of that data type were measured at a
+// size, they are the ones used there.
+CandidateSet collect_candidates(const Results& results, const std::map<Collective, DType>& preferred_dtypes = {});
 
 }  // namespace cctune::tuner

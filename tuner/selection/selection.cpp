@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <regex>
+#include <set>
 #include <tuple>
 
 #include "core/collective_traits.hpp"
@@ -179,6 +180,57 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
   return rules;
 }
 
+// Group `g` against the reference group's NCCL defaults: eligible when measured everywhere the
+// reference was and never slower beyond noise; the geometric mean of its speedups and, with a
+// job's weights (`job`), its speedup in the job's collective time, over the sizes the job issues.
+GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, const std::vector<Decisions>& per_group,
+                       const TuneOptions& options, const MappedWeights* job) {
+  const Decisions& ref_decisions = per_group[ref];
+  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, job ? job->calls_per_step.size() : ref_decisions.size(), 0, false};
+  double log_sum = 0, job_default_us = 0, job_group_us = 0, job_variance = 0;
+  for (const auto& [key, ref_d] : ref_decisions) {
+    if (job && !job->calls_per_step.count(key)) continue;
+    auto it = per_group[g].find(key);
+    if (it == per_group[g].end()) {
+      score.eligible = false;
+      score.reason = "not measured at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
+      return score;
+    }
+    // Another group's environment applies to every size: it must not lose where it has no
+    // rule to correct it (NCCL_BUFFSIZE=8M cost 3% at 512 MiB reducescatter on 2xH200).
+    if (g != ref && significantly_faster(ref_d.baseline_timing, it->second.choice_timing, options.min_gain, options.min_gain_us)) {
+      score.eligible = false;
+      score.reason = "slower than NCCL's default at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
+      return score;
+    }
+    log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);
+    if (job) {
+      job_default_us += job->calls_per_step.at(key) * ref_d.baseline_timing.time_us;
+      job_group_us += job->calls_per_step.at(key) * it->second.choice_timing.time_us;
+      const double a = job->calls_per_step.at(key) * ref_d.baseline_timing.halfwidth_us;
+      const double b = job->calls_per_step.at(key) * it->second.choice_timing.halfwidth_us;
+      job_variance += a * a + b * b;
+    }
+  }
+  score.geomean_speedup = std::exp(log_sum / static_cast<double>(score.sizes));
+  score.job_speedup = job_group_us > 0 ? job_default_us / job_group_us : 0;
+  score.job_beyond_noise = job_default_us - job_group_us > std::sqrt(job_variance);
+  return score;
+}
+
+// The job's time per step under the reference group's NCCL defaults and under the profile
+// (the chosen group's decisions `kept`).
+std::vector<JobTime> job_times_of(const Decisions& kept, const Decisions& ref_decisions, const MappedWeights& job) {
+  std::vector<JobTerm> terms;
+  for (const auto& [key, cps] : job.calls_per_step) {
+    const SizeDecision& here = kept.at(key);
+    // Collectives no rule steers run NCCL's default of the chosen group.
+    const Timing profile_time = is_tunable(key.first.collective) ? here.choice_timing : here.baseline_timing;
+    terms.push_back({key.first, cps, ref_decisions.at(key).baseline_timing, profile_time});
+  }
+  return sum_job_time(terms);
+}
+
 }  // namespace
 
 bool has_nccl_measurements(const Results& results) {
@@ -207,7 +259,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   Profile& profile = out.profile;
   profile.provenance = {nccl_version_of(results), topology_fingerprint(results), options.space, options.created,
                         options.cctune_version, options.results_path, {}, {}};
-  CandidateSet set = collect_candidates(results);
+  CandidateSet set = collect_candidates(results, job_dtypes(options.job_weights));
   out.notes = set.notes;
   if (set.groups.empty() || set.by_shape.empty())
     throw UsageError("the results hold no successful measurement to tune from", "check the sweep's results.json for failed groups");
@@ -225,41 +277,46 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
     throw UsageError("group \"" + set.groups[ref].name + "\" has no NCCL default (\"auto\") point to compare with",
                      "sweep with the \"auto\" algorithm/protocol in the space (every built-in space has it)");
 
+  // A job's weights: each lands on a measured size; only those sizes count from here on.
+  const bool weighted = !options.job_weights.empty();
+  MappedWeights mapped;
+  if (weighted) {
+    std::set<SizeKey> measured;
+    for (const auto& [key, d] : ref_decisions) measured.insert(key);
+    mapped = map_job_weights(options.job_weights, measured);
+    out.notes.insert(out.notes.end(), mapped.notes.begin(), mapped.notes.end());
+    if (mapped.calls_per_step.empty())
+      throw UsageError("none of the job's (collective, ranks, nodes) shapes was measured in these results",
+                       "sweep the job's shapes with `cctune sweep --workload FILE` on an allocation of the job's ranks and nodes");
+  }
+  const auto counts = [&](const SizeKey& key) { return !weighted || mapped.calls_per_step.count(key) > 0; };
+
   std::optional<std::size_t> best;
+  const auto score_of = [&](const GroupScore& sc) { return weighted ? sc.job_speedup : sc.geomean_speedup; };
   for (std::size_t g = 0; g < set.groups.size(); ++g) {
-    GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, ref_decisions.size()};
-    double log_sum = 0;
-    for (const auto& [key, ref_d] : ref_decisions) {
-      auto it = per_group[g].find(key);
-      if (it == per_group[g].end()) {
-        score.eligible = false;
-        score.reason = "not measured at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
-        break;
-      }
-      // Another group's environment applies to every size: it must not lose where it has no
-      // rule to correct it (NCCL_BUFFSIZE=8M cost 3% at 512 MiB reducescatter on 2xH200).
-      if (g != ref && significantly_faster(ref_d.baseline_timing, it->second.choice_timing, options.min_gain, options.min_gain_us)) {
-        score.eligible = false;
-        score.reason = "slower than NCCL's default at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
-        break;
-      }
-      log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);
-    }
-    if (score.eligible) {
-      score.geomean_speedup = std::exp(log_sum / static_cast<double>(ref_decisions.size()));
-      if (!best || score.geomean_speedup > out.groups[*best].geomean_speedup) best = g;
-    }
+    GroupScore score = score_group(set, g, ref, per_group, options, weighted ? &mapped : nullptr);
+    if (score.eligible && (!best || score_of(score) > score_of(out.groups[*best]))) best = g;
     out.groups.push_back(score);
   }
   std::size_t chosen = ref;
-  if (best && *best != ref && out.groups[*best].geomean_speedup >= out.groups[ref].geomean_speedup * (1.0 + options.min_gain))
+  // With a job, another group's environment must also gain beyond the noise of the times summed.
+  if (best && *best != ref && score_of(out.groups[*best]) >= score_of(out.groups[ref]) * (1.0 + options.min_gain) &&
+      (!weighted || out.groups[*best].job_beyond_noise))
     chosen = *best;
   out.group = set.groups[chosen].name;
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);
   profile.provenance.baseline_env = baseline_environment(results, out.group);
-  for (const auto& [key, d] : per_group[chosen]) out.decisions.push_back(d);
-  profile.rules = rules_from(per_group[chosen], options, out.rule_observed_channels);
+  Decisions kept;  // job-weighted: a rule only at a size the job issues
+  for (const auto& [key, d] : per_group[chosen])
+    if (counts(key)) kept.emplace(key, d);
+  for (const auto& [key, d] : kept) out.decisions.push_back(d);
+  profile.rules = rules_from(kept, options, out.rule_observed_channels);
+  if (weighted) {
+    out.job_weighted = true;
+    out.job_per_step = options.job_per_step;
+    out.job_times = job_times_of(kept, ref_decisions, mapped);
+  }
   if (unexpressible)
     out.notes.push_back(std::to_string(unexpressible) +
                         " faster point(s) ran NCCL's own algorithm/protocol without the plugin observing which; a rule "

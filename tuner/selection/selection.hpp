@@ -11,6 +11,7 @@
 #include "core/results.hpp"
 #include "tuner/profile/profile.hpp"
 #include "tuner/selection/candidates.hpp"
+#include "tuner/selection/job_time.hpp"
 
 namespace cctune::tuner {
 
@@ -25,6 +26,10 @@ struct TuneOptions {
   std::string results_path;   // provenance: where the results came from
   std::string created;        // provenance: ISO 8601 time; empty leaves it empty
   std::string cctune_version;
+  // A job's calls per step (`cctune sweep --workload`, `tune --workload`): when given, the group
+  // is chosen by the job's collective time and rules are written at the job's sizes only.
+  std::vector<JobWeight> job_weights;
+  bool job_per_step = true;  // false: the weights count calls per capture (steps unknown)
 };
 
 // What one configuration is, as a user reads it.
@@ -55,6 +60,8 @@ struct GroupScore {
   std::string reason;              // why not eligible
   double geomean_speedup = 0;      // over the reference group's NCCL defaults, every size
   std::size_t sizes = 0;
+  double job_speedup = 0;          // job-weighted: the job's time under NCCL defaults / with this group
+  bool job_beyond_noise = false;   // ...and its gain exceeds the half-widths (root-sum-square) of the times summed
 };
 
 struct TuneOutputs {
@@ -66,6 +73,9 @@ struct TuneOutputs {
   // NCCL's example tuner plugin needs an explicit count (see tuner_conf.hpp).
   std::vector<int> rule_observed_channels;
   std::vector<std::string> notes;       // what was left out or could not be expressed
+  bool job_weighted = false;            // options.job_weights decided
+  bool job_per_step = true;
+  std::vector<JobTime> job_times;       // per (collective, nranks, nnodes), job-weighted only
 };
 
 // True when the results hold an NCCL run with at least one ok point: what the sweep checks

@@ -19,6 +19,7 @@
 #include "app/sweep_job.hpp"
 #include "app/sweep_outputs.hpp"
 #include "app/version_check.hpp"
+#include "app/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -62,6 +63,20 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
   return planned;
 }
 
+// The communicator shape NCCL will see in this job: placed workers, or on a dry run without
+// GPUs what --gpus, --test-shared-gpu and --emulate-nodes say; the MPI backend's ranks.
+workload::JobShape job_shape_of(Session& session, const SweepPlan& plan, const std::optional<Placement>& placed) {
+  const int nhosts = session.layout().nnodes();
+  if (plan.backend != BackendChoice::Nccl) return {session.comm().size(), nhosts};
+  if (placed) return {placed->layout.nranks, placed->nnodes};
+  const int per_gpu = std::max(1, plan.nccl.test_shared_gpu);
+  const int nranks = plan.nccl.gpus * nhosts * per_gpu;
+  if (nranks <= 0)
+    throw UsageError("--workload: no GPU is visible here, so the job's rank count is unknown",
+                     "add --gpus N (GPUs per node) to plan the dry run, or run it on the GPU nodes");
+  return {nranks, plan.nccl.test_shared_gpu > 0 ? nranks : nhosts * plan.nccl.emulate_nodes};
+}
+
 // Rank 0 reads the space file and hands its text to every rank, so that node-local copies
 // that differ cannot give ranks different plans (F4): the job runs rank 0's space.
 tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name) {
@@ -79,9 +94,10 @@ tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name
 // What every rank must agree on before anything runs: the resolved plan as meta.settings
 // holds it, the space's resolved groups included.
 nlohmann::json plan_settings(const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
-                             const std::optional<tuner::SpacePlan>& planned) {
+                             const std::optional<tuner::SpacePlan>& planned, const nlohmann::json& workload) {
   nlohmann::json settings = to_json(plan);
   if (space) settings["space"] = space_settings(*space, *planned);
+  if (!workload.is_null()) settings["workload"] = workload;
   return settings;
 }
 
@@ -97,6 +113,12 @@ class SweepCommand : public Command {
     cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
     cmd_->add_option("--prometheus", prom_path_, "also write busbw and time per point to FILE (*.prom) for node_exporter's textfile collector");
+    cmd_->add_option("--workload", workload_path_,
+                     "measure a job's own shapes: workload.json from `cctune workload import` (docs/WORKLOAD.md); with --dry-run, "
+                     "print them with their weights");
+    cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes planned; more are bucketed by the job's time")
+        ->check(CLI::Range(1, 4096))
+        ->capture_default_str();
     cmd_->add_flag("--force", force_, "replace the results.json already in the -o directory (without it, the sweep refuses to start)");
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -111,8 +133,14 @@ class SweepCommand : public Command {
     if (!args_.space.empty()) {
       space = load_space_on_rank0(session, args_.space);
       overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
-    } else if (args_.dry_run) {
-      throw UsageError("--dry-run shows the plan of a search space and needs --space", "add --space quick|default|exhaustive or a space file");
+    } else if (args_.dry_run && workload_path_.empty()) {
+      throw UsageError("--dry-run shows the plan of a search space or a workload and needs --space or --workload",
+                       "add --space quick|default|exhaustive (or a space file), or --workload workload.json");
+    }
+    std::optional<LoadedWorkload> loaded;
+    if (!workload_path_.empty()) {
+      if (!resume_dir_.empty()) throw UsageError("--resume cannot be combined with --workload", "re-run the workload sweep without --resume");
+      loaded = load_workload_on_rank0(session, workload_path_);
     }
     // The NCCL module is looked for only when it may be used; `auto` falls back to MPI
     // when it cannot be loaded or sees no GPU.
@@ -131,10 +159,15 @@ class SweepCommand : public Command {
       throw EnvironmentError("--space tunes NCCL on GPUs, and no GPU is visible on this node",
                              "run it on the GPU nodes (check nvidia-smi and CUDA_VISIBLE_DEVICES), or add --dry-run to see the plan");
     }
-    if (plan.backend == BackendChoice::Mpi) check_root(plan, comm.size());  // NCCL: once its ranks are placed
     // Worker placement, once per job: planning and the sweep both use it.
     std::optional<Placement> placed;
     if (plan.backend == BackendChoice::Nccl && gpus) placed = place_workers(session, plan.nccl, gpus->device_count);
+    if (loaded) {
+      const bool gpus_present = nccl_usable && (!gpus || gpus->device_count > 0);
+      if (plan_for_workload(session, *loaded, plan, overrides, space, placed, nccl_usable, gpus_present)) return exit_code::ok;
+    }
+    const nlohmann::json& job_settings = job_settings_;
+    if (plan.backend == BackendChoice::Mpi) check_root(plan, comm.size());  // NCCL: once its ranks are placed
     if (space && !resume_dir_.empty())
       throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
     // One MPI job, one set of library versions (NCCL's too when it measures), before measuring.
@@ -145,25 +178,52 @@ class SweepCommand : public Command {
     if (space) {
       planned = plan_space_for_job(session, *space, plan, placed, topology_holder.topology);
       if (args_.dry_run) {
-        agree_on_plan(comm, plan_settings(plan, space, planned));  // a dry run promises only what the run does
+        agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
+        if (comm.rank() == 0 && job_plan_)
+          std::printf("%s", format_workload_plan(*loaded, job_shape_of(session, plan, placed), *job_plan_, nullptr).c_str());
         return exit_code::ok;
       }
       apply_space_plan(*planned, plan);
     }
-    agree_on_plan(comm, plan_settings(plan, space, planned));
-    return measure(session, plan, space, planned, gpus, placed, std::move(topology_holder.topology));
+    agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));
+    return measure(session, plan, space, planned, gpus, placed, std::move(topology_holder.topology), job_settings);
   }
 
  private:
+  // --workload: the job's shapes this allocation reproduces replace the collectives, sizes and
+  // types of the flags (and of the space); the plan is resolved again with them. True when a
+  // dry run without a space printed the plan: the command is done.
+  bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, PlanOverrides& overrides,
+                         std::optional<tuner::SearchSpace>& space, const std::optional<Placement>& placed, bool nccl_usable,
+                         bool gpus_present) {
+    RankComm& comm = session.comm();
+    const workload::JobShape job = job_shape_of(session, plan, placed);
+    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_)); });
+    if (space) {
+      space->collectives = job_plan_->collectives();
+      space->sizes = SizeSequence{};
+      space->sizes.list = job_plan_->sizes();
+      space->dtypes = job_plan_->dtypes();
+      overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+    }
+    apply_workload(*job_plan_, overrides);
+    plan = resolve_sweep(args_, nccl_usable, gpus_present, overrides);
+    job_settings_ = workload_settings(loaded, job, *job_plan_);
+    if (!args_.dry_run || space) return false;
+    agree_on_plan(comm, plan_settings(plan, space, std::nullopt, job_settings_));
+    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &plan).c_str());
+    return true;
+  }
+
   // Everything from the output files to the last line: the plan is settled.
   int measure(Session& session, const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
               const std::optional<tuner::SpacePlan>& planned, const std::optional<runtime::GpuQuery>& gpus,
-              const std::optional<Placement>& placed, nlohmann::json topology) {
+              const std::optional<Placement>& placed, nlohmann::json topology, const nlohmann::json& job_settings) {
     RankComm& comm = session.comm();
     Results initial;
     initial.meta = sweep_meta(session, plan, gpus);
-    initial.meta.settings = plan_settings(plan, space, planned);  // as agree_on_plan compared it
+    initial.meta.settings = plan_settings(plan, space, planned, job_settings);  // as agree_on_plan compared it
     std::optional<ResumeState> resume;
     if (!resume_dir_.empty()) {
       if (plan.backend != BackendChoice::Mpi)
@@ -236,6 +296,10 @@ class SweepCommand : public Command {
   std::string probe_ = "auto";
   bool no_tune_ = false;
   bool force_ = false;  // --force: replace an existing results.json
+  std::string workload_path_;  // --workload FILE
+  int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);
+  std::optional<workload::WorkloadPlan> job_plan_;  // planned from --workload
+  nlohmann::json job_settings_;                     // meta.settings.workload; null without --workload
 };
 
 }  // namespace

@@ -2,12 +2,14 @@
 // are tuner/selection's, the files tuner/export's; this is the thin CLI around them.
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/run_meta.hpp"
 #include "app/session.hpp"
 #include "app/space_sweep.hpp"
+#include "app/workload_sweep.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
@@ -39,6 +41,9 @@ class TuneCommand : public Command {
         ->capture_default_str();
     cmd_->add_option("--plugin", plugin_, "absolute path of libnccl-tuner-cctune.so for nccl.env (default: the one built next to cctune)");
     cmd_->add_flag("--no-extend", no_extend_, "do not extend the first rule of each shape down to 0 bytes");
+    cmd_->add_option("--workload", workload_,
+                     "decide by this job's collective time (workload.json; default: the weights a `sweep --workload` recorded)");
+    cmd_->add_flag("--grid", grid_, "ignore the workload a `sweep --workload` recorded: judge every measured size alike");
     cmd_->add_flag("-v,--verbose", verbose_, "print the decision and its reason at every size");
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -65,6 +70,7 @@ class TuneCommand : public Command {
     options.created = utc_now_iso8601();
     options.cctune_version = CCTUNE_VERSION;
     options.space = space_name_of(results.meta.settings);
+    set_job_weights(results, options);
     const tuner::TuneOutputs outputs = tuner::tune_results(results, options);
 
     std::string plugin = plugin_;
@@ -87,12 +93,45 @@ class TuneCommand : public Command {
     const std::string env_file = text::shell_word(paths.env_file);
     std::printf("# profile: %s\n# env: %s\n# example-tuner CSV: %s\n", text::shell_word(paths.profile).c_str(), env_file.c_str(),
                 text::shell_word(paths.tuner_conf).c_str());
+    if (!paths.job_time.empty()) std::printf("# job time: %s\n", text::shell_word(paths.job_time).c_str());
     std::printf("# use: NCCL_CONF_FILE=%s <your job>   (or: set -a; . %s; set +a)\n", env_file.c_str(), env_file.c_str());
     return exit_code::ok;
   }
 
  private:
+  // The job's weights: --workload planned for each measured (ranks, nodes) shape, else what the
+  // sweep recorded, else none (every size alike).
+  void set_job_weights(const Results& results, tuner::TuneOptions& options) const {
+    if (grid_) {
+      if (!workload_.empty()) throw UsageError("--grid and --workload contradict each other", "pass one of them");
+      return;
+    }
+    if (workload_.empty()) {
+      options.job_weights = job_weights_of(results.meta.settings);
+      options.job_per_step = job_per_step_of(results.meta.settings);
+      return;
+    }
+    const LoadedWorkload w = load_workload(workload_);
+    std::set<std::pair<int, int>> shapes;
+    for (const RunResult& run : results.runs) shapes.insert({run.nranks, run.nnodes});
+    for (const auto& [nranks, nnodes] : shapes) {
+      try {
+        const workload::WorkloadPlan plan = workload::plan_workload(w.workload, {nranks, nnodes}, workload::default_workload_sizes);
+        const auto weights = job_weights_of(plan);
+        options.job_weights.insert(options.job_weights.end(), weights.begin(), weights.end());
+        options.job_per_step = plan.per_step;
+      } catch (const UsageError&) {
+        // No shape of the job at this (ranks, nodes): the next measured shape may have some.
+      }
+    }
+    if (options.job_weights.empty())
+      throw UsageError("--workload " + workload_ + ": none of its communicators has the ranks and nodes measured in " + results_,
+                       "sweep on an allocation of the job's shape: cctune sweep --workload " + workload_);
+  }
+
   CLI::App* cmd_ = nullptr;
+  std::string workload_;
+  bool grid_ = false;
   std::string results_;
   std::string output_dir_;
   std::string plugin_;

@@ -18,8 +18,10 @@
 #include "app/sweep_job.hpp"
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_analysis.hpp"
+#include "app/verify/job_step.hpp"
 #include "app/verify/verify_plan.hpp"
 #include "app/version_check.hpp"
+#include "app/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -132,6 +134,11 @@ class VerifyCommand : public Command {
     cmd_->add_option("--rounds", rounds_, "interleaved A/B rounds (6 gives a ~97% interval from min..max)")->capture_default_str();
     cmd_->add_option("--tolerance", tolerance_, "a size regresses when its whole speedup CI is below 1/(1+tolerance)")
         ->capture_default_str();
+    cmd_->add_option("--workload", workload_path_,
+                     "A/B on this job's shapes (workload.json) and judge the job's collective time per step; exit 4 when the profile is slower");
+    cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
+        ->check(CLI::Range(1, 4096))
+        ->capture_default_str();
   }
   bool selected() const override { return cmd_->parsed(); }
 
@@ -159,10 +166,11 @@ class VerifyCommand : public Command {
                                "build the nccl-tuner-cctune target, or install it next to cctune");
     });
     const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
-    const PlanOverrides overrides = verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0);
-
     const auto gpus = query_nccl_backend(session, /*required=*/true);
-    SweepPlan plan = resolve_sweep(args_, true, gpus && gpus->device_count > 0, overrides);
+    SweepPlan plan = workload_path_.empty()
+                         ? resolve_sweep(args_, true, gpus && gpus->device_count > 0,
+                                         verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
+                         : plan_for_workload(session, *gpus);
     plan.nccl.groups = ab_rounds(profile, plugin, profile_abs, rounds_);
     agree_on_plan(comm, to_json(plan));  // node-local profiles that differ would give ranks other sizes
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});
@@ -170,6 +178,7 @@ class VerifyCommand : public Command {
     const std::string path = files.results_path;
     Results initial;
     initial.meta = sweep_meta(session, plan, gpus);  // collective: every rank takes part
+    if (!job_settings_.is_null()) initial.meta.settings["workload"] = job_settings_;
     if (comm.rank() == 0) {
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
       if (plan.nccl.test_shared_gpu > 0)
@@ -203,6 +212,7 @@ class VerifyCommand : public Command {
     const std::vector<SampleKey>& keys = in.keys;
     const AbOptions options{.tolerance = tolerance_};
     const AbReport rep = analyze(in.samples, options);
+    const std::optional<AbRow> step = job_plan_ ? std::optional(job_step_row(in, options)) : std::nullopt;
 
     std::printf("%-16s %9s %12s %12s %8s %19s %8s  %s\n", "collective", "size", "default_us", "profile_us", "speedup", "CI", "verdict",
                 "rule");
@@ -228,6 +238,7 @@ class VerifyCommand : public Command {
     if (nranks > 0 && std::none_of(profile.rules.begin(), profile.rules.end(), [&](const auto& r) { return r.nranks == nranks && r.nnodes == nnodes; }))
       std::printf("# note: no rule of the profile is for nranks=%d nnodes=%d; only its env can make a difference here\n", nranks, nnodes);
 
+    if (step) print_job_step(*step);
     nlohmann::json doc = {{"schema", "cctune.verify/1"},
                                 {"profile", profile_abs},
                                 {"results", (std::filesystem::path(dir) / "results.json").string()},
@@ -242,16 +253,22 @@ class VerifyCommand : public Command {
                                 {"faster", rep.faster},
                                 {"same", rep.same},
                                 {"slower", rep.slower},
-                                {"regressed", rep.regressed()},
+                                {"regressed", rep.regressed() || (step && step->verdict == Verdict::Slower)},
                                 {"rows", rows}};
     if (const std::string mode = test_mode_of(results); !mode.empty()) doc["test_mode"] = mode;
+    if (step)
+      doc["job_step"] = {{"workload", job_settings_}, {"rounds", step->rounds}, {"default_ms", step->a_median_us / 1000.0},
+                         {"profile_ms", step->b_median_us / 1000.0}, {"speedup", step->speedup}, {"ci_low", step->ci_low},
+                         {"ci_high", step->ci_high}, {"ci_confidence", step->ci_confidence}, {"verdict", to_string(step->verdict)}};
     const std::string out = (std::filesystem::path(dir) / "verify.json").string();
     write_file_atomically(out, text::dump_json(doc, 2) + "\n");
     std::printf("# verify: %s\n", std::filesystem::absolute(out).c_str());
-    if (rep.regressed()) {
+    const bool job_slower = step && step->verdict == Verdict::Slower;
+    if (job_slower)
+      std::fprintf(stderr, "cctune: verify: the job's collective time per step is longer with the profile than with NCCL's default, beyond noise\n");
+    if (rep.regressed())
       std::fprintf(stderr, "cctune: verify: %d size(s) slower with the profile than NCCL's default, beyond noise\n", rep.slower);
-      return exit_code::regressed;
-    }
+    if (job_slower || rep.regressed()) return exit_code::regressed;
     if (outcome.failed_groups > 0 || rep.rows.empty()) {
       std::fprintf(stderr, "cctune: verify: %d of %d groups failed (reasons in %s/results.json)\n", outcome.failed_groups, outcome.groups,
                    dir.c_str());
@@ -260,8 +277,47 @@ class VerifyCommand : public Command {
     return exit_code::ok;
   }
 
+  // --workload: the job's shapes this allocation reproduces are the plan's collectives, sizes
+  // and types (as `sweep --workload` plans them).
+  SweepPlan plan_for_workload(Session& session, const runtime::GpuQuery& gpus) {
+    RankComm& comm = session.comm();
+    const LoadedWorkload loaded = load_workload_on_rank0(session, workload_path_);
+    SweepPlan plan = resolve_sweep(args_, true, gpus.device_count > 0);
+    const JobShape shape = nccl_job_shape(session, plan, gpus);
+    const workload::JobShape job{shape.nranks, shape.nnodes};
+    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_)); });
+    PlanOverrides overrides;
+    apply_workload(*job_plan_, overrides);
+    job_settings_ = workload_settings(loaded, job, *job_plan_);
+    SweepPlan planned = resolve_sweep(args_, true, gpus.device_count > 0, overrides);
+    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &planned).c_str());
+    return planned;
+  }
+
+  // The job's collective time per step, round by round: NCCL's default (A) against the profile (B).
+  AbRow job_step_row(const VerifySamples& in, const AbOptions& options) const {
+    std::vector<RowId> rows;
+    for (const SampleKey& k : in.keys) rows.push_back({k.collective, k.dtype, k.size});
+    std::vector<JobPoint> job;
+    for (const auto& p : job_plan_->points) job.push_back({p.collective, p.dtype, p.size_bytes, p.calls_per_step});
+    return analyze_pair(job_step_samples(in.samples, row_weights(rows, job)), options);
+  }
+
+  void print_job_step(const AbRow& r) const {
+    const char* per = job_plan_->per_step ? "step" : "capture";
+    const double change = r.a_median_us > 0 ? (r.b_median_us - r.a_median_us) / r.a_median_us * 100.0 : 0.0;
+    std::printf("# job: collective time per %s: NCCL defaults %.3f ms -> profile %.3f ms (%+.1f %%); speedup %.3f [%.3f, %.3f] "
+                "over %d rounds: %s\n",
+                per, r.a_median_us / 1000.0, r.b_median_us / 1000.0, change, r.speedup, r.ci_low, r.ci_high, r.rounds,
+                to_string(r.verdict).c_str());
+  }
+
   CLI::App* cmd_ = nullptr;
   SweepArgs args_;
+  std::string workload_path_;
+  int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);
+  std::optional<workload::WorkloadPlan> job_plan_;
+  nlohmann::json job_settings_;
   std::string profile_path_;
   int rounds_ = 6;
   double tolerance_ = 0.02;

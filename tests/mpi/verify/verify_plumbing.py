@@ -10,7 +10,9 @@ CCTUNE_SELFTEST_SLOWDOWN (a factor the stand-in applies to its sleep), which onl
 profile group's workers see. Real NCCL: tests/gpu/verify_gpu_check.sh.
 
 usage: verify_plumbing.py SCENARIO --cctune BIN --mpiexec MPIEXEC --workdir DIR
-scenarios: same (exit 0), regress (exit 4), faster (exit 0), bad_profile (exit 2)
+scenarios: same (exit 0), regress (exit 4), faster (exit 0), bad_profile (exit 2); workload_regress
+(exit 4) and workload_faster (exit 0) verify a job's workload (--workload: its sizes, and the
+job's time per step judged)
 """
 import argparse
 import json
@@ -41,12 +43,14 @@ def profile(path, env):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["same", "regress", "faster", "bad_profile"])
+    ap.add_argument("scenario", choices=["same", "regress", "faster", "bad_profile", "workload_regress", "workload_faster"])
     ap.add_argument("--cctune", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--workdir", required=True)
     o = ap.parse_args()
     work = os.path.join(o.workdir, o.scenario)
+    job = o.scenario.startswith("workload_")
+    o.scenario = o.scenario.removeprefix("workload_")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     prof = os.path.join(work, "profile.json")
@@ -68,6 +72,17 @@ def main():
     # the "same" case from failing on a loaded CI machine.
     cmd = [o.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", o.cctune, "verify", "--profile", prof, "-o", out,
            "--rounds", str(rounds), "--max-time", "0.05", "--min-iters", "20", "--tolerance", "0.15"]
+    if job:
+        # A job of two ranks on one node: six 4 MiB buckets a step, the whole 8 MiB model once,
+        # and a 64-rank communicator this allocation cannot reproduce.
+        calls = [{"kind": "collective", "collective": "allreduce", "dtype": "float32", "op": "sum", "count": size // 4,
+                  "bytes": size, "calls": n, "calls_per_step": n, "applied": []} for size, n in [(4 << 20, 6), (8 << 20, 1)]]
+        wl = {"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log"], "steps": 1, "communicators": [
+            {"id": "0x1", "nranks": 2, "nnodes": 1, "ranks": [0, 1], "calls": calls},
+            {"id": "0x2", "nranks": 64, "nnodes": 8, "ranks": [0], "calls": calls[:1]}]}
+        with open(os.path.join(work, "workload.json"), "w") as f:
+            json.dump(wl, f)
+        cmd += ["--workload", os.path.join(work, "workload.json")]
     p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=240)
     run = f"cmd: {' '.join(cmd)}\nrc: {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
     print(p.stdout)
@@ -114,8 +129,18 @@ def main():
         check("slower with the profile" in p.stderr, "stderr says why the exit status is 4", run)
     if o.scenario == "faster":
         check(v["geomean_speedup"] > 1.5, "geomean speedup well above 1 with a 0.3x slowdown", v["geomean_speedup"])
-    lines = [l for l in p.stdout.splitlines() if l.startswith("allreduce")]
+    # With --workload the plan's table (collective, dtype, size, calls and time per step) comes first.
+    table = p.stdout.split("# verify:")[1] if job else p.stdout
+    lines = [l for l in table.splitlines() if l.startswith("allreduce")]
     check(len(lines) == 2 and all(want in l for l in lines), "the table has one allreduce row per size with its verdict", p.stdout)
+    if job:
+        step = v["job_step"]
+        check(step["verdict"] == want and step["ci_low"] <= step["speedup"] <= step["ci_high"], "job_step: verdict and CI", step)
+        check(step["workload"]["points"][0]["calls_per_step"] == 6, "job_step records the job's weights", step)
+        check(f"collective time per step: NCCL defaults" in p.stdout and want in p.stdout.split("# job:")[1], "the job's line", p.stdout)
+        check("communicator 0x2, 64 ranks x 8 nodes" in p.stdout, "the shape that cannot run here is named", p.stdout)
+        if o.scenario == "regress":
+            check("per step is longer with the profile" in p.stderr, "stderr says the job is slower", run)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,192 @@
+#include "app/workload_sweep.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "comm/rank_agreement.hpp"
+#include "comm/rank_comm_typed.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_depth.hpp"
+#include "core/json_fields.hpp"
+#include "core/sha256.hpp"
+#include "core/text.hpp"
+#include "runtime/worker_plan.hpp"
+#include "tuner/space/plan.hpp"
+#include "workload/workload_json.hpp"
+
+namespace cctune::app {
+namespace {
+
+// As `cctune workload import` bounds what it parses.
+constexpr std::size_t max_workload_file_bytes = std::size_t{256} << 20;
+// A record in results is ours, but results files travel: bound what tune trusts.
+constexpr std::size_t max_recorded_points = 100000;
+
+LoadedWorkload parse_workload(const std::string& path, std::string text) {
+  if (json_nests_deeper_than(text))
+    throw UsageError("--workload " + path + " nests deeper than " + std::to_string(max_json_depth) + " levels",
+                     "pass a workload.json written by `cctune workload import`");
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded())
+    throw UsageError("--workload " + path + " is not valid JSON", "pass a workload.json written by `cctune workload import`");
+  LoadedWorkload out{path, sha256_hex(text), workload::workload_from_json(j)};
+  return out;
+}
+
+std::string shape_text(const workload::CallShape& s) {
+  return s.kind == workload::CallKind::Collective ? to_string(s.collective) : workload::to_string(s.kind);
+}
+
+std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_points);
+
+}  // namespace
+
+LoadedWorkload load_workload(const std::string& path) { return parse_workload(path, read_file(path, max_workload_file_bytes)); }
+
+LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path) {
+  RankComm& comm = session.comm();
+  std::string text;
+  agree_on_errors(comm, [&] {
+    if (comm.rank() == 0) text = read_file(path, max_workload_file_bytes);
+  });
+  const nlohmann::json shared = broadcast_json(comm, {{"text", text}}, 0);
+  LoadedWorkload out;
+  agree_on_errors(comm, [&] { out = parse_workload(path, shared.at("text").get<std::string>()); });
+  return out;
+}
+
+void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides) {
+  overrides.collectives = plan.collectives();
+  SizeSequence sizes;
+  sizes.list = plan.sizes();
+  overrides.sizes = sizes;
+  overrides.dtypes = plan.dtypes();
+}
+
+nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : plan.points)
+    points.push_back({{"collective", to_string(p.collective)},
+                      {"dtype", to_string(p.dtype)},
+                      {"nranks", p.nranks},
+                      {"nnodes", p.nnodes},
+                      {"size_bytes", p.size_bytes},
+                      {"calls_per_step", p.calls_per_step},
+                      {"time_us_per_step", p.time_us_per_step},
+                      {"time_estimated", p.estimated},
+                      {"shapes", p.shapes}});
+  return {{"path", w.path},     {"sha256", w.sha256},         {"nranks", job.nranks}, {"nnodes", job.nnodes},
+          {"per_step", plan.per_step}, {"bucketed", plan.bucketed}, {"points", points},  {"unplanned", plan.unplanned.size()}};
+}
+
+std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan) {
+  std::vector<tuner::JobWeight> out;
+  for (const auto& p : plan.points) out.push_back({{p.collective, p.nranks, p.nnodes}, p.size_bytes, p.calls_per_step, p.dtype});
+  return out;
+}
+
+std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings) {
+  std::vector<tuner::JobWeight> out;
+  if (!settings.is_object() || !settings.contains("workload")) return out;
+  const std::string fix = "re-run `cctune sweep --workload FILE`, or pass the file: cctune tune RESULTS --workload FILE";
+  const JsonFields w(settings.at("workload"), "meta.settings.workload", fix);
+  const nlohmann::json& points = w.array("points");
+  if (points.size() > max_recorded_points)
+    throw UsageError("meta.settings.workload.points holds " + std::to_string(points.size()) + " points, above the limit of " +
+                         std::to_string(max_recorded_points),
+                     fix);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const JsonFields p = w.element("points", i);
+    tuner::JobWeight jw;
+    const std::string collective = p.get<std::string>("collective");
+    try {
+      jw.shape.collective = parse_collective(collective);
+    } catch (const UsageError&) {
+      throw UsageError(p.path("collective") + " \"" + text::terminal_text(collective) + "\" is not a collective", fix);
+    }
+    jw.shape.nranks = p.get<int>("nranks");
+    jw.shape.nnodes = p.get<int>("nnodes");
+    jw.size_bytes = p.get<std::uint64_t>("size_bytes");
+    jw.calls_per_step = p.get<double>("calls_per_step");
+    if (const auto dtype = p.get_optional<std::string>("dtype")) {
+      try {
+        jw.dtype = parse_dtype(*dtype);
+      } catch (const UsageError&) {
+        throw UsageError(p.path("dtype") + " \"" + text::terminal_text(*dtype) + "\" is not a data type", fix);
+      }
+    }
+    if (!(jw.calls_per_step >= 0) || jw.calls_per_step > 1e12)
+      throw UsageError(p.path("calls_per_step") + " is not a call count", fix);
+    out.push_back(jw);
+  }
+  return out;
+}
+
+bool job_per_step_of(const nlohmann::json& settings) {
+  if (!settings.is_object() || !settings.contains("workload")) return true;
+  const JsonFields w(settings.at("workload"), "meta.settings.workload", "re-run `cctune sweep --workload FILE`");
+  return w.get_optional<bool>("per_step").value_or(true);
+}
+
+std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,
+                                 const SweepPlan* sweep) {
+  std::string out;
+  char line[512];
+  const char* per = plan.per_step ? "step" : "capture";
+  std::snprintf(line, sizeof line, "# workload %s (sha256 %.12s): planned for %d ranks on %d NCCL nodes\n",
+                text::terminal_text(w.path).c_str(), w.sha256.c_str(), job.nranks, job.nnodes);
+  out += line;
+  std::snprintf(line, sizeof line, "%-14s %-10s %14s %12s %16s  %s\n", "collective", "dtype", "size_bytes", "calls/step",
+                "time_us/step", "shapes");
+  out += line;
+  double total_us = 0;
+  for (const auto& p : plan.points) {
+    std::snprintf(line, sizeof line, "%-14s %-10s %14llu %12.3f %16.1f%s  %zu\n", to_string(p.collective).c_str(), to_string(p.dtype).c_str(),
+                  static_cast<unsigned long long>(p.size_bytes), p.calls_per_step, p.time_us_per_step, p.estimated ? " (est)" : "",
+                  p.shapes);
+    out += line;
+    total_us += p.time_us_per_step;
+  }
+  std::snprintf(line, sizeof line, "# the job's collective time per %s here: %.3f ms%s\n", per, total_us / 1000.0,
+                std::any_of(plan.points.begin(), plan.points.end(), [](const auto& p) { return p.estimated; })
+                    ? " ((est): no duration in the capture, estimated from the size)"
+                    : "");
+  out += line;
+  if (plan.bucketed) {
+    std::snprintf(line, sizeof line, "# %zu distinct sizes bucketed into %zu (log-spaced; each at its time-weighted median)\n",
+                  plan.distinct_sizes, plan.sizes().size());
+    out += line;
+  }
+  for (const auto& note : plan.notes) out += "# note: " + text::terminal_text(note) + "\n";
+  for (const auto& u : plan.unplanned) {
+    std::snprintf(line, sizeof line, "# not here: communicator %s, %d ranks x %d nodes, %s %llu bytes: ", text::terminal_text(u.comm_id).c_str(),
+                  u.nranks, u.nnodes, shape_text(u.shape).c_str(), static_cast<unsigned long long>(u.shape.bytes));
+    out += line + text::terminal_text(u.reason) + "\n";
+  }
+  if (sweep) out += sweep_estimate(*sweep, job.nranks, plan.points.size());
+  return out;
+}
+
+namespace {
+std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_points) {
+  // The plan is a product (collectives x sizes x types x ops x placements x configs x groups):
+  // say how many points that is next to the job's own.
+  char line[256];
+  const auto specs = runtime::enumerate_points(sweep, std::max(nranks, 1));
+  const std::size_t per_group = specs.size();
+  const std::size_t groups = sweep.backend == BackendChoice::Nccl ? std::max<std::size_t>(sweep.nccl.groups.size(), 1) : 1;
+  const tuner::EstimateModel model;
+  double seconds = sweep.backend == BackendChoice::Nccl ? model.group_startup_s * static_cast<double>(groups) : 0;
+  for (const auto& spec : specs) {
+    const double op_s = (model.latency_us + static_cast<double>(spec.bytes.size_bytes) / (model.bandwidth_GBps * 1e3)) * 1e-6;
+    const double iters = static_cast<double>(sweep.measure.warmup_iters + model.typical_iterations);
+    seconds += static_cast<double>(groups) * (model.point_overhead_s + std::min(sweep.measure.stop.max_time_s, iters * op_s));
+  }
+  std::snprintf(line, sizeof line, "# sweep: %zu points (%zu per config group x %zu groups) for the job's %zu; estimated %.0f s\n",
+                per_group * groups, per_group, groups, job_points, seconds);
+  return line;
+}
+}  // namespace
+
+}  // namespace cctune::app

@@ -1,0 +1,48 @@
+#pragma once
+// `cctune sweep --workload FILE` (issue #25): the plan takes its collectives, sizes and data
+// types from the job's shapes this allocation can reproduce (workload/workload_plan.hpp); the
+// results record the per-point weights (meta.settings.workload) so `cctune tune` can weigh
+// its choices by the job's time later, without the file. docs/WORKLOAD.md.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/plan_overrides.hpp"
+#include "app/session.hpp"
+#include "app/sweep_options.hpp"
+#include "tuner/selection/job_time.hpp"
+#include "workload/workload_plan.hpp"
+
+namespace cctune::app {
+
+struct LoadedWorkload {
+  std::string path;    // as given
+  std::string sha256;  // of the file's bytes
+  workload::Workload workload;
+};
+
+// Reads and checks a workload file (size and depth limits; UsageError naming the path).
+LoadedWorkload load_workload(const std::string& path);
+// Collective: rank 0 reads the file and every rank gets its text, so all plan the same.
+LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path);
+
+// The plan's collectives, sizes and data types from `plan`, in place of their flags.
+void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides);
+
+// meta.settings.workload: the file (path, sha256), the job shape it was planned for, and per
+// point its calls and time per step.
+nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan);
+// The job's weights recorded by a workload sweep (empty when the results hold none). Throws
+// UsageError naming the key for a malformed record.
+std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings);
+// Whether those weights count calls per step (false: per capture, the steps were unknown).
+bool job_per_step_of(const nlohmann::json& settings);
+std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan);
+
+// The dry run's text: the job's points with their weights, what cannot run here and why, and
+// with `sweep` the sweep's point count (the product of collectives, sizes, data types, ops,
+// placements, configs and groups) and its estimated duration (a space's plan prints its own).
+std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,
+                                 const SweepPlan* sweep);
+
+}  // namespace cctune::app

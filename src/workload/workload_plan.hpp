@@ -1,0 +1,68 @@
+#pragma once
+// Which of a job's call shapes this allocation can reproduce, and how much of the job's time
+// each stands for (issue #25: `cctune sweep/verify --workload`, `tune --workload`). Pure: the
+// caller says what NCCL will see here (ranks, nodes); docs/WORKLOAD.md "Sweeping a workload".
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workload/workload.hpp"
+
+namespace cctune::workload {
+
+// The communicator shape this allocation gives NCCL (nodes: NCCL hosts, emulated ones too).
+struct JobShape {
+  int nranks = 0;
+  int nnodes = 0;
+};
+
+// One size the sweep measures for the job: a collective at a size, with the job's calls and
+// time at it (summed over the shapes, communicators and bucket it stands for).
+struct WorkloadPoint {
+  Collective collective = Collective::AllReduce;
+  DType dtype = DType::Float32;  // of the shape with the most time in the point
+  int nranks = 0;
+  int nnodes = 0;
+  std::uint64_t size_bytes = 0;  // NCCL's nBytes = the sweep's size_bytes (docs/TUNING.md "Which bytes")
+  double calls_per_step = 0;
+  double time_us_per_step = 0;   // the weight: calls per step x per-call time
+  bool estimated = false;        // some per-call time came from the size model, not the capture
+  std::size_t shapes = 0;        // job shapes folded into this point
+};
+
+struct UnplannedShape {
+  std::string comm_id;
+  int nranks = 0;
+  int nnodes = 0;
+  CallShape shape;
+  std::string reason;
+};
+
+struct WorkloadPlan {
+  std::vector<WorkloadPoint> points;      // by (collective, size)
+  std::vector<UnplannedShape> unplanned;  // one per shape that cannot run here, with the reason
+  bool per_step = false;                  // the capture knew its steps; otherwise "per capture"
+  bool bucketed = false;                  // more distinct sizes than the limit: log-spaced buckets
+  std::size_t distinct_sizes = 0;         // before bucketing
+  std::vector<std::string> notes;         // assumptions made (unknown node counts)
+  // What the sweep plan takes from it: every collective and size above, data types in order.
+  std::vector<Collective> collectives() const;
+  std::vector<std::uint64_t> sizes() const;
+  std::vector<DType> dtypes() const;
+};
+
+// Per-call time when the capture has no duration: latency + bytes / bandwidth. Only the
+// weights' proportions matter; docs/WORKLOAD.md says where it misleads.
+double estimated_call_us(std::uint64_t bytes);
+
+// Plans `w` for `job`: communicators with job.nranks ranks and job.nnodes nodes (or unknown
+// nodes, noted), collective calls only. More than `max_sizes` distinct sizes are bucketed
+// into `max_sizes` log-spaced buckets, each represented by its time-weighted median size.
+// Throws UsageError when nothing can be planned (the reasons are in the message).
+WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_sizes);
+
+// The most sizes a workload sweep plans before bucketing (--workload-sizes overrides).
+inline constexpr std::size_t default_workload_sizes = 24;
+
+}  // namespace cctune::workload

@@ -1,0 +1,143 @@
+"""`cctune sweep --workload --dry-run` and `cctune tune` by the job's time, end to end without a GPU:
+  workload_sweep_cli_check.py CCTUNE SOURCE_DIR SCRATCH [SELFTEST_MODULE]
+The dry run plans the real DDP and FSDP captures (2 ranks as 2 NCCL nodes) with their weights,
+names what cannot run here, buckets sizes beyond --workload-sizes; tune on the ddp_job fixture
+picks the group the job's time prefers, and the grid's geometric mean the other."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+cctune, src, scratch = sys.argv[1:4]
+selftest = sys.argv[4] if len(sys.argv) > 4 else ""
+caps = os.path.join(src, "tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9")
+fixture = os.path.join(src, "tests/fixtures/tuning/ddp_job.results.json")
+shutil.rmtree(scratch, ignore_errors=True)
+os.makedirs(scratch)
+failures = []
+
+
+def run(*args, rc=0):
+    p = subprocess.run([cctune, *args], capture_output=True, text=True, timeout=120)
+    if p.returncode != rc:
+        failures.append(f"{args}: rc {p.returncode}, wanted {rc}: {p.stdout[-400:]} {p.stderr.strip()}")
+    return p
+
+
+def expect(text, pattern, what):
+    if not re.search(pattern, text, re.M):
+        failures.append(f"{what}: no match for {pattern!r} in:\n{text}")
+
+
+def one_line_error(p, words, what):
+    lines = p.stderr.strip().splitlines()
+    if len(lines) != 1 or not all(w in lines[0] for w in words):
+        failures.append(f"{what}: wanted one line naming {words}, got {p.stderr!r}")
+
+
+ddp, fsdp = os.path.join(scratch, "ddp.json"), os.path.join(scratch, "fsdp.json")
+run("workload", "import", *(os.path.join(caps, "ddp", f"nccl.rank{r}.log") for r in (0, 1)), "--steps", "4", "-o", ddp)
+run("workload", "import", *(os.path.join(caps, "fsdp", f"flight.rank{r}.json") for r in (0, 1)), "-o", fsdp)
+
+# DDP, 2 ranks as 2 NCCL hosts as captured: every collective shape is planned, with its calls per step.
+p = run("sweep", "--workload", ddp, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2")
+expect(p.stdout, r"planned for 2 ranks on 2 NCCL nodes", "ddp dry run")
+expect(p.stdout, r"^allreduce\s+float32\s+8396800\s+0\.750\s", "ddp 8 MiB bucket")
+expect(p.stdout, r"^allreduce\s+float32\s+16830504\s+0\.250\s", "ddp whole model")
+expect(p.stdout, r"^broadcast\s+int32\s+28\s+0\.250\s", "ddp reducer broadcast")
+expect(p.stdout, r"^# sweep: \d+ points .* for the job's 6; estimated \d+ s", "ddp estimate")
+sha = subprocess.run(["sha256sum", ddp], capture_output=True, text=True).stdout.split()[0]
+expect(p.stdout, r"sha256 " + sha[:12], "the workload's sha256")
+
+# One host, no emulation: nothing runs here, and the error names --emulate-nodes.
+p = run("sweep", "--workload", ddp, "--dry-run", "--gpus", "2", rc=2)
+one_line_error(p, ["2 nodes", "--emulate-nodes 2"], "ddp on one NCCL node")
+
+# FSDP from the flight recorder: AllGather's size is NCCL's nBytes (count x nranks x 2 bytes of
+# bf16), the sweep's size; durations weigh it; no steps: per capture; unknown node count noted.
+p = run("sweep", "--workload", fsdp, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2")
+expect(p.stdout, r"^allgather\s+bfloat16\s+16384\s+4\.000\s+\d+\.\d\s+1$", "fsdp allgather 4096 bf16 elements")
+expect(p.stdout, r"collective time per capture", "fsdp without steps")
+expect(p.stdout, r"does not say its node count", "fsdp unknown nodes")
+p = run("sweep", "--workload", fsdp, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2", "--workload-sizes", "3")
+expect(p.stdout, r"^# 7 distinct sizes bucketed into 3", "fsdp bucketed")
+if len([l for l in p.stdout.splitlines() if re.match(r"^(allreduce|allgather|reducescatter) ", l)]) > 6:
+    failures.append(f"bucketing to 3 sizes left more than 2 collectives x 3 sizes: {p.stdout}")
+
+# A real sweep of the DDP workload through the NCCL runtime with the selftest worker stand-in
+# (no GPU, no NCCL): 2 ranks on 2 emulated nodes, exactly the job's sizes, the weights recorded.
+if selftest and os.path.exists(selftest):
+    import jsonschema
+    env = dict(os.environ, CCTUNE_NCCL_MODULE=selftest, CCTUNE_SELFTEST_GPUS="2")
+    out = os.path.join(scratch, "selftest-sweep")
+    p = subprocess.run([cctune, "sweep", "--backend", "nccl", "--workload", ddp, "--gpus", "2", "--emulate-nodes", "2",
+                        "--configs", "auto,ring/simple", "--placement", "out", "--max-time", "0.05", "--min-iters", "5",
+                        "--no-tune", "-o", out], capture_output=True, text=True, timeout=240, env=env)
+    if p.returncode != 0:
+        failures.append(f"selftest sweep --workload: rc {p.returncode}: {p.stderr[-600:]}")
+    else:
+        res = json.load(open(os.path.join(out, "results.json")))
+        jsonschema.validate(res, json.load(open(os.path.join(src, "configs/schema/results.schema.json"))),
+                            cls=jsonschema.Draft202012Validator)
+        w = res["meta"]["settings"]["workload"]
+        if w["sha256"] != sha or (w["nranks"], w["nnodes"]) != (2, 2) or len(w["points"]) != 6:
+            failures.append(f"meta.settings.workload: {w}")
+        for coll in ("allreduce", "broadcast"):
+            planned = sorted(pt["size_bytes"] for pt in w["points"] if pt["collective"] == coll)
+            measured = sorted({pt["size_bytes"] for run in res["runs"] for pt in run["points"] if pt["collective"] == coll})
+            if not set(planned) <= set(measured):
+                failures.append(f"{coll}: planned sizes {planned} not all measured: {measured}")
+        if any((run["nranks"], run["nnodes"]) != (2, 2) for run in res["runs"]):
+            failures.append(f"runs not on 2 ranks x 2 nodes: {[(r['nranks'], r['nnodes']) for r in res['runs']]}")
+elif selftest:
+    failures.append(f"selftest module {selftest} is not built")
+
+# Bad inputs: one line, exit 2.
+one_line_error(run("sweep", "--dry-run", "--gpus", "1", rc=2), ["--space or --workload"], "dry run of nothing")
+bad = os.path.join(scratch, "bad.json")
+open(bad, "w").write('{"format": "nccl-log"}')
+one_line_error(run("sweep", "--workload", bad, "--dry-run", "--gpus", "1", rc=2), ["schema", "cctune.workload/1"], "malformed workload")
+one_line_error(run("sweep", "--workload", os.path.join(scratch, "none.json"), "--dry-run", "--gpus", "1", rc=3), ["none.json"],
+               "missing workload")
+
+# tune: the weights the sweep recorded decide; --grid ignores them; --workload FILE gives them.
+p = run("tune", fixture, "-o", os.path.join(scratch, "job"), "--plugin", "/opt/lib/libnccl-tuner-cctune.so")
+expect(p.stdout, r"^# process-level group: buffsize-8M", "job-weighted group")
+expect(p.stdout, r"collective time per step: NCCL defaults 0\.492 ms -> profile 0\.446 ms \(-9\.2 % \+/- 0\.\d %\)", "per-step line")
+job_time = json.load(open(os.path.join(scratch, "job", "job_time.json")))
+if job_time["shapes"][0]["nranks"] != 8 or abs(job_time["shapes"][0]["default_ms"] - 0.4916) > 1e-9:
+    failures.append(f"job_time.json: {job_time}")
+p = run("tune", fixture, "--grid", "-o", os.path.join(scratch, "grid"), "--plugin", "/opt/lib/libnccl-tuner-cctune.so")
+expect(p.stdout, r"^# process-level group: channels-32", "grid group")
+if os.path.exists(os.path.join(scratch, "grid", "job_time.json")):
+    failures.append("--grid wrote job_time.json")
+
+# A recorded workload that is not what the sweep writes: one line naming the key, exit 2.
+for key, value, words in [("per_step", "yes", ["meta.settings.workload.per_step"]),
+                          ("points", [{"collective": "allfoo"}], ["meta.settings.workload.points[0]"])]:
+    doc = json.load(open(fixture))
+    doc["meta"]["settings"]["workload"][key] = value
+    bad_results = os.path.join(scratch, f"bad_{key}.results.json")
+    json.dump(doc, open(bad_results, "w"))
+    one_line_error(run("tune", bad_results, "-o", os.path.join(scratch, "bad"), rc=2), words, f"recorded workload with bad {key}")
+
+# The same job as a workload file of 8 ranks on one node: only the large buckets this time.
+job = {"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log"], "steps": 1, "communicators": [{
+    "id": "0x1", "nranks": 8, "nnodes": 1, "ranks": list(range(8)), "calls": [
+        {"kind": "collective", "collective": "allreduce", "dtype": "float32", "op": "sum", "count": size // 4,
+         "bytes": size, "calls": calls, "calls_per_step": calls, "applied": []}
+        for size, calls in [(8 << 20, 6), (16 << 20, 1)]]}]}
+job_path = os.path.join(scratch, "job8.json")
+json.dump(job, open(job_path, "w"))
+p = run("tune", fixture, "--workload", job_path, "-o", os.path.join(scratch, "file"), "--plugin", "/opt/lib/libnccl-tuner-cctune.so")
+expect(p.stdout, r"^# process-level group: buffsize-8M", "tune --workload group")
+expect(p.stdout, r"^# no rules", "no rule at sizes the job never issues")
+p = run("tune", fixture, "--workload", ddp, "-o", os.path.join(scratch, "ddp"), rc=2)
+one_line_error(p, ["none of its communicators"], "workload of another shape")
+
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
+print("ok")
