@@ -118,17 +118,28 @@ bool InspectorReader::line(std::string_view text) {
 InspectorImportStats InspectorReader::read(std::istream& in, const std::string& source) {
   InspectorImportStats stats;
   std::string text;
-  long number = 0;
-  while (std::getline(in, text)) {
-    ++number;
-    if (text.size() > max_inspector_line)
-      throw UsageError(source + ":" + std::to_string(number) + " is longer than " + std::to_string(max_inspector_line) + " bytes",
-                       "pass NCCL Inspector's JSON output (one record per line), unchanged");
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+  long number = 1;
+  auto take = [&] {
+    if (text.find_first_not_of(" \t\r") == std::string::npos) return;
     ++stats.lines;
     if (line(text)) ++stats.records;
     else ++stats.skipped;
+  };
+  // Lines are read with a bound: a longer one is refused before it is held whole.
+  std::streambuf* buf = in.rdbuf();
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    if (c != '\n') {
+      if (text.size() == max_inspector_line)
+        throw UsageError(source + ":" + std::to_string(number) + " is longer than " + std::to_string(max_inspector_line) + " bytes",
+                         "pass NCCL Inspector's JSON output (one record per line), unchanged");
+      text.push_back(static_cast<char>(c));
+      continue;
+    }
+    take();
+    text.clear();
+    ++number;
   }
+  take();
   return stats;
 }
 
