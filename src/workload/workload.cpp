@@ -164,6 +164,12 @@ CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int
   return it->second;
 }
 
+void WorkloadBuilder::add_not_recorded(const std::string& comm_id, int nranks, int nnodes, int rank, std::uint64_t calls) {
+  PerRank& pr = per_rank_[{comm_id, rank}];
+  if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}, 0, {}};
+  pr.comm.calls_not_recorded += calls;
+}
+
 Workload WorkloadBuilder::finish(std::string format, std::vector<std::string> sources) const {
   std::vector<Workload> parts;
   for (const auto& [key, pr] : per_rank_) {

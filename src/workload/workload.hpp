@@ -121,6 +121,8 @@ class WorkloadBuilder {
   // The stats of `shape` on communicator `comm_id` as seen by `rank`, its call count already
   // incremented.
   CallStats& add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape);
+  // Calls `rank` made on `comm_id` that the capture saw but could not keep (sampled away).
+  void add_not_recorded(const std::string& comm_id, int nranks, int nnodes, int rank, std::uint64_t calls);
   Workload finish(std::string format, std::vector<std::string> sources) const;
 
  private:

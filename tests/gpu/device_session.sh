@@ -15,6 +15,10 @@
 #   workload  tests/gpu/workload/capture_workloads.sh with the profiler half loaded too: a real
 #           PyTorch job (2 processes, one GPU, 2 NCCL hosts) whose profiler files must agree with
 #           its COLL log and its own counts (check_profiler_workload.py); needs PyTorch
+#   inspector  the same capture with NCCL Inspector loaded instead (NVIDIA/nccl ext-profiler/
+#           inspector, built beforehand: CCTUNE_INSPECTOR_SO, default .devcarry-inspector/
+#           libnccl-profiler-inspector.so in the repository); its files come back in
+#           inspector.tgz as <job>/inspector/, the fixture layout (docs/WORKLOAD.md)
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min on one H100 with RUNS=9)
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
@@ -25,7 +29,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_tune or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_tune, inspector or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -67,6 +71,9 @@ for run in r["runs"]:
     so=$b/lib/libnccl-tuner-cctune.so
     [[ -f $so ]] || so=$b/libnccl-tuner-cctune.so
     TAIL_LINES=80 CCTUNE_PROFILER_SO=$so CCTUNE_BIN=$b/cctune step workload 500 tests/gpu/workload/capture_workloads.sh "$g/workload" ;;
+  inspector)
+    so=${CCTUNE_INSPECTOR_SO:-.devcarry-inspector/libnccl-profiler-inspector.so}
+    TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;
   overhead)
     TAIL_LINES=30 step profiler_overhead 540 bench/profiler_overhead.sh "$b" "$g" ;;
   workload_tune)

@@ -1,5 +1,5 @@
 // `cctune workload import FILE...` and `cctune workload merge FILE...`: a job's collectives from
-// its captures (NCCL's log, PyTorch's flight recorder) into workload.json (docs/WORKLOAD.md).
+// its captures (NCCL's log, PyTorch's flight recorder, NCCL Inspector) into workload.json (docs/WORKLOAD.md).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +15,7 @@
 #include "core/prometheus_text.hpp"
 #include "core/text.hpp"
 #include "workload/flight_recorder_import.hpp"
+#include "workload/inspector_import.hpp"
 #include "workload/nccl_log_import.hpp"
 #include "workload/workload_json.hpp"
 
@@ -55,11 +56,14 @@ std::string detect_format(const std::string& path) {
   std::string head(64 * 1024, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
+  // Inspector's records are JSON objects one per line, so its test comes before the dump's '{'.
+  if (wl::looks_like_inspector(head)) return "inspector";
   const auto first = head.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && head[first] == '{') return "flight-recorder";
   if (wl::looks_like_nccl_log(head)) return "nccl-log";
-  throw UsageError(path + " is neither NCCL's log nor a PyTorch flight-recorder dump",
-                   "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING, or dump the flight recorder as JSON (docs/WORKLOAD.md)");
+  throw UsageError(path + " is neither NCCL's log, a PyTorch flight-recorder dump nor NCCL Inspector's JSON lines",
+                   "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING, dump the flight recorder as JSON, or pass "
+                   "Inspector's <host>-pid<pid>.log (docs/WORKLOAD.md)");
 }
 
 // NCCL logs are streamed (line by line, bounded), so they may be large; not a FIFO or device.
@@ -67,17 +71,33 @@ constexpr const char* kPromHelp = "also write calls and time per step to FILE (*
 
 constexpr std::uintmax_t kMaxLogBytes = std::uintmax_t{16} << 30;
 
-void import_log(const std::string& path, wl::WorkloadBuilder& builder) {
+std::ifstream open_stream(const std::string& path, const char* what) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw UsageError(path + " is not a regular file", "pass NCCL's log file (NCCL_DEBUG_FILE), not a pipe or device");
+    throw UsageError(path + " is not a regular file", std::string("pass ") + what + ", not a pipe or device");
   if (std::filesystem::file_size(path, ec) > kMaxLogBytes)
     throw UsageError(path + " is larger than 16 GiB", "capture fewer steps");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw EnvironmentError("cannot read " + path, "check the path and its permissions");
+  return in;
+}
+
+void import_log(const std::string& path, wl::WorkloadBuilder& builder) {
+  std::ifstream in = open_stream(path, "NCCL's log file (NCCL_DEBUG_FILE)");
   const wl::LogImportStats stats = wl::import_nccl_log(in, builder);
   if (stats.call_lines == 0)
     throw UsageError(path + " holds no per-call lines of NCCL", "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING");
+}
+
+// Inspector's files (one per process) are read into one reader: which rank of a communicator
+// is imported depends on all of them (inspector_import.hpp).
+void import_inspector(const std::string& path, wl::InspectorReader& reader) {
+  std::ifstream in = open_stream(path, "NCCL Inspector's <host>-pid<pid>.log");
+  const wl::InspectorImportStats stats = reader.read(in, path);
+  if (stats.records == 0)
+    throw UsageError(path + " holds no NCCL Inspector records", "pass the JSON lines Inspector wrote with NCCL_INSPECTOR_ENABLE=1 (not its Prometheus output)");
+  if (stats.skipped > 0)
+    std::cerr << "# " << text::terminal_text(path) << ": " << stats.skipped << " of " << stats.lines << " lines were not Inspector records and were skipped\n";
 }
 
 class WorkloadCommand : public Command {
@@ -85,9 +105,9 @@ class WorkloadCommand : public Command {
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("workload", "a job's collectives from its captures (docs/WORKLOAD.md)");
     cmd_->require_subcommand(1);
-    import_ = cmd_->add_subcommand("import", "NCCL logs or PyTorch flight-recorder dumps -> workload.json");
+    import_ = cmd_->add_subcommand("import", "NCCL logs, PyTorch flight-recorder dumps or NCCL Inspector output -> workload.json");
     import_->add_option("files", files_, "captures: one per process (NCCL_DEBUG_FILE) or per rank (flight recorder)")->required();
-    import_->add_option("--format", format_, "auto | nccl-log | flight-recorder")->check(CLI::IsMember({"auto", "nccl-log", "flight-recorder"}));
+    import_->add_option("--format", format_, "auto | nccl-log | flight-recorder | inspector")->check(CLI::IsMember({"auto", "nccl-log", "flight-recorder", "inspector"}));
     import_->add_option("--rank", rank_, "the rank a flight-recorder dump came from (default: from its file name)")->check(CLI::NonNegativeNumber);
     import_->add_option("--steps", steps_, "training steps the capture covers (gives calls per step)")->check(CLI::PositiveNumber);
     import_->add_option("-o,--output", output_, "where to write workload.json")->required();
@@ -112,13 +132,16 @@ class WorkloadCommand : public Command {
  private:
   wl::Workload import_files() const {
     wl::WorkloadBuilder builder;
+    wl::InspectorReader inspector;
     std::string formats;
     for (const std::string& path : files_) {
       const std::string format = format_ == "auto" ? detect_format(path) : format_;
       if (format == "nccl-log") import_log(path, builder);
+      else if (format == "inspector") import_inspector(path, inspector);
       else wl::import_flight_recorder(parse_json_file(path), dump_rank(path, rank_), builder);
       if (formats.find(format) == std::string::npos) formats += (formats.empty() ? "" : "+") + format;
     }
+    inspector.add_to(builder);
     wl::Workload w = builder.finish(formats, files_);
     if (steps_ > 0) w.steps = steps_;
     return w;

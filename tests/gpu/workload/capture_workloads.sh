@@ -9,6 +9,12 @@
 # With CCTUNE_PROFILER_SO=/path/libnccl-tuner-cctune.so the same run also loads cctune's profiler
 # half (NCCL_PROFILER_PLUGIN, CCTUNE_WORKLOAD=OUTPUT_DIR/<workload>/profiler), and with
 # CCTUNE_BIN=/path/cctune each capture is then checked by check_profiler_workload.py.
+# With CCTUNE_INSPECTOR_SO=/path/libnccl-profiler-inspector.so (NCCL Inspector, built from
+# NVIDIA/nccl ext-profiler/inspector) the run loads Inspector instead and everything it writes
+# goes to OUTPUT_DIR/<workload>/inspector/: Inspector's JSON lines in dump/ and the same run's
+# NCCL logs, flight-recorder dumps and counts beside them (the fixture layout that
+# tests/unit/workload/inspector_import_test.cpp reads). One profiler plugin per process: not
+# together with CCTUNE_PROFILER_SO.
 # Exits 0 with "SKIP: <reason>" without a GPU or without PyTorch.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,12 +28,24 @@ python3 -c 'import torch, torch.distributed' 2>/dev/null || { echo "SKIP: python
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING
 export TORCH_FR_BUFFER_SIZE=20000 TORCH_NCCL_TRACE_BUFFER_SIZE=20000 TORCH_NCCL_ENABLE_TIMING=1 PYTHONUNBUFFERED=1
+if [[ -n ${CCTUNE_INSPECTOR_SO:-} ]]; then
+  [[ -z ${CCTUNE_PROFILER_SO:-} ]] || { echo "FAIL: CCTUNE_INSPECTOR_SO and CCTUNE_PROFILER_SO both set; NCCL loads one profiler plugin"; exit 2; }
+  [[ -f $CCTUNE_INSPECTOR_SO ]] || { echo "FAIL: $CCTUNE_INSPECTOR_SO is not a file; build Inspector first (docs/WORKLOAD.md)"; exit 2; }
+  CCTUNE_INSPECTOR_SO=$(cd "$(dirname "$CCTUNE_INSPECTOR_SO")" && pwd)/$(basename "$CCTUNE_INSPECTOR_SO")
+fi
 failed=0
 for w in "${workloads[@]}"; do
   dir=$out/$w
+  [[ -z ${CCTUNE_INSPECTOR_SO:-} ]] || dir=$out/$w/inspector
   rm -rf "$dir"; mkdir -p "$dir"
   profiler_env=()
-  if [[ -n ${CCTUNE_PROFILER_SO:-} ]]; then
+  if [[ -n ${CCTUNE_INSPECTOR_SO:-} ]]; then
+    # Inspector's dump thread sleeps tv_nsec = interval % 1e6 (microseconds read as
+    # nanoseconds), so 1000 polls about every microsecond: few calls are sampled away.
+    mkdir -p "$dir/dump"
+    profiler_env=(NCCL_PROFILER_PLUGIN="$CCTUNE_INSPECTOR_SO" NCCL_INSPECTOR_ENABLE=1 NCCL_INSPECTOR_DUMP_DIR="$dir/dump"
+                  NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=1000)
+  elif [[ -n ${CCTUNE_PROFILER_SO:-} ]]; then
     mkdir -p "$dir/profiler"
     profiler_env=(NCCL_PROFILER_PLUGIN="$CCTUNE_PROFILER_SO" CCTUNE_WORKLOAD="$dir/profiler" CCTUNE_WORKLOAD_INTERVAL=0)
   fi
@@ -45,6 +63,15 @@ for w in "${workloads[@]}"; do
     echo "PASS: capture $w ($(grep -c ' opCount ' "$dir/nccl.rank0.log") COLL lines on rank 0)"
   else
     echo "FAIL: capture $w (rc $rc)"; tail -n 20 "$dir"/stdout.rank*.txt; failed=1
+  fi
+  if [[ -n ${CCTUNE_INSPECTOR_SO:-} ]]; then
+    records=$(cat "$dir"/dump/*.log 2>/dev/null | wc -l)
+    if [[ $records -gt 0 ]]; then echo "PASS: inspector $w ($records records in $(ls "$dir/dump" | wc -l) files)"
+    else echo "FAIL: inspector $w wrote no records (NCCL's log says why: grep -i profiler $dir/nccl.rank0.log)"; grep -ih 'profiler' "$dir"/nccl.rank0.log | head -5; failed=1; fi
+    if [[ -n ${CCTUNE_BIN:-} ]]; then
+      "$CCTUNE_BIN" workload import "$dir"/dump/*.log -o "$dir/workload.inspector.json" || failed=1
+      "$CCTUNE_BIN" workload import "$dir"/nccl.rank0.log "$dir"/nccl.rank1.log -o "$dir/workload.log.json" || failed=1
+    fi
   fi
   if [[ -n ${CCTUNE_PROFILER_SO:-} && -n ${CCTUNE_BIN:-} ]]; then
     python3 "$here/check_profiler_workload.py" "$CCTUNE_BIN" "$here/../../../configs/schema/workload.schema.json" "$dir" || failed=1

@@ -1,8 +1,8 @@
 """`cctune workload import` and `merge` end to end on the real H100 captures:
   workload_cli_check.py CCTUNE SOURCE_DIR SCRATCH
 Every written file satisfies configs/schema/workload.schema.json; per-rank imports merged equal
-the import of both ranks at once; the log and the flight recorder agree on every shape; bad
-inputs end in one line and exit 2."""
+the import of both ranks at once; the log and the flight recorder agree on every shape, and so do
+NCCL Inspector's files with their run's log; bad inputs end in one line and exit 2."""
 import json
 import os
 import shutil
@@ -59,18 +59,35 @@ for job in ("ddp", "fsdp", "alltoall"):
     if w_both["steps"] != 4 or any("calls_per_step" not in c for comm in w_both["communicators"] for c in comm["calls"]):
         failures.append(f"{job}: --steps 4 did not give calls per step")
 
+# NCCL Inspector's files of the same jobs (a second run, <job>/inspector/): detected, written as
+# format "inspector", the same (collective, nBytes, calls) as that run's COLL log.
+for job in ("ddp", "fsdp"):
+    d = os.path.join(caps, job, "inspector")
+    dumps = sorted(os.path.join(d, "dump", f) for f in os.listdir(os.path.join(d, "dump")))
+    out_i, out_l = os.path.join(scratch, job + ".insp.json"), os.path.join(scratch, job + ".insp-log.json")
+    run("import", *dumps, "-o", out_i)
+    run("import", os.path.join(d, "nccl.rank0.log"), os.path.join(d, "nccl.rank1.log"), "-o", out_l)
+    w_i, w_l = load(out_i), load(out_l)
+    by_bytes = lambda w: sorted((c["collective"], c["bytes"], c["calls"]) for comm in w["communicators"] for c in comm["calls"])
+    if w_i["format"] != "inspector" or by_bytes(w_i) != by_bytes(w_l):
+        failures.append(f"{job}: Inspector import {w_i['format']} {by_bytes(w_i)} vs the run's log {by_bytes(w_l)}")
+
 # Bad inputs: one line on stderr, exit 2, nothing written.
 bad = os.path.join(scratch, "bad")
 os.makedirs(bad)
 open(os.path.join(bad, "notes.txt"), "w").write("hello\n")
 os.mkfifo(os.path.join(bad, "fifo"))
 shutil.copy(os.path.join(caps, "fsdp/flight.rank0.json"), os.path.join(bad, "flight.json"))
+first = open(os.path.join(caps, "fsdp/inspector/dump", sorted(os.listdir(os.path.join(caps, "fsdp/inspector/dump")))[0])).readline()
+open(os.path.join(bad, "cut.log"), "w").write(first[: len(first) // 2])
 cases = [
     ("import", os.path.join(bad, "notes.txt"), "-o", os.path.join(bad, "o1.json")),
     ("import", "--format", "nccl-log", os.path.join(bad, "fifo"), "-o", os.path.join(bad, "o2.json")),
     ("import", os.path.join(bad, "flight.json"), "-o", os.path.join(bad, "o3.json")),  # no rank in the name
     ("merge", os.path.join(scratch, "fsdp.r0.json"), os.path.join(scratch, "fsdp.r0.json"), "-o", os.path.join(bad, "o4.json")),
     ("merge", os.path.join(caps, "fsdp/counts.rank0.json"), "-o", os.path.join(bad, "o5.json")),
+    ("import", os.path.join(bad, "cut.log"), "-o", os.path.join(bad, "o6.json")),  # Inspector, cut in its first record
+    ("import", "--format", "inspector", os.path.join(bad, "notes.txt"), "-o", os.path.join(bad, "o7.json")),
 ]
 for args in cases:
     p = run(*args, rc=2)

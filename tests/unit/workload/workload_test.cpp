@@ -36,7 +36,7 @@ TEST(Workload, ProfilerFieldsRoundTripAndMerge) {
     Workload w;
     w.format = "nccl-profiler";
     Communicator c{"0x1", 2, 1, {rank}, {}, 0, {}};
-    CallStats s{allreduce(64), 3, {}, {}};
+    CallStats s{allreduce(64), 3, {}, {}, {}};
     s.durations.add(us);
     s.durations.clock = clock;
     s.durations.histogram[duration_bucket(us)] = 1;

@@ -1,0 +1,175 @@
+#include "workload/inspector_import.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/json_depth.hpp"
+#include "workload/nccl_names.hpp"
+
+namespace cctune::workload {
+namespace {
+
+using nlohmann::json;
+
+// Bounds on numbers from the file: past these a line is not a real capture. Sizes stay far
+// from overflow when AllGather's and ReduceScatter's nBytes multiply them by nranks.
+constexpr std::uint64_t kMaxRanks = 1u << 24;
+constexpr std::uint64_t kMaxMsgBytes = std::uint64_t{1} << 38;  // 256 GiB per rank
+constexpr std::uint64_t kMaxSeq = std::uint64_t{1} << 48;
+constexpr std::uint64_t kMaxExecUs = std::uint64_t{1} << 40;      // about 12 days
+
+std::optional<std::uint64_t> uint_field(const json& obj, const char* key, std::uint64_t max) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  std::uint64_t v = 0;
+  if (it->is_number_unsigned()) v = it->get<std::uint64_t>();
+  else if (it->is_number_integer() && it->get<std::int64_t>() >= 0) v = static_cast<std::uint64_t>(it->get<std::int64_t>());
+  else return std::nullopt;
+  if (v > max) return std::nullopt;
+  return v;
+}
+
+// Inspector writes NCCL's commHash as hex; it lands in workload.json and on the terminal.
+bool is_hash(const json& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() < 3 || s.size() > 34 || !s.starts_with("0x")) return false;
+  return std::all_of(s.begin() + 2, s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// coll_timing_source: the kernel's GPU timer, else host clocks around the kernel or the call.
+std::string clock_of(const json& perf) {
+  const auto it = perf.find("coll_timing_source");
+  if (it == perf.end() || !it->is_string()) return "";
+  const std::string& s = it->get_ref<const std::string&>();
+  if (s == "kernel_gpu") return "gpu";
+  if (s == "kernel_cpu" || s == "collective_cpu") return "host";
+  return "";
+}
+
+std::optional<json> parse_line(std::string_view text) {
+  if (json_nests_deeper_than(text)) return std::nullopt;
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  return j;
+}
+
+bool is_record(const json& j) {
+  return j.contains("header") && j["header"].is_object() && j.contains("coll_perf") && j["coll_perf"].is_object();
+}
+
+}  // namespace
+
+std::uint64_t InspectorReader::PerRank::lost() const {
+  std::uint64_t n = 0;
+  for (const auto& [c, seen] : seq) n += seen.second + 1 > seen.first ? seen.second + 1 - seen.first : 0;
+  return n;
+}
+
+bool InspectorReader::line(std::string_view text) {
+  const std::optional<json> parsed = parse_line(text);
+  if (!parsed || !is_record(*parsed)) return false;
+  const json& header = (*parsed)["header"];
+  const json& perf = (*parsed)["coll_perf"];
+  const auto nranks = uint_field(header, "n_ranks", kMaxRanks);
+  const auto rank = uint_field(header, "rank", kMaxRanks);
+  const auto nnodes = uint_field(header, "nnodes", kMaxRanks);
+  if (!header.contains("id") || !is_hash(header["id"]) || !nranks || *nranks == 0 || !rank || *rank >= *nranks ||
+      (nnodes && *nnodes > *nranks))
+    return false;
+  const auto func = perf.contains("coll") && perf["coll"].is_string() ? nccl_func_kind(perf["coll"].get<std::string>()) : std::nullopt;
+  const auto sn = uint_field(perf, "coll_sn", kMaxSeq);
+  const auto bytes = uint_field(perf, "coll_msg_size_bytes", kMaxMsgBytes);
+  // Inspector follows NCCL's collective events only; a point-to-point name here is not its.
+  if (!func || func->kind != CallKind::Collective || !sn || !bytes || *bytes == 0) return false;
+
+  PerRank& pr = ranks_[{header["id"].get<std::string>(), static_cast<int>(*rank)}];
+  if (pr.records == 0) {
+    pr.nranks = static_cast<int>(*nranks);
+    pr.nnodes = nnodes ? static_cast<int>(*nnodes) : 0;
+  } else if (pr.nranks != static_cast<int>(*nranks)) {
+    return false;
+  }
+  CallShape shape = make_shape(*func, DType::Uint8, std::nullopt, 0, *bytes, pr.nranks);
+  shape.root.reset();  // not recorded
+  auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}, pr.records});
+  if (fresh && ++shapes_ > max_workload_shapes)
+    throw UsageError("inspector: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls",
+                     "capture fewer steps, or split the capture by communicator");
+  CallStats& s = it->second;
+  ++s.calls;
+  if (const auto us = uint_field(perf, "coll_exec_time_us", kMaxExecUs)) {
+    const std::string clock = clock_of(perf);
+    Durations one;
+    one.add(static_cast<double>(*us));
+    one.clock = clock;
+    s.durations.merge(one);
+  }
+  auto& [seen, highest] = pr.seq[func->collective];
+  ++seen;
+  highest = std::max(highest, *sn);
+  ++pr.records;
+  return true;
+}
+
+InspectorImportStats InspectorReader::read(std::istream& in, const std::string& source) {
+  InspectorImportStats stats;
+  std::string text;
+  long number = 1;
+  auto take = [&] {
+    if (text.find_first_not_of(" \t\r") == std::string::npos) return;
+    ++stats.lines;
+    if (line(text)) ++stats.records;
+    else ++stats.skipped;
+  };
+  // Lines are read with a bound: a longer one is refused before it is held whole.
+  std::streambuf* buf = in.rdbuf();
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    if (c != '\n') {
+      if (text.size() == max_inspector_line)
+        throw UsageError(source + ":" + std::to_string(number) + " is longer than " + std::to_string(max_inspector_line) + " bytes",
+                         "pass NCCL Inspector's JSON output (one record per line), unchanged");
+      text.push_back(static_cast<char>(c));
+      continue;
+    }
+    take();
+    text.clear();
+    ++number;
+  }
+  take();
+  return stats;
+}
+
+void InspectorReader::add_to(WorkloadBuilder& builder) const {
+  // Per communicator, the rank that lost the fewest calls (map order makes ties the lowest).
+  std::map<std::string, std::pair<int, const PerRank*>> chosen;
+  for (const auto& [key, pr] : ranks_) {
+    auto [it, fresh] = chosen.try_emplace(key.first, key.second, &pr);
+    if (!fresh && pr.lost() < it->second.second->lost()) it->second = {key.second, &pr};
+  }
+  for (const auto& [id, pick] : chosen) {
+    const auto& [rank, pr] = pick;
+    for (const auto& [shape, stats] : pr->calls) {
+      CallStats& s = builder.add_call(id, pr->nranks, pr->nnodes, rank, shape);
+      s.calls = stats.calls;
+      s.durations = stats.durations;
+      s.first_call = stats.first_call;
+    }
+    builder.add_not_recorded(id, pr->nranks, pr->nnodes, rank, pr->lost());
+  }
+}
+
+bool looks_like_inspector(std::string_view head) {
+  const auto first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] != '{') return false;
+  const auto end = head.find('\n', first);
+  // A file cut inside its first line is still Inspector's: every record starts with its header.
+  if (end == std::string_view::npos) return head.substr(first).starts_with(R"({"header":{)");
+  const std::optional<json> parsed = parse_line(head.substr(first, end - first));
+  return parsed && is_record(*parsed);
+}
+
+}  // namespace cctune::workload
