@@ -57,6 +57,9 @@ std::string format_env_file(const Profile& profile, const EnvFileOptions& option
   out += "# Measured with NCCL " + comment_text(profile.provenance.nccl_version);
   if (!profile.provenance.space.empty()) out += ", space " + comment_text(profile.provenance.space);
   out += "\n";
+  if (!profile.provenance.test_mode.empty())
+    out += "# FUNCTIONAL CHECK ONLY: measured in the " + comment_text(profile.provenance.test_mode) +
+           " test mode (ranks sharing a GPU over sockets); these settings are no tuning advice\n";
   for (const auto& [key, value] : profile.env) {
     if (key == "NCCL_TUNER_PLUGIN" || key == "CCTUNE_PROFILE") continue;  // ours win, written below
     add_line(out, key, value);

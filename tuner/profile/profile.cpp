@@ -195,6 +195,7 @@ Profile read_profile(const json& doc, std::string& error) {
   p.string("created", profile.provenance.created, false);
   p.string("cctune_version", profile.provenance.cctune_version, false);
   p.string("results", profile.provenance.results, false);
+  p.string("test_mode", profile.provenance.test_mode, false);
   read_offered(p, profile.provenance.offered, error);
   read_string_map(p, "baseline_env", profile.provenance.baseline_env);
   read_string_map(top, "env", profile.env);

@@ -48,6 +48,9 @@ struct ProfileProvenance {
   std::string results;  // path of the results the profile was derived from
   std::vector<OfferedAlgorithms> offered;           // empty: not recorded
   std::map<std::string, std::string> baseline_env;  // NCCL_* the measuring workers ran with
+  // "shared-gpu": made from test-mode results by `tune --functional-check`, so its rules are a
+  // functional check of the chain, not advice; empty for a real profile.
+  std::string test_mode;
   bool operator==(const ProfileProvenance&) const = default;
 };
 

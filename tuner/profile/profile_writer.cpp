@@ -19,6 +19,7 @@ std::string format_profile(const Profile& profile) {
                       {"nnodes", o.nnodes},
                       {"algorithms", algorithm_names(o.algorithms)}});
   }
+  if (!p.test_mode.empty()) doc["provenance"]["test_mode"] = p.test_mode;
   if (!p.baseline_env.empty()) {
     auto& env = doc["provenance"]["baseline_env"] = nlohmann::ordered_json::object();
     for (const auto& [key, value] : p.baseline_env) env[key] = value;

@@ -258,7 +258,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   TuneOutputs out;
   Profile& profile = out.profile;
   profile.provenance = {nccl_version_of(results), topology_fingerprint(results), options.space, options.created,
-                        options.cctune_version, options.results_path, {}, {}};
+                        options.cctune_version, options.results_path, {}, {}, {}};
   CandidateSet set = collect_candidates(results, job_dtypes(options.job_weights));
   out.notes = set.notes;
   if (set.groups.empty() || set.by_shape.empty())

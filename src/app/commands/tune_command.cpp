@@ -44,6 +44,8 @@ class TuneCommand : public Command {
     cmd_->add_option("--workload", workload_,
                      "decide by this job's collective time (workload.json; default: the weights a `sweep --workload` recorded)");
     cmd_->add_flag("--grid", grid_, "ignore the workload a `sweep --workload` recorded: judge every measured size alike");
+    cmd_->add_flag("--functional-check", functional_check_,
+                   "accept --test-shared-gpu results: the profile (marked test_mode) checks the chain end to end, its rules are no advice");
     cmd_->add_flag("-v,--verbose", verbose_, "print the decision and its reason at every size");
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -58,10 +60,15 @@ class TuneCommand : public Command {
                    "cctune: note: %s is from a sweep that never finished (meta.status \"running\": killed, or still measuring); "
                    "this profile covers only its %zu measured points (complete it with: cctune sweep ... --resume DIR)\n",
                    results_.c_str(), count_points(results));
-    if (const std::string mode = test_mode_of(results); !mode.empty())
+    const std::string mode = test_mode_of(results);
+    if (!mode.empty() && !functional_check_)
       throw UsageError(results_ + " was measured in the " + mode +
                            " test mode (--test-shared-gpu: several ranks on one GPU over sockets); its times are no basis for a profile",
-                       "re-run the sweep without --test-shared-gpu (one GPU per rank) and tune that");
+                       "re-run the sweep without --test-shared-gpu (one GPU per rank) and tune that, or pass --functional-check "
+                       "to check the chain end to end");
+    if (mode.empty() && functional_check_)
+      throw UsageError("--functional-check is for test-mode results, and " + results_ + " is a real measurement",
+                       "drop --functional-check");
     tuner::TuneOptions options;
     options.min_gain = min_gain_;
     options.min_gain_us = min_gain_us_;
@@ -71,7 +78,12 @@ class TuneCommand : public Command {
     options.cctune_version = CCTUNE_VERSION;
     options.space = space_name_of(results.meta.settings);
     set_job_weights(results, options);
-    const tuner::TuneOutputs outputs = tuner::tune_results(results, options);
+    tuner::TuneOutputs outputs = tuner::tune_results(results, options);
+    if (!mode.empty()) {
+      outputs.profile.provenance.test_mode = mode;
+      std::fprintf(stderr, "cctune: warning: a functional-check profile from %s test-mode results: its rules check the chain "
+                           "(tune, nccl.env, the plugin) and are no tuning advice\n", mode.c_str());
+    }
 
     std::string plugin = plugin_;
     if (plugin.empty()) {
@@ -132,6 +144,7 @@ class TuneCommand : public Command {
   CLI::App* cmd_ = nullptr;
   std::string workload_;
   bool grid_ = false;
+  bool functional_check_ = false;
   std::string results_;
   std::string output_dir_;
   std::string plugin_;

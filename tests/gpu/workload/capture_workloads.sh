@@ -15,6 +15,8 @@
 # NCCL logs, flight-recorder dumps and counts beside them (the fixture layout that
 # tests/unit/workload/inspector_import_test.cpp reads). One profiler plugin per process: not
 # together with CCTUNE_PROFILER_SO.
+# With CCTUNE_JOB_ENV_FILE=/path/nccl.env (what `cctune tune` writes) the job runs with that
+# profile deployed: the file is sourced (set -a) before the ranks start.
 # Exits 0 with "SKIP: <reason>" without a GPU or without PyTorch.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +30,12 @@ python3 -c 'import torch, torch.distributed' 2>/dev/null || { echo "SKIP: python
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING
 export TORCH_FR_BUFFER_SIZE=20000 TORCH_NCCL_TRACE_BUFFER_SIZE=20000 TORCH_NCCL_ENABLE_TIMING=1 PYTHONUNBUFFERED=1
+if [[ -n ${CCTUNE_JOB_ENV_FILE:-} ]]; then
+  set -a
+  # shellcheck disable=SC1090
+  . "$CCTUNE_JOB_ENV_FILE" || { echo "FAIL: cannot source $CCTUNE_JOB_ENV_FILE"; exit 1; }
+  set +a
+fi
 if [[ -n ${CCTUNE_INSPECTOR_SO:-} ]]; then
   [[ -z ${CCTUNE_PROFILER_SO:-} ]] || { echo "FAIL: CCTUNE_INSPECTOR_SO and CCTUNE_PROFILER_SO both set; NCCL loads one profiler plugin"; exit 2; }
   [[ -f $CCTUNE_INSPECTOR_SO ]] || { echo "FAIL: $CCTUNE_INSPECTOR_SO is not a file; build Inspector first (docs/WORKLOAD.md)"; exit 2; }

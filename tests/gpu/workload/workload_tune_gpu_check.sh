@@ -5,8 +5,11 @@
 #   tests/gpu/workload/workload_tune_gpu_check.sh BUILD_DIR OUTPUT_DIR
 # With 2 or more GPUs the job's shape is reproduced for real (2 GPUs, --emulate-nodes 2) and the
 # profile is tuned and verified: exit = verify's status (0, or 4 when the job is slower per step).
-# With one GPU the 2 ranks share it (--test-shared-gpu 2, each its own NCCL host): tune refuses
-# such results (checked), so verify --workload runs a hand-written profile for the plumbing only.
+# With one GPU the 2 ranks share it (--test-shared-gpu 2, each its own NCCL host): a functional
+# check of the chain. tune refuses such results (checked) and takes them with --functional-check
+# (the profile is marked test_mode); where that profile holds no rule (no gain beyond noise) a
+# hand-written one stands in. Then, with PyTorch, the captured DDP job itself reruns with the
+# profile deployed (its nccl.env) and NCCL's TUNING lines must show every rule applied.
 set -u
 build=${1:?usage: workload_tune_gpu_check.sh BUILD_DIR OUTPUT_DIR}
 out=${2:?usage: workload_tune_gpu_check.sh BUILD_DIR OUTPUT_DIR}
@@ -41,18 +44,34 @@ echo "== tune (weights recorded by the sweep)"
 "$cctune" tune "$out/sweep/results.json" -o "$out/sweep" > "$out/tune.txt" 2>&1
 rc=$?
 cat "$out/tune.txt"
+envfile=$out/sweep/nccl.env
+profile=$out/sweep/profile.json
 if [ "$ngpus" -ge 2 ]; then
   [ "$rc" -eq 0 ] || { echo "FAIL: tune exited $rc"; exit 1; }
   grep -q "collective time per step: NCCL defaults" "$out/tune.txt" || { echo "FAIL: tune printed no per-step line"; exit 1; }
-  profile=$out/sweep/profile.json
 else
   [ "$rc" -eq 2 ] && grep -q "test mode" "$out/tune.txt" || { echo "FAIL: tune of shared-GPU results did not refuse (rc $rc)"; exit 1; }
-  profile=$out/plumbing.profile.json   # a rule at the job's buckets, for the plumbing only
-  cat > "$profile" <<'JSON'
-{"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.9"}, "env": {},
+  echo "== tune --functional-check (the same test-mode results)"
+  "$cctune" tune --functional-check "$out/sweep/results.json" -o "$out/sweep" > "$out/tune_functional.txt" 2>&1
+  rc=$?
+  cat "$out/tune_functional.txt"
+  [ "$rc" -eq 0 ] || { echo "FAIL: tune --functional-check exited $rc"; exit 1; }
+  grep -q "collective time per step: NCCL defaults" "$out/tune_functional.txt" || { echo "FAIL: tune printed no per-step line"; exit 1; }
+  python3 -c 'import json,sys; p = json.load(open(sys.argv[1])); sys.exit(0 if p["provenance"].get("test_mode") == "shared-gpu" else "FAIL: profile not marked test_mode")' "$profile" || exit 1
+  grep -q "^# FUNCTIONAL CHECK ONLY" "$envfile" || { echo "FAIL: nccl.env does not say it is a functional check"; exit 1; }
+  if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["rules"] else 1)' "$profile"; then
+    echo "tune wrote $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rules"]))' "$profile") rule(s)"
+  else
+    echo "note: tune wrote no rule (no gain beyond noise in the test mode); a hand-written rule stands in for the rest of the chain"
+    profile=$out/plumbing.profile.json
+    cat > "$profile" <<'JSON'
+{"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.9", "test_mode": "shared-gpu"}, "env": {},
  "rules": [{"collective": "allreduce", "nranks": 2, "nnodes": 2, "min_bytes": 4194304, "max_bytes": 33554432,
-            "algo": "ring", "proto": "simple", "channels": 0}]}
+            "algo": "tree", "proto": "simple", "channels": 0}]}
 JSON
+    envfile=$out/plumbing.nccl.env
+    printf 'NCCL_TUNER_PLUGIN=%s\nCCTUNE_PROFILE=%s\n' "$(grep '^NCCL_TUNER_PLUGIN=' "$out/sweep/nccl.env" | cut -d= -f2-)" "$(cd "$(dirname "$profile")" && pwd)/$(basename "$profile")" > "$envfile"
+  fi
 fi
 echo "== verify --workload"
 "$cctune" verify --profile "$profile" --workload "$wl" "${shape[@]}" --rounds 6 --max-time 0.3 -o "$out/verify"
@@ -60,5 +79,16 @@ rc=$?
 echo "verify exit status: $rc (0: the job is not slower per step, 4: slower beyond noise)"
 [ -f "$out/verify/verify.json" ] || { echo "FAIL: no $out/verify/verify.json"; exit 1; }
 python3 -c 'import json,sys; print("job_step:", json.load(open(sys.argv[1]))["job_step"])' "$out/verify/verify.json" || exit 1
+verify_rc=$rc
+if python3 -c 'import torch' 2>/dev/null; then
+  echo "== the DDP job again, with the profile deployed ($envfile)"
+  CCTUNE_JOB_ENV_FILE=$envfile tests/gpu/workload/capture_workloads.sh "$out/rerun" ddp || { echo "FAIL: the job with the profile failed"; exit 1; }
+  grep -h "TUNER/Plugin" "$out/rerun/ddp/nccl.rank0.log" | head -n 3
+  "$cctune" workload import "$out/rerun/ddp/nccl.rank0.log" "$out/rerun/ddp/nccl.rank1.log" --steps 4 -o "$out/rerun.workload.json" \
+    || { echo "FAIL: import of the rerun's log exited $?"; exit 1; }
+  python3 tests/gpu/workload/check_rules_applied.py "$profile" "$out/rerun.workload.json" || exit 1
+else
+  echo "SKIP: the job rerun with the profile (python3 has no PyTorch)"
+fi
 [ "$ngpus" -ge 2 ] || { echo "shared-GPU test mode: verdicts are plumbing, not performance"; exit 0; }
-exit $rc
+exit $verify_rc

@@ -72,6 +72,14 @@ def run(lc, opts):
     lines = [l for l in t.stderr.splitlines() if l.startswith("cctune")]
     lc.check(t.returncode == 2 and len(lines) == 1 and "re-run the sweep without --test-shared-gpu" in lines[0],
              f"cctune tune refuses in one line: {lines}")
+    fdir = os.path.join(opts.workdir, "shared_functional")
+    t = subprocess.run([opts.cctune, "tune", "--functional-check", results, "-o", fdir], capture_output=True, text=True)
+    lc.check(t.returncode == 0, f"cctune tune --functional-check takes test-mode results: {t.returncode} {t.stderr[-300:]}")
+    if t.returncode == 0:
+        with open(os.path.join(fdir, "profile.json")) as f:
+            lc.check(json.load(f)["provenance"].get("test_mode") == "shared-gpu", "the functional-check profile is marked test_mode")
+        with open(os.path.join(fdir, "nccl.env")) as f:
+            lc.check(any(l.startswith("# FUNCTIONAL CHECK ONLY") for l in f), "its nccl.env says it is a functional check")
     c = subprocess.run([opts.cctune, "compare", results], capture_output=True, text=True)
     lc.check(c.returncode == 0 and "TEST MODE shared-gpu: not performance" in c.stdout, "cctune compare marks the run")
     r = lc.sweep(opts, "shared_emulate", sizes + ["--test-shared-gpu", "2", "--emulate-nodes", "2"], env)

@@ -57,6 +57,11 @@ check(len(profile["rules"]) == 3, f"3 rules, got {len(profile['rules'])}")
 conf = open(os.path.join(out, "nccl_tuner.conf")).read().splitlines()
 check([l for l in conf if not l.startswith("#")][0] == "allreduce,0,512,ring,ll,4,1,8,-1,-1", "first CSV line")
 
+rc, so, se = run(os.path.join(fixtures, "h200x8_allreduce.results.json"), "-o", os.path.join(work, "fc"), "--functional-check")
+check(rc == 2 and se.count("error:") == 1 and "--functional-check" in se and not os.path.exists(os.path.join(work, "fc")),
+      f"--functional-check on a real measurement is refused in one line, nothing written (rc {rc}: {se.strip()})")
+check(profile["provenance"].get("test_mode") is None, "a real profile carries no test_mode")
+
 # 2. The default output directory is the results' own.
 copy = os.path.join(work, "copy")
 os.makedirs(copy)

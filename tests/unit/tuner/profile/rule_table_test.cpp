@@ -56,7 +56,7 @@ TEST(RuleTable, ManyRulesInAnyOrder) {
 }
 
 TEST(Compatibility, SameVersionAndFingerprintIsCompatible) {
-  ProfileProvenance p{"2.28.3", "abc", "", "", "", "", {}, {}};
+  ProfileProvenance p{"2.28.3", "abc", "", "", "", "", {}, {}, ""};
   EXPECT_EQ(check_compatibility(p, {22803, "abc"}), "");
   EXPECT_EQ(check_compatibility(p, {0, ""}), "");       // nothing known: nothing to compare
   EXPECT_EQ(check_compatibility(p, {22803, ""}), "");   // fingerprint unknown here
@@ -65,7 +65,7 @@ TEST(Compatibility, SameVersionAndFingerprintIsCompatible) {
 }
 
 TEST(Compatibility, OtherNcclVersionOrTopologyIsNot) {
-  const ProfileProvenance p{"2.28.3", "abc", "", "", "", "", {}, {}};
+  const ProfileProvenance p{"2.28.3", "abc", "", "", "", "", {}, {}, ""};
   const std::string version = check_compatibility(p, {22809, "abc"});
   EXPECT_NE(version.find("2.28.3"), std::string::npos) << version;
   EXPECT_NE(version.find("2.28.9"), std::string::npos) << version;
