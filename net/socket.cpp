@@ -140,7 +140,7 @@ Fd accept_tcp(const Fd& listener, std::chrono::milliseconds timeout) {
   return c;
 }
 
-Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeout) {
+Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeout, const StopCheck& stop) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -152,6 +152,7 @@ Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeou
     if (!s) throw EnvironmentError("socket() failed: " + errno_text());
     if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return s;
     last_error = errno_text();
+    throw_if_stopped(stop);  // a signal also cuts a blocked connect() short (EINTR)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   throw RuntimeFailure("cannot connect to " + ip + ":" + std::to_string(port) + " (" + last_error + ")",
