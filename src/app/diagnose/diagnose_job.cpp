@@ -176,6 +176,24 @@ void skip_after_stop(DiagnosisDoc& doc, const std::string& from) {
   }
 }
 
+// A loaded host can slow a healthy pair once; a slow path is slow both times: the pairs the
+// judgement would blame are measured again and keep the better reading (docs/DIAGNOSE.md).
+void confirm_slow_pairs(const StageContext& ctx, const std::vector<net::Round>& rounds, const Meta& meta,
+                        const nlohmann::json& topology, JobOutcome& out) {
+  DiagnosisDoc& doc = out.doc;
+  std::vector<PartRun> again;
+  for (const net::Round& round : rounds_to_confirm(ctx, rounds, doc))
+    for (PartRun& p : run_pair_round(ctx, round)) {
+      PairResult& e = pair_entry(doc, p.nodes);
+      e.busbw_gbps = cctune::diagnose::better_reading(e.busbw_gbps, busbw_at(p.run, doc.bandwidth_bytes), cctune::diagnose::Better::Higher);
+      e.latency_us = cctune::diagnose::better_reading(e.latency_us, time_at(p.run, doc.latency_bytes), cctune::diagnose::Better::Lower);
+      again.push_back(std::move(p));
+    }
+  if (again.empty()) return;
+  say_stage(ctx, "stage pair collective: " + std::to_string(again.size()) + " slow pair(s) measured again");
+  out.files.push_back(stage_file("pairs_again", meta, topology, again, "pair"));
+}
+
 }  // namespace
 
 JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
@@ -237,19 +255,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
         all.push_back(std::move(p));
       }
     out.files.push_back(stage_file("pairs", meta, topology, all, "pair"));
-    // A loaded host can slow a healthy pair once; a slow path is slow both times.
-    std::vector<PartRun> again;
-    for (const net::Round& round : rounds_to_confirm(ctx, rounds, doc))
-      for (PartRun& p : run_pair_round(ctx, round)) {
-        PairResult& e = pair_entry(doc, p.nodes);
-        e.busbw_gbps = cctune::diagnose::better_reading(e.busbw_gbps, busbw_at(p.run, doc.bandwidth_bytes), cctune::diagnose::Better::Higher);
-        e.latency_us = cctune::diagnose::better_reading(e.latency_us, time_at(p.run, doc.latency_bytes), cctune::diagnose::Better::Lower);
-        again.push_back(std::move(p));
-      }
-    if (!again.empty()) {
-      say_stage(ctx, "stage pair collective: " + std::to_string(again.size()) + " slow pair(s) measured again");
-      out.files.push_back(stage_file("pairs_again", meta, topology, again, "pair"));
-    }
+    confirm_slow_pairs(ctx, rounds, meta, topology, out);
     stage("pair collective").duration_s = clock.seconds();
   }
   if (stopped_before("all nodes")) return out;
