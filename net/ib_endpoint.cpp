@@ -275,7 +275,7 @@ BandwidthStats Endpoint::write_bw(const ConnInfo& remote, std::uint64_t size, lo
     posted.assign(static_cast<std::size_t>(total), 0);
     completed.assign(static_cast<std::size_t>(total), 0);
     std::vector<long> sent(static_cast<std::size_t>(nq), 0), outstanding(static_cast<std::size_t>(nq), 0);
-    long n_posted = 0, n_done = 0;
+    long n_posted = 0, n_done = 0, idle = 0;
     ibv_wc wc[32];
     while (n_done < total) {
       for (int q = 0; q < nq; ++q)
@@ -291,8 +291,9 @@ BandwidthStats Endpoint::write_bw(const ConnInfo& remote, std::uint64_t size, lo
         completed[static_cast<std::size_t>(n_done++)] = t;
         --outstanding[wc[i].wr_id];
       }
-      if (n == 0 && Clock::now() > deadline)
-        throw RuntimeFailure("RDMA WRITE bandwidth test did not complete within the timeout");
+      if (n != 0 || (++idle & detail::spin_check_mask) != 0) continue;
+      detail::throw_if_stopped(options_.stop_requested);
+      if (Clock::now() > deadline) throw RuntimeFailure("RDMA WRITE bandwidth test did not complete within the timeout");
     }
   }
   return bandwidth_from_timestamps(size, posted, completed);

@@ -16,6 +16,8 @@ namespace cctune::net::ib {
 
 using detail::Clock;
 using detail::round_up;
+using detail::spin_check_mask;
+using detail::throw_if_stopped;
 
 void Endpoint::wait_byte(std::uint64_t offset, std::uint8_t value, bool& send_done) {
   const volatile std::uint8_t* p = static_cast<const volatile std::uint8_t*>(host_buffer_.data()) + offset;
@@ -24,8 +26,9 @@ void Endpoint::wait_byte(std::uint64_t offset, std::uint8_t value, bool& send_do
   for (long spins = 0;; ++spins) {
     if (!send_done && poll(wc, 4) > 0) send_done = true;
     if (*p == value && send_done) return;
-    if ((spins & 0xfffff) == 0 && Clock::now() > deadline)
-      throw RuntimeFailure("RDMA WRITE latency ping-pong: no answer from the peer within the timeout");
+    if ((spins & spin_check_mask) != 0) continue;
+    throw_if_stopped(options_.stop_requested);
+    if (Clock::now() > deadline) throw RuntimeFailure("RDMA WRITE latency ping-pong: no answer from the peer within the timeout");
   }
 }
 
@@ -66,8 +69,11 @@ void Endpoint::write_lat_respond(const ConnInfo& remote, long iterations, long w
     // Reap this write's completion before the next iteration so the SQ never fills.
     ibv_wc wc[4];
     const auto deadline = Clock::now() + options_.timeout;
-    while (poll(wc, 4) == 0)
+    for (long spins = 0; poll(wc, 4) == 0; ++spins) {
+      if ((spins & spin_check_mask) != 0) continue;
+      throw_if_stopped(options_.stop_requested);
       if (Clock::now() > deadline) throw RuntimeFailure("RDMA WRITE latency: completion never arrived");
+    }
   }
 }
 
@@ -86,7 +92,9 @@ void Endpoint::await_imm(int sends, int arrivals) {
         --sends;
       }
     }
-    if ((spins & 0xfffff) == 0 && Clock::now() > deadline)
+    if ((spins & spin_check_mask) != 0) continue;
+    throw_if_stopped(options_.stop_requested);
+    if (Clock::now() > deadline)
       throw RuntimeFailure("RDMA WRITE WITH IMM latency ping-pong: no answer from the peer within the timeout");
   }
 }

@@ -50,7 +50,7 @@ void run_tcp_rounds(RankComm& comm, const RankInfo& me, const ProbeOptions& o, c
   result["pairs"] = run_rounds(comm, me, rounds, endpoints, "tcp", label, o.stop_requested, [&](int peer, bool initiator, nlohmann::json& entry) {
     if (initiator) {
       const auto& b = endpoints[static_cast<std::size_t>(peer)];
-      Fd conn = connect_tcp(b["address"], b["port"], timeout);
+      Fd conn = connect_tcp(b["address"], b["port"], timeout, o.stop_requested);
       configure_stream(conn, timeout);
       throw_if_stopped(o.stop_requested);
       send_hello(conn, token, me.rank);

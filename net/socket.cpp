@@ -140,7 +140,7 @@ Fd accept_tcp(const Fd& listener, std::chrono::milliseconds timeout) {
   return c;
 }
 
-Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeout) {
+Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeout, const StopCheck& stop) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -152,6 +152,7 @@ Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeou
     if (!s) throw EnvironmentError("socket() failed: " + errno_text());
     if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return s;
     last_error = errno_text();
+    throw_if_stopped(stop);  // a signal also cuts a blocked connect() short (EINTR)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   throw RuntimeFailure("cannot connect to " + ip + ":" + std::to_string(port) + " (" + last_error + ")",
@@ -170,14 +171,40 @@ void configure_stream(const Fd& s, std::chrono::milliseconds timeout) {
 
 namespace {
 
-// Moves all `n` bytes, `step(offset, left)` being one send() or recv(); retries after a
-// signal. `what` names the direction in errors: "send to", "receive from".
+// Waits until `fd` is ready for `events`, asking `stop` every 100 ms, for at most the socket's
+// own timeout (`timeout_opt`: SO_RCVTIMEO or SO_SNDTIMEO; none set: no limit). A blocked
+// send or recv is not enough: the stop signal may be delivered to another thread (MPI's
+// progress threads), and then nothing interrupts the call.
+void wait_ready(int fd, short events, int timeout_opt, const char* what, const StopCheck& stop) {
+  if (!stop) return;
+  timeval tv{};
+  socklen_t len = sizeof tv;
+  const bool limited = ::getsockopt(fd, SOL_SOCKET, timeout_opt, &tv, &len) == 0 && (tv.tv_sec > 0 || tv.tv_usec > 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(tv.tv_sec) + std::chrono::microseconds(tv.tv_usec);
+  for (;;) {
+    throw_if_stopped(stop);
+    pollfd p{fd, events, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready > 0 || (ready < 0 && errno != EINTR)) return;  // ready, or an error the call itself reports
+    if (limited && std::chrono::steady_clock::now() >= deadline)
+      throw RuntimeFailure(std::string("TCP ") + what + " the peer rank timed out");
+  }
+}
+
+// Moves all `n` bytes, `step(offset, left, flags)` being one send() or recv() on `fd`; retries
+// after a signal. `what` names the direction in errors: "send to", "receive from". With a stop
+// check, calls do not block (MSG_DONTWAIT): when one would, wait_ready waits in slices, so the
+// fast path stays one system call per transfer.
 template <class Step>
-void transfer_all(std::size_t n, const char* what, const StopCheck& stop, Step step) {
+void transfer_all(int fd, bool sending, std::size_t n, const char* what, const StopCheck& stop, Step step) {
   std::size_t done = 0;
   throw_if_stopped(stop);
   while (done < n) {
-    const ssize_t k = step(done, n - done);
+    const ssize_t k = step(done, n - done, stop ? MSG_DONTWAIT : 0);
+    if (k < 0 && stop && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      wait_ready(fd, sending ? POLLOUT : POLLIN, sending ? SO_SNDTIMEO : SO_RCVTIMEO, what, stop);
+      continue;
+    }
     if (k == 0) throw RuntimeFailure("the peer rank closed the TCP connection");
     if (k < 0) {
       // The signal a stop request comes with interrupts the blocked call (send and receive
@@ -201,12 +228,16 @@ void throw_if_stopped(const StopCheck& stop) {
 
 void send_all(const Fd& s, const void* data, std::size_t n, const StopCheck& stop) {
   const auto* p = static_cast<const char*>(data);
-  transfer_all(n, "send to", stop, [&](std::size_t offset, std::size_t left) { return ::send(s.get(), p + offset, left, MSG_NOSIGNAL); });
+  transfer_all(s.get(), true, n, "send to", stop, [&](std::size_t offset, std::size_t left, int flags) {
+    return ::send(s.get(), p + offset, left, MSG_NOSIGNAL | flags);
+  });
 }
 
 void recv_all(const Fd& s, void* data, std::size_t n, const StopCheck& stop) {
   auto* p = static_cast<char*>(data);
-  transfer_all(n, "receive from", stop, [&](std::size_t offset, std::size_t left) { return ::recv(s.get(), p + offset, left, 0); });
+  transfer_all(s.get(), false, n, "receive from", stop, [&](std::size_t offset, std::size_t left, int flags) {
+    return ::recv(s.get(), p + offset, left, flags);
+  });
 }
 
 }  // namespace cctune::net

@@ -45,15 +45,16 @@ Interface select_interface(const std::string& spec, const std::string& spec_sour
 Fd listen_tcp(const std::string& ip, int& port);
 // Waits at most `timeout` for one connection.
 Fd accept_tcp(const Fd& listener, std::chrono::milliseconds timeout);
-// Connects, retrying until `timeout` (the peer may still be starting to listen).
-Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeout);
-
 // Sets TCP_NODELAY and send/receive timeouts so a dead peer surfaces as an error.
 void configure_stream(const Fd& s, std::chrono::milliseconds timeout);
 
 // Asked when a wait is cut short by a signal (SIGINT/SIGTERM): true ends the wait with a
 // RuntimeFailure. Empty: waits resume after signals.
 using StopCheck = std::function<bool()>;
+
+// Connects, retrying until `timeout` (the peer may still be starting to listen) or a stop
+// request: a stalled peer's listener would otherwise hold a stopped run for the timeout.
+Fd connect_tcp(const std::string& ip, int port, std::chrono::milliseconds timeout, const StopCheck& stop = {});
 
 // Whole-buffer transfers; throw RuntimeFailure on error, timeout, peer close or a stop request.
 void send_all(const Fd& s, const void* data, std::size_t n, const StopCheck& stop = {});

@@ -16,7 +16,7 @@ void JsonReporter::begin_run(const RunResult& run) {
   run_open_ = true;
   if (!path_.empty()) {
     texts_.resize(results_.runs.size());
-    for (const PointResult& p : run.points) texts_.back().push_back(point_text(p));  // carried by --resume
+    for (const PointResult& p : run.points) texts_.back().add(p);  // carried by --resume
   }
   save();
 }
@@ -32,7 +32,7 @@ void JsonReporter::point(const PointResult& p) {
     offered |= p.offered_algos;
     if (offered != before) changed = offered;
   }
-  if (!path_.empty()) texts_.back().push_back(point_text(p));
+  if (!path_.empty()) texts_.back().add(p);
   // Between points, on the supervisor: never inside a timed batch.
   if (journal_) write_on_rank0([&] { journal_->point(results_.runs.size() - 1, run.points.size() - 1, p, changed); });
 }
@@ -67,9 +67,9 @@ void JsonReporter::save() {
     write_on_rank0([&] {
       texts_.resize(results_.runs.size());  // runs carried from an earlier sweep, never begun here
       for (std::size_t i = 0; i < results_.runs.size(); ++i)
-        if (texts_[i].size() != results_.runs[i].points.size()) {
-          texts_[i].clear();
-          for (const PointResult& p : results_.runs[i].points) texts_[i].push_back(point_text(p));
+        if (texts_[i].count() != results_.runs[i].points.size()) {
+          texts_[i] = {};
+          for (const PointResult& p : results_.runs[i].points) texts_[i].add(p);
         }
       save_results_with_points(results_, texts_, path_);
       if (journal_) return;

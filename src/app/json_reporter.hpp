@@ -11,6 +11,7 @@
 
 #include "app/reporter.hpp"
 #include "core/results.hpp"
+#include "core/results_json.hpp"
 #include "core/results_journal.hpp"
 
 namespace cctune::app {
@@ -40,7 +41,7 @@ class JsonReporter final : public Reporter {
   // "interrupted" for it, which is what it is should the process die before the end.
   bool run_open_ = false;
   std::optional<ResultsJournal> journal_;
-  std::vector<std::vector<std::string>> texts_;  // texts_[run][i]: point_text of runs[run].points[i]
+  std::vector<PointTexts> texts_;  // texts_[run]: the cached texts of runs[run].points
 };
 
 }  // namespace cctune::app

@@ -39,6 +39,10 @@ void sync_directory(const std::string& dir) {
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, std::vector<std::string_view>{content});
+}
+
+void write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces) {
   const std::filesystem::path target(path);
   const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
   // mkstemp creates the temporary exclusively (O_EXCL, mode 0600): a name planted in the
@@ -57,7 +61,9 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   ::fchmod(fd, 0666 & ~mask);
   // A late error (NFS, Lustre, a full disk) shows at fsync or close, so both are checked
   // before the rename can replace a good file with a truncated one.
-  const bool written = write_all(fd, content.data(), content.size()) && ::fsync(fd) == 0;
+  bool written = true;
+  for (const std::string_view piece : pieces) written = written && write_all(fd, piece.data(), piece.size());
+  written = written && ::fsync(fd) == 0;
   if (!written) {
     const int saved = errno;
     ::close(fd);

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace cctune {
 
@@ -12,6 +14,10 @@ inline constexpr std::size_t max_input_file_bytes = std::size_t{1} << 30;
 // directory: `path` is either the old file or the whole new one, even after a power loss.
 // Throws EnvironmentError naming the path.
 void write_file_atomically(const std::string& path, const std::string& content);
+// The same, the file being `pieces` one after the other: a large file made of parts kept
+// elsewhere (results.json from its points' cached texts) is written without first copying
+// it into one string.
+void write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces);
 // Reads a regular file of at most `max_bytes`. Throws EnvironmentError (naming the path)
 // when it cannot be read, UsageError when it is not a regular file (a FIFO, /dev/zero) or
 // is too large.

@@ -1,5 +1,6 @@
 #include "core/outliers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -37,6 +38,12 @@ bool is_slow(double value, const Typical& group, Better better, const OutlierRul
   if (short_by <= rule.min_shortfall) return false;
   const double sigma = kMadToSigma * group.mad;
   return short_by * group.median > rule.z_max * sigma;
+}
+
+double better_reading(double first, double again, Better better) {
+  if (!(again > 0)) return first;
+  if (!(first > 0)) return again;
+  return better == Better::Higher ? std::max(first, again) : std::min(first, again);
 }
 
 }  // namespace cctune

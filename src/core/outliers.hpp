@@ -36,4 +36,8 @@ double shortfall(double value, double reference, Better better);
 
 bool is_slow(double value, const Typical& group, Better better, const OutlierRule& rule);
 
+// The better of two readings of one figure (a reading of 0 or less: not measured): a passing
+// disturbance (a loaded host) slows one reading, a shaped path or a bad part both.
+double better_reading(double first, double again, Better better);
+
 }  // namespace cctune

@@ -37,9 +37,27 @@ Results parse_results(const std::string& text, const std::string& source);
 void save_results(const Results& r, const std::string& path);
 // A point as save_results writes it inside runs[].points (formatted once, when it arrives).
 std::string point_text(const PointResult& p);
-// The same file as save_results, from the points' cached point_text() (point_texts[run][i]
-// for r.runs[run].points[i]): the cost of a rewrite is copying bytes, not building a JSON
-// tree of every point, so SIGTERM at 40 000 points returns at once. `r` is restored.
-void save_results_with_points(Results& r, const std::vector<std::vector<std::string>>& point_texts, const std::string& path);
+
+// One run's points as save_results writes them inside runs[].points, each formatted once
+// (point_text) when it arrives and appended to a few large chunks: a rewrite then neither
+// formats nor copies a point, and nothing is allocated (or freed at exit) per point.
+class PointTexts {
+ public:
+  void add(const PointResult& p);
+  std::size_t count() const { return count_; }
+  // Between "points": [ and its closing bracket; each point after "\n" (the first) or ",\n".
+  const std::vector<std::string>& chunks() const { return chunks_; }
+
+ private:
+  static constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+  std::vector<std::string> chunks_;
+  std::size_t count_ = 0;
+};
+
+// The same file as save_results, from the points' cached texts (point_texts[run] for
+// r.runs[run].points), streamed into the file piece by piece: the cost of a rewrite is
+// writing the bytes once, not building a JSON tree of every point nor one string of the
+// whole file, so SIGTERM at 40 000 points returns at once. `r` is restored.
+void save_results_with_points(Results& r, const std::vector<PointTexts>& point_texts, const std::string& path);
 
 }  // namespace cctune

@@ -1,6 +1,7 @@
 // Writing results.json: whole (save_results) or from each point's text formatted once when it
 // arrived (save_results_with_points), both linear in the file's size (docs/RUNTIME.md,
 // "Persistence").
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,7 +61,17 @@ std::string point_text(const PointResult& p) {
   return out;
 }
 
-void save_results_with_points(Results& r, const std::vector<std::vector<std::string>>& point_texts, const std::string& path) {
+void PointTexts::add(const PointResult& p) {
+  const std::string text = point_text(p);
+  if (chunks_.empty() || chunks_.back().size() + text.size() + 2 > kChunkBytes) {
+    chunks_.emplace_back();
+    chunks_.back().reserve(std::max(kChunkBytes, text.size() + 2));
+  }
+  (chunks_.back() += count_ ? ",\n" : "\n") += text;
+  ++count_;
+}
+
+void save_results_with_points(Results& r, const std::vector<PointTexts>& point_texts, const std::string& path) {
   // The runs without points make a small tree; each run's cached point texts go where its
   // empty "points" array is ("runs" is the one top-level key at one space of indent).
   std::vector<std::vector<PointResult>> stash(r.runs.size());
@@ -74,21 +85,24 @@ void save_results_with_points(Results& r, const std::vector<std::vector<std::str
   }
   for (std::size_t i = 0; i < r.runs.size(); ++i) std::swap(stash[i], r.runs[i].points);  // restored
   static constexpr std::string_view empty = "\"points\": []";
-  std::string out;
-  std::size_t at = skeleton.find("\n \"runs\": [");
+  const std::string_view sk = skeleton;
+  std::vector<std::string_view> pieces;
+  std::size_t at = sk.find("\n \"runs\": [");
   std::size_t copied = 0;
-  for (std::size_t i = 0; i < r.runs.size() && at != std::string::npos; ++i) {
-    at = skeleton.find(empty, at);
-    if (at == std::string::npos) break;
-    out.append(skeleton, copied, at - copied);
-    out += "\"points\": [";
-    const auto& texts = i < point_texts.size() ? point_texts[i] : std::vector<std::string>{};
-    for (std::size_t k = 0; k < texts.size(); ++k) (out += k ? ",\n" : "\n") += texts[k];
-    out += texts.empty() ? "]" : "\n   ]";
+  for (std::size_t i = 0; i < r.runs.size() && at != std::string_view::npos; ++i) {
+    at = sk.find(empty, at);
+    if (at == std::string_view::npos) break;
+    pieces.push_back(sk.substr(copied, at - copied));
+    pieces.push_back("\"points\": [");
+    const bool any = i < point_texts.size() && point_texts[i].count() > 0;
+    if (any)
+      for (const std::string& chunk : point_texts[i].chunks()) pieces.push_back(chunk);
+    pieces.push_back(any ? "\n   ]" : "]");
     copied = at = at + empty.size();
   }
-  out.append(skeleton, copied, std::string::npos);
-  write_file_atomically(path, out + "\n");
+  pieces.push_back(sk.substr(copied));
+  pieces.push_back("\n");
+  write_file_atomically(path, pieces);
 }
 
 }  // namespace cctune

@@ -68,4 +68,11 @@ struct Diagnosis {
 
 Diagnosis attribute(const Observations& obs, const Rules& rules = {});
 
+// Confirmation on a loaded host: a healthy pair can read slow once (another process's CPU
+// burst during its measurement: -22 % against the pairs' median once in CI), so the pairs the
+// network judgement would blame are measured once more and judged by the better of their two
+// readings (better_reading). Returns the indices into `pairs` of those pairs: each one named as
+// a slow pair, and every pair of a node named as a slow NIC/link.
+std::vector<std::size_t> pairs_to_confirm(const std::vector<PairFigure>& pairs, const Rules& rules = {});
+
 }  // namespace cctune::diagnose

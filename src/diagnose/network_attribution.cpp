@@ -90,3 +90,24 @@ void judge_network(const Observations& obs, const Rules& rules, Diagnosis& d) {
 }
 
 }  // namespace cctune::diagnose::detail
+
+namespace cctune::diagnose {
+
+std::vector<std::size_t> pairs_to_confirm(const std::vector<PairFigure>& pairs, const Rules& rules) {
+  Observations obs;
+  obs.pairs = pairs;
+  Diagnosis d;
+  detail::judge_network(obs, rules, d);
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const PairFigure& p = pairs[i];
+    const bool blamed = std::any_of(d.suspects.begin(), d.suspects.end(), [&](const Suspect& s) {
+      if (s.kind == SuspectKind::Nic) return s.host == p.host_a || s.host == p.host_b;
+      return s.kind == SuspectKind::Pair && s.host == p.host_a && s.peer == p.host_b;
+    });
+    if (blamed) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace cctune::diagnose

@@ -12,5 +12,6 @@ using cctune::OutlierRule;
 using cctune::shortfall;
 using cctune::Typical;
 using cctune::typical_of;
+using cctune::better_reading;
 
 }  // namespace cctune::diagnose

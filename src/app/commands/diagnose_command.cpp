@@ -55,7 +55,8 @@ class DiagnoseCommand : public Command {
     if (args_.backend == "nccl" || args_.backend == "auto") gpus = query_nccl_backend(session, args_.backend == "nccl");
     const SweepPlan plan = resolve_diagnose_plan(args_, gpus.has_value(), gpus && gpus->device_count > 0);
     if (plan.backend != BackendChoice::Nccl) gpus.reset();
-    const std::optional<net::ProbeOptions> probe = resolve_probe(args_);
+    std::optional<net::ProbeOptions> probe = resolve_probe(args_);
+    if (probe) probe->stop_requested = [] { return stop_signal() != 0; };  // a stalled pair ends on SIGTERM too (F14)
     const NodeMap map = map_nodes(session, plan.nccl.test_shared_gpu > 0);
     const StageContext ctx{session, map, plan, gpus};
     const std::vector<int> per_node = gpus_per_node(ctx);

@@ -1,11 +1,14 @@
 #include "app/diagnose/diagnose_job.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 
 #include "app/report/report_inputs.hpp"
 #include "app/signals.hpp"
+#include "diagnose/attribution.hpp"
+#include "diagnose/outliers.hpp"
 #include "diagnose/straggler.hpp"
 #include "core/text.hpp"
 #include "net/probe_result.hpp"
@@ -110,6 +113,28 @@ PairResult& pair_entry(DiagnosisDoc& doc, const std::vector<std::string>& nodes)
   return doc.pairs_measured.back();
 }
 
+// The rounds again, with only the pairs the judgement of their collective busbw would blame
+// (cctune::diagnose::pairs_to_confirm): they are measured once more before anything is judged.
+// Every rank holds the same figures (on_parts gathers them), so every rank builds the same rounds.
+std::vector<net::Round> rounds_to_confirm(const StageContext& ctx, const std::vector<net::Round>& rounds, const DiagnosisDoc& doc) {
+  std::vector<cctune::diagnose::PairFigure> figures;
+  for (const PairResult& p : doc.pairs_measured)
+    if (p.busbw_gbps > 0) figures.push_back({p.host_a, p.host_b, p.busbw_gbps, p.busbw_limit_gbps, 0});
+  std::vector<std::pair<std::string, std::string>> slow;
+  for (const std::size_t i : cctune::diagnose::pairs_to_confirm(figures)) slow.emplace_back(figures[i].host_a, figures[i].host_b);
+  std::vector<net::Round> out;
+  for (const net::Round& round : rounds) {
+    net::Round again;
+    for (const net::RankPair& p : round.pairs) {
+      const std::pair<std::string, std::string> names{ctx.map.names[static_cast<std::size_t>(p.first)],
+                                                      ctx.map.names[static_cast<std::size_t>(p.second)]};
+      if (std::find(slow.begin(), slow.end(), names) != slow.end()) again.pairs.push_back(p);
+    }
+    if (!again.pairs.empty()) out.push_back(std::move(again));
+  }
+  return out;
+}
+
 // One pair's probe: its bandwidth (GB/s), port limit and latency, or its error; read
 // through the probe's own format (net/probe_result.hpp), as the report reads it.
 void add_probe(JobOutcome& out, const PairProbe& p) {
@@ -149,6 +174,24 @@ void skip_after_stop(DiagnosisDoc& doc, const std::string& from) {
     s.rounds = 0;
     s.skipped_why = "interrupted by a signal before it started";
   }
+}
+
+// A loaded host can slow a healthy pair once; a slow path is slow both times: the pairs the
+// judgement would blame are measured again and keep the better reading (docs/DIAGNOSE.md).
+void confirm_slow_pairs(const StageContext& ctx, const std::vector<net::Round>& rounds, const Meta& meta,
+                        const nlohmann::json& topology, JobOutcome& out) {
+  DiagnosisDoc& doc = out.doc;
+  std::vector<PartRun> again;
+  for (const net::Round& round : rounds_to_confirm(ctx, rounds, doc))
+    for (PartRun& p : run_pair_round(ctx, round)) {
+      PairResult& e = pair_entry(doc, p.nodes);
+      e.busbw_gbps = cctune::diagnose::better_reading(e.busbw_gbps, busbw_at(p.run, doc.bandwidth_bytes), cctune::diagnose::Better::Higher);
+      e.latency_us = cctune::diagnose::better_reading(e.latency_us, time_at(p.run, doc.latency_bytes), cctune::diagnose::Better::Lower);
+      again.push_back(std::move(p));
+    }
+  if (again.empty()) return;
+  say_stage(ctx, "stage pair collective: " + std::to_string(again.size()) + " slow pair(s) measured again");
+  out.files.push_back(stage_file("pairs_again", meta, topology, again, "pair"));
 }
 
 }  // namespace
@@ -212,6 +255,7 @@ JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnoseP
         all.push_back(std::move(p));
       }
     out.files.push_back(stage_file("pairs", meta, topology, all, "pair"));
+    confirm_slow_pairs(ctx, rounds, meta, topology, out);
     stage("pair collective").duration_s = clock.seconds();
   }
   if (stopped_before("all nodes")) return out;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""SIGTERM during the network probe and during a long MPI warm-up (issue 24, F14).
+"""SIGTERM during the network probe (sweep --probe and `cctune probe`) and during a long
+MPI warm-up (issue 24, F14).
 
   stop_latency.py SCENARIO --cctune PATH --mpiexec PATH --workdir DIR
 
@@ -20,8 +21,8 @@ import lifecycle  # noqa: E402  (scenario_args)
 from lifecycle import check  # noqa: E402
 
 
-def rank_pids(outdir):
-    """The cctune processes (not mpirun) whose command line names `outdir`."""
+def rank_pids(outdir, command):
+    """The cctune processes (not mpirun) running `command` whose command line names `outdir`."""
     marker, found = os.path.abspath(outdir).encode(), []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -31,42 +32,74 @@ def rank_pids(outdir):
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if marker in args and b"sweep" in args and not any(a.endswith(b"mpirun") or a.endswith(b"mpiexec") for a in args[:1]):
+        if marker in args and command.encode() in args and not any(a.endswith(b"mpirun") or a.endswith(b"mpiexec") for a in args[:1]):
             found.append(int(pid))
     return found
 
 
-def run_and_stop(opts, name, args, env, stop_after_s, bound_s):
+def run_and_stop(opts, name, args, env, stop_after_s, bound_s, command="sweep"):
     outdir = os.path.join(opts.workdir, name)
     shutil.rmtree(outdir, ignore_errors=True)
+    if os.path.exists(outdir):
+        os.remove(outdir)
     # Test-only variables are read by the test build of cctune only (tests/support/test_binary).
     binary = opts.cctune
     if any(k.startswith("CCTUNE_TEST_") for k in env):
         binary = os.path.join(os.path.dirname(os.path.abspath(opts.cctune)), "cctune-test")
-    cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", binary, "sweep", "-o", outdir] + args
+    cmd = [opts.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", binary, command, "-o", outdir] + args
     p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(stop_after_s)
-    pids = rank_pids(outdir)
+    pids = rank_pids(outdir, command)
     check(len(pids) == 2 and p.poll() is None, f"both ranks still running at {stop_after_s} s: {pids}")
     t0 = time.monotonic()
     for pid in pids:
         os.kill(pid, signal.SIGTERM)
+    ranks_s = None
+    while p.poll() is None and time.monotonic() - t0 < bound_s + 60:
+        if ranks_s is None and not any(alive(pid) for pid in pids):
+            ranks_s = time.monotonic() - t0
+        time.sleep(0.01)
     try:
-        out, err = p.communicate(timeout=bound_s + 60)
+        out, err = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
     took = time.monotonic() - t0
-    print(f"{name}: exit {p.returncode} {took:.2f} s after SIGTERM")
+    print(f"{name}: exit {p.returncode} {took:.2f} s after SIGTERM (ranks gone after {ranks_s if ranks_s is None else round(ranks_s, 2)} s)")
     check(took < bound_s, f"ended {took:.2f} s after SIGTERM (bound {bound_s:.0f} s, far below what the stall or warm-up would last):\n{err}")
-    return p.returncode, out, err
+    return p.returncode, out, err, ranks_s
+
+
+def alive(pid):
+    """True while `pid` runs (a zombie awaiting its parent's wait has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def scenario_probe(opts):
     # Rank 1 stalls 25 s as the probe's responder; SIGTERM at 4 s.
     args = ["--backend", "mpi", "--probe", "tcp", "-b", "8", "-e", "8", "--collectives", "allreduce", "--max-time", "0.05"]
-    rc, _, err = run_and_stop(opts, "probe", args, {"CCTUNE_TEST_PROBE_STALL": "1:25"}, 4, 25 - 4 - 8)
+    rc, _, err, _ = run_and_stop(opts, "probe", args, {"CCTUNE_TEST_PROBE_STALL": "1:25"}, 4, 25 - 4 - 8)
     check(rc != 0, f"a stopped sweep does not exit 0 (rc {rc})")
+
+
+def scenario_probe_command(opts):
+    # `cctune probe` alone: rank 1 stalls 25 s as the responder; SIGTERM to both ranks at 3 s.
+    # Nothing is left to do after a stop but gather and print, so the ranks must be gone
+    # within a fixed 2 s (the stall would hold them 22 s more). mpirun itself adds 1-2 s
+    # after any non-zero exit (`mpirun -np 2 sh -c 'exit 143'` takes 2 s, `exit 0` 0.2 s),
+    # so its exit is held to the looser bound of the sweep's probe scenario.
+    args = ["--probe", "tcp", "-b", "64K", "-e", "64K", "--timeout", "60"]
+    rc, out, err, ranks_s = run_and_stop(opts, "probe_command.json", args, {"CCTUNE_TEST_PROBE_STALL": "1:25"}, 3, 25 - 3 - 8,
+                                         "probe")
+    check(ranks_s is not None and ranks_s < 2, f"both ranks ended within 2 s of SIGTERM (took {ranks_s} s):\n{err}")
+    check(rc == 143, f"a probe stopped by SIGTERM exits 143 (got {rc}):\n{err}")
+    check("interrupted by a signal" in err, f"the stop is said on stderr:\n{err}")
+    output = os.path.join(opts.workdir, "probe_command.json")
+    check(os.path.exists(output), "the pairs measured before the stop are still written (-o)")
 
 
 def scenario_warmup(opts):
@@ -74,7 +107,7 @@ def scenario_warmup(opts):
     # SIGTERM at 3 s lands inside it on a quiet machine too (with --max-time 5 the whole sweep
     # ended before 3 s once the warm-up was capped).
     args = ["--backend", "mpi", "-b", "1M", "-e", "1M", "-w", "1000000", "--max-time", "100", "--collectives", "allreduce"]
-    rc, _, err = run_and_stop(opts, "warmup", args, {}, 3, 10)
+    rc, _, err, _ = run_and_stop(opts, "warmup", args, {}, 3, 10)
     check(rc != 0, f"a stopped sweep does not exit 0 (rc {rc})")
     # Counts past any sensible plan are refused up front, in one line.
     for flag in ("-w", "-n"):
