@@ -15,6 +15,8 @@
 #   workload  tests/gpu/workload/capture_workloads.sh with the profiler half loaded too: a real
 #           PyTorch job (2 processes, one GPU, 2 NCCL hosts) whose profiler files must agree with
 #           its COLL log and its own counts (check_profiler_workload.py); needs PyTorch
+#   replay  tests/gpu/workload/replay_gpu_check.sh: cctune replay of the recorded DDP step, 2 ranks
+#           sharing one GPU, under NCCL's defaults and A/B against a profile tuned there
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min on one H100 with RUNS=9)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
@@ -23,7 +25,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -65,6 +67,8 @@ for run in r["runs"]:
     so=$b/lib/libnccl-tuner-cctune.so
     [[ -f $so ]] || so=$b/libnccl-tuner-cctune.so
     TAIL_LINES=80 CCTUNE_PROFILER_SO=$so CCTUNE_BIN=$b/cctune step workload 500 tests/gpu/workload/capture_workloads.sh "$g/workload" ;;
+  replay)
+    TAIL_LINES=60 step replay 500 tests/gpu/workload/replay_gpu_check.sh "$b" "$g/replay" ;;
   overhead)
     TAIL_LINES=30 step profiler_overhead 540 bench/profiler_overhead.sh "$b" "$g" ;;
   *) echo "unknown part $part"; exit 2 ;;
