@@ -16,7 +16,7 @@
 #           PyTorch job (2 processes, one GPU, 2 NCCL hosts) whose profiler files must agree with
 #           its COLL log and its own counts (check_profiler_workload.py); needs PyTorch
 #   replay  tests/gpu/workload/replay_gpu_check.sh: cctune replay of the recorded DDP step, 2 ranks
-#           sharing one GPU, under NCCL's defaults and A/B against a profile tuned there
+#           sharing one GPU, under NCCL's defaults and A/B against a ring/simple profile
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min on one H100 with RUNS=9)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
