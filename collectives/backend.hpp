@@ -13,6 +13,17 @@
 
 namespace cctune {
 
+// One call of a replayed training step (`cctune replay`, docs/WORKLOAD.md "Replay"): issued
+// `repeats` times back to back, out of place, where the step puts it.
+struct StepCall {
+  Collective collective = Collective::AllReduce;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  int root = 0;
+  CollectiveBytes bytes;
+  int repeats = 1;
+};
+
 struct PointSpec {
   Collective collective = Collective::AllReduce;
   DType dtype = DType::Float32;
@@ -27,7 +38,25 @@ struct PointSpec {
   // as nccl-tests falls back) or skip with the reason (false: `both`, whose grouped variant
   // is measured anyway).
   bool impl_fallback = false;
+  // Non-empty: one operation of this point is the whole step, these calls in this order on one
+  // stream (the fields above then describe its largest call). The data check does not apply.
+  std::vector<StepCall> sequence;
 };
+
+// The point that issues `sequence`'s call `c` alone (its buffers, checks and NCCL call).
+inline PointSpec call_point(const PointSpec& step, const StepCall& c) {
+  PointSpec p;
+  p.collective = c.collective;
+  p.dtype = c.dtype;
+  p.op = c.op;
+  p.root = c.root;
+  p.bytes = c.bytes;
+  p.config = step.config;
+  // NCCL's own call where the loaded NCCL has it, else grouped send/recv (as a job would).
+  if (has_two_impls(c.collective)) p.impl = P2pImpl::Native;
+  p.impl_fallback = true;
+  return p;
+}
 
 // Two kinds of batch, never mixed, so that the wall-clock number is nccl-tests' own:
 enum class BatchKind {

@@ -89,6 +89,9 @@ void NcclBackend::ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_b
 }
 
 std::string NcclBackend::unsupported_reason(const PointSpec& spec) const {
+  for (const StepCall& c : spec.sequence)
+    if (std::string why = unsupported_reason(call_point(spec, c)); !why.empty())
+      return "step call " + to_string(c.collective) + " " + format_size(c.bytes.size_bytes) + ": " + why;
   if (spec.bytes.param_count == 0) return "the size is smaller than one element per rank";
   if (std::string why = nccl_dtype_unsupported(spec.dtype, ctx_->dtypes); !why.empty()) return why;
   if (is_rooted(spec.collective) && (spec.root < 0 || spec.root >= ctx_->nranks))
@@ -111,32 +114,61 @@ void* NcclBackend::address(const Span& span) const {
 void NcclBackend::prepare(const PointSpec& spec) {
   const std::string why_not = unsupported_reason(spec);
   if (!why_not.empty()) throw RuntimeFailure("NCCL backend asked to run an unsupported point: " + why_not);
-  const std::uint64_t w = dtype_size(spec.dtype);
-  ensure_capacity(spec.bytes.send_count * w, spec.bytes.recv_count * w);
   graphs_.clear();
   spec_ = spec;
+  calls_.clear();
+  cudaStream_t s = ctx_->stream.get();
+  if (!spec.sequence.empty()) {
+    // A replayed step: every call out of place on the same two buffers, each input written
+    // once; the outputs are not checked (check_plan_ stays unchecked).
+    impl_ = std::nullopt;
+    check_plan_ = {};
+    check_plan_.unchecked_reason = "a replayed step's outputs are not checked";
+    for (const StepCall& c : spec.sequence) {
+      const PointSpec p = call_point(spec, c);
+      const std::uint64_t w = dtype_size(p.dtype);
+      ensure_capacity(p.bytes.send_count * w, p.bytes.recv_count * w);
+    }
+    for (const StepCall& c : spec.sequence) {
+      const PointSpec p = call_point(spec, c);
+      const NcclLayout layout = nccl_layout(p, ctx_->rank, ctx_->nranks);
+      fill_input(p, layout, data_check_plan(p.collective, p.dtype, p.op, ctx_->nranks).input_magnitude, s);
+      calls_.push_back({p, {address(layout.send), address(layout.recv)}, runs_as(p), c.repeats});
+    }
+    CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
+    return;
+  }
+  const std::uint64_t w = dtype_size(spec.dtype);
+  ensure_capacity(spec.bytes.send_count * w, spec.bytes.recv_count * w);
   impl_ = runs_as(spec);
   layout_ = nccl_layout(spec, ctx_->rank, ctx_->nranks);
   check_plan_ = data_check_plan(spec.collective, spec.dtype, spec.op, ctx_->nranks);
-  where_ = {address(layout_.send), address(layout_.recv)};
-  cudaStream_t s = ctx_->stream.get();
-  // Poison the output with a value no input has (0x7f bytes: 127 in int8, NaN in float16,
-  // ~3e38 in float32/bfloat16, NaN in both fp8 types) so that an operation that writes nothing is caught; then
-  // write the input, which in-place layouts place inside the same memory.
-  if (layout_.poison.count > 0)
-    CCTUNE_CUDA_CHECK(cudaMemsetAsync(address(layout_.poison), 0x7f, layout_.poison.count * w, s));
-  launch_fill_pattern(address(layout_.input), spec.dtype, layout_.input.count, ctx_->rank, 0,
-                      check_plan_.input_magnitude, s);
+  calls_.push_back({spec, {address(layout_.send), address(layout_.recv)}, impl_, 1});
+  fill_input(spec, layout_, check_plan_.input_magnitude, s);
   CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
+void NcclBackend::fill_input(const PointSpec& spec, const NcclLayout& layout, int magnitude, cudaStream_t s) {
+  // Poison the output with a value no input has (0x7f bytes: 127 in int8, NaN in float16,
+  // ~3e38 in float32/bfloat16, NaN in both fp8 types) so that an operation that writes nothing is caught; then
+  // write the input, which in-place layouts place inside the same memory.
+  if (layout.poison.count > 0)
+    CCTUNE_CUDA_CHECK(cudaMemsetAsync(address(layout.poison), 0x7f, layout.poison.count * dtype_size(spec.dtype), s));
+  launch_fill_pattern(address(layout.input), spec.dtype, layout.input.count, ctx_->rank, 0, magnitude, s);
+}
+
 void NcclBackend::launch(cudaStream_t stream) {
-  const PointSpec& spec = *spec_;
+  for (const Call& c : calls_)
+    for (int i = 0; i < c.repeats; ++i) launch_call(c, stream);
+}
+
+void NcclBackend::launch_call(const Call& c, cudaStream_t stream) {
+  const PointSpec& spec = c.spec;
   const ncclDataType_t dt = nccl_dtype(spec.dtype);
   const std::size_t count = spec.bytes.param_count;
   ncclComm_t comm = ctx_->nccl();
-  void* const send = where_.send;
-  void* const recv = where_.recv;
+  void* const send = c.where.send;
+  void* const recv = c.where.recv;
   switch (spec.collective) {
     case Collective::AllReduce:
       CCTUNE_NCCL_CHECK(ncclAllReduce(send, recv, count, dt, nccl_op(spec.op), comm, stream), comm);
@@ -154,31 +186,31 @@ void NcclBackend::launch(cudaStream_t stream) {
     case Collective::AllToAll:
     case Collective::Gather:
     case Collective::Scatter:
-      if (impl_ == P2pImpl::Native) {
-        launch_native(comm, stream);
+      if (c.impl == P2pImpl::Native) {
+        launch_native(c, comm, stream);
         break;
       }
       [[fallthrough]];
-    case Collective::SendRecv: launch_point_to_point(comm, stream); break;
+    case Collective::SendRecv: launch_point_to_point(c, comm, stream); break;
   }
 }
 
 // NCCL >= 2.28's own calls, with the buffers the grouped composition below uses: nccl.h
 // documents the same block order (block r to/from rank r; the root's block r), and in-place
 // gather/scatter as sendbuff == recvbuff + root*count (here rank*count on every rank).
-void NcclBackend::launch_native(ncclComm_t comm, cudaStream_t stream) {
-  const PointSpec& spec = *spec_;
+void NcclBackend::launch_native(const Call& c, ncclComm_t comm, cudaStream_t stream) {
+  const PointSpec& spec = c.spec;
   const ncclDataType_t dt = nccl_dtype(spec.dtype);
   const std::size_t count = spec.bytes.param_count;
   switch (spec.collective) {
     case Collective::AllToAll:
-      CCTUNE_NCCL_CHECK(native_.alltoall(where_.send, where_.recv, count, dt, comm, stream), comm);
+      CCTUNE_NCCL_CHECK(native_.alltoall(c.where.send, c.where.recv, count, dt, comm, stream), comm);
       break;
     case Collective::Gather:
-      CCTUNE_NCCL_CHECK(native_.gather(where_.send, where_.recv, count, dt, spec.root, comm, stream), comm);
+      CCTUNE_NCCL_CHECK(native_.gather(c.where.send, c.where.recv, count, dt, spec.root, comm, stream), comm);
       break;
     case Collective::Scatter:
-      CCTUNE_NCCL_CHECK(native_.scatter(where_.send, where_.recv, count, dt, spec.root, comm, stream), comm);
+      CCTUNE_NCCL_CHECK(native_.scatter(c.where.send, c.where.recv, count, dt, spec.root, comm, stream), comm);
       break;
     default: throw RuntimeFailure("no native NCCL call for " + to_string(spec.collective));
   }
@@ -186,15 +218,15 @@ void NcclBackend::launch_native(ncclComm_t comm, cudaStream_t stream) {
 
 // nccl-tests' compositions of grouped ncclSend/ncclRecv (src/alltoall.cu, sendrecv.cu,
 // gather.cu, scatter.cu before NCCL 2.28's own calls): one group per operation.
-void NcclBackend::launch_point_to_point(ncclComm_t comm, cudaStream_t stream) {
-  const PointSpec& spec = *spec_;
+void NcclBackend::launch_point_to_point(const Call& c, ncclComm_t comm, cudaStream_t stream) {
+  const PointSpec& spec = c.spec;
   const ncclDataType_t dt = nccl_dtype(spec.dtype);
   const std::size_t count = spec.bytes.param_count;
   const std::size_t block_bytes = count * dtype_size(spec.dtype);
   const int me = ctx_->rank;
   const int n = ctx_->nranks;
-  char* const send = static_cast<char*>(where_.send);
-  char* const recv = static_cast<char*>(where_.recv);
+  char* const send = static_cast<char*>(c.where.send);
+  char* const recv = static_cast<char*>(c.where.recv);
   CCTUNE_NCCL_CHECK(ncclGroupStart(), comm);
   switch (spec.collective) {
     case Collective::AllToAll:  // block r to rank r, this rank included; block r from rank r

@@ -51,12 +51,21 @@ class NcclBackend final : public CollectiveBackend {
     void* send = nullptr;
     void* recv = nullptr;
   };
+  // One NCCL call as launch() issues it: a point's, or one call of a replayed step's.
+  struct Call {
+    PointSpec spec;
+    Placement where;
+    std::optional<P2pImpl> impl;
+    int repeats = 1;
+  };
   void* address(const Span& span) const;
   void ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_bytes);
   void ensure_events(std::size_t count);
+  void fill_input(const PointSpec& spec, const NcclLayout& layout, int magnitude, cudaStream_t s);
   void launch(cudaStream_t stream);
-  void launch_point_to_point(ncclComm_t comm, cudaStream_t stream);
-  void launch_native(ncclComm_t comm, cudaStream_t stream);
+  void launch_call(const Call& c, cudaStream_t stream);
+  void launch_point_to_point(const Call& c, ncclComm_t comm, cudaStream_t stream);
+  void launch_native(const Call& c, ncclComm_t comm, cudaStream_t stream);
   // What `spec` runs as here: its request, or grouped where native is absent and it may fall back.
   std::optional<P2pImpl> runs_as(const PointSpec& spec) const;
   class Steps;
@@ -73,7 +82,7 @@ class NcclBackend final : public CollectiveBackend {
   std::optional<PointSpec> spec_;
   NcclLayout layout_;
   DataCheckPlan check_plan_;
-  Placement where_;
+  std::vector<Call> calls_;  // what one operation issues, in order (a step: several)
   NativeP2pCalls native_;        // found in the loaded libnccl at construction
   std::optional<P2pImpl> impl_;  // of the prepared point
   std::map<int, CudaGraphExec> graphs_;  // per ops-per-replay, for the prepared point

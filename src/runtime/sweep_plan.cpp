@@ -259,6 +259,13 @@ json to_json(const SweepPlan& p) {
       j["nccl"]["test_shared_gpu"] = p.nccl.test_shared_gpu;
     }
   }
+  if (!p.replay_step.empty()) {
+    json calls = json::array();
+    for (const auto& c : p.replay_step)
+      calls.push_back({{"collective", to_string(c.collective)}, {"dtype", to_string(c.dtype)}, {"op", to_string(c.op)},
+                       {"root", c.root}, {"count", c.count}, {"repeats", c.repeats}});
+    j["replay_step"] = std::move(calls);
+  }
   if (!p.skips.empty()) {
     json skips = json::array();
     for (const auto& s : p.skips) skips.push_back({{"collective", to_string(s.collective)}, {"config", s.config}, {"reason", s.reason}});
@@ -278,6 +285,13 @@ SweepPlan plan_from_json(const json& j) {
     read_measure(j, p.measure);
     if (p.backend == BackendChoice::Nccl) read_nccl(field(j, "nccl"), p.nccl);
     check_plan(p);
+    if (j.contains("replay_step"))
+      for (const json& c : list(j, "replay_step", kMaxReplayCalls))
+        p.replay_step.push_back({named(field(c, "collective"), "collective", parse_collective),
+                                 named(field(c, "dtype"), "dtype", parse_dtype), named(field(c, "op"), "op", parse_reduce_op),
+                                 static_cast<int>(whole_in(c, "root", 0, INT_MAX)),
+                                 static_cast<std::uint64_t>(whole_in(c, "count", 1, 1L << 40)),
+                                 static_cast<int>(whole_in(c, "repeats", 1, kMaxReplayRepeats))});
     if (j.contains("skips"))
       for (const json& k : array(j, "skips"))
         p.skips.push_back({named(field(k, "collective"), "collective", parse_collective), field(k, "config").get<PointConfig>(),

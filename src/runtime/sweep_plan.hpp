@@ -39,6 +39,22 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   tuner::search::StrategyKind strategy = tuner::search::StrategyKind::Exhaustive;  // over `configs`, per size
 };
 
+// One call of a replayed step as the plan carries it (`cctune replay`): the per-rank element
+// count the job passed to NCCL; enumerate_points derives the bytes for the job's rank count.
+struct ReplayCallPlan {
+  Collective collective = Collective::AllReduce;
+  DType dtype = DType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  int root = 0;
+  std::uint64_t count = 0;
+  int repeats = 1;
+  bool operator==(const ReplayCallPlan&) const = default;
+};
+
+// The most calls one replayed step may hold, and the most repeats of one call.
+inline constexpr std::size_t kMaxReplayCalls = 4096;
+inline constexpr int kMaxReplayRepeats = 100000;
+
 struct SweepPlan {
   BackendChoice backend = BackendChoice::Mpi;  // never Auto once resolved
   std::vector<Collective> collectives;
@@ -55,6 +71,10 @@ struct SweepPlan {
   // A worker's plan only: the planned skips of its own config group (the sweep's JSON counts
   // each group's skips as "skipped_configs"; the rules travel here, as "skips").
   std::vector<SkipRule> skips;
+  // Non-empty: the plan is one replayed step (`cctune replay`), measured as a single point
+  // whose operation is the whole step (PointSpec::sequence); collectives, sizes, dtypes, ops
+  // and placements then hold one entry each, its largest call's. JSON: "replay_step".
+  std::vector<ReplayCallPlan> replay_step;
 };
 
 // The plan's JSON. "dtype" and "op" are a string for one value (as before lists existed, so

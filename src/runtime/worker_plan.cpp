@@ -37,7 +37,34 @@ std::vector<std::optional<P2pImpl>> impls_of(const SweepPlan& plan, Collective c
   return {std::nullopt};
 }
 
+namespace {
+
+// The bytes of a call that passes `count` elements per rank, as nccl-tests names its size.
+CollectiveBytes bytes_of_count(Collective c, DType t, std::uint64_t count, int nranks) {
+  const std::uint64_t per_rank = count * dtype_size(t);
+  return collective_bytes(c, splits_over_ranks(c) ? per_rank * static_cast<std::uint64_t>(nranks) : per_rank, t, nranks);
+}
+
+// A replayed step: one point whose operation is the whole step; its own fields are the
+// largest call's, so that tables and results name something real.
+PointSpec replay_point(const SweepPlan& plan, int nranks) {
+  PointSpec step;
+  for (const ReplayCallPlan& c : plan.replay_step) {
+    StepCall call{c.collective, c.dtype, c.op, c.root, bytes_of_count(c.collective, c.dtype, c.count, nranks), c.repeats};
+    if (step.sequence.empty() || call.bytes.size_bytes > step.bytes.size_bytes) {
+      step.collective = call.collective, step.dtype = call.dtype, step.op = call.op, step.root = call.root;
+      step.bytes = call.bytes;
+    }
+    step.sequence.push_back(call);
+  }
+  step.config = point_configs(plan).front();
+  return step;
+}
+
+}  // namespace
+
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
+  if (!plan.replay_step.empty()) return {replay_point(plan, nranks)};
   std::vector<PointSpec> out;
   PointSpec s;
   s.impl_fallback = plan.nccl.p2p_impl == P2pImplChoice::Native;
@@ -91,6 +118,10 @@ std::string describe(const PointSpec& s) {
 BufferBytes largest_buffers(const std::vector<PointSpec>& points) {
   BufferBytes need;
   for (const auto& p : points) {
+    for (const StepCall& c : p.sequence) {
+      need.send = std::max(need.send, c.bytes.send_count * dtype_size(c.dtype));
+      need.recv = std::max(need.recv, c.bytes.recv_count * dtype_size(c.dtype));
+    }
     need.send = std::max(need.send, p.bytes.send_count * dtype_size(p.dtype));
     need.recv = std::max(need.recv, p.bytes.recv_count * dtype_size(p.dtype));
   }

@@ -19,6 +19,8 @@
 #           inspector, built beforehand: CCTUNE_INSPECTOR_SO, default .devcarry-inspector/
 #           libnccl-profiler-inspector.so in the repository); its files come back in
 #           inspector.tgz as <job>/inspector/, the fixture layout (docs/WORKLOAD.md)
+#   replay  tests/gpu/workload/replay_gpu_check.sh: cctune replay of the recorded DDP step, 2 ranks
+#           sharing one GPU, under NCCL's defaults and A/B against a ring/simple profile
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min on one H100 with RUNS=9)
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
@@ -29,7 +31,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_tune, inspector or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_tune, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -74,6 +76,8 @@ for run in r["runs"]:
   inspector)
     so=${CCTUNE_INSPECTOR_SO:-.devcarry-inspector/libnccl-profiler-inspector.so}
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;
+  replay)
+    TAIL_LINES=60 step replay 500 tests/gpu/workload/replay_gpu_check.sh "$b" "$g/replay" ;;
   overhead)
     TAIL_LINES=30 step profiler_overhead 540 bench/profiler_overhead.sh "$b" "$g" ;;
   workload_tune)

@@ -1,16 +1,31 @@
 // `cctune replay W [--profile P]`: one captured training step's collectives, in capture order,
-// on this allocation (docs/WORKLOAD.md "Replay"). This build plans the step and prints it
-// (--dry-run); issuing it back to back through the NCCL workers is not implemented yet.
+// issued back to back on this allocation's NCCL workers and timed as one unit, under NCCL's
+// defaults and, with a profile, under the profile in interleaved rounds (docs/WORKLOAD.md
+// "Replay"). --dry-run plans and prints the step only.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
+#include "app/nccl_sweep.hpp"
+#include "app/plan_agreement.hpp"
+#include "app/replay/replay_report.hpp"
+#include "app/session.hpp"
+#include "app/signals.hpp"
+#include "app/sweep_job.hpp"
+#include "app/sweep_options.hpp"
+#include "app/verify/ab_groups.hpp"
+#include "app/version_check.hpp"
+#include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
+#include "core/results_json.hpp"
 #include "core/text.hpp"
+#include "tuner/export/outputs.hpp"
+#include "tuner/profile/profile.hpp"
 #include "workload/replay_plan.hpp"
 #include "workload/workload_json.hpp"
 
@@ -29,36 +44,175 @@ wl::Workload load_workload(const std::string& path) {
   return wl::workload_from_json(j);
 }
 
+void print_step(const wl::ReplayStep& step) {
+  // Communicator ids come from the capture: each printed line is escaped for the terminal.
+  std::istringstream lines(wl::format_replay(step));
+  for (std::string line; std::getline(lines, line);) std::printf("%s\n", text::terminal_text(line).c_str());
+}
+
+// The step's calls as the workers issue them; the plan's own dimensions name its largest call.
+void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
+  if (step.calls.size() > runtime::kMaxReplayCalls)
+    throw UsageError("the step holds " + std::to_string(step.calls.size()) + " call shapes, more than replay issues (" +
+                         std::to_string(runtime::kMaxReplayCalls) + ")",
+                     "replay a workload with fewer shapes (cctune workload import of fewer ranks' captures)");
+  const wl::ReplayCall* largest = nullptr;
+  for (const wl::ReplayCall& c : step.calls) {
+    if (c.repeats > static_cast<std::uint64_t>(runtime::kMaxReplayRepeats))
+      throw UsageError("a call shape runs " + std::to_string(c.repeats) + " times per step, more than replay issues (" +
+                           std::to_string(runtime::kMaxReplayRepeats) + ")",
+                       "check the workload's step count (cctune workload import --steps N)");
+    plan.replay_step.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0),
+                                c.shape.count, static_cast<int>(c.repeats)});
+    if (!largest || c.shape.bytes > largest->shape.bytes) largest = &c;
+  }
+  plan.collectives = {largest->shape.collective};
+  plan.sizes = {std::max<std::uint64_t>(largest->shape.bytes, 1)};
+  plan.dtypes = {largest->shape.dtype};
+  plan.ops = {largest->shape.op.value_or(ReduceOp::Sum)};
+  plan.root = largest->shape.root.value_or(0);
+  plan.placements = {false};
+  plan.measure.check = false;  // the step's outputs are not checked (collectives/backend.hpp)
+}
+
 class ReplayCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("replay", "one captured step's collectives in capture order (this build: --dry-run plans and prints it)");
+    cmd_ = parent.add_subcommand("replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
+    args_.output_dir = "cctune-replay";
+    args_.placement = "out";
+    args_.backend = "nccl";
+    add_sweep_options(*cmd_, args_);
     cmd_->add_option("workload", workload_, "workload.json (cctune workload import --steps N)")->required();
     cmd_->add_option("--profile", profile_, "profile.json to compare against NCCL's defaults");
     cmd_->add_option("--ranks", ranks_, "the job's rank count to plan for (communicators of this many ranks are replayed)")
         ->check(CLI::PositiveNumber);
+    cmd_->add_option("--rounds", rounds_, "rounds (with --profile: interleaved A/B rounds)")->capture_default_str();
+    cmd_->add_option("--tolerance", tolerance_, "with --profile: slower when the whole speedup CI is below 1/(1+tolerance)")
+        ->capture_default_str();
     cmd_->add_flag("--dry-run", dry_run_, "print the step that would be issued; measure nothing");
   }
   bool selected() const override { return cmd_->parsed(); }
-  bool needs_mpi() const override { return false; }
+  bool needs_mpi() const override { return !dry_run_; }
 
-  int run(Session&) override {
-    if (!dry_run_)
-      throw UsageError("replay issues nothing in this build: timing the step back to back on the NCCL workers is not implemented yet",
-                       "add --dry-run --ranks N to see the step; measure its sizes with cctune verify --profile P");
+  int run(Session& session) override {
+    if (dry_run_) return dry_run();
+    install_stop_handlers();
+    RankComm& comm = session.comm();
+    check_flags();
+    wl::Workload w;
+    tuner::Profile profile;
+    std::string profile_abs, plugin;
+    agree_on_errors(comm, [&] {
+      w = load_workload(workload_);
+      if (profile_.empty()) return;
+      auto loaded = tuner::load_profile(profile_);
+      if (!loaded.profile) throw UsageError(loaded.error, "pass a profile.json written by cctune tune");
+      profile = *loaded.profile;
+      profile_abs = std::filesystem::absolute(profile_).lexically_normal().string();
+      bool found = false;
+      plugin = tuner::find_tuner_plugin(session.executable(), &found);
+      if (!found)
+        throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + plugin + ")",
+                               "build the nccl-tuner-cctune target, or install it next to cctune");
+    });
+    const auto gpus = query_nccl_backend(session, /*required=*/true);
+    PlanOverrides placeholder;  // replaced by the step's own calls below, once the rank count is known
+    placeholder.collectives = std::vector<Collective>{Collective::AllReduce};
+    placeholder.sizes = SizeSequence{.list = {8}};
+    placeholder.dtypes = std::vector<DType>{DType::Float32};
+    SweepPlan plan = resolve_sweep(args_, true, gpus->device_count > 0, placeholder);
+    const int nranks = nccl_job_shape(session, plan, *gpus).nranks;
+    wl::ReplayStep step;
+    agree_on_errors(comm, [&] {
+      if (ranks_ > 0 && ranks_ != nranks)
+        throw UsageError("--ranks " + std::to_string(ranks_) + " differs from this allocation's " + std::to_string(nranks) + " NCCL ranks",
+                         "replay on an allocation of that many GPUs, or drop --ranks");
+      step = wl::plan_replay(w, nranks);
+      put_step_in_plan(step, plan);
+    });
+    const bool ab = !profile_.empty();
+    plan.nccl.groups = ab ? ab_round_groups(profile, plugin, profile_abs, rounds_)
+                          : std::vector<runtime::ConfigGroup>(static_cast<std::size_t>(rounds_), runtime::ConfigGroup{"default", {}, {}});
+    agree_on_plan(comm, to_json(plan));
+    check_job_consistency(session, {{"nccl", gpus->nccl_version}});
+    JobFiles files = open_job_files(session, plan.output_dir);
+    const std::string path = files.results_path;
+    Results initial;
+    initial.meta = sweep_meta(session, plan, gpus);  // collective: every rank takes part
+    if (comm.rank() == 0) {
+      print_step(step);
+      std::printf("# replay: %d %s of the step on %d ranks%s\n", rounds_, ab ? "interleaved rounds" : "rounds", nranks,
+                  ab ? (", NCCL defaults / profile " + text::terminal_text(profile_abs)).c_str() : ", NCCL defaults");
+      if (plan.nccl.test_shared_gpu > 0)
+        std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its times are not performance\n",
+                    plan.nccl.test_shared_gpu);
+    }
+    JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/false);
+    const SweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, reporters.all);
+    if (outcome.interrupted()) {
+      reporters.all.finish(MetaStatus::Interrupted);
+      return exit_code_for_stop(outcome.stop_signal);
+    }
+    reporters.all.finish(MetaStatus::Complete);
+    int code = exit_code::ok;
+    if (reporters.json) {
+      try {  // every rank must reach the exit-status agreement below
+        code = report(load_results(path), step, plan.output_dir);
+      } catch (const Error& e) {
+        std::fprintf(stderr, "cctune: error: %s\n", text::terminal_text(e.describe()).c_str());
+        code = exit_code::failure;
+      }
+    }
+    return static_cast<int>(comm.max(static_cast<double>(code)));  // the same exit status on every rank
+  }
+
+ private:
+  int dry_run() const {
     const wl::Workload w = load_workload(workload_);
     const int nranks = ranks_ > 0 ? ranks_ : largest_communicator(w);
-    const wl::ReplayStep step = wl::plan_replay(w, nranks);
-    // Communicator ids come from the capture: each printed line is escaped for the terminal.
-    std::istringstream lines(wl::format_replay(step));
-    for (std::string line; std::getline(lines, line);) std::printf("%s\n", text::terminal_text(line).c_str());
+    print_step(wl::plan_replay(w, nranks));
     if (!profile_.empty())
-      std::printf("# profile %s: the A/B of the step against NCCL's defaults runs only when replay issues it\n",
+      std::printf("# profile %s: without --dry-run the step runs under NCCL's defaults and under this profile\n",
                   text::terminal_text(profile_).c_str());
     return exit_code::ok;
   }
 
- private:
+  void check_flags() const {
+    for (const char* flag : {"--transport", "--env-group", "--configs", "--collectives", "--sizes", "-b", "-e", "-f", "-i", "-d", "--op",
+                             "--root", "--placement", "-c", "--p2p-impl"})
+      if (cmd_->count(flag) > 0)
+        throw UsageError(std::string(flag) + " does not apply to replay", "replay issues the captured step's own calls: drop " + std::string(flag));
+    if (args_.backend != "nccl") throw UsageError("replay runs on the NCCL backend only", "drop --backend");
+    if (rounds_ < 1 || rounds_ > 100) throw UsageError("--rounds must be 1..100", "use e.g. --rounds 6");
+    if (!(tolerance_ >= 0)) throw UsageError("--tolerance must not be negative", "use e.g. --tolerance 0.02");
+  }
+
+  int report(const Results& results, const wl::ReplayStep& step, const std::string& dir) const {
+    const bool ab = !profile_.empty();
+    const ReplayTimes times = collect_replay_times(results, rounds_, ab);
+    const ReplayVerdict verdict = judge_replay(times, AbOptions{.tolerance = tolerance_});
+    std::printf("%s\n", step_time_line(verdict, ab).c_str());
+    nlohmann::json doc = replay_json(step, times, verdict, ab);
+    doc["workload"] = std::filesystem::absolute(workload_).lexically_normal().string();
+    doc["results"] = (std::filesystem::path(dir) / "results.json").string();
+    if (ab) doc["profile"] = std::filesystem::absolute(profile_).lexically_normal().string();
+    if (const std::string mode = test_mode_of(results); !mode.empty()) doc["test_mode"] = mode;
+    const std::string out = (std::filesystem::path(dir) / "replay.json").string();
+    write_file_atomically(out, text::dump_json(doc, 2) + "\n");
+    std::printf("# replay: %s\n", text::terminal_text(std::filesystem::absolute(out).string()).c_str());
+    if (doc.value("regressed", false)) {
+      std::fprintf(stderr, "cctune: replay: the step is slower with the profile than with NCCL's defaults, beyond noise\n");
+      return exit_code::regressed;
+    }
+    if (!times.failures.empty() || !(verdict.default_ms > 0) || (ab && !verdict.compared)) {
+      std::fprintf(stderr, "cctune: replay: %zu run(s) failed or measured nothing (reasons in %s/results.json)\n", times.failures.size(),
+                   text::terminal_text(dir).c_str());
+      return exit_code::failure;
+    }
+    return exit_code::ok;
+  }
+
   static int largest_communicator(const wl::Workload& w) {
     int n = 0;
     for (const auto& c : w.communicators) n = std::max(n, c.nranks);
@@ -67,8 +221,11 @@ class ReplayCommand : public Command {
   }
 
   CLI::App* cmd_ = nullptr;
+  SweepArgs args_;
   std::string workload_, profile_;
   int ranks_ = 0;
+  int rounds_ = 6;
+  double tolerance_ = 0.02;
   bool dry_run_ = false;
 };
 

@@ -12,6 +12,7 @@ Knobs read_knobs() {
   if (const auto v = text("CCTUNE_SELFTEST_SLOWDOWN"); !v.empty()) k.slowdown = std::atof(v.c_str());
   k.config_factors = text("CCTUNE_SELFTEST_CONFIG_FACTORS");
   k.init_error = text("CCTUNE_SELFTEST_INIT_ERROR");
+  k.record_step = text("CCTUNE_SELFTEST_RECORD_STEP");
   k.slow_rank = test_env::parse_slow_rank(text("CCTUNE_TEST_SLOW_RANK"));
   return k;
 }

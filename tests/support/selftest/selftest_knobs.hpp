@@ -17,6 +17,7 @@ struct Knobs {
   double slowdown = 1.0;                    // CCTUNE_SELFTEST_SLOWDOWN: factor on every sleep
   std::string config_factors;               // CCTUNE_SELFTEST_CONFIG_FACTORS: "ring/simple=0.6,tree/ll/16=1.4"
   std::string init_error;                   // CCTUNE_SELFTEST_INIT_ERROR: create_backend() fails with it
+  std::string record_step;                  // CCTUNE_SELFTEST_RECORD_STEP: file prefix for replayed steps' calls
   SlowRank slow_rank;                       // CCTUNE_TEST_SLOW_RANK, as NCCL ranks
 };
 

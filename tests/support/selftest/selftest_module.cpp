@@ -8,6 +8,7 @@
 // workers never talk to each other. What it simulates comes from its own environment
 // variables (selftest_knobs.hpp, docs/TESTING.md).
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -51,7 +52,7 @@ double wait_for_slow_rank_us(const SlowRank& slow, int rank, int nranks) {
 class SelftestBackend : public CollectiveBackend {
  public:
   SelftestBackend(const Knobs& knobs, int rank, int nranks, bool graph)
-      : knobs_(knobs), tuner_(nranks, 1), graph_(graph),
+      : knobs_(knobs), rank_(rank), tuner_(nranks, 1), graph_(graph),
         late_launch_(knobs.slow_rank.applies_to(rank) && rank < nranks ? knobs.slow_rank.delay_us : 0),
         wait_us_(wait_for_slow_rank_us(knobs.slow_rank, rank, nranks)) {}
   std::string name() const override { return "selftest"; }
@@ -59,6 +60,7 @@ class SelftestBackend : public CollectiveBackend {
   void prepare(const PointSpec& spec) override {
     spec_ = spec;
     captured_ = false;
+    if (!spec.sequence.empty() && !knobs_.record_step.empty()) record_step(spec.sequence);
   }
   BatchTiming run_batch(const BatchRequest& batch) override {
     // CCTUNE_TEST_SLOW_RANK, as a collective would have it: the slowed rank sleeps before
@@ -85,15 +87,32 @@ class SelftestBackend : public CollectiveBackend {
   // size-dependent so results look like a sweep), times CCTUNE_SELFTEST_SLOWDOWN (verify's
   // regression tests) and the factor of the config that ran, plus the wait for a slowed rank.
   // Like NCCL it asks the tuner at every launch; in graph mode only while capturing.
+  // A replayed step (PointSpec::sequence) is one operation: the sum of its calls' times.
   std::chrono::nanoseconds operation_time() {
-    if (!graph_ || !captured_) ran_ = tuner_.operation(spec_.collective, spec_.bytes.size_bytes);
+    if (spec_.sequence.empty()) return std::chrono::nanoseconds(static_cast<long>(call_ns(spec_.collective, spec_.bytes.size_bytes)));
+    double ns = 0;
+    for (const StepCall& c : spec_.sequence) ns += c.repeats * call_ns(c.collective, c.bytes.size_bytes);
     captured_ = true;
-    const double factor = knobs_.slowdown * config_factor(knobs_.config_factors, ran_);
-    const double ns = factor * (2000.0 + static_cast<double>(spec_.bytes.size_bytes) / 20) + wait_us_ * 1000;
     return std::chrono::nanoseconds(static_cast<long>(ns));
+  }
+  double call_ns(Collective c, std::uint64_t size_bytes) {
+    if (!graph_ || !captured_) ran_ = tuner_.operation(c, size_bytes);
+    if (spec_.sequence.empty()) captured_ = true;
+    const double factor = knobs_.slowdown * config_factor(knobs_.config_factors, ran_);
+    return factor * (2000.0 + static_cast<double>(size_bytes) / 20) + wait_us_ * 1000;
+  }
+  // CCTUNE_SELFTEST_RECORD_STEP: what the step issues, in order, for the tests to compare
+  // with the capture (one file per rank: workers of one host share the prefix).
+  void record_step(const std::vector<StepCall>& calls) const {
+    std::ofstream out(knobs_.record_step + ".rank" + std::to_string(rank_), std::ios::app);
+    for (const StepCall& c : calls)
+      out << to_string(c.collective) << ' ' << to_string(c.dtype) << ' ' << to_string(c.op) << ' ' << c.bytes.param_count << " x"
+          << c.repeats << '\n';
+    if (!out) throw RuntimeFailure("selftest: cannot write " + knobs_.record_step);
   }
 
   Knobs knobs_;
+  int rank_ = 0;
   NcclLikeTuner tuner_;
   bool graph_ = false;
   bool captured_ = false;

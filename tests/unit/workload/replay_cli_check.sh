@@ -26,7 +26,6 @@ refused() {  # refused WHAT RC ARGS...: exit RC, one error line
   [[ $rc -eq $want ]] || fail "$what: exit $rc, expected $want"
   [[ $(wc -l < "$out/err") -eq 1 ]] || fail "$what: not one line: $(cat "$out/err")"
 }
-refused "without --dry-run" 2 "$out/ddp.json"
 "$cctune" workload import "$caps/nccl.rank0.log" "$caps/nccl.rank1.log" -o "$out/nosteps.json" > /dev/null
 refused "no step count" 2 "$out/nosteps.json" --dry-run
 grep -q -- "--steps N" "$out/err" || fail "no step count: the fix is not named: $(cat "$out/err")"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `cctune replay` with real NCCL on the recorded DDP capture (tests/fixtures/workload): its
+# step (the two bucket AllReduces) issued back to back by 2 ranks sharing one GPU
+# (--test-shared-gpu 2, each worker its own NCCL host): under NCCL's defaults alone, then A/B
+# against a profile (ring/simple for the step's sizes, applied by the production plugin). The
+# shared-GPU mode checks the plumbing: its times are not performance, so a verdict of slower
+# (exit 4) is reported, not failed on.
+#
+# Usage (from the repo root): tests/gpu/workload/replay_gpu_check.sh BUILD_DIR OUTPUT_DIR
+#   BUILD_DIR with cctune, the NCCL module and nccl-tuner-cctune built. Exits 0 with "SKIP:
+#   reason" without a GPU; 1 on a failure.
+set -u
+build=${1:?usage: replay_gpu_check.sh BUILD_DIR OUTPUT_DIR}
+out=${2:?usage: replay_gpu_check.sh BUILD_DIR OUTPUT_DIR}
+cctune=$build/cctune
+caps=tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9/ddp
+export NCCL_NVLS_ENABLE=0   # NVLink SHARP stays off on these machines
+
+command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found (no NVIDIA driver on this machine)"; exit 0; }
+[ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 1 ] || { echo "SKIP: no GPU found"; exit 0; }
+[ -x "$cctune" ] || { echo "FAIL: $cctune is not built"; exit 1; }
+[ -d "$caps" ] || { echo "FAIL: run from the repository root ($caps not found)"; exit 1; }
+mkdir -p "$out"
+fail() { echo "FAIL: $*"; exit 1; }
+shared=(--test-shared-gpu 2 --gpus 1)
+
+echo "== import the DDP capture (--steps 4)"
+"$cctune" workload import "$caps/nccl.rank0.log" "$caps/nccl.rank1.log" --steps 4 -o "$out/ddp.json" || fail "import exited $?"
+
+echo "== replay under NCCL's defaults"
+"$cctune" replay "$out/ddp.json" "${shared[@]}" --rounds 3 -o "$out/defaults"
+rc=$?
+[ $rc -eq 0 ] || fail "replay (defaults) exited $rc"
+python3 - "$out/defaults/replay.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+calls = [(c["collective"], c["count"]) for c in d["calls"]]
+ok = d["nranks"] == 2 and calls == [("allreduce", 2108426), ("allreduce", 2099200)] and all(t and t > 0 for t in d["default_step_ms"])
+print("replay.json:", json.dumps({k: d[k] for k in ("nranks", "default_step_ms", "default_median_ms", "failures")}))
+sys.exit(0 if ok else "FAIL: replay.json lacks the 2 calls or a step time per round")
+PY
+
+# cctune tune refuses shared-GPU results (their times are not performance), so the profile is
+# written here: ring/simple for the step's sizes on this 2-rank, 2-host (shared-GPU) job, which
+# the production plugin applies in the profile's rounds.
+echo "== a profile for the step's sizes"
+mkdir -p "$out/profile"
+cat > "$out/profile/profile.json" <<'JSON'
+{"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.9"}, "env": {},
+ "rules": [{"collective": "allreduce", "nranks": 2, "nnodes": 2, "min_bytes": 4194304, "max_bytes": 16777216,
+            "algo": "ring", "proto": "simple", "channels": 4}]}
+JSON
+
+echo "== replay A/B: NCCL's defaults against the profile"
+"$cctune" replay "$out/ddp.json" "${shared[@]}" --rounds 4 --profile "$out/profile/profile.json" -o "$out/ab"
+rc=$?
+echo "replay A/B exit status: $rc (0: not slower, 4: slower beyond noise; a shared GPU's times are not performance)"
+[ $rc -eq 0 ] || [ $rc -eq 4 ] || fail "replay A/B exited $rc"
+python3 - "$out/ab/replay.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("replay.json:", json.dumps({k: d.get(k) for k in ("default_step_ms", "profile_step_ms", "speedup", "ci_low", "ci_high", "verdict")}))
+ok = all(t and t > 0 for t in d["default_step_ms"] + d["profile_step_ms"]) and d["verdict"] in ("faster", "same", "slower")
+sys.exit(0 if ok else "FAIL: replay.json lacks a step time per round and side, or a verdict")
+PY
+echo "replay_gpu_check: OK"

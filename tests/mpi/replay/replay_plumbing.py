@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""PLUMBING test of `cctune replay` (no GPU): real supervisors under `mpirun -np 2`, real worker
+processes running the selftest stand-in module (CCTUNE_NCCL_MODULE=<build>/tests/
+libcctune-selftest.so), which records every replayed step it prepares
+(CCTUNE_SELFTEST_RECORD_STEP) and sleeps per call instead of running NCCL. The workload is the
+recorded DDP capture (tests/fixtures/workload), imported with --steps 4: one step is its two
+bucket AllReduces. Scenarios:
+  defaults   no profile: the issued sequence (order, counts, dtypes) on every rank, every round;
+             the step time line, replay.json, exit 0
+  regress    a profile whose env makes the stand-in 3x slower: exit 4, verdict slower
+  faster     ... 0.3x: exit 0, verdict faster
+  bad_input  one-line refusals: exit 2 (a flag replay does not take, --ranks other than the
+             allocation's, a workload without a step count), exit 3 (a missing workload)
+usage: replay_plumbing.py SCENARIO --cctune BIN --mpiexec MPIEXEC --source DIR --workdir DIR
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+# The step of the DDP capture (replay_cli_check.sh checks the same plan with --dry-run).
+STEP = ["allreduce float32 sum 2108426 x1", "allreduce float32 sum 2099200 x1"]
+
+
+def check(cond, what, extra=None):
+    if not cond:
+        print(f"FAILED: {what}")
+        if extra is not None:
+            print(extra)
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+def profile(path, env):
+    doc = {"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.3"}, "env": env,
+           "rules": [{"collective": "allreduce", "nranks": 2, "nnodes": 1, "min_bytes": 4 << 20,
+                      "max_bytes": 16 << 20, "algo": "ring", "proto": "simple", "channels": 8}]}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=["defaults", "regress", "faster", "bad_input"])
+    for a in ("--cctune", "--mpiexec", "--source", "--workdir"):
+        ap.add_argument(a, required=True)
+    o = ap.parse_args()
+    work = os.path.join(o.workdir, o.scenario)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    caps = os.path.join(o.source, "tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9/ddp")
+    logs = [os.path.join(caps, f"nccl.rank{r}.log") for r in (0, 1)]
+    wl = os.path.join(work, "ddp.json")
+    subprocess.run([o.cctune, "workload", "import", *logs, "--steps", "4", "-o", wl], check=True, capture_output=True)
+
+    e = dict(os.environ)
+    e["CCTUNE_NCCL_MODULE"] = os.path.join(os.path.dirname(os.path.abspath(o.cctune)), "tests", "libcctune-selftest.so")
+    e["CCTUNE_SELFTEST_GPUS"] = "2"
+    record = os.path.join(work, "step")
+    e["CCTUNE_SELFTEST_RECORD_STEP"] = record
+    for k in ("CCTUNE_TEST_FAULT", "CCTUNE_SELFTEST_SLOWDOWN", "CCTUNE_PROFILE", "NCCL_TUNER_PLUGIN"):
+        e.pop(k, None)
+    out = os.path.join(work, "out")
+    mpirun = [o.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", o.cctune, "replay"]
+
+    def run(args, timeout=240):
+        cmd = mpirun + args
+        p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+        return p, f"cmd: {' '.join(cmd)}\nrc: {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+
+    if o.scenario == "bad_input":
+        nosteps = os.path.join(work, "nosteps.json")
+        subprocess.run([o.cctune, "workload", "import", *logs, "-o", nosteps], check=True, capture_output=True)
+        for what, args, rc, words in [
+                ("--sizes is refused", [wl, "--sizes", "1M", "-o", out], 2, "--sizes does not apply to replay"),
+                ("--ranks other than the allocation's", [wl, "--ranks", "4", "-o", out], 2, "this allocation's 2 NCCL ranks"),
+                ("a workload without a step count", [nosteps, "-o", out], 2, "--steps N"),
+                ("a missing workload", [os.path.join(work, "none.json"), "-o", out], 3, "none.json")]:
+            p, text = run(args, timeout=120)
+            errors = [l for l in p.stderr.splitlines() if l.startswith("cctune")]
+            check(p.returncode == rc, f"{what}: exit {rc}", text)
+            check(errors and all(l == errors[0] for l in errors) and words in errors[0], f"{what}: one line naming it", text)
+            check(not os.path.exists(os.path.join(out, "results.json")), f"{what}: nothing was measured", text)
+        check(not glob.glob(record + ".rank*"), "no step was issued")
+        return
+
+    rounds = 4
+    args = [wl, "-o", out, "--rounds", str(rounds), "--max-time", "0.05", "--min-iters", "10", "--tolerance", "0.15"]
+    if o.scenario != "defaults":
+        prof = os.path.join(work, "profile.json")
+        profile(prof, {"CCTUNE_SELFTEST_SLOWDOWN": "3" if o.scenario == "regress" else "0.3"})
+        args += ["--profile", prof]
+    p, text = run(args)
+    print(p.stdout)
+    expected_rc = 4 if o.scenario == "regress" else 0
+    check(p.returncode == expected_rc, f"exit status {expected_rc}", text)
+
+    # What the workers issued: every rank's worker prepared the same step in every round.
+    files = sorted(glob.glob(record + ".rank*"))
+    check([os.path.basename(f) for f in files] == ["step.rank0", "step.rank1"], "both NCCL ranks recorded the step", files)
+    groups = rounds * (1 if o.scenario == "defaults" else 2)
+    for f in files:
+        lines = open(f).read().splitlines()
+        check(lines == STEP * groups, f"{os.path.basename(f)}: the DDP step in capture order, once per run ({groups})", lines)
+
+    step_lines = [l for l in p.stdout.splitlines() if l.startswith("step time: NCCL defaults ")]
+    check(len(step_lines) == 1, "one step time line", text)
+    doc = json.load(open(os.path.join(out, "replay.json")))
+    check(doc["schema"] == "cctune.replay/1" and doc["nranks"] == 2 and doc["rounds"] == rounds, "replay.json: schema, ranks, rounds", doc)
+    check([(c["collective"], c["dtype"], c["count"], c["repeats"]) for c in doc["calls"]] ==
+          [("allreduce", "float32", 2108426, 1), ("allreduce", "float32", 2099200, 1)], "replay.json: the calls", doc["calls"])
+    times = doc["default_step_ms"]
+    # The stand-in sleeps 2 us + bytes/20 ns per call: ~0.84 ms for the step, never less.
+    check(len(times) == rounds and all(t is not None and t >= 0.8 for t in times), "a default step time per round, the calls' sum", times)
+    if o.scenario == "defaults":
+        check("profile_step_ms" not in doc and len(doc["default_ci_ms"]) == 2, "defaults only: no profile side, an interval", doc)
+        return
+    check("\u2192 profile " in step_lines[0], "the line compares defaults with the profile", step_lines)
+    ratio = doc["profile_median_ms"] / doc["default_median_ms"]
+    if o.scenario == "regress":
+        check(doc["verdict"] == "slower" and doc["regressed"] and 2 < ratio < 4, "slower verdict, profile ~3x the default", doc)
+    else:
+        check(doc["verdict"] == "faster" and not doc["regressed"] and ratio < 0.6, "faster verdict, profile well under the default", doc)
+    check(doc["ci_low"] <= doc["speedup"] <= doc["ci_high"], "the speedup lies in its interval", doc)
+
+
+if __name__ == "__main__":
+    main()

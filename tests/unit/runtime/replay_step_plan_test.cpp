@@ -1,0 +1,90 @@
+// A replayed step in the sweep plan (`cctune replay`): its JSON round trip and refusals, and
+// the one point it enumerates to (PointSpec::sequence), whose buffers fit every call.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "runtime/sweep_plan.hpp"
+#include "runtime/worker_plan.hpp"
+#include "sample_plan.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+SweepPlan step_plan() {
+  SweepPlan plan = samples::sample_nccl_plan();
+  plan.collectives = {Collective::AllReduce};
+  plan.sizes = {8 << 20};
+  plan.dtypes = {DType::Float32};
+  plan.placements = {false};
+  plan.replay_step = {{Collective::AllReduce, DType::Float32, ReduceOp::Sum, 0, 2108426, 1},
+                      {Collective::AllGather, DType::BFloat16, ReduceOp::Sum, 0, 1000, 3},
+                      {Collective::Broadcast, DType::Int8, ReduceOp::Sum, 1, 64, 2}};
+  return plan;
+}
+
+std::string refusal(const nlohmann::json& j) {
+  try {
+    plan_from_json(j);
+  } catch (const UsageError& e) {
+    return e.what_only();
+  }
+  return "accepted";
+}
+
+TEST(ReplayStepPlan, RoundTripsThroughJson) {
+  const SweepPlan plan = step_plan();
+  const nlohmann::json j = to_json(plan);
+  ASSERT_TRUE(j.contains("replay_step"));
+  EXPECT_EQ(plan_from_json(j).replay_step, plan.replay_step);
+  EXPECT_FALSE(to_json(samples::sample_nccl_plan()).contains("replay_step"));  // sweeps' settings stay as they were
+}
+
+TEST(ReplayStepPlan, RefusesBadCalls) {
+  nlohmann::json j = to_json(step_plan());
+  j["replay_step"][1]["repeats"] = 0;
+  EXPECT_NE(refusal(j).find("\"repeats\""), std::string::npos) << refusal(j);
+  j = to_json(step_plan());
+  j["replay_step"][0]["count"] = 0;
+  EXPECT_NE(refusal(j).find("\"count\""), std::string::npos) << refusal(j);
+  j = to_json(step_plan());
+  j["replay_step"][2]["collective"] = "allfoo";
+  EXPECT_NE(refusal(j).find("\"collective\""), std::string::npos) << refusal(j);
+  j = to_json(step_plan());
+  j["replay_step"] = nlohmann::json::array();
+  EXPECT_NE(refusal(j).find("\"replay_step\""), std::string::npos) << refusal(j);
+}
+
+TEST(ReplayStepPlan, EnumeratesOnePointIssuingTheWholeStepInOrder) {
+  const auto points = enumerate_points(step_plan(), 4);
+  ASSERT_EQ(points.size(), 1u);
+  const PointSpec& p = points[0];
+  ASSERT_EQ(p.sequence.size(), 3u);
+  // Counts are what the job passed per rank; bytes follow as nccl-tests names them.
+  EXPECT_EQ(p.sequence[0].bytes.param_count, 2108426u);
+  EXPECT_EQ(p.sequence[0].bytes.size_bytes, 2108426u * 4);
+  EXPECT_EQ(p.sequence[1].collective, Collective::AllGather);
+  EXPECT_EQ(p.sequence[1].bytes.param_count, 1000u);
+  EXPECT_EQ(p.sequence[1].bytes.recv_count, 4000u);  // 4 ranks' blocks
+  EXPECT_EQ(p.sequence[1].repeats, 3);
+  EXPECT_EQ(p.sequence[2].root, 1);
+  EXPECT_EQ(p.sequence[2].dtype, DType::Int8);
+  // The point itself names the largest call.
+  EXPECT_EQ(p.collective, Collective::AllReduce);
+  EXPECT_EQ(p.bytes.param_count, 2108426u);
+  // Buffers cover every call: the allreduce's send and receive, not the point's alone.
+  const BufferBytes b = largest_buffers(points);
+  EXPECT_EQ(b.send, 2108426u * 4);
+  EXPECT_EQ(b.recv, 2108426u * 4);
+}
+
+TEST(ReplayStepPlan, CallPointCarriesEachCallAlone) {
+  const auto points = enumerate_points(step_plan(), 4);
+  const PointSpec c = call_point(points[0], points[0].sequence[2]);
+  EXPECT_EQ(c.collective, Collective::Broadcast);
+  EXPECT_EQ(c.root, 1);
+  EXPECT_TRUE(c.sequence.empty());
+  EXPECT_FALSE(c.in_place);
+}
+
+}  // namespace
+}  // namespace cctune::runtime
