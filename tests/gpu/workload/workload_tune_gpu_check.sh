@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue #25 end to end with real NCCL: the captured DDP job's workload (2 ranks as 2 NCCL nodes)
-# -> sweep --workload (its dry run first) -> tune (by the job's time) -> verify --workload.
+# -> sweep --workload (its dry run first) -> tune (by the job's time) -> verify --workload ->
+# replay (the captured step under the same profile).
 # Run from the repository root:
 #   tests/gpu/workload/workload_tune_gpu_check.sh BUILD_DIR OUTPUT_DIR
 # With 2 or more GPUs the job's shape is reproduced for real (2 GPUs, --emulate-nodes 2) and the
@@ -80,6 +81,12 @@ echo "verify exit status: $rc (0: the job is not slower per step, 4: slower beyo
 [ -f "$out/verify/verify.json" ] || { echo "FAIL: no $out/verify/verify.json"; exit 1; }
 python3 -c 'import json,sys; print("job_step:", json.load(open(sys.argv[1]))["job_step"])' "$out/verify/verify.json" || exit 1
 verify_rc=$rc
+echo "== replay: the captured step, NCCL's defaults against the same profile"
+"$cctune" replay "$wl" --profile "$profile" "${shape[@]}" --rounds 4 -o "$out/replay"
+rc=$?
+echo "replay exit status: $rc (0: not slower per step, 4: slower beyond noise)"
+[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || { echo "FAIL: replay exited $rc"; exit 1; }
+[ -f "$out/replay/replay.json" ] || { echo "FAIL: no $out/replay/replay.json"; exit 1; }
 if python3 -c 'import torch' 2>/dev/null; then
   echo "== the DDP job again, with the profile deployed ($envfile)"
   CCTUNE_JOB_ENV_FILE=$envfile tests/gpu/workload/capture_workloads.sh "$out/rerun" ddp || { echo "FAIL: the job with the profile failed"; exit 1; }
