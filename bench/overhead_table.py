@@ -3,7 +3,7 @@
 with the profiler half, the difference with a 95 % bootstrap interval and a verdict (within
 max(1 %, 0.3 us)). It first checks that every "on" run's workload file recorded AllReduce calls.
 
-    overhead_table.py OUTDIR RUNS
+    overhead_table.py OUTDIR RUNS [GPUS]
 
 Reads OUTDIR/{off,on}.RUN.csv and OUTDIR/workload.RUN/workload.*.json; writes OUTDIR/summary.txt.
 Exit 1 when a size fails or a run recorded nothing."""
@@ -18,8 +18,11 @@ from bench_stats import ci95, within_tolerance
 
 
 def times(path):
+    """The reference's CSV; lines before its header (a library's banner) are not data."""
     with open(path) as f:
-        return {int(r["size_bytes"]): float(r["time_us"]) for r in csv.DictReader(f)}
+        lines = f.read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("size_bytes,"))
+    return {int(r["size_bytes"]): float(r["time_us"]) for r in csv.DictReader(lines[start:])}
 
 
 def recorded_calls(run_dir):
@@ -37,6 +40,7 @@ def recorded_calls(run_dir):
 
 def main():
     out, runs = sys.argv[1], int(sys.argv[2])
+    gpus = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     off, on, problems = {}, {}, []
     for run in range(1, runs + 1):
         for size, t in times(f"{out}/off.{run}.csv").items():
@@ -45,7 +49,8 @@ def main():
             on.setdefault(size, []).append(t)
         calls = recorded_calls(f"{out}/workload.{run}")
         if calls == 0:
-            problems.append(f"run {run}: the profiler half recorded no AllReduce call")
+            why = " (one GPU: NCCL's one-rank path emits no profiler events; run on 2 GPUs or more)" if gpus == 1 else ""
+            problems.append(f"run {run}: the profiler half recorded no AllReduce call{why}")
     rng = random.Random(1)
     lines = [f"{'size_B':>11}{'off_us':>10}{'on_us':>10}{'diff_us':>9}{'ratio':>7}{'ci95_us':>17}  verdict   (medians of {runs} interleaved runs)"]
     for size in sorted(set(off) & set(on)):

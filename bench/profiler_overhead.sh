@@ -7,7 +7,10 @@
 # within max(1 %, 0.3 us) of "off". Every "on" run must leave a workload file that recorded the
 # loop's AllReduce calls, or the bench fails (an idle profiler costs nothing and proves nothing).
 #   bench/profiler_overhead.sh BUILD_DIR [OUTPUT_DIR]     (OUTPUT_DIR defaults to $OUT, else a temp dir)
-# Env: RUNS (default 9), SIZES (bytes, comma-separated; default 8 B to 64 MiB by 4x and 64 MiB),
+# NCCL runs a one-rank communicator on a path that emits no profiler events, so the bench needs
+# two GPUs or more (one process drives them all, like nccl-tests -g): on one GPU the "on" runs
+# record nothing and the bench fails saying so.
+# Env: GPUS (default: every visible GPU), RUNS (default 9), SIZES (bytes, comma-separated; default 8 B to 64 MiB by 4x and 64 MiB),
 #      ITERS (-n, 20), WARMUP (-w, 5), REF_BATCHES (-r, 25), PIN_CPUS (taskset list, default none),
 #      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls).
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
@@ -31,14 +34,16 @@ PIN=()
 [[ "$PIN_CPUS" == none ]] || PIN=(taskset -c "$PIN_CPUS")
 
 if ! command -v nvidia-smi >/dev/null 2>&1; then echo "SKIP: nvidia-smi not found"; exit 0; fi
-if [[ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)" -lt 1 ]]; then echo "SKIP: nvidia-smi finds no GPU"; exit 0; fi
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+if [[ "$NGPU" -lt 1 ]]; then echo "SKIP: nvidia-smi finds no GPU"; exit 0; fi
+GPUS=${GPUS:-$NGPU}
 REF=$BUILD/cctune-ref-collectives
 PLUGIN=$(cd "$BUILD/lib" 2>/dev/null && pwd)/libnccl-tuner-cctune.so
 for f in "$REF" "$PLUGIN"; do
   [[ -e "$f" ]] || { echo "FAIL: $f not found (build it with CUDA, or bundle it with tools/gpu-bundle.sh)"; exit 1; }
 done
 
-echo "== AllReduce, $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, CPUs $PIN_CPUS; logs in $OUTDIR"
+echo "== AllReduce on $GPUS GPU(s), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, CPUs $PIN_CPUS; logs in $OUTDIR"
 start=$SECONDS
 for run in $(seq 1 "$RUNS"); do
   for side in off on; do
@@ -46,14 +51,14 @@ for run in $(seq 1 "$RUNS"); do
     if [[ $side == on ]]; then
       mkdir -p "$OUTDIR/workload.$run"
       env_args=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD="$OUTDIR/workload.$run" CCTUNE_WORKLOAD_EVENTS="$EVENTS"
-                CCTUNE_WORKLOAD_INTERVAL=0 NCCL_DEBUG=WARN)
+                CCTUNE_WORKLOAD_INTERVAL=0 NCCL_DEBUG=WARN NCCL_DEBUG_FILE="$OUTDIR/on.$run.nccl.log")
     fi
     # shellcheck disable=SC2046
-    env "${env_args[@]}" timeout 300 "${PIN[@]}" "$REF" --coll allreduce -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \
+    env "${env_args[@]}" timeout 300 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \
       $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/$side.$run.csv" 2>"$OUTDIR/$side.$run.stderr" \
       || { echo "FAIL: reference loop ($side, run $run) failed:"; tail -n 5 "$OUTDIR/$side.$run.stderr"; exit 1; }
   done
   echo "   run $run of $RUNS done ($((SECONDS - start)) s)"
 done
 
-python3 "$(dirname "$0")/overhead_table.py" "$OUTDIR" "$RUNS"
+python3 "$(dirname "$0")/overhead_table.py" "$OUTDIR" "$RUNS" "$GPUS"

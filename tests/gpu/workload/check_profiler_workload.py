@@ -16,7 +16,11 @@ import os
 import subprocess
 import sys
 
-import jsonschema
+try:
+    import jsonschema  # CI validates the profiler's files against the schema (tuner_profiler_output)
+except ImportError:  # the GPU machine's python3 has none; cctune's own reader still reads each file
+    jsonschema = None
+    print("note: python3 has no jsonschema module; files are checked by cctune workload merge only")
 
 cctune, schema_path, cap = sys.argv[1:4]
 schema = json.load(open(schema_path))
@@ -32,12 +36,36 @@ def run(*args):
 
 def load(path):
     w = json.load(open(path))
-    jsonschema.validate(w, schema, cls=jsonschema.Draft202012Validator)
+    if jsonschema:
+        jsonschema.validate(w, schema, cls=jsonschema.Draft202012Validator)
     return w
 
 
+REDUCING = {"allreduce", "reduce", "reducescatter"}
+TYPE_SIZE = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "int32": 4, "uint32": 4, "float32": 4,
+             "int64": 8, "uint64": 8, "float64": 8}
+
+
 def key(c):
-    return (c.get("collective", c["kind"]), c["dtype"], c["count"], c["bytes"])
+    """A call's shape as both captures can tell it. NCCL hands the profiler data-moving calls
+    (everything that does not reduce) as bytes (int8, count in bytes), and its AlltoAll as the
+    send/recv pairs it is made of; the COLL log keeps the caller's type. Those compare by bytes."""
+    coll = c.get("collective", c["kind"])
+    if coll in REDUCING:
+        return (coll, c["dtype"], c["count"], c["bytes"])
+    per_rank = c["count"] * TYPE_SIZE[c["dtype"]]
+    return (coll, "bytes", per_rank, c["bytes"])
+
+
+def log_alltoall_as_p2p(log, nranks):
+    """The COLL log's AlltoAll calls as the profiler sees them: per call and rank, one send and
+    one receive of count x type size bytes to and from every rank (the profiler's send/recv
+    counts are summed over the ranks captured, which here are all nranks)."""
+    for k in [k for k in log if k[0] == "alltoall"]:
+        e = log.pop(k)
+        for kind in ("send", "recv"):
+            p2p = log.setdefault((kind, "bytes", k[2], k[2]), {"calls": 0, "applied": set(), "samples": 0, "clock": set()})
+            p2p["calls"] += e["calls"] * nranks * nranks
 
 
 def by_shape(w):
@@ -72,6 +100,7 @@ if failures:
     print("\n".join("FAIL: " + f for f in failures))
     sys.exit(1)
 prof, log = by_shape(load(merged)), by_shape(load(log_import))
+log_alltoall_as_p2p(log, 2)
 # Profiler files count per process; the log import counts per rank: both are per rank.
 for k in sorted(set(prof) | set(log)):
     pc, lc = prof.get(k, {}).get("calls", 0), log.get(k, {}).get("calls", 0)
@@ -86,8 +115,11 @@ torch_to_nccl = {"all_reduce": ("allreduce", 0), "barrier": ("allreduce", 0), "a
 job = {}
 for row in json.load(open(os.path.join(cap, "counts.rank0.json")))["calls"]:
     coll, rule = torch_to_nccl[row["op"]]
+    if coll == "alltoall":
+        continue  # reaches the profiler as send/recv: checked against the log above
     count = row["input_numel"] if rule == 0 else row["output_numel"] if rule == 1 else row["input_numel"] // 2
-    job[(coll, row["dtype"], count)] = job.get((coll, row["dtype"], count), 0) + row["calls"]
+    k = (coll, row["dtype"], count) if coll in REDUCING else (coll, "bytes", count * TYPE_SIZE[row["dtype"]])
+    job[k] = job.get(k, 0) + row["calls"]
 prof_counts = {}
 for (coll, dtype, count, _), e in prof.items():
     prof_counts[(coll, dtype, count)] = prof_counts.get((coll, dtype, count), 0) + e["calls"]
