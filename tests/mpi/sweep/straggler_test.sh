@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # straggler_test.sh CCTUNE OUTDIR SCHEMA: per-rank timings under mpirun -np 4.
-#  - CCTUNE_TEST_SLOW_RANK=2:1000 read by cctune-test, the test build beside cctune (rank 2
-#    launches every operation 1 ms late; the others really wait inside MPI): the sweep names
-#    rank 2 with its host, and only rank 2;
+#  - CCTUNE_TEST_SLOW_RANK=2:5000 read by cctune-test, the test build beside cctune (rank 2
+#    launches every operation 5 ms late, well above what descheduling on a loaded 2-core host
+#    adds; the others really wait inside MPI): the sweep names rank 2 with its host, and only it;
 #  - the same sweep without it names nobody;
 #  - both results.json carry per-rank columns of length 4 at every ok point, last_pct
 #    summing to 100 (check_results.py), and the places of the 4 ranks;
@@ -19,7 +19,7 @@ host=$(hostname)
 failures=0
 fail() { echo "FAIL $*"; failures=$((failures+1)); }
 
-CCTUNE_TEST_SLOW_RANK=2:1000 "${mpirun[@]}" "${slow_sweep[@]}" -o "$out/slow" >"$out/slow.out" 2>&1 || fail "slow sweep exited $?"
+CCTUNE_TEST_SLOW_RANK=2:5000 "${mpirun[@]}" "${slow_sweep[@]}" -o "$out/slow" >"$out/slow.out" 2>&1 || fail "slow sweep exited $?"
 grep '^# straggler:' "$out/slow.out"
 lines=$(grep -c '^# straggler:' "$out/slow.out")
 if [[ $lines -ne 1 ]] || ! grep -q "^# straggler: rank 2 (host $host) arrives last in [0-9]* % of operations at [0-9]* of [0-9]* points" "$out/slow.out"; then
@@ -34,7 +34,7 @@ assert [p["host"] for p in run["places"]] == [run["places"][0]["host"]] * 4, run
 assert [p["local_rank"] for p in run["places"]] == [0, 1, 2, 3], run["places"]
 assert all(p["gpu"] == -1 for p in run["places"])
 ok = [p for p in run["points"] if p["status"] == "ok"]
-# At the small sizes the 1 ms late launch dominates: rank 2 is last, the others wait. On a
+# At the small sizes the 5 ms late launch dominates: rank 2 is last, the others wait. On a
 # loaded 2-core CI host (4 ranks oversubscribed beside other tests) a descheduled rank can
 # outlast it at a point now and then, so most points must show it, not every one.
 small = [p for p in ok if p["size_bytes"] <= 1024]
@@ -44,7 +44,7 @@ assert last2 >= 0.8 * len(small), f"rank 2 last most often at {last2} of {len(sm
 # Waits are relative: descheduling on such a host can delay every rank by milliseconds, but
 # the others still wait at least half the delay longer than rank 2 does.
 waited = sum(1 for p in small
-             if min(p["ranks"]["wait_median_us"][r] for r in (0, 1, 3)) - p["ranks"]["wait_median_us"][2] >= 500)
+             if min(p["ranks"]["wait_median_us"][r] for r in (0, 1, 3)) - p["ranks"]["wait_median_us"][2] >= 2500)
 assert waited >= 0.8 * len(small), f"the others waited for rank 2 at {waited} of {len(small)} small points"
 print(f"per-rank values: OK (rank 2 last at {last2} of {len(small)} small points, waited for at {waited})")
 PY
