@@ -18,6 +18,7 @@
 #include "app/sweep_job.hpp"
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_analysis.hpp"
+#include "app/verify/ab_groups.hpp"
 #include "app/verify/job_step.hpp"
 #include "app/verify/verify_plan.hpp"
 #include "app/version_check.hpp"
@@ -77,26 +78,6 @@ struct VerifySamples {
   std::vector<SampleKey> keys;     // the key of each
   int nranks = 0, nnodes = 0;
 };
-
-// The config groups of `rounds` rounds: NCCL's default (A) and the profile (B), in
-// alternating order (A B, B A, A B, ...), so that whatever favours the first or the second
-// group of a round cancels out (on one H100, A-then-B verifies of a profile with no rule for
-// the job had the second group slower in 105 of 144 launch-bound (size, round) pairs).
-std::vector<runtime::ConfigGroup> ab_rounds(const tuner::Profile& profile, const std::string& plugin,
-                                            const std::string& profile_abs, int rounds) {
-  runtime::ConfigGroup a{"default", {}, {}};
-  runtime::ConfigGroup b{"profile", profile.env, {}};
-  // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (nccl_sweep.cpp):
-  // B's workers load the production plugin exactly as a deployment would.
-  b.env["NCCL_TUNER_PLUGIN"] = plugin;
-  b.env["CCTUNE_PROFILE"] = profile_abs;
-  std::vector<runtime::ConfigGroup> groups;
-  for (int r = 0; r < rounds; ++r) {
-    groups.push_back(r % 2 == 0 ? a : b);
-    groups.push_back(r % 2 == 0 ? b : a);
-  }
-  return groups;
-}
 
 // The medians of every round of verify's two groups ("default" and "profile", interleaved
 // in alternating order): the n-th run of each group is round n.
@@ -171,7 +152,7 @@ class VerifyCommand : public Command {
                          ? resolve_sweep(args_, true, gpus && gpus->device_count > 0,
                                          verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
                          : plan_for_workload(session, *gpus);
-    plan.nccl.groups = ab_rounds(profile, plugin, profile_abs, rounds_);
+    plan.nccl.groups = ab_round_groups(profile, plugin, profile_abs, rounds_);
     agree_on_plan(comm, to_json(plan));  // node-local profiles that differ would give ranks other sizes
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});
     JobFiles files = open_job_files(session, plan.output_dir);
