@@ -22,6 +22,13 @@ command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found (no 
 [ -d "$caps" ] || { echo "FAIL: run from the repository root ($caps not found)"; exit 1; }
 mkdir -p "$out"
 fail() { echo "FAIL: $*"; exit 1; }
+# The job's own NCCL, PyTorch's (the nvidia-nccl wheel): the profile below names its version, and
+# the plugin refuses a profile measured with another one (the system library may be older).
+torch_nccl=$(python3 -c 'import os, nvidia.nccl as n; d = os.path.join(list(n.__path__)[0], "lib"); print(d if os.path.exists(os.path.join(d, "libnccl.so.2")) else "")' 2>/dev/null)
+[ -n "$torch_nccl" ] || fail "PyTorch's NCCL (python3 -c 'import nvidia.nccl') not found: the profile must name the NCCL that runs"
+export LD_LIBRARY_PATH=$torch_nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+nccl_version=$(python3 -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))') || fail "torch.cuda.nccl.version() failed"
+echo "NCCL: PyTorch's $nccl_version, from $torch_nccl"
 shared=(--test-shared-gpu 2 --gpus 1)
 
 echo "== import the DDP capture (--steps 4)"
@@ -45,8 +52,8 @@ PY
 # the production plugin applies in the profile's rounds.
 echo "== a profile for the step's sizes"
 mkdir -p "$out/profile"
-cat > "$out/profile/profile.json" <<'JSON'
-{"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.9"}, "env": {},
+cat > "$out/profile/profile.json" <<JSON
+{"schema": "cctune.profile/1", "provenance": {"nccl_version": "$nccl_version"}, "env": {},
  "rules": [{"collective": "allreduce", "nranks": 2, "nnodes": 2, "min_bytes": 4194304, "max_bytes": 16777216,
             "algo": "ring", "proto": "simple", "channels": 4}]}
 JSON
