@@ -230,6 +230,7 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, 
   p.root = parse_root(a.root);
   p.sizes = over.sizes ? over.sizes->expand() : resolve_sizes(a, p.backend);
   p.placements = over.placements ? *over.placements : resolve_placements(a.placement);
+  p.job_shapes = over.job_shapes;
   // Batches and warm-ups are capped by time anyway; counts past this are typos, not plans.
   constexpr int max_ops = 1000000;
   if (a.iters > max_ops)

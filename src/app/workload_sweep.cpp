@@ -62,6 +62,8 @@ void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides
   sizes.list = plan.sizes();
   overrides.sizes = sizes;
   overrides.dtypes = plan.dtypes();
+  overrides.job_shapes.clear();
+  for (const auto& p : plan.points) overrides.job_shapes.push_back({p.collective, p.dtype, p.size_bytes});
 }
 
 nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan) {
@@ -170,8 +172,8 @@ std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job
 
 namespace {
 std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_points) {
-  // The plan is a product (collectives x sizes x types x ops x placements x configs x groups):
-  // say how many points that is next to the job's own.
+  // The job's shapes x ops x roots x placements x configs x groups: exactly the points the
+  // sweep measures (enumerate_points is what both backends walk).
   char line[256];
   const auto specs = runtime::enumerate_points(sweep, std::max(nranks, 1));
   const std::size_t per_group = specs.size();
@@ -183,7 +185,7 @@ std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_p
     const double iters = static_cast<double>(sweep.measure.warmup_iters + model.typical_iterations);
     seconds += static_cast<double>(groups) * (model.point_overhead_s + std::min(sweep.measure.stop.max_time_s, iters * op_s));
   }
-  std::snprintf(line, sizeof line, "# sweep: %zu points (%zu per config group x %zu groups) for the job's %zu; estimated %.0f s\n",
+  std::snprintf(line, sizeof line, "# sweep: %zu points (%zu per config group x %zu groups) for the job's %zu shapes; estimated %.0f s\n",
                 per_group * groups, per_group, groups, job_points, seconds);
   return line;
 }

@@ -126,6 +126,25 @@ void read_dimensions(const json& j, SweepPlan& p) {
     p.root = j.at("root") == "all" ? kAllRoots : static_cast<int>(whole_in(j, "root", 0, INT_MAX));
 }
 
+// Each shape's collective and type must be among the plan's, so that the lists still say
+// what the sweep measures.
+void read_job_shapes(const json& j, SweepPlan& p) {
+  for (const json& s : list(j, "job_shapes", kMaxJobShapes)) {
+    JobShapePoint shape{named(field(s, "collective"), "collective", parse_collective), named(field(s, "dtype"), "dtype", parse_dtype),
+                        0};
+    const json& size = field(s, "size_bytes");
+    if (!size.is_number_unsigned() || size.get<std::uint64_t>() == 0)
+      refuse("\"job_shapes\" holds size_bytes " + shown(size) + ", not a size of at least 1 byte");
+    shape.size_bytes = size.get<std::uint64_t>();
+    if (std::find(p.collectives.begin(), p.collectives.end(), shape.collective) == p.collectives.end() ||
+        std::find(p.dtypes.begin(), p.dtypes.end(), shape.dtype) == p.dtypes.end())
+      refuse("\"job_shapes\" holds " + shown(s) + ", whose collective or dtype the plan does not list");
+    if (std::find(p.job_shapes.begin(), p.job_shapes.end(), shape) != p.job_shapes.end())
+      refuse("\"job_shapes\" holds " + shown(s) + " twice");
+    p.job_shapes.push_back(shape);
+  }
+}
+
 ConfigGroup read_group(const json& g) {
   ConfigGroup group;
   group.label = text(field(g, "label"), "label");
@@ -266,6 +285,12 @@ json to_json(const SweepPlan& p) {
                        {"root", c.root}, {"count", c.count}, {"repeats", c.repeats}});
     j["replay_step"] = std::move(calls);
   }
+  if (!p.job_shapes.empty()) {
+    json shapes = json::array();
+    for (const auto& s : p.job_shapes)
+      shapes.push_back({{"collective", to_string(s.collective)}, {"dtype", to_string(s.dtype)}, {"size_bytes", s.size_bytes}});
+    j["job_shapes"] = std::move(shapes);
+  }
   if (!p.skips.empty()) {
     json skips = json::array();
     for (const auto& s : p.skips) skips.push_back({{"collective", to_string(s.collective)}, {"config", s.config}, {"reason", s.reason}});
@@ -292,6 +317,7 @@ SweepPlan plan_from_json(const json& j) {
                                  static_cast<int>(whole_in(c, "root", 0, INT_MAX)),
                                  static_cast<std::uint64_t>(whole_in(c, "count", 1, 1L << 40)),
                                  static_cast<int>(whole_in(c, "repeats", 1, kMaxReplayRepeats))});
+    if (j.contains("job_shapes")) read_job_shapes(j, p);
     if (j.contains("skips"))
       for (const json& k : array(j, "skips"))
         p.skips.push_back({named(field(k, "collective"), "collective", parse_collective), field(k, "config").get<PointConfig>(),

@@ -55,6 +55,19 @@ struct ReplayCallPlan {
 inline constexpr std::size_t kMaxReplayCalls = 4096;
 inline constexpr int kMaxReplayRepeats = 100000;
 
+// One shape of the job that `sweep --workload` measures: its collective, data type and size
+// as the workload states it, NCCL's nBytes, which is the point's size_bytes (docs/TUNING.md
+// "Which bytes"): no factor of the rank count is applied to it.
+struct JobShapePoint {
+  Collective collective = Collective::AllReduce;
+  DType dtype = DType::Float32;
+  std::uint64_t size_bytes = 0;
+  bool operator==(const JobShapePoint&) const = default;
+};
+
+// The most job shapes one plan may carry.
+inline constexpr std::size_t kMaxJobShapes = 4096;
+
 struct SweepPlan {
   BackendChoice backend = BackendChoice::Mpi;  // never Auto once resolved
   std::vector<Collective> collectives;
@@ -75,12 +88,17 @@ struct SweepPlan {
   // whose operation is the whole step (PointSpec::sequence); collectives, sizes, dtypes, ops
   // and placements then hold one entry each, its largest call's. JSON: "replay_step".
   std::vector<ReplayCallPlan> replay_step;
+  // Non-empty: a workload planned the sweep, which measures exactly these shapes (each with
+  // the plan's ops, roots, configs and placements) instead of the product of collectives,
+  // sizes and dtypes; those still list what the shapes use. JSON: "job_shapes".
+  std::vector<JobShapePoint> job_shapes;
 };
 
 // The plan's JSON. "dtype" and "op" are a string for one value (as before lists existed, so
 // older results still resume) and a list for several. "root" (a rank or "all") only when a
 // rooted collective is planned; the "nccl" block is written for the NCCL backend only,
-// "test_mode" only in the shared-GPU test mode, "skips" only when there are some.
+// "test_mode" only in the shared-GPU test mode, "skips" only when there are some,
+// "job_shapes" only when a workload planned the sweep.
 nlohmann::json to_json(const SweepPlan& plan);
 // The inverse (output_dir stays empty; a group's skip rules are not in its JSON); "dtype" and
 // "op" may each be a string or a list. Throws

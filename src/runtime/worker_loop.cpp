@@ -26,7 +26,7 @@ SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, 
 
 void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const SweepPlan& plan,
               const std::vector<PointSpec>& points, const SearchUnit& unit, const Emit& emit, const BeforePoint& before_point) {
-  const auto strategy = search::make_strategy(plan.nccl.strategy, plan.sizes.size(), unit.candidates.size(),
+  const auto strategy = search::make_strategy(plan.nccl.strategy, sizes_per_block(plan), unit.candidates.size(),
                                               worker_halving_options(unit.nccl_default));
   while (!strategy->finished())
     for (const search::Request& req : strategy->next()) {

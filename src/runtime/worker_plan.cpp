@@ -63,34 +63,54 @@ PointSpec replay_point(const SweepPlan& plan, int nranks) {
 
 }  // namespace
 
+namespace {
+
+// The points of one (collective, implementation, dtype, op, root) series at `sizes`.
+void add_series(std::vector<PointSpec>& out, const SweepPlan& plan, int nranks, PointSpec s,
+                const std::vector<std::uint64_t>& sizes) {
+  for (auto size : sizes)
+    for (const auto& config : point_configs(plan))
+      for (bool in_place : plan.placements) {
+        s.in_place = in_place;
+        s.bytes = collective_bytes(s.collective, round_to_granule(size, request_granule(s.collective, s.dtype, nranks)), s.dtype, nranks);
+        s.config = config;
+        out.push_back(s);
+      }
+}
+
+}  // namespace
+
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   if (!plan.replay_step.empty()) return {replay_point(plan, nranks)};
   std::vector<PointSpec> out;
   PointSpec s;
   s.impl_fallback = plan.nccl.p2p_impl == P2pImplChoice::Native;
+  // A workload's shapes: each its own series of one size. Their size_bytes is already what
+  // collective_bytes takes for every collective (the receive buffer of allgather, the send
+  // buffer of reducescatter), so it is passed as is, never scaled by the rank count.
+  for (const JobShapePoint& shape : plan.job_shapes)
+    for (const std::optional<P2pImpl> impl : impls_of(plan, shape.collective))
+      for (ReduceOp op : ops_of(plan, shape.collective))
+        for (int root : roots_of(plan, shape.collective, nranks)) {
+          s.collective = shape.collective, s.impl = impl, s.dtype = shape.dtype, s.op = op, s.root = root;
+          add_series(out, plan, nranks, s, {shape.size_bytes});
+        }
+  if (!plan.job_shapes.empty()) return out;
   for (auto c : plan.collectives)
     for (const std::optional<P2pImpl> impl : impls_of(plan, c))
       for (DType dtype : plan.dtypes)
         for (ReduceOp op : ops_of(plan, c))
-          for (int root : roots_of(plan, c, nranks))
-            for (auto size : plan.sizes)
-              for (const auto& config : point_configs(plan))
-                for (bool in_place : plan.placements) {
-                  s.collective = c;
-                  s.impl = impl;
-                  s.dtype = dtype;
-                  s.op = op;
-                  s.in_place = in_place;
-                  s.root = root;
-                  s.bytes = collective_bytes(c, round_to_granule(size, request_granule(c, dtype, nranks)), dtype, nranks);
-                  s.config = config;
-                  out.push_back(s);
-                }
+          for (int root : roots_of(plan, c, nranks)) {
+            s.collective = c, s.impl = impl, s.dtype = dtype, s.op = op, s.root = root;
+            add_series(out, plan, nranks, s, plan.sizes);
+          }
   return out;
 }
 
+std::size_t sizes_per_block(const SweepPlan& plan) { return plan.job_shapes.empty() ? plan.sizes.size() : 1; }
+
 std::size_t points_per_block(const SweepPlan& plan) {
-  return plan.sizes.size() * point_configs(plan).size() * plan.placements.size();
+  return sizes_per_block(plan) * point_configs(plan).size() * plan.placements.size();
 }
 
 std::size_t block_count(const SweepPlan& plan, std::size_t point_count) {
@@ -99,7 +119,7 @@ std::size_t block_count(const SweepPlan& plan, std::size_t point_count) {
 }
 
 std::size_t point_index(const SweepPlan& plan, std::size_t b, std::size_t s, std::size_t k, std::size_t p) {
-  return ((b * plan.sizes.size() + s) * point_configs(plan).size() + k) * plan.placements.size() + p;
+  return ((b * sizes_per_block(plan) + s) * point_configs(plan).size() + k) * plan.placements.size() + p;
 }
 
 const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec) {

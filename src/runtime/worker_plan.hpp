@@ -30,13 +30,16 @@ std::vector<ReduceOp> ops_of(const SweepPlan& plan, Collective c);
 // inner so the candidates compared at a size are measured minutes apart at most, not a whole
 // sweep apart (clocks and temperatures drift between them). Gather/scatter-like collectives need
 // at least one element per rank: a smaller size is raised to that (and the row shows the size
-// actually moved).
+// actually moved). A plan with job_shapes (`sweep --workload`) yields those shapes alone, in
+// their order, each a series of one size (with every op, root, config and placement).
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
 // A block is one (collective, dtype, op, root) series of the list, in order: a rooted
 // collective under `--root all` has one block per rank and dtype (and op, for reductions).
-// Blocks hold the same number of points (sizes x configs x placements), so a point's index
+// Blocks hold the same number of points (sizes_per_block x configs x placements), so a point's index
 // is computed, not searched.
 std::size_t points_per_block(const SweepPlan& plan);
+// The sizes of one block: the plan's sizes, or 1 for a plan with job_shapes.
+std::size_t sizes_per_block(const SweepPlan& plan);
 std::size_t block_count(const SweepPlan& plan, std::size_t point_count);
 // The index of (block b, size s, config k, placement p) in enumerate_points' list.
 std::size_t point_index(const SweepPlan& plan, std::size_t b, std::size_t s, std::size_t k, std::size_t p);

@@ -47,7 +47,7 @@ expect(p.stdout, r"planned for 2 ranks on 2 NCCL nodes", "ddp dry run")
 expect(p.stdout, r"^allreduce\s+float32\s+8396800\s+0\.750\s", "ddp 8 MiB bucket")
 expect(p.stdout, r"^allreduce\s+float32\s+16830504\s+0\.250\s", "ddp whole model")
 expect(p.stdout, r"^broadcast\s+int32\s+28\s+0\.250\s", "ddp reducer broadcast")
-expect(p.stdout, r"^# sweep: \d+ points .* for the job's 6; estimated \d+ s", "ddp estimate")
+expect(p.stdout, r"^# sweep: \d+ points .* for the job's 6 shapes; estimated \d+ s", "ddp estimate")
 sha = subprocess.run(["sha256sum", ddp], capture_output=True, text=True).stdout.split()[0]
 expect(p.stdout, r"sha256 " + sha[:12], "the workload's sha256")
 
@@ -67,7 +67,7 @@ if len([l for l in p.stdout.splitlines() if re.match(r"^(allreduce|allgather|red
     failures.append(f"bucketing to 3 sizes left more than 2 collectives x 3 sizes: {p.stdout}")
 
 # A real sweep of the DDP workload through the NCCL runtime with the selftest worker stand-in
-# (no GPU, no NCCL): 2 ranks on 2 emulated nodes, exactly the job's sizes, the weights recorded.
+# (no GPU, no NCCL): 2 ranks on 2 emulated nodes, exactly the job's shapes, the weights recorded.
 if selftest and os.path.exists(selftest):
     import jsonschema
     env = dict(os.environ, CCTUNE_NCCL_MODULE=selftest, CCTUNE_SELFTEST_GPUS="2")
@@ -84,11 +84,11 @@ if selftest and os.path.exists(selftest):
         w = res["meta"]["settings"]["workload"]
         if w["sha256"] != sha or (w["nranks"], w["nnodes"]) != (2, 2) or len(w["points"]) != 6:
             failures.append(f"meta.settings.workload: {w}")
-        for coll in ("allreduce", "broadcast"):
-            planned = sorted(pt["size_bytes"] for pt in w["points"] if pt["collective"] == coll)
-            measured = sorted({pt["size_bytes"] for run in res["runs"] for pt in run["points"] if pt["collective"] == coll})
-            if not set(planned) <= set(measured):
-                failures.append(f"{coll}: planned sizes {planned} not all measured: {measured}")
+        # Exactly the job's shapes: the points of the selftest sweep are no product of the lists.
+        planned = {(pt["collective"], pt["dtype"], pt["size_bytes"]) for pt in w["points"]}
+        measured = {(pt["collective"], pt["dtype"], pt["size_bytes"]) for run in res["runs"] for pt in run["points"]}
+        if measured != planned:
+            failures.append(f"measured shapes {sorted(measured)} are not the job's {sorted(planned)}")
         if any((run["nranks"], run["nnodes"]) != (2, 2) for run in res["runs"]):
             failures.append(f"runs not on 2 ranks x 2 nodes: {[(r['nranks'], r['nnodes']) for r in res['runs']]}")
 elif selftest:

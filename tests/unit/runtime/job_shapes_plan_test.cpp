@@ -1,0 +1,118 @@
+// `sweep --workload`: a plan with job shapes measures exactly those shapes (not the product of
+// its collectives, sizes and types), each at the size the workload states, and carries them in
+// its JSON only when there are some.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "runtime/worker_plan.hpp"
+#include "sample_plan.hpp"
+
+namespace cctune::runtime {
+namespace {
+
+// Four ranks, two types, sizes the shapes do not use: only the shapes may come out.
+SweepPlan job_plan() {
+  SweepPlan plan = samples::sample_mpi_plan();
+  plan.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast};
+  plan.dtypes = {DType::Float32, DType::BFloat16};
+  plan.sizes = {8, 4096, 16384, 8396800};
+  plan.job_shapes = {{Collective::AllReduce, DType::Float32, 8396800},
+                     {Collective::AllGather, DType::BFloat16, 16384},
+                     {Collective::ReduceScatter, DType::Float32, 4096},
+                     {Collective::Broadcast, DType::Float32, 8}};
+  check_plan(plan);
+  return plan;
+}
+
+using Shape = std::tuple<Collective, DType, std::uint64_t>;
+
+TEST(JobShapes, OnlyTheJobsShapesAreMeasuredAtTheirStatedSize) {
+  const SweepPlan plan = job_plan();
+  const auto points = enumerate_points(plan, 4);
+  ASSERT_EQ(points.size(), plan.job_shapes.size() * plan.placements.size());  // the product would be 4 x 2 x 4 x 2
+  std::set<Shape> measured, wanted;
+  for (const auto& p : points) measured.insert({p.collective, p.dtype, p.bytes.size_bytes});
+  for (const auto& s : plan.job_shapes) wanted.insert({s.collective, s.dtype, s.size_bytes});
+  EXPECT_EQ(measured, wanted);
+}
+
+// The workload's size is NCCL's nBytes, already x nranks for allgather and reducescatter: a rule
+// that scaled it again (or divided it) by the rank count moves 4x too much (or too little).
+TEST(JobShapes, GatherAndScatterSizesAreNotScaledByTheRankCount) {
+  const SweepPlan plan = job_plan();
+  const auto points = enumerate_points(plan, 4);
+  const PointSpec& gather = points[2];  // the allgather shape, out of place
+  ASSERT_EQ(gather.collective, Collective::AllGather);
+  EXPECT_EQ(gather.bytes.size_bytes, 16384u);
+  EXPECT_EQ(gather.bytes.param_count, 16384u / 2 / 4);  // NCCL's count: per rank, in bf16 elements
+  EXPECT_EQ(gather.bytes.recv_count, 16384u / 2);
+  const PointSpec& scatter = points[4];
+  ASSERT_EQ(scatter.collective, Collective::ReduceScatter);
+  EXPECT_EQ(scatter.bytes.size_bytes, 4096u);
+  EXPECT_EQ(scatter.bytes.send_count, 4096u / 4);
+  EXPECT_EQ(scatter.bytes.param_count, 4096u / 4 / 4);
+}
+
+TEST(JobShapes, OpsRootsConfigsAndPlacementsStillApplyToEachShape) {
+  SweepPlan plan = job_plan();
+  plan.backend = BackendChoice::Nccl;
+  plan.ops = {ReduceOp::Sum, ReduceOp::Max};
+  plan.root = kAllRoots;
+  plan.nccl.configs = {PointConfig{}, PointConfig{Algorithm::Ring, Protocol::Simple, 0, false}};
+  const auto points = enumerate_points(plan, 3);
+  // allreduce and reducescatter: 2 ops; allgather: 1; broadcast: 3 roots; each x 2 configs x 2 placements.
+  const std::size_t series = 2 + 1 + 2 + 3;
+  ASSERT_EQ(points.size(), series * 2 * 2);
+  EXPECT_EQ(sizes_per_block(plan), 1u);
+  ASSERT_EQ(block_count(plan, points.size()), series);
+  // Each block is one shape; point_index names its points in enumerate_points' order.
+  std::size_t i = 0;
+  for (std::size_t b = 0; b < series; ++b)
+    for (std::size_t k = 0; k < 2; ++k)
+      for (std::size_t p = 0; p < 2; ++p, ++i) {
+        ASSERT_EQ(point_index(plan, b, 0, k, p), i);
+        EXPECT_EQ(points[i].config, plan.nccl.configs[k]);
+        EXPECT_EQ(points[i].in_place, plan.placements[p]);
+      }
+  EXPECT_EQ(points[0].op, ReduceOp::Sum);
+  EXPECT_EQ(points[4].op, ReduceOp::Max);
+  EXPECT_EQ(points.back().collective, Collective::Broadcast);
+  EXPECT_EQ(points.back().root, 2);
+}
+
+std::string refusal(const nlohmann::json& j) {
+  try {
+    plan_from_json(j);
+  } catch (const UsageError& e) {
+    return e.what_only();
+  }
+  return "accepted";
+}
+
+TEST(JobShapes, TravelInTheJsonOnlyWhenPresent) {
+  EXPECT_FALSE(to_json(samples::sample_mpi_plan()).contains("job_shapes"));
+  const SweepPlan plan = job_plan();
+  const nlohmann::json j = to_json(plan);
+  ASSERT_TRUE(j.contains("job_shapes"));
+  EXPECT_EQ(j["job_shapes"][1], (nlohmann::json{{"collective", "allgather"}, {"dtype", "bfloat16"}, {"size_bytes", 16384}}));
+  EXPECT_EQ(plan_from_json(j).job_shapes, plan.job_shapes);
+
+  nlohmann::json bad = j;
+  bad["job_shapes"][0]["size_bytes"] = 0;
+  EXPECT_NE(refusal(bad).find("\"job_shapes\" holds size_bytes 0"), std::string::npos) << refusal(bad);
+  bad = j;
+  bad["job_shapes"][0]["collective"] = "alltoall";
+  EXPECT_NE(refusal(bad).find("the plan does not list"), std::string::npos) << refusal(bad);
+  bad = j;
+  bad["job_shapes"][1] = bad["job_shapes"][0];
+  EXPECT_NE(refusal(bad).find("twice"), std::string::npos) << refusal(bad);
+  bad = j;
+  bad["job_shapes"] = nlohmann::json::array();
+  EXPECT_NE(refusal(bad).find("\"job_shapes\" must be a list of 1 to"), std::string::npos) << refusal(bad);
+}
+
+}  // namespace
+}  // namespace cctune::runtime
