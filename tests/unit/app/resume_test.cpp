@@ -143,7 +143,7 @@ TEST(Resume, DifferentSettingsAreAOneLineUsageErrorNamingTheDifference) {
   EXPECT_THROW(ResumeState::from_results(interrupted(), "out", settings(), 2, 2), UsageError);
   // Sizes and stopping rules may change (a resumed sweep may extend the range).
   auto more = settings();
-  more["sizes_bytes"] = {8, 64, 512};
+  more["sizes_bytes"] = {8u, 64u, 512u};  // unsigned, as parsed from a file
   more["max_time_s"] = 2.0;
   EXPECT_NO_THROW(ResumeState::from_results(interrupted(), "out", more, 2, 1));
 }

@@ -40,10 +40,13 @@ TEST(TopologySection, ParsedOnceAndSharedByCopies) {
 }
 
 TEST(TopologySection, FingerprintOnlyForOneGroup) {
-  const Results two = tuning_fixture("two_nodes.results.json");
-  ASSERT_NE(topology_of(two), nullptr);
-  EXPECT_NE(topology_of(two)->groups.size(), 1u);
-  EXPECT_EQ(single_group_fingerprint(*topology_of(two)), "");
+  nlohmann::json two_groups = tuning_fixture("h200x8_allreduce.results.json").topology.json();
+  two_groups["groups"].push_back(two_groups["groups"][0]);
+  two_groups["groups"][1]["fingerprint"] = "0123456789abcdef";
+  const Results heterogeneous = with_topology(two_groups);
+  ASSERT_NE(topology_of(heterogeneous), nullptr);
+  ASSERT_EQ(topology_of(heterogeneous)->groups.size(), 2u);
+  EXPECT_EQ(single_group_fingerprint(*topology_of(heterogeneous)), "");
 }
 
 // F15: a mistyped fingerprint is a one-line usage error naming the field, not nlohmann's
