@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
+#include "core/results.hpp"
 
 namespace cctune::net {
 
@@ -180,6 +181,11 @@ void to_json(json& j, const ProbeSummary& s) {
   j["slowest"] = s.slowest;
   j["below_port_rate"] = s.below_port_rate;
   j["below_median"] = s.below_median;
+}
+
+const ProbeResult* probe_result_of(const Results& results) {
+  if (!results.net.present()) return nullptr;
+  return &results.net.get<ProbeResult>([](const json& j) { return parse_probe_result(j, "net"); });
 }
 
 }  // namespace cctune::net

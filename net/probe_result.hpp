@@ -13,6 +13,10 @@
 
 #include "net/probe_stats.hpp"
 
+namespace cctune {
+struct Results;
+}
+
 namespace cctune::net {
 
 inline constexpr const char* net_schema = "cctune.net/1";
@@ -84,6 +88,10 @@ struct ProbeResult {
 // errors ("results.json net"). Throws UsageError of one line naming the first missing or
 // mistyped field; fields a reader does not use are not checked.
 ProbeResult parse_probe_result(const nlohmann::json& net, const std::string& where = "net");
+// The results' net section as typed values, parsed once (core/result_section.hpp); nullptr
+// when no probe ran. Throws parse_probe_result's UsageError (where: "net") for a section that
+// does not follow the format.
+const ProbeResult* probe_result_of(const Results& results);
 ProbePair parse_probe_pair(const nlohmann::json& pair, const std::string& where);
 
 void to_json(nlohmann::json& j, const ProbePair& p);

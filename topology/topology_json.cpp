@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/json_fields.hpp"
 #include "core/json_depth.hpp"
 #include "topology/paths.hpp"
 
@@ -221,8 +222,13 @@ Topology topology_from_json(const json& j) {
     throw UsageError("schema is \"" + schema + "\", expected \"" + topology_schema + "\"");
   Topology t;
   for (const auto& n : array_at(j, "nodes")) t.nodes.push_back(node_from_json(n));
-  for (const auto& g : array_at(j, "groups"))
-    t.groups.push_back({g.at("fingerprint").get<std::string>(), g.at("hosts").get<std::vector<std::string>>()});
+  // Named by path: a profile's provenance comes from a group's fingerprint (F15).
+  const JsonFields fields(j, "topology", "pass a topology cctune wrote (cctune topo --json)");
+  if (fields.has("groups"))
+    for (std::size_t i = 0; i < fields.array("groups").size(); ++i) {
+      const JsonFields g = fields.element("groups", i);
+      t.groups.push_back({g.get<std::string>("fingerprint"), g.raw().at("hosts").get<std::vector<std::string>>()});
+    }
   for (const auto& w : array_at(j, "warnings"))
     t.warnings.push_back({w.at("node").get<std::string>(), w.at("item").get<std::string>(),
                           w.at("message").get<std::string>()});

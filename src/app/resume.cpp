@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "app/plan_difference.hpp"
 #include "collectives/engine.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
@@ -36,17 +37,6 @@ PointKey key_of(const RunResult& run, const PointResult& p) {
 namespace {
 
 bool completed(const PointResult& p) { return p.status == PointStatus::Ok || p.status == PointStatus::Skipped; }
-
-std::string show(const nlohmann::json& v) {
-  if (v.is_null()) return "unset";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_array()) {
-    std::string out;
-    for (const auto& e : v) out += (out.empty() ? "" : ",") + show(e);
-    return out;
-  }
-  return v.dump();
-}
 
 // The first run that says how many ranks and nodes measured the earlier points.
 const RunResult* sized_run(const Results& r) {
@@ -140,18 +130,6 @@ void check_against_plan(const Results& previous, const PlannedPoints& planned, c
 
 }  // namespace
 
-std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now) {
-  // Sizes and stopping rules may change between invocations (a resumed sweep may extend
-  // the size range); these decide what a point *is*, so they must not.
-  static const char* const keys[] = {"backend", "collectives", "dtype", "op", "root", "placements", "iters", "warmup_iters", "check", "nccl"};
-  for (const char* k : keys) {
-    const auto a = before.contains(k) ? before.at(k) : nlohmann::json();
-    const auto b = now.contains(k) ? now.at(k) : nlohmann::json();
-    if (a != b) return std::string(k) + " is " + show(a) + " there, " + show(b) + " now";
-  }
-  return {};
-}
-
 PlannedPoints planned_points(const std::vector<PointSpec>& specs, const RunKey& run) {
   RunResult owner;
   owner.backend = run.first;
@@ -166,7 +144,8 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
   const std::string where = (std::filesystem::path(dir) / "results.json").string();
   const std::string fix = "resume with the options of the interrupted sweep (see meta.argv in " + where +
                           "), or start a new sweep with another -o directory";
-  if (auto diff = first_settings_difference(previous.meta.settings, settings); !diff.empty())
+  const runtime::SweepPlan before = recorded_plan(previous.meta.settings, "--resume " + dir, fix);
+  if (auto diff = first_plan_difference(before, runtime::plan_from_json(settings)); !diff.empty())
     throw UsageError("--resume " + dir + ": " + diff, fix);
   if (const RunResult* run = sized_run(previous)) {
     if (run->nranks != nranks)

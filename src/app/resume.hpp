@@ -92,10 +92,6 @@ class ResumeState {
   std::set<PointKey> done_;
 };
 
-// Settings that must agree for points of two invocations to belong in one file; the
-// first difference as "what is A in DIR, B now", or empty when they agree.
-std::string first_settings_difference(const nlohmann::json& before, const nlohmann::json& now);
-
 // The command that continues an interrupted sweep: argv with `--resume DIR` (replacing
 // -o/--output and any earlier --resume; without --csv, whose file exists), shell-quoted
 // where needed.

@@ -13,6 +13,7 @@
 #include "diagnose/straggler.hpp"
 #include "net/probe.hpp"
 #include "topology/cluster.hpp"
+#include "topology/topology_section.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/selection/selection.hpp"
 
@@ -20,7 +21,7 @@ namespace cctune::app {
 
 void attach_topology(Session& session, Results& results) {
   nlohmann::json topo = topo::probe_cluster_topology_json(session.comm(), session.layout().hosts);
-  if (session.rank() == 0) results.topology = std::move(topo);
+  if (session.rank() == 0) results.topology = ResultSection(std::move(topo));
 }
 
 void attach_network_probe(Session& session, Results& results, const std::string& kind_text) {
@@ -35,7 +36,7 @@ void attach_network_probe(Session& session, Results& results, const std::string&
   };
   options.before_respond = session.seams().probe_before_respond;
   nlohmann::json section = net::run_network_probe(session.comm(), options, note, session.layout().hosts);
-  if (session.rank() == 0) results.net = std::move(section);
+  if (session.rank() == 0) results.net = ResultSection(std::move(section));
 }
 
 DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir, const std::string& results_path,
@@ -57,6 +58,7 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
       options.created = utc_now_iso8601();
       options.cctune_version = results.meta.cctune_version;
       options.space = space_name_of(results.meta.settings);
+      if (const topo::Topology* t = topo::topology_of(results)) options.topology_fingerprint = topo::single_group_fingerprint(*t);
       const tuner::TuneOutputs tuned = tuner::tune_results(results, options);
       const auto paths = tuner::write_tune_outputs(tuned, dir, tuner::find_tuner_plugin(executable));
       out.profile = paths.profile;

@@ -12,6 +12,7 @@
 #include "core/algo_proto.hpp"
 #include "core/collective.hpp"
 #include "core/collective_traits.hpp"
+#include "core/result_section.hpp"
 #include "core/statistics.hpp"
 #include "core/stopping.hpp"
 
@@ -171,8 +172,10 @@ struct Meta {
 struct Results {
   Meta meta;
   std::vector<RunResult> runs;
-  nlohmann::json topology;  // null until a topology is attached
-  nlohmann::json net;       // null unless a network probe ran
+  // Sections other modules own (core/result_section.hpp): read them through topo::topology_of
+  // and net::probe_result_of.
+  ResultSection topology;  // absent until a topology is attached
+  ResultSection net;       // absent unless a network probe ran
 };
 
 // The test mode a results file was measured in ("shared-gpu"), from meta.settings or any

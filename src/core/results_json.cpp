@@ -316,8 +316,8 @@ void from_json(const json& j, Meta& m) {
 
 void to_json(json& j, const Results& r) {
   j = json{{"schema", r.meta.schema}, {"meta", r.meta}, {"runs", r.runs}};
-  if (!r.topology.is_null()) j["topology"] = r.topology;
-  if (!r.net.is_null()) j["net"] = r.net;
+  if (r.topology.present()) j["topology"] = r.topology.json();
+  if (r.net.present()) j["net"] = r.net.json();
 }
 
 void from_json(const json& j, Results& r) {
@@ -329,8 +329,8 @@ void from_json(const json& j, Results& r) {
   // A /1 file is a /2 file without per-rank data: what is written back (resume) is /2.
   r.meta.schema = results_schema;
   r.runs = j.at("runs").get<std::vector<RunResult>>();
-  r.topology = j.value("topology", json());
-  r.net = j.value("net", json());
+  r.topology = ResultSection(j.value("topology", json()));
+  r.net = ResultSection(j.value("net", json()));
 }
 
 std::string test_mode_of(const Results& r) {

@@ -11,7 +11,6 @@
 #include "core/collective_traits.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "core/json_fields.hpp"
 #include "tuner/selection/provenance.hpp"
 #include "tuner/selection/ranges.hpp"
 
@@ -108,16 +107,6 @@ std::string nccl_version_of(const Results& results) {
     throw UsageError("meta.versions.nccl is \"" + it->second + "\", not MAJOR.MINOR.PATCH",
                      "use results written by `cctune sweep --backend nccl`");
   return m.str(0);
-}
-
-std::string topology_fingerprint(const Results& results) {
-  // One fingerprint only when every node looks the same; heterogeneous clusters get none.
-  if (results.topology.is_null()) return {};
-  const JsonFields topology(results.topology, "topology",
-                            "pass a results.json whose topology section cctune wrote (cctune topo --json, docs/TOPOLOGY.md)");
-  // Absent groups: a topology written before cctune grouped nodes; no fingerprint either.
-  if (!topology.has("groups") || topology.array("groups").size() != 1) return {};
-  return topology.element("groups", 0).get<std::string>("fingerprint");
 }
 
 std::size_t reference_group(const CandidateSet& set) {
@@ -257,7 +246,7 @@ std::string describe(const ChoiceLabel& label) {
 TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   TuneOutputs out;
   Profile& profile = out.profile;
-  profile.provenance = {nccl_version_of(results), topology_fingerprint(results), options.space, options.created,
+  profile.provenance = {nccl_version_of(results), options.topology_fingerprint, options.space, options.created,
                         options.cctune_version, options.results_path, {}, {}, {}};
   CandidateSet set = collect_candidates(results, job_dtypes(options.job_weights));
   out.notes = set.notes;

@@ -23,6 +23,9 @@ struct TuneOptions {
   bool extend_edges = true;   // a shape's first rule starts at 0 (rules never reach past their
                               // largest measured win, nor toward NCCL's default past a win)
   std::string space;          // provenance: the search space's name
+  // provenance: the cluster's one node-group fingerprint (topo::single_group_fingerprint of the
+  // results' topology, which this pure module cannot read); empty: heterogeneous or unknown
+  std::string topology_fingerprint;
   std::string results_path;   // provenance: where the results came from
   std::string created;        // provenance: ISO 8601 time; empty leaves it empty
   std::string cctune_version;

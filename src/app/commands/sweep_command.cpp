@@ -176,7 +176,7 @@ class SweepCommand : public Command {
     attach_topology(session, topology_holder);  // rank 0 only; the space's NCCL_IB_HCA needs it
     std::optional<tuner::SpacePlan> planned;
     if (space) {
-      planned = plan_space_for_job(session, *space, plan, placed, topology_holder.topology);
+      planned = plan_space_for_job(session, *space, plan, placed, topology_holder.topology.json());
       if (args_.dry_run) {
         agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
@@ -219,7 +219,7 @@ class SweepCommand : public Command {
   // Everything from the output files to the last line: the plan is settled.
   int measure(Session& session, const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
               const std::optional<tuner::SpacePlan>& planned, const std::optional<runtime::GpuQuery>& gpus,
-              const std::optional<Placement>& placed, nlohmann::json topology, const nlohmann::json& job_settings) {
+              const std::optional<Placement>& placed, ResultSection topology, const nlohmann::json& job_settings) {
     RankComm& comm = session.comm();
     Results initial;
     initial.meta = sweep_meta(session, plan, gpus);

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
+#include "topology/topology_section.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/selection/selection.hpp"
 
@@ -77,6 +78,7 @@ class TuneCommand : public Command {
     options.created = utc_now_iso8601();
     options.cctune_version = CCTUNE_VERSION;
     options.space = space_name_of(results.meta.settings);
+    if (const topo::Topology* t = topo::topology_of(results)) options.topology_fingerprint = topo::single_group_fingerprint(*t);
     set_job_weights(results, options);
     tuner::TuneOutputs outputs = tuner::tune_results(results, options);
     if (!mode.empty()) {

@@ -87,7 +87,7 @@ StageFile stage_file(std::string name, const Meta& meta, const nlohmann::json& t
                      const std::string& label) {
   StageFile f{std::move(name), {}};
   f.results.meta = meta;
-  f.results.topology = topology;
+  f.results.topology = ResultSection(topology);
   f.results.meta.status = MetaStatus::Complete;
   for (const PartRun& p : parts) {
     RunResult run = p.run;

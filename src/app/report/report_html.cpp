@@ -72,16 +72,16 @@ std::string runs_section(const Comparison& c) {
 
 // A section with one part per results file that holds `field` (its topology, its network
 // probe), rendered by `part`, or `none` when no file holds one.
-std::string per_file_section(const Comparison& c, const std::string& opening, nlohmann::json Results::*field,
+std::string per_file_section(const Comparison& c, const std::string& opening, ResultSection Results::*field,
                              const std::string& none,
                              const std::function<std::string(std::size_t, const nlohmann::json&)>& part) {
   std::string o = opening;
   bool any = false;
   for (std::size_t f = 0; f < c.files.size(); ++f) {
-    const nlohmann::json& section = c.files[f].results.*field;
-    if (section.is_null()) continue;
+    const ResultSection& section = c.files[f].results.*field;
+    if (!section.present()) continue;
     any = true;
-    o += part(f, section);
+    o += part(f, section.json());
   }
   if (!any) o += "<p class=\"muted\">" + none + "</p>";
   return o + "</section>";
@@ -142,7 +142,7 @@ std::string plots_sections(const Comparison& c) {
 }
 
 std::string network_part(const Comparison& c, std::size_t f, const nlohmann::json& net) {
-  const NetPairs pairs = read_net_pairs(net);
+  const NetPairs pairs = read_net_pairs(c.files[f].results);
   std::string o = "<h3>" + escape(c.files[f].label) + (pairs.transport.empty() ? "" : " (" + escape(pairs.transport) + ")") + "</h3>";
   int n = pairs.nranks;
   for (const auto& p : pairs.pairs) n = std::max({n, p.src + 1, p.dst + 1});

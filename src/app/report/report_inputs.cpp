@@ -86,15 +86,17 @@ std::optional<Limit> physical_limit(const json& topology, const RunResult& run) 
   return std::nullopt;
 }
 
-NetPairs read_net_pairs(const json& net) {
+NetPairs read_net_pairs(const Results& results) {
   NetPairs out;
-  net::ProbeResult probe;
+  const net::ProbeResult* found = nullptr;
   try {
-    probe = net::parse_probe_result(net, "net");
+    found = net::probe_result_of(results);
   } catch (const UsageError& e) {
     out.error = e.what_only();
     return out;
   }
+  if (!found) return out;
+  const net::ProbeResult& probe = *found;
   if (probe.skipped) {
     out.skipped_reason = probe.reason.empty() ? "skipped" : probe.reason;
     return out;

@@ -26,7 +26,7 @@ struct NetPair {
   double GBps = 0;
   std::string transport;  // "ib" | "tcp"
 };
-// results.net read through the probe's own format (net::parse_probe_result). A section that
+// results.net read through the probe's own typed accessor (net::probe_result_of). A section that
 // does not follow it gives no pairs and `error`, the reader's one line naming the field.
 struct NetPairs {
   std::vector<NetPair> pairs;
@@ -36,7 +36,7 @@ struct NetPairs {
   std::string skipped_reason;  // the probe was skipped (--probe none)
   std::string error;           // the section is not a probe's net section
 };
-NetPairs read_net_pairs(const nlohmann::json& net);
+NetPairs read_net_pairs(const Results& results);
 
 // Generic HTML view of any JSON value: objects as key/value tables, arrays of objects as
 // tables, matrices as grids; depth- and size-limited, every string escaped.

@@ -5,17 +5,25 @@
 
 #include <atomic>
 #include <filesystem>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "runtime/sweep_plan.hpp"
 #include "support/thread_comm.hpp"
 
 namespace cctune::app {
 namespace {
 
+// meta.settings as cctune sweep writes it: a resolved plan's JSON.
 nlohmann::json settings(const std::string& dtype = "float32") {
-  return {{"backend", "mpi"},  {"collectives", {"allreduce", "allgather"}}, {"dtype", dtype},
-          {"op", "sum"},       {"placements", {"out", "in"}},              {"sizes_bytes", {8, 64}}};
+  runtime::SweepPlan plan;
+  plan.backend = runtime::BackendChoice::Mpi;
+  plan.collectives = {Collective::AllReduce, Collective::AllGather};
+  plan.sizes = {8, 64};
+  plan.dtypes = {parse_dtype(dtype)};
+  plan.placements = {false, true};
+  return runtime::to_json(plan);
 }
 
 PointResult point(Collective c, std::uint64_t size, bool in_place, PointStatus status = PointStatus::Ok) {
@@ -135,7 +143,7 @@ TEST(Resume, DifferentSettingsAreAOneLineUsageErrorNamingTheDifference) {
   EXPECT_THROW(ResumeState::from_results(interrupted(), "out", settings(), 2, 2), UsageError);
   // Sizes and stopping rules may change (a resumed sweep may extend the range).
   auto more = settings();
-  more["sizes_bytes"] = {8, 64, 512};
+  more["sizes_bytes"] = {8u, 64u, 512u};  // unsigned, as parsed from a file
   more["max_time_s"] = 2.0;
   EXPECT_NO_THROW(ResumeState::from_results(interrupted(), "out", more, 2, 1));
 }
@@ -150,9 +158,18 @@ TEST(Resume, DtypeOpAndRootListsMustMatchAndKeysKeepThemApart) {
   } catch (const UsageError& e) {
     EXPECT_EQ(e.what_only(), "--resume out: dtype is float32 there, float32,int32 now");
   }
-  auto rooted = settings();
+  // A root belongs to a plan with a rooted collective; there another root is another plan.
+  Results rooted_before = interrupted();
+  rooted_before.meta.settings["collectives"] = {"allreduce", "reduce"};
+  rooted_before.meta.settings["root"] = 0;
+  auto rooted = rooted_before.meta.settings;
   rooted["root"] = 1;
-  EXPECT_THROW(ResumeState::from_results(interrupted(), "out", rooted, 2, 1), UsageError);
+  try {
+    ResumeState::from_results(rooted_before, "out", rooted, 2, 1);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "--resume out: root is 0 there, 1 now");
+  }
   // Points of another op or root are other points.
   const RunResult run = fresh_run();
   PointResult sum = point(Collective::Reduce, 8, false);
@@ -229,8 +246,9 @@ TEST(Resume, TamperedPointsAndOtherMeasurementSettingsAreRefused) {
   EXPECT_NO_THROW(ResumeState::from_results(consistent, "out", settings(), 2, 1));
   for (const char* key : {"iters", "warmup_iters", "check"}) {
     auto before = settings(), now = settings();
-    before[key] = 5;
-    now[key] = 6;
+    const bool flag = std::string_view(key) == "check";
+    before[key] = flag ? nlohmann::json(false) : nlohmann::json(5);
+    now[key] = flag ? nlohmann::json(true) : nlohmann::json(6);
     auto r = interrupted();
     r.meta.settings = before;
     try {
@@ -239,6 +257,24 @@ TEST(Resume, TamperedPointsAndOtherMeasurementSettingsAreRefused) {
     } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
     }
+  }
+}
+
+// Issue #23: the recorded settings are read as a plan and compared as values.
+TEST(Resume, SettingsAreComparedAsTypedPlans) {
+  // One dtype as a one-element list is the same plan as the string cctune writes.
+  Results listed = interrupted();
+  listed.meta.settings["dtype"] = {"float32"};
+  EXPECT_NO_THROW(ResumeState::from_results(listed, "out", settings(), 2, 1));
+  // Settings that are no plan are named in one line, not compared key by key.
+  Results edited = interrupted();
+  edited.meta.settings.erase("backend");
+  try {
+    ResumeState::from_results(edited, "out", settings(), 2, 1);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what_only()).rfind("--resume out: meta.settings is not a sweep's plan: ", 0), 0u) << e.what_only();
+    EXPECT_EQ(std::string(e.what_only()).find('\n'), std::string::npos);
   }
 }
 

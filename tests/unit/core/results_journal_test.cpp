@@ -131,7 +131,7 @@ TEST(ResultsJson, SaveFromPointTextsIsTheSameFile) {
   empty.group = "empty";
   empty.points.clear();
   r.runs.push_back(empty);
-  r.topology = {{"points", nlohmann::json::array()}};  // after "runs": never taken for a run's points
+  r.topology = ResultSection(nlohmann::json{{"points", nlohmann::json::array()}});  // after "runs": never taken for a run's points
   std::vector<PointTexts> texts(2);
   for (const auto& p : r.runs[0].points) texts[0].add(p);
   save_results(r, dir.file("a.json"));

@@ -96,7 +96,7 @@ TEST(ReportHtml, SweepEntryPointTakesResultsInMemory) {
 TEST(ReportHtml, EscapesStringsFromTheResults) {
   auto files = load_fixtures({"mpi_shm.json"});
   files[0].results.runs[0].group = "<b>evil</b>";
-  files[0].results.topology = json{{"hostname", "<script>x</script>"}, {"gpus", json::array({json{{"name", "a&b"}}})}};
+  files[0].results.topology = ResultSection(json{{"hostname", "<script>x</script>"}, {"gpus", json::array({json{{"name", "a&b"}}})}});
   const std::string html = render_report_html(build_comparison(std::move(files), {{}, true}));
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_EQ(html.find("<b>evil"), std::string::npos);
@@ -106,25 +106,34 @@ TEST(ReportHtml, EscapesStringsFromTheResults) {
 TEST(ReportHtml, ResultsWithoutRunsOrWithOddNetRender) {
   Results r;
   r.meta.status = MetaStatus::Failed;
-  r.net = probe_section(301, {probe_pair(0, 300, 1.0)});
-  r.topology = json::array({1, "two", nullptr});
+  json net = probe_section(301, {probe_pair(0, 300, 1.0)});
+  r.net = ResultSection(net);
+  r.topology = ResultSection(json::array({1, "two", nullptr}));
   std::string html = render_report_html(std::vector<Results>{r}, {});
   EXPECT_NE(html.find("No config groups"), std::string::npos);
   EXPECT_NE(html.find("301 ranks: too many for a heatmap"), std::string::npos);
   EXPECT_EQ(count(html, "data-plot=\""), 0);
   // A section that is not the probe's: one line naming the field, and its fields still shown.
-  r.net["pairs"][0]["responder"] = "300";
+  net["pairs"][0]["responder"] = "300";
+  r.net = ResultSection(net);
   html = render_report_html(std::vector<Results>{r}, {});
   EXPECT_NE(html.find("results.net is not a network probe's section: net.pairs[0].responder: expected an integer, got a string"),
             std::string::npos);
   EXPECT_NE(html.find("all network fields"), std::string::npos);
 }
 
+// A results file holding only `net`.
+NetPairs net_pairs_of(json net) {
+  Results r;
+  r.net = ResultSection(std::move(net));
+  return read_net_pairs(r);
+}
+
 TEST(ReportInputs, NetPairsAreTheProbesInitiatorToResponder) {
   auto failed = probe_pair(0, 2, 0);
   failed.bandwidth.clear();
   failed.error = "connect: refused";
-  const auto pairs = read_net_pairs(probe_section(3, {probe_pair(0, 1, 12.5), probe_pair(1, 2, 10.0), failed}));
+  const auto pairs = net_pairs_of(probe_section(3, {probe_pair(0, 1, 12.5), probe_pair(1, 2, 10.0), failed}));
   EXPECT_EQ(pairs.error, "");
   EXPECT_EQ(pairs.transport, "tcp");
   EXPECT_EQ(pairs.nranks, 3);
@@ -134,23 +143,23 @@ TEST(ReportInputs, NetPairsAreTheProbesInitiatorToResponder) {
   EXPECT_DOUBLE_EQ(pairs.pairs[0].GBps, 12.5);  // the largest size's bandwidth
   EXPECT_EQ(pairs.failed, 1);
   // Key guessing is gone: a made-up pair format is an error naming the first field it lacks.
-  const auto guessed = read_net_pairs(json{{"pairs", json::array({json{{"src", 0}, {"dst", 1}, {"bw_GBps", 1.0}}})}});
+  const auto guessed = net_pairs_of(json{{"pairs", json::array({json{{"src", 0}, {"dst", 1}, {"bw_GBps", 1.0}}})}});
   EXPECT_TRUE(guessed.pairs.empty());
   EXPECT_EQ(guessed.error, "net.schema is missing");
-  EXPECT_EQ(read_net_pairs(json{{"skipped", true}, {"reason", "--probe none"}}).skipped_reason, "--probe none");
+  EXPECT_EQ(net_pairs_of(json{{"skipped", true}, {"reason", "--probe none"}}).skipped_reason, "--probe none");
 }
 
 TEST(ReportInputs, PhysicalLimitPicksTheLinkOfTheRun) {
   const auto files = load_fixtures({"nccl_tuned.json"});
   const auto& r = files[0].results;
-  EXPECT_DOUBLE_EQ(physical_limit(r.topology, r.runs[0])->GBps, 450.0);
-  EXPECT_EQ(physical_limit(r.topology, r.runs[1])->what, "GPU PCIe");
+  EXPECT_DOUBLE_EQ(physical_limit(r.topology.json(), r.runs[0])->GBps, 450.0);
+  EXPECT_EQ(physical_limit(r.topology.json(), r.runs[1])->what, "GPU PCIe");
   RunResult net = r.runs[0];
   net.env = {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}};
-  EXPECT_EQ(physical_limit(r.topology, net)->what, "NIC port");
+  EXPECT_EQ(physical_limit(r.topology.json(), net)->what, "NIC port");
   RunResult mpi = r.runs[0];
   mpi.backend = "mpi";
-  EXPECT_FALSE(physical_limit(r.topology, mpi));
+  EXPECT_FALSE(physical_limit(r.topology.json(), mpi));
   EXPECT_FALSE(physical_limit(json("not an object"), r.runs[0]));
   EXPECT_FALSE(physical_limit(json(), r.runs[0]));
 }
