@@ -22,13 +22,16 @@ require_slurm() {
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
 
 # wait_job JOBID SECONDS: waits until the job has ended; prints its final state.
+# Only a final state ends the wait: scontrol shows a running job's flags in place of its state
+# (SIGNALING while a --signal=...@T warning is on its way, STAGE_OUT, RESIZING, REQUEUED, ...),
+# and reading SIGNALING as "ended" once cut sbatch_resume's job short of its log.
 wait_job() {
   local jid=$1 limit=$2 state
   for _ in $(seq 1 $((limit * 2))); do
     state=$(job_state "$jid")
     case $state in
-      PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|"") sleep 0.5 ;;
-      *) echo "$state"; return 0 ;;
+      COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE) echo "$state"; return 0 ;;
+      *) sleep 0.5 ;;
     esac
   done
   scancel "$jid" 2>/dev/null
