@@ -6,6 +6,9 @@ so NCCL joins them over its socket transport. Workloads (argv[1]):
   fsdp      an FSDP-style pattern: all_gather_into_tensor of parameter shards, then
             reduce_scatter_tensor of gradient shards, per layer and step
   alltoall  all_to_all_single of equal splits
+  grouped   calls NCCL receives inside one ncclGroupStart/End: per step, three all_reduces of
+            different sizes under PyTorch's coalescing manager, then a batch_isend_irecv ring
+            exchange (one send and one recv per rank), then one all_reduce on its own
 Each rank counts the collectives it issues itself (counts.rank<R>.json: per (op, dtype, numel,
 bytes) the number of calls and the steps), so a capture can be checked against the job's own
 figures. At the end it dumps PyTorch's flight recorder as JSON (flight.rank<R>.json) when this
@@ -100,6 +103,30 @@ def alltoall(rank, world, dev, counter):
     return {}
 
 
+def grouped(rank, world, dev, counter):
+    sizes = [131072, 32768, 8192]
+    peer_send, peer_recv = (rank + 1) % world, (rank - 1) % world
+    for step in range(STEPS):
+        bufs = [torch.randn(n, device=dev) for n in sizes]
+        with dist._coalescing_manager(device=dev, async_ops=True) as cm:
+            for b in bufs:
+                dist.all_reduce(b)
+                counter.add("all_reduce", b, step)
+        cm.wait()
+        send = torch.full((16384,), float(rank), device=dev)
+        recv = torch.empty(16384, device=dev)
+        reqs = dist.batch_isend_irecv([dist.P2POp(dist.isend, send, peer_send), dist.P2POp(dist.irecv, recv, peer_recv)])
+        for r in reqs:
+            r.wait()
+        counter.add("send", send, step)
+        counter.add("recv", recv, step)
+        alone = torch.randn(65536, device=dev)
+        dist.all_reduce(alone)
+        counter.add("all_reduce", alone, step)
+        torch.cuda.synchronize(dev)
+    return {"grouped_allreduce_numels": sizes, "p2p_numel": 16384, "alone_numel": 65536}
+
+
 def dump_flight_recorder(out_dir, rank):
     c10d = torch._C._distributed_c10d
     for name in ("_dump_nccl_trace_json",):
@@ -124,7 +151,7 @@ def main():
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=dev)
     counter = Counter()
     t0 = time.time()
-    extra = {"ddp": ddp, "fsdp": fsdp, "alltoall": alltoall}[workload](rank, world, dev, counter)
+    extra = {"ddp": ddp, "fsdp": fsdp, "alltoall": alltoall, "grouped": grouped}[workload](rank, world, dev, counter)
     # The closing barrier is a collective too (NCCL: a one-element allreduce): counted as such.
     counter.add("barrier", torch.zeros(1, device=dev), STEPS)
     dist.barrier(device_ids=[dev.index])
