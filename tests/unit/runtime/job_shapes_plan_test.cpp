@@ -6,7 +6,6 @@
 #include <set>
 #include <tuple>
 
-#include "core/error.hpp"
 #include "runtime/worker_plan.hpp"
 #include "sample_plan.hpp"
 
@@ -83,15 +82,6 @@ TEST(JobShapes, OpsRootsConfigsAndPlacementsStillApplyToEachShape) {
   EXPECT_EQ(points.back().root, 2);
 }
 
-std::string refusal(const nlohmann::json& j) {
-  try {
-    plan_from_json(j);
-  } catch (const UsageError& e) {
-    return e.what_only();
-  }
-  return "accepted";
-}
-
 TEST(JobShapes, TravelInTheJsonOnlyWhenPresent) {
   EXPECT_FALSE(to_json(samples::sample_mpi_plan()).contains("job_shapes"));
   const SweepPlan plan = job_plan();
@@ -102,16 +92,16 @@ TEST(JobShapes, TravelInTheJsonOnlyWhenPresent) {
 
   nlohmann::json bad = j;
   bad["job_shapes"][0]["size_bytes"] = 0;
-  EXPECT_NE(refusal(bad).find("\"job_shapes\" holds size_bytes 0"), std::string::npos) << refusal(bad);
+  EXPECT_NE(samples::plan_refusal(bad).find("\"job_shapes\" holds size_bytes 0"), std::string::npos) << samples::plan_refusal(bad);
   bad = j;
   bad["job_shapes"][0]["collective"] = "alltoall";
-  EXPECT_NE(refusal(bad).find("the plan does not list"), std::string::npos) << refusal(bad);
+  EXPECT_NE(samples::plan_refusal(bad).find("the plan does not list"), std::string::npos) << samples::plan_refusal(bad);
   bad = j;
   bad["job_shapes"][1] = bad["job_shapes"][0];
-  EXPECT_NE(refusal(bad).find("twice"), std::string::npos) << refusal(bad);
+  EXPECT_NE(samples::plan_refusal(bad).find("twice"), std::string::npos) << samples::plan_refusal(bad);
   bad = j;
   bad["job_shapes"] = nlohmann::json::array();
-  EXPECT_NE(refusal(bad).find("\"job_shapes\" must be a list of 1 to"), std::string::npos) << refusal(bad);
+  EXPECT_NE(samples::plan_refusal(bad).find("\"job_shapes\" must be a list of 1 to"), std::string::npos) << samples::plan_refusal(bad);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // the one point it enumerates to (PointSpec::sequence), whose buffers fit every call.
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
 #include "runtime/sweep_plan.hpp"
 #include "runtime/worker_plan.hpp"
 #include "sample_plan.hpp"
@@ -22,15 +21,6 @@ SweepPlan step_plan() {
   return plan;
 }
 
-std::string refusal(const nlohmann::json& j) {
-  try {
-    plan_from_json(j);
-  } catch (const UsageError& e) {
-    return e.what_only();
-  }
-  return "accepted";
-}
-
 TEST(ReplayStepPlan, RoundTripsThroughJson) {
   const SweepPlan plan = step_plan();
   const nlohmann::json j = to_json(plan);
@@ -42,16 +32,16 @@ TEST(ReplayStepPlan, RoundTripsThroughJson) {
 TEST(ReplayStepPlan, RefusesBadCalls) {
   nlohmann::json j = to_json(step_plan());
   j["replay_step"][1]["repeats"] = 0;
-  EXPECT_NE(refusal(j).find("\"repeats\""), std::string::npos) << refusal(j);
+  EXPECT_NE(samples::plan_refusal(j).find("\"repeats\""), std::string::npos) << samples::plan_refusal(j);
   j = to_json(step_plan());
   j["replay_step"][0]["count"] = 0;
-  EXPECT_NE(refusal(j).find("\"count\""), std::string::npos) << refusal(j);
+  EXPECT_NE(samples::plan_refusal(j).find("\"count\""), std::string::npos) << samples::plan_refusal(j);
   j = to_json(step_plan());
   j["replay_step"][2]["collective"] = "allfoo";
-  EXPECT_NE(refusal(j).find("\"collective\""), std::string::npos) << refusal(j);
+  EXPECT_NE(samples::plan_refusal(j).find("\"collective\""), std::string::npos) << samples::plan_refusal(j);
   j = to_json(step_plan());
   j["replay_step"] = nlohmann::json::array();
-  EXPECT_NE(refusal(j).find("\"replay_step\""), std::string::npos) << refusal(j);
+  EXPECT_NE(samples::plan_refusal(j).find("\"replay_step\""), std::string::npos) << samples::plan_refusal(j);
 }
 
 TEST(ReplayStepPlan, EnumeratesOnePointIssuingTheWholeStepInOrder) {

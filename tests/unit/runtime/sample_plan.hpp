@@ -1,6 +1,10 @@
 #pragma once
 // The plans the runtime tests start from, built typed (no command line). launch_test's
 // SamplePlans tests check that `cctune sweep` resolves the same plans from its options.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/error.hpp"
 #include "core/sizes.hpp"
 #include "runtime/plan_check.hpp"
 #include "runtime/sweep_plan.hpp"
@@ -38,6 +42,16 @@ inline SweepPlan sample_nccl_plan() {
   p.nccl.configs = {PointConfig{}};  // NCCL's own choice
   check_plan(p);
   return p;
+}
+
+// What plan_from_json says of `j`: its one-line refusal, or "accepted".
+inline std::string plan_refusal(const nlohmann::json& j) {
+  try {
+    plan_from_json(j);
+  } catch (const UsageError& e) {
+    return e.what_only();
+  }
+  return "accepted";
 }
 
 }  // namespace cctune::runtime::samples

@@ -27,15 +27,6 @@ SweepPlan nccl_plan() {
   return plan;
 }
 
-std::string refusal(const nlohmann::json& j) {
-  try {
-    plan_from_json(j);
-  } catch (const UsageError& e) {
-    return e.what_only();
-  }
-  return "accepted";
-}
-
 void expect_same(const SweepPlan& a, const SweepPlan& b) {
   EXPECT_EQ(a.backend, b.backend);
   EXPECT_EQ(a.collectives, b.collectives);
@@ -119,19 +110,19 @@ TEST(SweepPlanJson, RootTravelsOnlyWithRootedCollectives) {
 
 TEST(SweepPlanJson, MalformedPlansAreRefusedNamingTheKey) {
   const nlohmann::json good = to_json(nccl_plan());
-  EXPECT_EQ(refusal(good), "accepted");
+  EXPECT_EQ(samples::plan_refusal(good), "accepted");
   auto with = [&](const std::string& pointer, const nlohmann::json& value) {
     nlohmann::json j = good;
     j[nlohmann::json::json_pointer(pointer)] = value;
-    return refusal(j);
+    return samples::plan_refusal(j);
   };
   auto without = [&](const std::string& key) {
     nlohmann::json j = good;
     j.erase(key);
-    return refusal(j);
+    return samples::plan_refusal(j);
   };
-  EXPECT_NE(refusal({{"collectives", 3}}).find("\"backend\" is missing"), std::string::npos);
-  EXPECT_NE(refusal(nlohmann::json::array()).find("\"backend\" is missing"), std::string::npos);
+  EXPECT_NE(samples::plan_refusal({{"collectives", 3}}).find("\"backend\" is missing"), std::string::npos);
+  EXPECT_NE(samples::plan_refusal(nlohmann::json::array()).find("\"backend\" is missing"), std::string::npos);
   EXPECT_NE(without("dtype").find("\"dtype\" is missing"), std::string::npos);
   EXPECT_NE(with("/backend", "auto").find("\"backend\""), std::string::npos);
   EXPECT_NE(with("/collectives", 3).find("\"collectives\""), std::string::npos);
@@ -158,7 +149,7 @@ TEST(SweepPlanJson, OutOfRangeSizesAndNumbersAreRefused) {
   auto with = [&](const std::string& pointer, const nlohmann::json& value) {
     nlohmann::json j = good;
     j[nlohmann::json::json_pointer(pointer)] = value;
-    return refusal(j);
+    return samples::plan_refusal(j);
   };
   EXPECT_NE(with("/sizes_bytes", nlohmann::json::array()).find("\"sizes_bytes\" must be a list of 1 to 100000"), std::string::npos);
   EXPECT_NE(with("/sizes_bytes/0", 0).find("not a size of at least 1 byte"), std::string::npos);
@@ -175,9 +166,9 @@ TEST(SweepPlanJson, OutOfRangeSizesAndNumbersAreRefused) {
   for (std::size_t i = 0; i < many.size(); ++i) many[i] = i + 1;
   j["sizes_bytes"] = many;
   j["nccl"]["configs"] = std::vector<nlohmann::json>(30, good["nccl"]["configs"][0]);
-  EXPECT_NE(refusal(j).find("more than 10000000 points"), std::string::npos) << refusal(j);
+  EXPECT_NE(samples::plan_refusal(j).find("more than 10000000 points"), std::string::npos) << samples::plan_refusal(j);
   j["nccl"]["configs"] = std::vector<nlohmann::json>(3, good["nccl"]["configs"][0]);
-  EXPECT_EQ(refusal(j), "accepted");
+  EXPECT_EQ(samples::plan_refusal(j), "accepted");
 }
 
 TEST(SweepPlanJson, WorkerSpecLinesAreDepthAndSyntaxChecked) {
