@@ -7,9 +7,12 @@
 # within max(1 %, 0.3 us) of "off". Every "on" run must leave a workload file that recorded the
 # loop's AllReduce calls, or the bench fails (an idle profiler costs nothing and proves nothing).
 #   bench/profiler_overhead.sh BUILD_DIR [OUTPUT_DIR]     (OUTPUT_DIR defaults to $OUT, else a temp dir)
-# NCCL runs a one-rank communicator on a path that emits no profiler events, so the bench needs
-# two GPUs or more (one process drives them all, like nccl-tests -g): on one GPU the "on" runs
-# record nothing and the bench fails saying so.
+# NCCL runs a one-rank communicator on a path that emits no profiler events. With two GPUs or
+# more (one process drives them all, like nccl-tests -g) the "on" runs record every call. With
+# one GPU they record nothing: the table then compares a loaded, idle profiler with none, and
+# what recording costs comes from bench/profiler_events_bench, which drives the same library
+# with NCCL's events for one call on this host's CPU. That run's launch-thread time per
+# collective must stay under 0.3 us as well.
 # Env: GPUS (default: every visible GPU), RUNS (default 9), SIZES (bytes, comma-separated; default 8 B to 64 MiB by 4x and 64 MiB),
 #      ITERS (-n, 20), WARMUP (-w, 5), REF_BATCHES (-r, 25), PIN_CPUS (taskset list, default none),
 #      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls).
@@ -60,5 +63,16 @@ for run in $(seq 1 "$RUNS"); do
   done
   echo "   run $run of $RUNS done ($((SECONDS - start)) s)"
 done
+
+EVENTS_BENCH=$BUILD/bench/profiler_events_bench
+if [[ -x "$EVENTS_BENCH" ]]; then
+  echo "== host time per recorded call (profiler_events_bench, median of 5 repetitions)"
+  LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCTUNE_PLUGIN_SO="$PLUGIN" timeout 300 "${PIN[@]}" "$EVENTS_BENCH" \
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+    --benchmark_out="$OUTDIR/events.json" --benchmark_out_format=json >"$OUTDIR/events.txt" 2>&1 \
+    || { echo "FAIL: profiler_events_bench failed:"; tail -n 5 "$OUTDIR/events.txt"; exit 1; }
+else
+  echo "note: $EVENTS_BENCH not built (needs Google Benchmark): no host-time figures"
+fi
 
 python3 "$(dirname "$0")/overhead_table.py" "$OUTDIR" "$RUNS" "$GPUS"

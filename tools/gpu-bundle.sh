@@ -9,7 +9,7 @@ dest=${2:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
 rm -rf "$dest"
 # cctune-test: the lifecycle fault scenarios of runtime_gpu_check.sh run the test build.
 for f in cctune cctune-test libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalone_allreduce tests/gpu/dmabuf_check \
-         cctune-ref-collectives bench/mpi_allreduce_loop; do
+         cctune-ref-collectives bench/mpi_allreduce_loop bench/profiler_events_bench; do
   if [[ -e $build/$f ]]; then
     mkdir -p "$dest/$(dirname "$f")"
     cp "$build/$f" "$dest/$f"
@@ -18,6 +18,12 @@ for f in cctune cctune-test libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/
     echo "gpu-bundle: warning: $build/$f not built" >&2
   fi
 done
+# Google Benchmark is a shared library only in Debian's package: the event bench takes its copy
+# along (bench/profiler_overhead.sh runs it with lib/ on LD_LIBRARY_PATH).
+if [[ -e $dest/bench/profiler_events_bench ]]; then
+  lib=$(ldd "$build/bench/profiler_events_bench" | awk '/libbenchmark/ {print $3}')
+  [[ -n $lib ]] && cp "$lib" "$dest/lib/"
+fi
 # The packaged tree (tools/package.sh BUILD_DIR) for tests/gpu/installed_tree_gpu_check.sh.
 if compgen -G "$build/package/cctune-*.tar.gz" >/dev/null; then
   mkdir -p "$dest/package"

@@ -1,0 +1,119 @@
+// Host time the profiler half adds per call NCCL records, measured where a GPU run cannot: NCCL
+// runs a one-rank communicator on a path that emits no profiler events, so on one GPU
+// bench/profiler_overhead.sh compares a loaded, idle profiler with none. This drives the
+// shipped libnccl-tuner-cctune.so (dlopen + ncclProfiler_v5, as NCCL does) with the events NCCL
+// 2.28 issues for one recorded call: a Coll (or P2p) event started and stopped on the launching
+// thread, then one kernel-channel event per channel started, stopped by its globaltimer state
+// and stopped again on the proxy thread. The shape is already in the table (steady state of a
+// training loop); BM_NewShape times a call whose shape the table has not seen.
+//   profiler_events_bench [google-benchmark flags]
+// CCTUNE_PLUGIN_SO names the library (default: ../lib/libnccl-tuner-cctune.so beside this
+// program, the build tree's and the GPU bundle's layout). The profiler writes its file into a
+// fresh temporary folder, removed at exit.
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "profiler_driver.hpp"
+
+namespace {
+
+using cctune::tuner::testing::ProfilerDriver;
+namespace abi = cctune::nccl_abi;
+namespace fs = std::filesystem;
+
+void quiet(int, unsigned long, const char*, int, const char*, ...) {}
+
+std::string plugin_path() {
+  if (const char* p = std::getenv("CCTUNE_PLUGIN_SO")) return p;
+  return (fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "lib" / "libnccl-tuner-cctune.so").string();
+}
+
+struct Recording {
+  std::string dir;
+  ProfilerDriver driver;
+
+  Recording() {
+    char tmpl[] = "/tmp/cctune-profiler-events.XXXXXX";
+    if (!mkdtemp(tmpl)) std::_Exit(2);
+    dir = tmpl;
+    setenv("CCTUNE_WORKLOAD", dir.c_str(), 1);
+    setenv("CCTUNE_WORKLOAD_INTERVAL", "0", 1);
+    const std::string so = plugin_path();
+    void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const auto* v5 = lib ? static_cast<const abi::ProfilerV5*>(dlsym(lib, "ncclProfiler_v5")) : nullptr;
+    if (!v5) {
+      std::fprintf(stderr, "profiler_events_bench: cannot load ncclProfiler_v5 from %s (%s); set CCTUNE_PLUGIN_SO\n", so.c_str(),
+                   lib ? "no such symbol" : dlerror());
+      std::_Exit(2);
+    }
+    driver.plugin = v5;
+    if (!driver.init(0xbe9c, 1, 8, 0, quiet) || !driver.context) {
+      std::fprintf(stderr, "profiler_events_bench: the profiler half did not start recording in %s\n", dir.c_str());
+      std::_Exit(2);
+    }
+  }
+  ~Recording() {
+    driver.finalize();
+    fs::remove_all(dir);
+  }
+};
+
+Recording& recording() {
+  static Recording r;
+  return r;
+}
+
+// One AllReduce as NCCL records it, on state.range(0) channels; 8 MiB of float.
+void BM_Collective(benchmark::State& state) {
+  ProfilerDriver& d = recording().driver;
+  const int channels = static_cast<int>(state.range(0));
+  std::uint64_t t = 1'000'000;
+  for (auto _ : state) {
+    d.timed_collective("AllReduce", 2u << 20, "ncclFloat32", t, 50'000, channels);
+    t += 100'000;
+  }
+  state.SetLabel(std::to_string(channels) + " channels");
+}
+BENCHMARK(BM_Collective)->Arg(1)->Arg(2)->Arg(8);
+
+// The launching thread's part alone: the Coll event started and stopped at enqueue.
+void BM_CollectiveLaunchThread(benchmark::State& state) {
+  ProfilerDriver& d = recording().driver;
+  for (auto _ : state) d.stop(d.collective("AllReduce", 2u << 20, "ncclFloat32", "Ring", "Simple", 2));
+}
+BENCHMARK(BM_CollectiveLaunchThread);
+
+// One Send as NCCL records it (its host event; kernel channels as for a collective).
+void BM_Send(benchmark::State& state) {
+  ProfilerDriver& d = recording().driver;
+  for (auto _ : state) d.stop(d.p2p("Send", 1u << 20, "ncclInt8", 1));
+}
+BENCHMARK(BM_Send);
+
+// A shape the table has not seen: its first call inserts it (the table holds 4096 shapes, so
+// this runs 4000 calls on a fresh communicator each time round).
+void BM_NewShape(benchmark::State& state) {
+  static std::uint64_t comm = 0x5000;
+  for (auto _ : state) {
+    state.PauseTiming();
+    ProfilerDriver d{recording().driver.plugin};
+    d.init(++comm, 1, 8, 0, quiet);
+    state.ResumeTiming();
+    for (std::size_t i = 1; i <= 4000; ++i) d.timed_collective("AllReduce", i, "ncclFloat32", i * 100'000, 50'000, 2);
+    state.PauseTiming();
+    d.finalize();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * 4000);
+}
+BENCHMARK(BM_NewShape)->Unit(benchmark::kMicrosecond)->Iterations(20);
+
+}  // namespace
+
+BENCHMARK_MAIN();
