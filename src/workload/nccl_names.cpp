@@ -1,7 +1,6 @@
 #include "workload/nccl_names.hpp"
 
 #include <array>
-#include <cctype>
 #include <utility>
 
 namespace cctune::workload {
@@ -35,14 +34,18 @@ std::optional<ReduceOp> op_from_nccl(int code) {
 
 namespace {
 
-// Equal ignoring case and underscores ("NVLSTree" == "nvls_tree").
+// NCCL's names are ASCII. Not libc's tolower(): it consults the locale on every character, and
+// the profiler half looks names up on the job's launch path (bench/profiler_events_bench).
+constexpr char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Equal ignoring ASCII case and underscores ("NVLSTree" == "nvls_tree").
 bool same_name(std::string_view a, std::string_view b) {
   std::size_t i = 0, k = 0;
   while (true) {
     while (i < a.size() && a[i] == '_') ++i;
     while (k < b.size() && b[k] == '_') ++k;
     if (i == a.size() || k == b.size()) return i == a.size() && k == b.size();
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[k]))) return false;
+    if (ascii_lower(a[i]) != ascii_lower(b[k])) return false;
     ++i, ++k;
   }
 }
@@ -53,6 +56,9 @@ std::optional<DType> dtype_from_nccl_name(std::string_view name) {
   static constexpr std::array<std::string_view, 12> by_code{"ncclInt8",    "ncclUint8",   "ncclInt32",   "ncclUint32",
                                                             "ncclInt64",   "ncclUint64",  "ncclFloat16", "ncclFloat32",
                                                             "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
+  // NCCL's own spelling first: the profiler half asks on the launch path.
+  for (std::size_t i = 0; i < by_code.size(); ++i)
+    if (name == by_code[i]) return dtype_from_nccl(static_cast<int>(i));
   for (std::size_t i = 0; i < by_code.size(); ++i)
     if (same_name(name, by_code[i])) return dtype_from_nccl(static_cast<int>(i));
   return std::nullopt;
