@@ -49,7 +49,9 @@ cp "$kernel"/modules/*.ko "$vm/initramfs/modules/"
 
 echo "rxe-vm: booting $(cat "$kernel/VERSION") with $nics soft-RoCE device(s); command: $*"
 set +e
-timeout --kill-after=10 "$limit" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3072 \
+# --foreground keeps qemu in this script's process group: a test runner that kills the group
+# (ctest at its timeout) takes the VM with it instead of leaving it running.
+timeout --foreground --kill-after=10 "$limit" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3072 \
   -kernel "$kernel/vmlinuz" -initrd "$vm/initramfs.gz" \
   -append "console=ttyS0 quiet panic=-1 cctune_work=$work cctune_nics=$nics" \
   -display none -monitor none -serial stdio -nic none -no-reboot \
