@@ -223,8 +223,11 @@ void check_plan(const SweepPlan& p) {
     bad("--target-noise", "target_noise", "is " + number_text(m.stop.target_rel_noise) + ", not a finite number above 0",
         "use e.g. --target-noise 0.01");
   if (p.backend == BackendChoice::Nccl) check_nccl(p.nccl);
-  const double points = static_cast<double>(p.collectives.size()) * static_cast<double>(p.dtypes.size()) *
-                        static_cast<double>(p.ops.size()) * static_cast<double>(p.sizes.size()) *
+  // A workload's plan measures its shapes only, not the product of what they use.
+  const double series = p.job_shapes.empty() ? static_cast<double>(p.collectives.size()) * static_cast<double>(p.dtypes.size()) *
+                                                   static_cast<double>(p.sizes.size())
+                                             : static_cast<double>(p.job_shapes.size());
+  const double points = series * static_cast<double>(p.ops.size()) *
                         static_cast<double>(std::max<std::size_t>(p.nccl.configs.size(), 1)) * static_cast<double>(p.placements.size());
   char count[32];
   std::snprintf(count, sizeof count, "%.0f", points);

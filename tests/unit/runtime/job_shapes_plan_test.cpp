@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/error.hpp"
 #include "runtime/worker_plan.hpp"
 #include "sample_plan.hpp"
 
@@ -80,6 +81,25 @@ TEST(JobShapes, OpsRootsConfigsAndPlacementsStillApplyToEachShape) {
   EXPECT_EQ(points[4].op, ReduceOp::Max);
   EXPECT_EQ(points.back().collective, Collective::Broadcast);
   EXPECT_EQ(points.back().root, 2);
+}
+
+// The point limit counts what is measured: a few shapes whose collectives, sizes and types
+// would make a product past the limit are a small plan.
+TEST(JobShapes, ThePointLimitCountsTheShapesNotTheProduct) {
+  SweepPlan plan = job_plan();
+  plan.backend = BackendChoice::Nccl;
+  plan.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
+                      Collective::Reduce, Collective::AllToAll, Collective::Gather, Collective::Scatter};
+  plan.sizes.clear();
+  for (std::uint64_t s = 1; s <= 40000; ++s) plan.sizes.push_back(s * 8);
+  plan.sizes.push_back(8396800);
+  plan.dtypes = {DType::Float32, DType::BFloat16, DType::Float16, DType::Int32};
+  plan.ops = {ReduceOp::Sum, ReduceOp::Max};
+  plan.nccl.configs = {PointConfig{}, PointConfig{Algorithm::Ring, Protocol::Simple, 0, false},
+                       PointConfig{Algorithm::Tree, Protocol::Simple, 0, false}};
+  EXPECT_NO_THROW(check_plan(plan));  // 4 shapes x 2 ops x 3 configs x 2 placements
+  plan.job_shapes.clear();            // a grid: 8 x 40001 x 4 x 2 x 3 x 2 = 15.4M points
+  EXPECT_THROW(check_plan(plan), UsageError);
 }
 
 TEST(JobShapes, TravelInTheJsonOnlyWhenPresent) {
