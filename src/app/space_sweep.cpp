@@ -85,6 +85,7 @@ tuner::PlanDimensions plan_dimensions(const SweepPlan& plan) {
   d.all_roots = plan.root == runtime::kAllRoots;
   d.root = d.all_roots ? 0 : plan.root;
   d.configs = runtime::point_configs(plan);
+  for (const auto& s : plan.job_shapes) d.shapes.push_back({s.collective, s.dtype, s.size_bytes});
   d.measure.warmup = plan.measure.warmup_iters;
   d.measure.min_iters = static_cast<int>(plan.measure.stop.min_iterations);
   d.measure.max_time_s = plan.measure.stop.max_time_s;

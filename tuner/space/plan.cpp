@@ -102,7 +102,8 @@ using SizeTable = std::map<std::pair<Collective, DType>, std::vector<std::uint64
 SizeTable size_table(const PlanDimensions& d, const SpaceContext& ctx) {
   SizeTable table;
   for (Collective c : d.collectives)
-    for (DType dtype : d.dtypes) table[{c, dtype}] = sizes_for(d, c, dtype, ctx);
+    for (DType dtype : d.dtypes) table[{c, dtype}] = d.shapes.empty() ? sizes_for(d, c, dtype, ctx) : std::vector<std::uint64_t>{};
+  for (const PlanDimensions::Shape& s : d.shapes) table[{s.collective, s.dtype}].push_back(s.size_bytes);
   return table;
 }
 

@@ -42,6 +42,15 @@ struct PlanDimensions {
   int root = 0;
   std::vector<PointConfig> configs;
   MeasureSpec measure;                         // for the estimate
+  // Non-empty (`sweep --workload`): exactly these shapes, at their stated bytes, instead of
+  // collectives x dtypes x sizes (which then list what the shapes use), as enumerate_points
+  // measures a plan's job_shapes.
+  struct Shape {
+    Collective collective = Collective::AllReduce;
+    DType dtype = DType::Float32;
+    std::uint64_t size_bytes = 0;
+  };
+  std::vector<Shape> shapes;
 };
 PlanDimensions dimensions_of(const SearchSpace& space);
 

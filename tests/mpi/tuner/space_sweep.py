@@ -97,6 +97,7 @@ def dry_run(opts):
     p = run(opts, ["--space", "quick", "--strategy", "exhaustive", "--dry-run"])
     check("strategy exhaustive" in p.stdout, "--strategy overrides the space's strategy", p.detail)
     dry_run_lists_what_the_run_measures(opts)
+    dry_run_lists_what_a_workload_sweep_measures(opts)
 
 
 def planned_counts(text):
@@ -130,6 +131,31 @@ def dry_run_lists_what_the_run_measures(opts):
     check({c for c, _, _, _ in seen} == {"allreduce", "alltoall"} and {i for _, i, _, _ in seen} == {None, "native", "grouped"}
           and {ip for _, _, ip, _ in seen} == {False, True}, "the run measured the flags' collectives, implementations and placements",
           json.dumps(sorted(map(str, seen)))[:800])
+
+
+def dry_run_lists_what_a_workload_sweep_measures(opts):
+    # --workload beside --space: the run measures the job's shapes only (not the product of
+    # their collectives, types and sizes), and the dry run must plan exactly those points.
+    calls = [("allreduce", "float32", 1024, 4096, {"op": "sum"}), ("allgather", "int32", 256, 4096, {})]
+    records = [{"kind": "collective", "collective": c, "dtype": t, "count": n, "bytes": b, "calls": 4, "applied": [], **x}
+               for c, t, n, b, x in calls]
+    path = os.path.join(opts.workdir, "job.workload.json")
+    with open(path, "w") as f:
+        json.dump({"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log"], "steps": 4,
+                   "communicators": [{"id": "0x1", "nranks": 4, "nnodes": 1, "ranks": [0, 1, 2, 3], "calls": records}]}, f)
+    flags = ["--space", space_file(opts), "--strategy", "exhaustive", "--workload", path]
+    p = run(opts, flags + ["--dry-run"])
+    check(p.returncode == 0, "dry run of a workload beside --space exits 0", p.detail)
+    planned = planned_counts(p.stdout)
+    out = os.path.join(opts.workdir, "workload-out")
+    r = run(opts, ["--backend", "nccl", "--no-tune", "-o", out] + flags)
+    check(r.returncode == 0, f"the same workload sweep measured ({r.seconds:.1f} s)", r.detail)
+    with open(os.path.join(out, "results.json")) as f:
+        runs = json.load(f)["runs"]
+    measured = {x["group"]: len(x["points"]) for x in runs}
+    check(planned == measured and measured, f"workload dry run's points per group {planned} are the run's {measured}", p.stdout)
+    shapes = {(x["collective"], x["dtype"], x["size_bytes"]) for run in runs for x in run["points"]}
+    check(shapes == {(c, t, b) for c, t, _, b, _ in calls}, f"the run measured the job's shapes only: {sorted(shapes)}")
 
 
 def bad_inputs(opts):
