@@ -33,12 +33,6 @@ nlohmann::json options_json(const ProbeOptions& o) {
 
 namespace {
 
-std::string hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 // Which transport the pairs use, and why. Which ranks can do RDMA is decided together so
 // every rank takes the same path. Throws when the options ask for what the hosts lack.
 std::pair<std::string, std::string> choose_transport(RankComm& comm, const ProbeOptions& o, const detail::RankInfo& me) {
@@ -80,10 +74,6 @@ nlohmann::json schedule_json(const std::vector<Round>& rounds, int n) {
 }
 
 }  // namespace
-
-nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const NoteFn& note) {
-  return run_network_probe(comm, o, note, comm.allgather(hostname()));
-}
 
 nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& o, const NoteFn& note, const std::vector<std::string>& hosts) {
   validate(o);

@@ -21,9 +21,8 @@ using NoteFn = std::function<void(const std::string&)>;
 // summarises. Every rank must call it with the same options. Errors the user can fix
 // (--probe ib without RDMA, unknown --socket-ifname, one rank) throw UsageError or
 // EnvironmentError on every rank alike; a pair that fails mid-measurement is recorded
-// in its entry and the other pairs go on.
-nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note = {});
-// The same with every rank's host already known (JobLayout::hosts, indexed by rank).
+// in its entry and the other pairs go on. `hosts`: every rank's host, indexed by rank (the
+// caller's JobLayout::hosts, gathered once per job).
 nlohmann::json run_network_probe(RankComm& comm, const ProbeOptions& options, const NoteFn& note, const std::vector<std::string>& hosts);
 
 // A short human table of a `net` section: one line per pair, then the summary. The JSON

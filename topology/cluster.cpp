@@ -143,11 +143,6 @@ Topology merge_nodes(std::vector<NodeTopology> nodes) {
   return t;
 }
 
-std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::string& hostname,
-                                                const std::function<NodeTopology()>& probe) {
-  return gather_cluster_topology(comm, comm.allgather(hostname), probe);
-}
-
 std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::vector<std::string>& hosts,
                                                 const std::function<NodeTopology()>& probe) {
   const std::string& hostname = hosts.at(static_cast<std::size_t>(comm.rank()));

@@ -22,11 +22,9 @@ std::string fingerprint(const NodeTopology& node);
 // a different driver / CUDA / NCCL version become warnings naming node and item.
 Topology merge_nodes(std::vector<NodeTopology> nodes);
 
-// Collective: every rank calls it with its host name. The lowest rank on each host runs
-// `probe`; rank 0 returns the merged cluster, the others std::nullopt.
-std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::string& hostname,
-                                                const std::function<NodeTopology()>& probe);
-// The same with every rank's host already known (JobLayout::hosts, indexed by rank).
+// Collective: every rank calls it with every rank's host, indexed by rank (the caller's
+// JobLayout::hosts, gathered once per job). The lowest rank on each host runs `probe`; rank 0
+// returns the merged cluster, the others std::nullopt.
 std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::vector<std::string>& hosts,
                                                 const std::function<NodeTopology()>& probe);
 

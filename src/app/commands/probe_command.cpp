@@ -57,9 +57,8 @@ class ProbeCommand : public Command {
     // the pairs measured so far are still printed and written.
     install_stop_handlers();
     o_.stop_requested = [] { return stop_signal() != 0; };
-    const auto net = net::run_network_probe(comm, o_, [](const std::string& note) {
-      std::cerr << "cctune: " << note << "\n" << std::flush;
-    });
+    const auto net = net::run_network_probe(
+        comm, o_, [](const std::string& note) { std::cerr << "cctune: " << note << "\n" << std::flush; }, session.layout().hosts);
     const bool stopped = comm.any(stop_signal() != 0);
     if (stopped && comm.rank() == 0)
       std::cerr << "cctune: probe interrupted by a signal; the pairs measured before it are reported\n" << std::flush;

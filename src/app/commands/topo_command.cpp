@@ -73,9 +73,7 @@ class TopoCommand : public Command {
     if (!hwloc_xml_.empty()) return topo::merge_nodes({topo::load_node_fixture(hwloc_xml_, facts_)});
     // Under a launcher every rank takes part (one probe per host); alone, no MPI at all.
     if (launched_by_mpi()) {
-      RankComm& comm = session.comm();
-      auto t = topo::gather_cluster_topology(comm, topo::local_hostname(), topo::probe_local_node);
-      return t;
+      return topo::gather_cluster_topology(session.comm(), session.layout().hosts, topo::probe_local_node);
     }
     return topo::merge_nodes({topo::probe_local_node()});
   }

@@ -24,6 +24,13 @@
 namespace cctune::net {
 namespace {
 
+// Every rank's host, as a job's JobLayout holds them (all ranks here run on this host).
+std::vector<std::string> hosts_of(RankComm& c) {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return c.allgather(std::string(name));
+}
+
 // A responder that stalls, as a test build of cctune makes one (ProbeOptions::before_respond).
 std::function<void(int, const std::function<bool()>&)> stall_rank(int stalled, double seconds) {
   return [stalled, seconds](int rank, const std::function<bool()>&) {
@@ -47,7 +54,7 @@ ProbeOptions small_tcp() {
 
 TEST(ProbeTcp, TwoRanksMeasureOnePairOverLoopback) {
   const auto o = small_tcp();
-  const auto results = testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); });
   EXPECT_EQ(results[0], results[1]);  // identical on every rank
   const auto& net = results[0];
   EXPECT_EQ(net["transport"], "tcp");
@@ -75,7 +82,7 @@ TEST(ProbeTcp, TwoRanksMeasureOnePairOverLoopback) {
 TEST(ProbeTcp, ThreeRanksRunThreeRoundsWithOneIdleEach) {
   auto o = small_tcp();
   o.max_bytes = o.min_bytes;
-  const auto results = testing::run_ranks(3, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(3, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); });
   const auto& net = results[0];
   EXPECT_EQ(net["schedule"]["rounds"], 3);
   EXPECT_TRUE(net["schedule"]["odd_rank_count"].get<bool>());
@@ -90,7 +97,7 @@ TEST(ProbeTcp, StalledPeerFailsItsPairOnlyAndNothingHangs) {
   o.timeout = std::chrono::seconds(1);
   o.before_respond = stall_rank(1, 3.0);  // answers only after 3 s: rank 0, its initiator, must give up at 1 s
   const auto start = std::chrono::steady_clock::now();
-  const auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); });
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(elapsed, 20);
   const auto& net = results[0];
@@ -112,7 +119,7 @@ TEST(ProbeTcp, AutoFallsBackToTcpAndSaysWhy) {
   o.max_bytes = o.min_bytes;
   std::vector<std::string> notes;
   const auto results = testing::run_ranks(2, [&](RankComm& c) {
-    return run_network_probe(c, o, [&](const std::string& s) { notes.push_back(s); });
+    return run_network_probe(c, o, [&](const std::string& s) { notes.push_back(s); }, hosts_of(c));
   });
   EXPECT_EQ(results[0]["transport"], "tcp");  // this machine has no RDMA device
   ASSERT_EQ(notes.size(), 1u);                // said once, by rank 0
@@ -122,14 +129,14 @@ TEST(ProbeTcp, AutoFallsBackToTcpAndSaysWhy) {
 TEST(ProbeTcp, IbWithoutRdmaIsEnvironmentErrorOnEveryRank) {
   auto o = small_tcp();
   o.kind = ProbeKind::ib;
-  EXPECT_THROW(testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); }), EnvironmentError);
+  EXPECT_THROW(testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); }), EnvironmentError);
 }
 
 TEST(ProbeTcp, UnknownInterfaceIsUsageErrorOnEveryRank) {
   auto o = small_tcp();
   o.socket_ifname = "nosuchif0";
   try {
-    testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+    testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); });
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_NE(e.describe().find("nosuchif0"), std::string::npos);
@@ -138,13 +145,13 @@ TEST(ProbeTcp, UnknownInterfaceIsUsageErrorOnEveryRank) {
 }
 
 TEST(ProbeTcp, OneRankIsUsageError) {
-  EXPECT_THROW(testing::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, small_tcp()); }), UsageError);
+  EXPECT_THROW(testing::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, small_tcp(), {}, hosts_of(c)); }), UsageError);
 }
 
 TEST(ProbeTcp, NoneIsSkipped) {
   auto o = small_tcp();
   o.kind = ProbeKind::none;
-  const auto r = testing::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto r = testing::run_ranks(1, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); });
   EXPECT_TRUE(r[0]["skipped"].get<bool>());
 }
 
@@ -218,7 +225,7 @@ TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
   if (!ib::active_ports().empty()) GTEST_SKIP() << "this machine has RDMA";
   const auto errors = testing::run_ranks(2, [&](RankComm& c) -> std::string {
     try {
-      run_network_probe(c, o);
+      run_network_probe(c, o, {}, hosts_of(c));
     } catch (const EnvironmentError& e) {
       return e.what_only();
     }
@@ -229,7 +236,7 @@ TEST(ProbeTcp, GpuBuffersNeverFallBackToTcp) {
 
 TEST(ProbeTcp, EndpointsSayHostMemory) {
   const auto o = small_tcp();
-  const auto results = testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o); });
+  const auto results = testing::run_ranks(2, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); });
   for (const auto& e : results[0]["endpoints"]) EXPECT_EQ(e["buffer"], "host");
   EXPECT_FALSE(results[0]["options"]["gpu_buffers"].get<bool>());
   EXPECT_NE(format_network_probe(results[0]).find("# buffers: host memory"), std::string::npos);
@@ -312,7 +319,7 @@ TEST(ProbeTcp, HostilePeerFailsNoPairAndAddsAtMostOneTimeout) {
   o.before_respond = stall_rank(1, 0.3);
   auto timed = [&] {
     const auto start = std::chrono::steady_clock::now();
-    auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o); });
+    auto results = testing::run_ranks(4, [&](RankComm& c) { return run_network_probe(c, o, {}, hosts_of(c)); });
     return std::make_pair(results[0], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
   const double quiet_s = timed().second;

@@ -74,7 +74,7 @@ TEST(TopologyCluster, GatherProbesOncePerHostAndMergesOnRankZero) {
   std::vector<std::optional<Topology>> results(4);
   testing::run_ranks(4, [&](RankComm& comm) {
     std::string host = comm.rank() < 2 ? "host-a" : "host-b";
-    auto t = gather_cluster_topology(comm, host, [&] {
+    auto t = gather_cluster_topology(comm, {"host-a", "host-a", "host-b", "host-b"}, [&] {
       ++probes;
       NodeTopology n = dgx("ignored");
       if (host == "host-b") n.nics[0].ports[0].state = "DOWN";
@@ -96,7 +96,7 @@ TEST(TopologyCluster, ProbeFailureOnOneHostIsAnErrorOnEveryRank) {
   std::atomic<int> errors{0};
   testing::run_ranks(2, [&](RankComm& comm) {
     try {
-      gather_cluster_topology(comm, "host-" + std::to_string(comm.rank()), [&]() -> NodeTopology {
+      gather_cluster_topology(comm, {"host-0", "host-1"}, [&]() -> NodeTopology {
         if (comm.rank() == 1) throw EnvironmentError("hwloc broke");
         return dgx("x");
       });
