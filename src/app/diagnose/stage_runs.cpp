@@ -134,7 +134,8 @@ std::vector<PairProbe> probe_pair_round(const StageContext& ctx, const net::Roun
     // A pair that cannot be probed (no usable interface, a refused connection) is a finding of
     // its own, not the end of the diagnosis: both ranks of the pair see the same error.
     try {
-      agree_on_errors(ctx.session.comm(), [&] { out["net"] = net::run_network_probe(ctx.session.comm(), options, {}, ctx.session.layout().hosts); });
+      RankComm& comm = ctx.session.comm();
+      agree_on_errors(comm, [&] { out["net"] = net::run_network_probe(comm, options, {}, ctx.session.layout().hosts); });
     } catch (const Error& e) {
       out["error"] = e.what_only();
     }
