@@ -110,6 +110,28 @@ void merge_calls(Communicator& into, const Communicator& part) {
   for (auto& [shape, stats] : by_shape) into.calls.push_back(stats);
 }
 
+// Groups as calls are merged: collective-only groups are issued by every rank, so the ranks
+// must agree on their count; groups with sends or receives add up over ranks.
+void merge_groups(Communicator& into, const Communicator& part) {
+  std::map<std::vector<CallShape>, std::uint64_t> by_members;
+  for (const CallGroup& g : into.groups) by_members.emplace(g.members, g.calls);
+  for (const CallGroup& g : part.groups) {
+    auto [it, fresh] = by_members.emplace(g.members, g.calls);
+    if (fresh) continue;
+    if (!g.has_p2p()) {
+      if (it->second != g.calls)
+        throw UsageError("workload: communicator " + into.id + ": a group of " + std::to_string(g.members.size()) + " calls starting with " +
+                             shape_text(g.members.front()) + " was issued " + std::to_string(it->second) + " times on one rank and " +
+                             std::to_string(g.calls) + " times on another",
+                         "merge captures of the same job and the same steps (a truncated log gives this)");
+    } else {
+      it->second += g.calls;
+    }
+  }
+  into.groups.clear();
+  for (auto& [members, calls] : by_members) into.groups.push_back({members, calls});
+}
+
 void merge_communicator(Communicator& into, const Communicator& part) {
   if (into.nranks != part.nranks)
     throw UsageError("workload: communicator " + into.id + " has " + std::to_string(into.nranks) + " ranks in one capture and " +
@@ -121,13 +143,19 @@ void merge_communicator(Communicator& into, const Communicator& part) {
                        "give each rank's capture once");
   into.nnodes = std::max(into.nnodes, part.nnodes);
   into.calls_not_recorded += part.calls_not_recorded;
+  into.groups_not_recorded += part.groups_not_recorded;
   into.watch.insert(into.watch.end(), part.watch.begin(), part.watch.end());
   into.ranks.insert(into.ranks.end(), part.ranks.begin(), part.ranks.end());
   std::sort(into.ranks.begin(), into.ranks.end());
   merge_calls(into, part);
+  merge_groups(into, part);
 }
 
 }  // namespace
+
+bool CallGroup::has_p2p() const {
+  return std::any_of(members.begin(), members.end(), [](const CallShape& s) { return s.kind != CallKind::Collective; });
+}
 
 Workload merge(const std::vector<Workload>& parts) {
   Workload out;
@@ -152,9 +180,14 @@ Workload merge(const std::vector<Workload>& parts) {
   return out;
 }
 
-CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape) {
+WorkloadBuilder::PerRank& WorkloadBuilder::per_rank(const std::string& comm_id, int nranks, int nnodes, int rank) {
   PerRank& pr = per_rank_[{comm_id, rank}];
   if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}, 0, {}};
+  return pr;
+}
+
+CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape) {
+  PerRank& pr = per_rank(comm_id, nranks, nnodes, rank);
   auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}, pr.calls_seen});
   if (fresh && ++shapes_ > max_workload_shapes)
     throw UsageError("workload: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls",
@@ -165,9 +198,22 @@ CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int
 }
 
 void WorkloadBuilder::add_not_recorded(const std::string& comm_id, int nranks, int nnodes, int rank, std::uint64_t calls) {
-  PerRank& pr = per_rank_[{comm_id, rank}];
-  if (pr.comm.ranks.empty()) pr.comm = Communicator{comm_id, nranks, nnodes, {rank}, {}, 0, {}};
-  pr.comm.calls_not_recorded += calls;
+  per_rank(comm_id, nranks, nnodes, rank).comm.calls_not_recorded += calls;
+}
+
+void WorkloadBuilder::add_group(const std::string& comm_id, int nranks, int nnodes, int rank, const std::vector<CallShape>& members) {
+  if (members.size() < 2) return;
+  PerRank& pr = per_rank(comm_id, nranks, nnodes, rank);
+  if (members.size() > max_group_members) {
+    ++pr.comm.groups_not_recorded;
+    return;
+  }
+  auto [it, fresh] = pr.groups.try_emplace(members, 0);
+  // Distinct groups count against the same bound as distinct shapes: memory stays bounded.
+  if (fresh && ++shapes_ > max_workload_shapes)
+    throw UsageError("workload: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls and groups",
+                     "capture fewer steps, or split the capture by communicator");
+  ++it->second;
 }
 
 Workload WorkloadBuilder::finish(std::string format, std::vector<std::string> sources) const {
@@ -176,6 +222,7 @@ Workload WorkloadBuilder::finish(std::string format, std::vector<std::string> so
     Workload w;
     w.communicators.push_back(pr.comm);
     for (const auto& [shape, stats] : pr.calls) w.communicators.back().calls.push_back(stats);
+    for (const auto& [members, calls] : pr.groups) w.communicators.back().groups.push_back({members, calls});
     parts.push_back(std::move(w));
   }
   Workload out = merge(parts);

@@ -94,6 +94,22 @@ struct WatchFinding {
   bool operator==(const WatchFinding&) const = default;
 };
 
+// Calls one rank issued inside one outermost ncclGroupStart/End on this communicator, two or
+// more of them, which NCCL plans and launches together (the profiler half's group API events,
+// the COLL log's shared opCount, the flight recorder's coalesced entries). Members are in issue
+// order; their calls are counted in `calls` too, as the shapes' own calls.
+struct CallGroup {
+  std::vector<CallShape> members;
+  // Times the group was issued: by each rank (every rank issues it) when it holds collectives
+  // only; summed over the ranks captured when it holds sends or receives, as CallStats counts.
+  std::uint64_t calls = 0;
+  bool has_p2p() const;
+  auto operator<=>(const CallGroup&) const = default;
+};
+
+// More members than this in one group: the group is counted in groups_not_recorded instead.
+inline constexpr std::size_t max_group_members = 256;
+
 struct Communicator {
   std::string id;          // NCCL's commId / commHash (hex), or the framework's group name
   int nranks = 0;
@@ -103,6 +119,10 @@ struct Communicator {
   // Calls the capture saw but could not keep (the profiler half's shape table was full).
   std::uint64_t calls_not_recorded = 0;
   std::vector<WatchFinding> watch{};  // profiler files with CCTUNE_PROFILE set
+  std::vector<CallGroup> groups{};    // sorted by members; empty where the capture shows no groups
+  // Groups the capture saw but could not keep (too many members, or the profiler's group table
+  // full); their calls are still in `calls`.
+  std::uint64_t groups_not_recorded = 0;
   bool operator==(const Communicator&) const = default;
 };
 
@@ -123,14 +143,20 @@ class WorkloadBuilder {
   CallStats& add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape);
   // Calls `rank` made on `comm_id` that the capture saw but could not keep (sampled away).
   void add_not_recorded(const std::string& comm_id, int nranks, int nnodes, int rank, std::uint64_t calls);
+  // One issue of `members` as one group by `rank` (their calls are added with add_call, as any
+  // call's). Fewer than two members is no group; more than max_group_members is counted in
+  // groups_not_recorded.
+  void add_group(const std::string& comm_id, int nranks, int nnodes, int rank, const std::vector<CallShape>& members);
   Workload finish(std::string format, std::vector<std::string> sources) const;
 
  private:
   struct PerRank {
     Communicator comm;  // its calls stay empty until finish()
     std::map<CallShape, CallStats> calls;
+    std::map<std::vector<CallShape>, std::uint64_t> groups;
     std::uint64_t calls_seen = 0;  // on this communicator and rank, for first_call
   };
+  PerRank& per_rank(const std::string& comm_id, int nranks, int nnodes, int rank);
   std::map<std::pair<std::string, int>, PerRank> per_rank_;
   std::size_t shapes_ = 0;
 };

@@ -27,8 +27,7 @@ json durations_json(const Durations& d) {
   return j;
 }
 
-json call_json(const CallStats& c, std::optional<double> steps) {
-  const CallShape& s = c.shape;
+json shape_json(const CallShape& s) {
   json j{{"kind", to_string(s.kind)}};
   if (s.kind == CallKind::Collective) j["collective"] = to_string(s.collective);
   j["dtype"] = to_string(s.dtype);
@@ -36,6 +35,11 @@ json call_json(const CallStats& c, std::optional<double> steps) {
   if (s.root) j["root"] = *s.root;
   j["count"] = s.count;
   j["bytes"] = s.bytes;
+  return j;
+}
+
+json call_json(const CallStats& c, std::optional<double> steps) {
+  json j = shape_json(c.shape);
   j["calls"] = c.calls;
   if (c.first_call) j["first_call"] = *c.first_call;
   if (steps && *steps > 0) j["calls_per_step"] = static_cast<double>(c.calls) / *steps;
@@ -104,19 +108,50 @@ std::map<int, std::uint64_t> histogram_from(const json& j, const std::string& wh
   return h;
 }
 
+CallShape shape_from(const json& j, const std::string& where) {
+  CallShape s;
+  const std::string kind = text(j, "kind", where);
+  if (kind == "send") s.kind = CallKind::Send;
+  else if (kind == "recv") s.kind = CallKind::Recv;
+  else if (kind == "collective") s.collective = parsed(j, "collective", where, parse_collective);
+  else bad(where + ".kind", "must be collective, send or recv");
+  if (s.kind != CallKind::Collective) s.collective = Collective::SendRecv;
+  s.dtype = parsed(j, "dtype", where, parse_dtype);
+  if (j.contains("op")) s.op = parsed(j, "op", where, parse_reduce_op);
+  if (j.contains("root")) s.root = number<int>(j, "root", where, 0);
+  s.count = number<std::uint64_t>(j, "count", where, 0);
+  s.bytes = number<std::uint64_t>(j, "bytes", where, 0);
+  return s;
+}
+
+json group_json(const CallGroup& g, std::optional<double> steps) {
+  json j{{"calls", g.calls}};
+  if (steps && *steps > 0) j["calls_per_step"] = static_cast<double>(g.calls) / *steps;
+  j["members"] = json::array();
+  for (const CallShape& m : g.members) j["members"].push_back(shape_json(m));
+  return j;
+}
+
+std::vector<CallGroup> groups_from(const json& j, const std::string& where) {
+  if (!j.is_array()) bad(where, "must be a list");
+  std::vector<CallGroup> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    CallGroup g;
+    g.calls = number<std::uint64_t>(j[i], "calls", w, 0);
+    const json& members = need(j[i], "members", w);
+    if (!members.is_array() || members.size() < 2 || members.size() > max_group_members)
+      bad(w + ".members", "must be a list of 2 to " + std::to_string(max_group_members) + " call shapes");
+    for (std::size_t k = 0; k < members.size(); ++k) g.members.push_back(shape_from(members[k], w + ".members[" + std::to_string(k) + "]"));
+    out.push_back(std::move(g));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 CallStats call_from(const json& j, const std::string& where) {
   CallStats c;
-  const std::string kind = text(j, "kind", where);
-  if (kind == "send") c.shape.kind = CallKind::Send;
-  else if (kind == "recv") c.shape.kind = CallKind::Recv;
-  else if (kind == "collective") c.shape.collective = parsed(j, "collective", where, parse_collective);
-  else bad(where + ".kind", "must be collective, send or recv");
-  if (c.shape.kind != CallKind::Collective) c.shape.collective = Collective::SendRecv;
-  c.shape.dtype = parsed(j, "dtype", where, parse_dtype);
-  if (j.contains("op")) c.shape.op = parsed(j, "op", where, parse_reduce_op);
-  if (j.contains("root")) c.shape.root = number<int>(j, "root", where, 0);
-  c.shape.count = number<std::uint64_t>(j, "count", where, 0);
-  c.shape.bytes = number<std::uint64_t>(j, "bytes", where, 0);
+  c.shape = shape_from(j, where);
   c.calls = number<std::uint64_t>(j, "calls", where, 0);
   if (j.contains("first_call")) c.first_call = number<std::uint64_t>(j, "first_call", where, 0);
   if (j.contains("applied")) {
@@ -176,6 +211,11 @@ json to_json(const Workload& w) {
                                {"profile_bytes", f.profile_bytes}, {"shortfall", f.shortfall}});
     }
     for (const CallStats& s : c.calls) cj["calls"].push_back(call_json(s, w.steps));
+    if (c.groups_not_recorded > 0) cj["groups_not_recorded"] = c.groups_not_recorded;
+    if (!c.groups.empty()) {
+      cj["groups"] = json::array();
+      for (const CallGroup& g : c.groups) cj["groups"].push_back(group_json(g, w.steps));
+    }
     j["communicators"].push_back(std::move(cj));
   }
   return j;
@@ -214,6 +254,9 @@ Workload workload_from_json(const json& j) {
     const json& calls = need(comms[i], "calls", where);
     if (!calls.is_array()) bad(where + ".calls", "must be a list");
     for (std::size_t k = 0; k < calls.size(); ++k) c.calls.push_back(call_from(calls[k], where + ".calls[" + std::to_string(k) + "]"));
+    if (comms[i].contains("groups_not_recorded"))
+      c.groups_not_recorded = number<std::uint64_t>(comms[i], "groups_not_recorded", where, 0);
+    if (comms[i].contains("groups")) c.groups = groups_from(comms[i]["groups"], where + ".groups");
     w.communicators.push_back(std::move(c));
   }
   return w;

@@ -121,11 +121,23 @@ void CommRecorder::stop(ProfEvent* e) {
   release(e);
 }
 
+void CommRecorder::add_group(const ShapeKey* members, std::size_t n) {
+  std::lock_guard lock(mutex_);
+  groups_.add(members, n);
+}
+
+void CommRecorder::count_group_not_recorded() {
+  std::lock_guard lock(mutex_);
+  groups_.count_not_recorded();
+}
+
 workload::Communicator CommRecorder::snapshot() {
   std::lock_guard lock(mutex_);
   for (ProfEvent& e : pool_)
     if (e.kind == ProfEvent::Kind::Call && e.stopped && e.open_channels == 0) fold(&e);
-  return to_communicator(table_, comm_hash_, nranks_, nnodes_, rank_);
+  workload::Communicator c = to_communicator(table_, comm_hash_, nranks_, nnodes_, rank_);
+  add_groups(c, groups_, nranks_);
+  return c;
 }
 
 void CommRecorder::set_activation_mask(int mask) noexcept {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tuner/plugin/group_table.hpp"
 #include "tuner/plugin/shape_table.hpp"
 
 namespace cctune::tuner {
@@ -57,6 +58,9 @@ class CommRecorder {
   ProfEvent* start_kernel_channel(ProfEvent* parent, std::uint64_t gpu_start_ns);
   void kernel_channel_stopped(ProfEvent* channel, std::uint64_t gpu_stop_ns);
   void stop(ProfEvent* event);
+  // One issue of a group of this communicator's calls (GroupCollector, at the group's end).
+  void add_group(const ShapeKey* members, std::size_t n);
+  void count_group_not_recorded();
 
   // What it recorded so far, as cctune.workload/1 has it (finished calls folded in first).
   workload::Communicator snapshot();
@@ -76,6 +80,7 @@ class CommRecorder {
   const int nranks_, nnodes_, rank_;
   int* activation_mask_;
   ShapeTable table_;
+  GroupTable groups_;
   std::vector<ProfEvent> pool_;
   std::vector<std::uint32_t> free_;  // a ring of pool indices, oldest released first
   std::size_t free_head_ = 0, free_count_ = 0;

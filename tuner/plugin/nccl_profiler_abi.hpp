@@ -17,6 +17,12 @@ inline constexpr int kProfileGroup = 1 << 0;
 inline constexpr int kProfileColl = 1 << 1;
 inline constexpr int kProfileP2p = 1 << 2;
 inline constexpr int kProfileKernelCh = 1 << 6;
+// v5's API-level events: one group per outermost ncclGroupStart/End (a lone call opens and
+// closes one too), and one event per collective or p2p call made inside it, on the calling
+// thread, the group's handle as their parent.
+inline constexpr int kProfileGroupApi = 1 << 8;
+inline constexpr int kProfileCollApi = 1 << 9;
+inline constexpr int kProfileP2pApi = 1 << 10;
 
 // ncclProfilerEventState_t value NCCL records when a kernel channel's work has ended on the
 // GPU; its argument carries the stop globaltimer.
@@ -55,13 +61,40 @@ struct ProfKernelCh {
   std::uint64_t start_globaltimer_ns;  // GPU globaltimer when the channel started
 };
 
-// v5 also has API-level events (group, collective and p2p API, kernel launch) in the union;
-// the largest member is the collective one, so these three plus padding give its size.
+// The API events' members: what the caller passed to NCCL (its collective, data type and
+// count), before NCCL turns it into tasks.
+struct ProfGroupApi {
+  bool graph_captured;
+  int group_depth;
+};
+
+struct ProfCollApi {
+  const char* func;
+  std::size_t count;
+  const char* datatype;
+  int root;
+  void* stream;
+  bool graph_captured;
+};
+
+struct ProfP2pApi {
+  const char* func;
+  std::size_t count;
+  const char* datatype;
+  void* stream;
+  bool graph_captured;
+};
+
+// The largest member of v5's union is the collective one; the others the plugin does not read
+// (kernel launch, proxy, net plugin) are smaller.
 struct ProfilerEventDescrV5 {
   std::uint64_t type;
   void* parent;  // the parent event's handle as this plugin returned it (a kernel channel's: its collective or p2p)
   int rank;
   union {
+    ProfGroupApi group_api;
+    ProfCollApi coll_api;
+    ProfP2pApi p2p_api;
     ProfCollV5 coll;
     ProfP2pV5 p2p;
     ProfKernelCh kernel_ch;
@@ -140,6 +173,9 @@ static_assert(offsetof(ProfCollV5, count) == 32 && offsetof(ProfCollV5, datatype
               offsetof(ProfCollV5, proto) == 72 && sizeof(ProfCollV5) == 88);
 static_assert(offsetof(ProfP2pV5, count) == 24 && offsetof(ProfP2pV5, peer) == 32 && sizeof(ProfP2pV5) == 48);
 static_assert(offsetof(ProfKernelCh, start_globaltimer_ns) == 8);
+static_assert(offsetof(ProfGroupApi, group_depth) == 4 && offsetof(ProfCollApi, count) == 8 && offsetof(ProfCollApi, datatype) == 16 &&
+              offsetof(ProfCollApi, root) == 24 && offsetof(ProfCollApi, graph_captured) == 40 && sizeof(ProfCollApi) == 48 &&
+              offsetof(ProfP2pApi, stream) == 24 && sizeof(ProfP2pApi) == 40);
 static_assert(sizeof(ProfilerEventDescrV5) == 112 && sizeof(ProfilerEventDescrV4) == 104);
 static_assert(sizeof(ProfilerEventStateArgs) == 8);
 

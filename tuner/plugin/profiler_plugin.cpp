@@ -11,9 +11,11 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "core/text.hpp"
 #include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/group_collector.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
 #include "tuner/plugin/production_profile.hpp"
 #include "tuner/plugin/workload_sink.hpp"
@@ -144,12 +146,42 @@ bool p2p_info(const P2p& c, CallInfo& out) {
   return true;
 }
 
+// A call as its caller made it (v5's API events): the collective, data type and count passed
+// to NCCL. Groups keep this view (as NCCL's COLL log prints it); the task events above show
+// NCCL's own (AllGather and Broadcast as int8 bytes, AlltoAll as its sends and receives).
+bool api_key(const char* func, const char* datatype, std::size_t count, int root, ShapeKey& out) noexcept {
+  const auto kind = workload::nccl_func_kind(name_of(func));
+  const auto dtype = workload::dtype_from_nccl_name(name_of(datatype));
+  if (!kind || !dtype) return false;
+  const bool rooted = kind->kind == workload::CallKind::Collective && is_rooted(kind->collective);
+  out = ShapeKey{kind->kind, kind->collective, *dtype, rooted ? root : -1, count};
+  return true;
+}
+
+// v5's group API events: the group's handle is this thread's collector; each call made in it
+// joins it. The call events get no handle of their own (nothing waits on them).
+bool api_event(void* context, void** handle, const nccl_abi::ProfilerEventDescrV5& d) noexcept {
+  const auto type = static_cast<std::uint64_t>(d.type);
+  GroupCollector& group = GroupCollector::this_thread();
+  ShapeKey key;
+  if (type == nccl_abi::kProfileGroupApi) *handle = group.start();
+  else if (type == nccl_abi::kProfileCollApi && api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key))
+    group.add(d.parent, static_cast<CommRecorder*>(context), key);
+  else if (type == nccl_abi::kProfileP2pApi && api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key))
+    group.add(d.parent, static_cast<CommRecorder*>(context), key);
+  else
+    return false;
+  return true;
+}
+
 template <typename Descr>
 Result start_event(void* context, void** handle, Descr* descr) noexcept {
   if (!handle) return nccl_abi::kSuccess;
   *handle = nullptr;
   if (!context || !descr || process().stopped) return nccl_abi::kSuccess;
   try {
+    if constexpr (std::is_same_v<Descr, nccl_abi::ProfilerEventDescrV5>)
+      if (api_event(context, handle, *descr)) return nccl_abi::kSuccess;
     auto* recorder = static_cast<CommRecorder*>(context);
     const auto type = static_cast<std::uint64_t>(descr->type);
     CallInfo info;
@@ -168,6 +200,7 @@ Result start_event(void* context, void** handle, Descr* descr) noexcept {
 Result stop_event(void* handle) noexcept {
   if (!handle || process().stopped) return nccl_abi::kSuccess;
   try {
+    if (GroupCollector::this_thread().stop(handle)) return nccl_abi::kSuccess;
     auto* e = static_cast<ProfEvent*>(handle);
     // Periodic writes happen on the thread that stops calls (the job's launching thread),
     // never on NCCL's proxy thread, which stops kernel channels and must not wait on a disk.

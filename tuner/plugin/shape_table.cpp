@@ -6,23 +6,20 @@
 #include "workload/nccl_names.hpp"
 
 namespace cctune::tuner {
-namespace {
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
+std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) noexcept {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return h;
 }
 
 std::uint64_t hash_of(const ShapeKey& k) noexcept {
-  std::uint64_t h = mix(0, static_cast<std::uint64_t>(k.kind));
-  h = mix(h, static_cast<std::uint64_t>(k.collective));
-  h = mix(h, static_cast<std::uint64_t>(k.dtype));
-  h = mix(h, static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.root)));
-  h = mix(h, k.count * 0xff51afd7ed558ccdull);
+  std::uint64_t h = hash_mix(0, static_cast<std::uint64_t>(k.kind));
+  h = hash_mix(h, static_cast<std::uint64_t>(k.collective));
+  h = hash_mix(h, static_cast<std::uint64_t>(k.dtype));
+  h = hash_mix(h, static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.root)));
+  h = hash_mix(h, k.count * 0xff51afd7ed558ccdull);
   return h ^ (h >> 29);
 }
-
-}  // namespace
 
 void ShapeStats::add_applied(int algo, int proto, int channels) noexcept {
   for (int i = 0; i < applied_used; ++i) {

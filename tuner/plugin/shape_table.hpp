@@ -26,6 +26,9 @@ struct ShapeKey {
   bool operator==(const ShapeKey&) const = default;
 };
 
+std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) noexcept;
+std::uint64_t hash_of(const ShapeKey& k) noexcept;
+
 // One distinct (algo, proto, channels) NCCL applied; -1: not known (p2p).
 struct AppliedCount {
   int algo = -1, proto = -1, channels = 0;

@@ -58,9 +58,12 @@ std::optional<EventMode> parse_event_mode(std::string_view word) {
 }
 
 int activation_mask_of(EventMode mode) {
+  // The API events give the groups (v5; a v4 NCCL has no such bits and ignores them).
+  constexpr int calls = nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileGroupApi | nccl_abi::kProfileCollApi |
+                        nccl_abi::kProfileP2pApi;
   switch (mode) {
-    case EventMode::Timing: return nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh;
-    case EventMode::Calls: return nccl_abi::kProfileColl | nccl_abi::kProfileP2p;
+    case EventMode::Timing: return calls | nccl_abi::kProfileKernelCh;
+    case EventMode::Calls: return calls;
     case EventMode::Off: return 0;
   }
   return 0;

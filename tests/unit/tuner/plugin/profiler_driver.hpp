@@ -68,6 +68,50 @@ struct ProfilerDriver {
 
   void stop(void* handle) { plugin->stop_event(handle); }
 
+  // v5's API events for one outermost group, as NCCL issues them on the calling thread: the
+  // group API event, its two state records, then one API event per call with the group as its
+  // parent; NCCL stops the group at ncclGroupEnd. A lone call is such a group of one.
+  void* group_start(int depth = 2) {
+    nccl_abi::ProfilerEventDescrV5 d{};
+    d.type = nccl_abi::kProfileGroupApi;
+    d.group_api.group_depth = depth;
+    void* handle = nullptr;
+    plugin->start_event(context, &handle, &d);
+    if (handle) plugin->record_event_state(handle, 23, nullptr);  // ncclGroupStart returned
+    return handle;
+  }
+
+  void coll_api(void* group, const char* func, std::size_t count, const char* dtype, int root = 0) {
+    nccl_abi::ProfilerEventDescrV5 d{};
+    d.type = nccl_abi::kProfileCollApi;
+    d.parent = group;
+    d.coll_api.func = func;
+    d.coll_api.count = count;
+    d.coll_api.datatype = dtype;
+    d.coll_api.root = root;
+    void* handle = nullptr;
+    plugin->start_event(context, &handle, &d);
+    if (handle) plugin->stop_event(handle);
+  }
+
+  void p2p_api(void* group, const char* func, std::size_t count, const char* dtype) {
+    nccl_abi::ProfilerEventDescrV5 d{};
+    d.type = nccl_abi::kProfileP2pApi;
+    d.parent = group;
+    d.p2p_api.func = func;
+    d.p2p_api.count = count;
+    d.p2p_api.datatype = dtype;
+    void* handle = nullptr;
+    plugin->start_event(context, &handle, &d);
+    if (handle) plugin->stop_event(handle);
+  }
+
+  void group_stop(void* group) {
+    if (!group) return;
+    plugin->record_event_state(group, 24, nullptr);  // ncclGroupEnd started
+    plugin->stop_event(group);
+  }
+
   // One collective timed on `channels` channels, all running [start, start + duration).
   void timed_collective(const char* func, std::size_t count, const char* dtype, std::uint64_t start_ns,
                         std::uint64_t duration_ns, int channels = 2) {

@@ -51,6 +51,12 @@ int threads() {
         const std::size_t count = 1 + static_cast<std::size_t>((t * 7 + i) % 300);  // shared shapes
         if (i % 3 == 0) d.stop(d.p2p(i % 2 ? "Send" : "Recv", count, "ncclInt8", t % 8));
         else d.timed_collective("AllReduce", count, "ncclFloat16", 1000000ull * (i + 1), 20000 + 10u * t, 1 + t % 4);
+        if (i % 5 == 0) {  // a group of two, from this thread's API events, on a shared communicator
+          void* g = d.group_start();
+          d.coll_api(g, "AllReduce", 64, "ncclFloat16");
+          d.coll_api(g, "ReduceScatter", 32, "ncclFloat16");
+          d.group_stop(g);
+        }
       }
     });
   go = true;
@@ -59,11 +65,15 @@ int threads() {
     if (!c.finalize()) return 1;
   std::ifstream in(own_file());
   const auto w = cctune::workload::workload_from_json(nlohmann::json::parse(in));
-  std::uint64_t calls = 0;
-  for (const auto& c : w.communicators)
+  std::uint64_t calls = 0, groups = 0;
+  for (const auto& c : w.communicators) {
     for (const auto& s : c.calls) calls += s.calls;
-  if (w.communicators.size() != n_comms || calls != std::uint64_t(n_threads) * iterations) {
-    std::fprintf(stderr, "file holds %zu communicators and %llu calls\n", w.communicators.size(), (unsigned long long)calls);
+    for (const auto& g : c.groups) groups += g.calls;
+  }
+  const std::uint64_t groups_issued = std::uint64_t(n_threads) * ((iterations + 4) / 5);
+  if (w.communicators.size() != n_comms || calls != std::uint64_t(n_threads) * iterations || groups != groups_issued) {
+    std::fprintf(stderr, "file holds %zu communicators, %llu calls and %llu groups\n", w.communicators.size(), (unsigned long long)calls,
+                 (unsigned long long)groups);
     return 1;
   }
   return 0;
@@ -75,6 +85,12 @@ int rank(int r) {
   for (int i = 0; i < 5; ++i) d.timed_collective("AllReduce", 1 << 20, "ncclFloat32", 5000000ull * (i + 1), 300000 + 1000u * r);
   for (int i = 0; i < 2; ++i) d.stop(d.collective("AllGather", 4096, "ncclBfloat16", "Ring", "LL128", 4));
   for (int i = 0; i < 3; ++i) d.stop(d.p2p(r == 0 ? "Send" : "Recv", 1000, "ncclFloat32", 1 - r));
+  for (int i = 0; i < 2; ++i) {  // so the schema check and the merge see a group
+    void* g = d.group_start();
+    d.coll_api(g, "AllReduce", 1 << 20, "ncclFloat32");
+    d.coll_api(g, "AllGather", 4096, "ncclBfloat16");
+    d.group_stop(g);
+  }
   return d.finalize() ? 0 : 1;
 }
 

@@ -2,7 +2,7 @@
   profiler_output_check.py DRIVER CCTUNE SOURCE_DIR SCRATCH
 Two driver processes (ranks 0 and 1 of one communicator) each write
 workload.<host>.<pid>.json; both satisfy configs/schema/workload.schema.json and
-`cctune workload merge` combines them (collective counts agree, sends and receives add up)."""
+`cctune workload merge` combines them (collective and group counts agree, sends and receives add up)."""
 import glob
 import json
 import os
@@ -40,4 +40,6 @@ assert ar["duration_us"]["min"] == 300.0 and ar["duration_us"]["max"] == 301.0, 
 assert ar["applied"] == [{"algo": "ring", "proto": "simple", "channels": 2, "calls": 5}], ar["applied"]
 assert calls[("allgather", 4096)]["bytes"] == 4096 * 2 * 2
 assert calls[("send", 1000)]["calls"] == 3 and calls[("recv", 1000)]["calls"] == 3
+[group] = comm["groups"]  # the same collective-only group on both ranks: counted per rank, not added
+assert group["calls"] == 2 and [(g["collective"], g["count"]) for g in group["members"]] == [("allreduce", 1 << 20), ("allgather", 4096)], group
 print("ok:", len(files), "files valid and merged")

@@ -79,7 +79,8 @@ TEST(ProfilerSo, RecordsCallsAppliedChoiceAndGpuTime) {
     use_workload(dir);
     auto d = driver();
     SCENARIO_CHECK(d.init(0xabc, 2, 4, 1, testing::capture_logger) && d.context);
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh));
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh | nccl_abi::kProfileGroupApi |
+                              nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi));
     for (int i = 0; i < 10; ++i) d.timed_collective("AllReduce", 1024, "ncclFloat32", 1000000000ull + i * 1000000ull, 50000);
     for (int i = 0; i < 4; ++i) d.stop(d.collective("AllGather", 256, "ncclBfloat16", "NVLSTree", "LL128", 16));
     for (int i = 0; i < 3; ++i) d.stop(d.p2p("Send", 4096, "ncclInt8", 2));
@@ -166,6 +167,78 @@ TEST(ProfilerSo, MemoryStaysBoundedUnderAMillionDistinctSizes) {
   });
 }
 
+// Groups from v5's API events: what one thread issued inside one ncclGroupStart/End, per
+// communicator, in issue order and as the caller passed it; lone calls are no group.
+TEST(ProfilerSo, RecordsGroupsFromTheApiEvents) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("groups");
+    use_workload(dir);
+    auto a = driver(), b = driver();
+    SCENARIO_CHECK(a.init(0xa, 1, 2, 0, testing::capture_logger) && b.init(0xb, 1, 2, 0, testing::capture_logger));
+    for (int step = 0; step < 4; ++step) {
+      void* g = a.group_start();
+      SCENARIO_CHECK(g != nullptr);
+      a.coll_api(g, "AllReduce", 131072, "ncclFloat32");
+      a.coll_api(g, "AllGather", 4096, "ncclBfloat16");
+      b.coll_api(g, "AllReduce", 8, "ncclFloat32");  // one call of b's in a's group: no group for b
+      a.p2p_api(g, "Send", 16384, "ncclFloat32");
+      a.p2p_api(g, "Recv", 16384, "ncclFloat32");
+      a.group_stop(g);
+      void* lone = a.group_start(1);
+      a.coll_api(lone, "AllReduce", 65536, "ncclFloat32");
+      a.group_stop(lone);
+    }
+    a.coll_api(a.group_start(), "Broadcast", 7, "ncclInt8", 1);  // a parent that was never stopped is not a group
+    SCENARIO_CHECK(a.finalize() && b.finalize());
+    const workload::Workload w = read_workload(own_file(dir));
+    SCENARIO_CHECK(w.communicators.size() == 2);
+    for (const workload::Communicator& c : w.communicators) {
+      if (c.id == "0xb") {
+        SCENARIO_CHECK(c.groups.empty());
+        continue;
+      }
+      SCENARIO_CHECK(c.groups.size() == 1 && c.groups_not_recorded == 0);
+      const workload::CallGroup& g = c.groups[0];
+      SCENARIO_CHECK(g.calls == 4 && g.members.size() == 4 && g.has_p2p());
+      SCENARIO_CHECK(g.members[0].collective == Collective::AllReduce && g.members[0].count == 131072 && !g.members[0].op);
+      SCENARIO_CHECK(g.members[1].collective == Collective::AllGather && g.members[1].dtype == DType::BFloat16 &&
+                     g.members[1].bytes == 4096u * 2 * 2);  // the caller's type; NCCL's nBytes
+      SCENARIO_CHECK(g.members[2].kind == workload::CallKind::Send && g.members[3].kind == workload::CallKind::Recv);
+    }
+  });
+}
+
+// Distinct groups are bounded like shapes: a job that never repeats a group grows nothing.
+TEST(ProfilerSo, DistinctGroupsAreBounded) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("group-bound");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0x1, 1, 2, 0, testing::capture_logger));
+    auto group_of = [&](std::size_t n) {
+      void* g = d.group_start();
+      d.coll_api(g, "AllReduce", n, "ncclFloat32");
+      d.coll_api(g, "AllReduce", n + 1, "ncclFloat32");
+      d.group_stop(g);
+    };
+    for (std::size_t i = 1; i <= 1024; ++i) group_of(i);
+    const std::size_t before = rss_kib();
+    for (std::size_t i = 1025; i <= 200000; ++i) group_of(i);
+    const std::size_t after = rss_kib();
+    void* big = d.group_start();
+    for (std::size_t i = 0; i < 300; ++i) d.coll_api(big, "AllReduce", i + 1, "ncclFloat32");
+    d.group_stop(big);
+    SCENARIO_CHECK(d.finalize());
+    const workload::Workload w = read_workload(own_file(dir));
+    SCENARIO_CHECK(w.communicators[0].groups.size() == 1024);
+    SCENARIO_CHECK(w.communicators[0].groups_not_recorded == 200000 - 1024 + 1);
+    if (after > before + 8 * 1024) {
+      std::fprintf(stderr, "RSS grew from %zu KiB to %zu KiB\n", before, after);
+      std::_Exit(1);
+    }
+  });
+}
+
 // Every hostile CCTUNE_WORKLOAD: init succeeds without a context, NCCL is told to send no
 // events, one warning names the variable, nothing is written.
 void expect_refused(const std::string& value, const char* must_mention) {
@@ -235,13 +308,15 @@ TEST(ProfilerSo, EventMaskFollowsTheSettingAndTheControlFile) {
     std::ofstream(dir + "/cctune-events") << "timing";
     usleep(1100 * 1000);
     d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh));
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh | nccl_abi::kProfileGroupApi |
+                              nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi));
   });
   RUN_SCENARIO({
     use_workload(fresh_dir("mask-bad"), "soon", "everything");
     auto d = driver();
     SCENARIO_CHECK(d.init(0xc, 1, 2, 0, testing::capture_logger) && d.context);
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh));
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh | nccl_abi::kProfileGroupApi |
+                              nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi));
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
   });
 }
