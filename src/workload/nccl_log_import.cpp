@@ -58,6 +58,13 @@ std::optional<T> number(std::string_view s, int base = 10) {
   return v;
 }
 
+// The calls of one communicator's current group, as read so far.
+struct OpenGroup {
+  std::string op_count, comm_id;
+  int nranks = 0, nnodes = 0, rank = -1;
+  std::vector<CallShape> members;
+};
+
 class LogReader {
  public:
   explicit LogReader(WorkloadBuilder& builder) : builder_(builder) {}
@@ -125,7 +132,34 @@ class LogReader {
     pending.push_back({std::string(body.substr(0, body.find(':'))), *count * dtype_size(t),
                        &builder_.add_call(c.id, *nranks, c.nnodes, c.rank, shape)});
     ++stats.call_lines;
+    group_member(process + "/" + std::string(ptr), c, field(body, "opCount"), shape);
   }
+
+  // NCCL prints one opCount for all the calls of one ncclGroupStart/End on a communicator, and
+  // a new one for each group (a lone call is a group of one): consecutive lines of a
+  // communicator with the same opCount are one group.
+  void group_member(const std::string& comm_key, const CommInfo& c, std::string_view op_count, const CallShape& shape) {
+    OpenGroup& g = open_groups_[comm_key];
+    if (g.op_count != op_count || g.comm_id != c.id) {
+      close(g);
+      g = OpenGroup{std::string(op_count), c.id, c.nranks, c.nnodes, c.rank, {}};
+    }
+    // One past the bound is enough for add_group to count the group as not recorded.
+    if (g.members.size() <= max_group_members) g.members.push_back(shape);
+  }
+
+  void close(OpenGroup& g) {
+    builder_.add_group(g.comm_id, g.nranks, g.nnodes, g.rank, g.members);
+    g.members.clear();
+  }
+
+ public:
+  // The groups still open when the log ends.
+  void finish() {
+    for (auto& [key, g] : open_groups_) close(g);
+  }
+
+ private:
 
   // NCCL prints a call's TUNING line when its group is launched, after the call's own line;
   // within a group the calls come first, then their TUNING lines in order. Calls that never get
@@ -179,6 +213,7 @@ class LogReader {
   WorkloadBuilder& builder_;
   std::map<std::string, CommInfo> comms_;          // "host:pid/0xptr"
   std::map<std::string, std::deque<Pending>> pending_;  // per thread: calls awaiting their TUNING line
+  std::map<std::string, OpenGroup> open_groups_;        // per "host:pid/0xptr": the group being read
 };
 
 }  // namespace
@@ -202,6 +237,7 @@ LogImportStats import_nccl_log(std::istream& in, WorkloadBuilder& builder) {
     too_long = false;
   }
   if (!too_long && !line.empty()) reader.line(line);
+  reader.finish();
   return reader.stats;
 }
 

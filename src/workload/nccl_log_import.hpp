@@ -7,6 +7,8 @@
 // and its node count through its "comm <p> rank <r> nRanks <n> nNodes <k>" line; pointers are
 // per process (host:pid from the line prefix). A TUNING line ("<Func>: <bytes> Bytes -> Algo
 // <A> proto <P> channel{Lo..Hi}={a..b}") belongs to the call just before it on the same thread.
+// Consecutive calls of a communicator with the same opCount were issued in one group (NCCL
+// counts groups, not calls): two or more become a workload group.
 #include <istream>
 #include <string>
 #include <vector>

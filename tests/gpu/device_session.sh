@@ -14,7 +14,8 @@
 #           (shared-GPU test mode), and the dry run of 1024 nodes
 #   workload  tests/gpu/workload/capture_workloads.sh with the profiler half loaded too: a real
 #           PyTorch job (2 processes, one GPU, 2 NCCL hosts) whose profiler files must agree with
-#           its COLL log and its own counts (check_profiler_workload.py); needs PyTorch
+#           its COLL log and its own counts, groups included (check_profiler_workload.py); needs
+#           PyTorch. CAPTURE_WORKLOADS picks the jobs (default: ddp fsdp alltoall grouped)
 #   inspector  the same capture with NCCL Inspector loaded instead (NVIDIA/nccl ext-profiler/
 #           inspector, built beforehand: CCTUNE_INSPECTOR_SO, default .devcarry-inspector/
 #           libnccl-profiler-inspector.so in the repository); its files come back in
@@ -72,7 +73,9 @@ for run in r["runs"]:
   workload)
     so=$b/lib/libnccl-tuner-cctune.so
     [[ -f $so ]] || so=$b/libnccl-tuner-cctune.so
-    TAIL_LINES=80 CCTUNE_PROFILER_SO=$so CCTUNE_BIN=$b/cctune step workload 500 tests/gpu/workload/capture_workloads.sh "$g/workload" ;;
+    # shellcheck disable=SC2086  # CAPTURE_WORKLOADS: a space-separated list of capture_job.py's jobs
+    TAIL_LINES=80 CCTUNE_PROFILER_SO=$so CCTUNE_BIN=$b/cctune step workload 500 tests/gpu/workload/capture_workloads.sh "$g/workload" \
+      ${CAPTURE_WORKLOADS:-ddp fsdp alltoall grouped} ;;
   inspector)
     so=${CCTUNE_INSPECTOR_SO:-.devcarry-inspector/libnccl-profiler-inspector.so}
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;

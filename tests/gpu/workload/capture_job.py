@@ -124,7 +124,12 @@ def grouped(rank, world, dev, counter):
         dist.all_reduce(alone)
         counter.add("all_reduce", alone, step)
         torch.cuda.synchronize(dev)
-    return {"grouped_allreduce_numels": sizes, "p2p_numel": 16384, "alone_numel": 65536}
+    # The groups NCCL receives, as the profiler half records them (caller's view, issue order):
+    # the coalesced all_reduces once per step on each rank, the send/recv pair once per step
+    # on each rank (p2p groups add up over ranks in a merged file).
+    return {"grouped_allreduce_numels": sizes, "p2p_numel": 16384, "alone_numel": 65536,
+            "groups": [{"members": [["allreduce", "float32", n] for n in sizes], "calls_per_rank": STEPS},
+                       {"members": [["send", "float32", 16384], ["recv", "float32", 16384]], "calls_per_rank": STEPS}]}
 
 
 def dump_flight_recorder(out_dir, rank):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Captures real NCCL workloads of a small PyTorch job for the workload importers (issue #25):
-#   tests/gpu/workload/capture_workloads.sh OUTPUT_DIR [WORKLOAD...]   (default: ddp fsdp alltoall)
+#   tests/gpu/workload/capture_workloads.sh OUTPUT_DIR [WORKLOAD...]   (default: ddp fsdp alltoall grouped)
 # Two processes share GPU 0, each its own NCCL host (distinct NCCL_HOSTID, socket transport over
 # loopback): functional captures, never performance. Per workload, OUTPUT_DIR/<workload>/ gets
 # each rank's NCCL log (NCCL_DEBUG=INFO, subsystems INIT,COLL,TUNING: the per-call lines, the
@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: capture_workloads.sh OUTPUT_DIR [WORKLOAD...]}
 shift
 workloads=("$@")
-[[ ${#workloads[@]} -gt 0 ]] || workloads=(ddp fsdp alltoall)
+[[ ${#workloads[@]} -gt 0 ]] || workloads=(ddp fsdp alltoall grouped)
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || { echo "SKIP: no GPU"; exit 0; }
 python3 -c 'import torch, torch.distributed' 2>/dev/null || { echo "SKIP: python3 has no PyTorch"; exit 0; }
 # NVLink multicast stays off in every process started here.

@@ -8,7 +8,9 @@ PASS when
     import counted (the profiler's events carry no reduction op, so op is left out of the key);
   - every shape the job counted itself (counts.rank0.json) has the job's call count;
   - where rank 0's TUNING lines name the algorithm and protocol, the profiler saw the same;
-  - GPU time (kernel-channel globaltimer) was recorded for the collectives.
+  - GPU time (kernel-channel globaltimer) was recorded for the collectives;
+  - the groups (calls inside one ncclGroupStart/End) are exactly those the job says it issued
+    (counts' extra.groups; none when it says nothing).
 Prints one line per finding; exits 1 on any failure."""
 import glob
 import json
@@ -111,21 +113,44 @@ for k in sorted(set(prof) | set(log)):
         failures.append(f"{k}: TUNING says {sorted(la)}, the profiler saw {sorted(pa)}")
 
 torch_to_nccl = {"all_reduce": ("allreduce", 0), "barrier": ("allreduce", 0), "all_gather_into_tensor": ("allgather", 0),
-                 "reduce_scatter_tensor": ("reducescatter", 1), "all_to_all_single": ("alltoall", 2)}
+                 "reduce_scatter_tensor": ("reducescatter", 1), "all_to_all_single": ("alltoall", 2),
+                 "send": ("send", 0), "recv": ("recv", 0)}
+counts0 = json.load(open(os.path.join(cap, "counts.rank0.json")))
 job = {}
-for row in json.load(open(os.path.join(cap, "counts.rank0.json")))["calls"]:
+for row in counts0["calls"]:
     coll, rule = torch_to_nccl[row["op"]]
     if coll == "alltoall":
         continue  # reaches the profiler as send/recv: checked against the log above
     count = row["input_numel"] if rule == 0 else row["output_numel"] if rule == 1 else row["input_numel"] // 2
     k = (coll, row["dtype"], count) if coll in REDUCING else (coll, "bytes", count * TYPE_SIZE[row["dtype"]])
-    job[k] = job.get(k, 0) + row["calls"]
+    # Sends and receives are summed over the ranks in a merged file; this job's two ranks issue the same.
+    job[k] = job.get(k, 0) + row["calls"] * (2 if coll in ("send", "recv") else 1)
 prof_counts = {}
 for (coll, dtype, count, _), e in prof.items():
     prof_counts[(coll, dtype, count)] = prof_counts.get((coll, dtype, count), 0) + e["calls"]
 for k, n in sorted(job.items()):
     if prof_counts.get(k, 0) != n:
         failures.append(f"{k}: the job counted {n} calls, the profiler {prof_counts.get(k, 0)}")
+
+def group_key(members):
+    return tuple((m.get("collective", m["kind"]), m["dtype"], m["count"]) for m in members)
+
+
+want_groups = {}
+for g in counts0.get("extra", {}).get("groups", []):
+    p2p = any(m[0] in ("send", "recv") for m in g["members"])
+    want_groups[tuple(tuple(m) for m in g["members"])] = g["calls_per_rank"] * (2 if p2p else 1)
+got_groups = {}
+for comm in load(merged)["communicators"]:
+    for g in comm.get("groups", []):
+        got_groups[group_key(g["members"])] = got_groups.get(group_key(g["members"]), 0) + g["calls"]
+if got_groups != want_groups:
+    failures.append(f"groups: the profiler recorded {got_groups}, the job issued {want_groups}")
+log_groups = {}
+for comm in load(log_import)["communicators"]:
+    for g in comm.get("groups", []):
+        log_groups[group_key(g["members"])] = log_groups.get(group_key(g["members"]), 0) + g["calls"]
+print(f"groups: {len(got_groups)} (profiler) {len(log_groups)} (COLL log): {sorted(got_groups.items())}")
 
 timed = [k for k, e in prof.items() if k[0] not in ("send", "recv") and e["samples"] > 0]
 colls = [k for k in prof if k[0] not in ("send", "recv")]

@@ -156,5 +156,37 @@ TEST(WorkloadImport, HostileLogLinesAreSkippedNotTrusted) {
   EXPECT_EQ(w.communicators[0].calls.at(0).shape.bytes, 32u);
 }
 
+// Consecutive lines of one communicator sharing an opCount are one group; another
+// communicator's lines in between do not end it; a lone call is no group.
+TEST(WorkloadImport, LogLinesSharingAnOpCountAreOneGroup) {
+  const auto line = [](const char* func, int op_count, int count, const char* comm) {
+    return std::string("h:1:1 [0] NCCL INFO ") + func + ": opCount " + std::to_string(op_count) +
+           " sendbuff 0x1 recvbuff 0x2 count " + std::to_string(count) + " datatype 7 op 0 root 0 comm " + comm +
+           " [nranks=2] stream 0x4\n";
+  };
+  std::string log = "h:1:1 [0] NCCL INFO comm 0xa rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x11 - Init COMPLETE\n"
+                    "h:1:1 [0] NCCL INFO comm 0xb rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x22 - Init COMPLETE\n";
+  for (int step = 0; step < 3; ++step) {
+    const int base = step * 3;
+    log += line("AllReduce", base, 1024, "0xa") + line("AllReduce", step, 7, "0xb") + line("AllReduce", base, 256, "0xa") +
+           line("Send", base + 1, 64, "0xa") + line("Recv", base + 1, 64, "0xa") + line("AllReduce", base + 2, 4096, "0xa");
+  }
+  std::istringstream in(log);
+  WorkloadBuilder b;
+  EXPECT_EQ(import_nccl_log(in, b).call_lines, 18);
+  const Workload w = b.finish("nccl-log", {});
+  ASSERT_EQ(w.communicators.size(), 2u);
+  const Communicator& a = w.communicators[0].id == "0x11" ? w.communicators[0] : w.communicators[1];
+  const Communicator& other = w.communicators[0].id == "0x11" ? w.communicators[1] : w.communicators[0];
+  EXPECT_TRUE(other.groups.empty());
+  ASSERT_EQ(a.groups.size(), 2u);
+  EXPECT_EQ(a.groups[0].calls, 3u);
+  EXPECT_EQ(a.groups[0].members.size(), 2u);
+  EXPECT_EQ(a.groups[0].members[0].count, 1024u);  // issue order
+  EXPECT_EQ(a.groups[0].members[1].count, 256u);
+  EXPECT_TRUE(a.groups[1].has_p2p());
+  EXPECT_EQ(a.groups[1].calls, 3u);
+}
+
 }  // namespace
 }  // namespace cctune::workload
