@@ -2,9 +2,9 @@
 // runs a one-rank communicator on a path that emits no profiler events, so on one GPU
 // bench/profiler_overhead.sh compares a loaded, idle profiler with none. This drives the
 // shipped libnccl-tuner-cctune.so (dlopen + ncclProfiler_v5, as NCCL does) with the events NCCL
-// 2.28 issues for one recorded call: a Coll (or P2p) event started and stopped on the launching
-// thread, then one kernel-channel event per channel started, stopped by its globaltimer state
-// and stopped again on the proxy thread. The shape is already in the table (steady state of a
+// 2.28 issues for one recorded call: its group and collective API events and a Coll (or P2p)
+// event started and stopped on the launching thread, then one kernel-channel event per channel
+// started, stopped by its globaltimer state and stopped again on the proxy thread. The shape is already in the table (steady state of a
 // training loop); BM_NewShape times a call whose shape the table has not seen.
 //   profiler_events_bench [google-benchmark flags]
 // CCTUNE_PLUGIN_SO names the library (default: ../lib/libnccl-tuner-cctune.so beside this
@@ -82,12 +82,32 @@ void BM_Collective(benchmark::State& state) {
 }
 BENCHMARK(BM_Collective)->Arg(1)->Arg(2)->Arg(8);
 
-// The launching thread's part alone: the Coll event started and stopped at enqueue.
+// The launching thread's part alone, everything NCCL 2.28 sends it for one lone AllReduce: the
+// call's group API event (opened, its two states, closed: the group sampler runs here), the
+// collective API event, and the Coll event started and stopped at enqueue.
 void BM_CollectiveLaunchThread(benchmark::State& state) {
   ProfilerDriver& d = recording().driver;
-  for (auto _ : state) d.stop(d.collective("AllReduce", 2u << 20, "ncclFloat32", "Ring", "Simple", 2));
+  for (auto _ : state) {
+    void* group = d.group_start(1);
+    d.coll_api(group, "AllReduce", 2u << 20, "ncclFloat32");
+    d.stop(d.collective("AllReduce", 2u << 20, "ncclFloat32", "Ring", "Simple", 2));
+    d.group_stop(group);
+  }
 }
 BENCHMARK(BM_CollectiveLaunchThread);
+
+// Three AllReduces in one ncclGroupStart/End (as PyTorch's coalescing manager issues them), per
+// group: the group is recorded when it closes.
+void BM_GroupOfThreeLaunchThread(benchmark::State& state) {
+  ProfilerDriver& d = recording().driver;
+  for (auto _ : state) {
+    void* group = d.group_start(2);
+    for (std::size_t n : {131072u, 32768u, 8192u}) d.coll_api(group, "AllReduce", n, "ncclFloat32");
+    for (std::size_t n : {131072u, 32768u, 8192u}) d.stop(d.collective("AllReduce", n, "ncclFloat32", "Ring", "LL", 2));
+    d.group_stop(group);
+  }
+}
+BENCHMARK(BM_GroupOfThreeLaunchThread);
 
 // One Send as NCCL records it (its host event; kernel channels as for a collective).
 void BM_Send(benchmark::State& state) {

@@ -15,7 +15,9 @@
 # collective must stay under 0.3 us as well.
 # Env: GPUS (default: every visible GPU), RUNS (default 9), SIZES (bytes, comma-separated; default 8 B to 64 MiB by 4x and 64 MiB),
 #      ITERS (-n, 20), WARMUP (-w, 5), REF_BATCHES (-r, 25), PIN_CPUS (taskset list, default none),
-#      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls).
+#      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls),
+#      TIMING_EVERY (CCTUNE_WORKLOAD_TIMING_EVERY for the "on" runs; unset: the plugin's default),
+#      TAG (the logs go to OUTPUT_DIR/profiler_overhead_TAG, so several settings can run side by side).
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0
@@ -24,7 +26,7 @@ unset NCCL_PROFILER_PLUGIN NCCL_TUNER_PLUGIN CCTUNE_WORKLOAD CCTUNE_PROFILE
 BUILD=${1:?usage: profiler_overhead.sh BUILD_DIR [OUTPUT_DIR]}
 OUTDIR=${2:-${OUT:-}}
 [[ -n "$OUTDIR" ]] || OUTDIR=$(mktemp -d /tmp/cctune-profiler-overhead.XXXXXX)
-OUTDIR=$OUTDIR/profiler_overhead
+OUTDIR=$OUTDIR/profiler_overhead${TAG:+_$TAG}
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
 RUNS=${RUNS:-9}
 SIZES=${SIZES:-8,32,128,512,2048,8192,32768,131072,524288,2097152,8388608,33554432,67108864}
@@ -46,7 +48,7 @@ for f in "$REF" "$PLUGIN"; do
   [[ -e "$f" ]] || { echo "FAIL: $f not found (build it with CUDA, or bundle it with tools/gpu-bundle.sh)"; exit 1; }
 done
 
-echo "== AllReduce on $GPUS GPU(s), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, CPUs $PIN_CPUS; logs in $OUTDIR"
+echo "== AllReduce on $GPUS GPU(s), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, timing every ${TIMING_EVERY:-default} calls, CPUs $PIN_CPUS; logs in $OUTDIR"
 start=$SECONDS
 for run in $(seq 1 "$RUNS"); do
   for side in off on; do
@@ -55,6 +57,7 @@ for run in $(seq 1 "$RUNS"); do
       mkdir -p "$OUTDIR/workload.$run"
       env_args=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD="$OUTDIR/workload.$run" CCTUNE_WORKLOAD_EVENTS="$EVENTS"
                 CCTUNE_WORKLOAD_INTERVAL=0 NCCL_DEBUG=WARN NCCL_DEBUG_FILE="$OUTDIR/on.$run.nccl.log")
+      [[ -z ${TIMING_EVERY:-} ]] || env_args+=(CCTUNE_WORKLOAD_TIMING_EVERY="$TIMING_EVERY")
     fi
     # shellcheck disable=SC2046
     env "${env_args[@]}" timeout 300 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \

@@ -41,6 +41,7 @@ constexpr std::array<TorchCall, 16> kTorchCalls{{
 
 const TorchCall* find_call(std::string_view profiling_name) {
   if (profiling_name.starts_with("nccl:")) profiling_name.remove_prefix(5);
+  profiling_name = profiling_name.substr(0, profiling_name.find(' '));  // "send 0->1", "recv 0<-1": the peers follow
   for (const TorchCall& c : kTorchCalls)
     if (profiling_name == c.name) return &c;
   return nullptr;
@@ -82,6 +83,50 @@ std::uint64_t numel_of(const json& sizes) {
   return n;
 }
 
+// What makes entries one group: PyTorch gives the calls of one coalesced group (its
+// coalescing manager, batch_isend_irecv, the *_coalesced calls) one sequence id, counted
+// apart for collectives and point-to-point calls; each lone call gets its own.
+struct GroupKey {
+  std::string pg;
+  bool p2p = false;
+  long long seq = -1;  // -1: not recorded, never grouped
+  bool operator==(const GroupKey&) const = default;
+};
+
+GroupKey group_key_of(const json& e, const std::string& pg) {
+  GroupKey k{pg, e.contains("is_p2p") && e["is_p2p"].is_boolean() && e["is_p2p"].get<bool>(), -1};
+  const char* field = k.p2p ? "p2p_seq_id" : "collective_seq_id";
+  if (e.contains(field) && e[field].is_number_integer()) k.seq = e[field].get<long long>();
+  return k;
+}
+
+// The entries of one group as they are read; closed when an entry of another group comes.
+class GroupReader {
+ public:
+  GroupReader(WorkloadBuilder& builder, int rank) : builder_(builder), rank_(rank) {}
+
+  void member(const GroupKey& key, int nranks, const CallShape& shape) {
+    if (!(key == key_) || key.seq < 0) {
+      close();
+      key_ = key;
+      nranks_ = nranks;
+    }
+    if (members_.size() <= max_group_members) members_.push_back(shape);  // one past: counted as too big
+  }
+
+  void close() {
+    builder_.add_group("pg" + key_.pg, nranks_, 0, rank_, members_);
+    members_.clear();
+  }
+
+ private:
+  WorkloadBuilder& builder_;
+  int rank_;
+  GroupKey key_;
+  int nranks_ = 0;
+  std::vector<CallShape> members_;
+};
+
 }  // namespace
 
 bool looks_like_flight_recorder(const json& doc) {
@@ -91,6 +136,7 @@ bool looks_like_flight_recorder(const json& doc) {
 FlightImportStats import_flight_recorder(const json& dump, int rank, WorkloadBuilder& builder) {
   if (!looks_like_flight_recorder(dump)) bad("top level", "has no \"entries\" list and \"pg_config\"");
   FlightImportStats stats;
+  GroupReader groups(builder, rank);
   const json& entries = dump["entries"];
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const json& e = entries[i];
@@ -121,8 +167,10 @@ FlightImportStats import_flight_recorder(const json& dump, int rank, WorkloadBui
       shape.root.reset();  // not recorded either
       CallStats& s = builder.add_call("pg" + pg, nranks, 0, rank, shape);
       if (e.contains("duration_ms") && e["duration_ms"].is_number() && t == 0) s.durations.add(e["duration_ms"].get<double>() * 1000.0);
+      groups.member(group_key_of(e, pg), nranks, shape);
     }
   }
+  groups.close();
   return stats;
 }
 

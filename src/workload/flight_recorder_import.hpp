@@ -5,7 +5,10 @@
 // sizes and dtypes and its process group, whose ranks pg_config lists; "duration_ms" is there
 // when the job ran with TORCH_NCCL_ENABLE_TIMING=1. The dump does not say which rank wrote it:
 // the caller passes it (the dump's file name ends with it by default). The reduction op is not
-// recorded by the flight recorder, so reductions have no op.
+// recorded by the flight recorder, so reductions have no op. Point-to-point entries name their
+// peers ("nccl:send 0->1"). Calls issued in one group share a sequence id (collective_seq_id,
+// or p2p_seq_id for sends and receives), and a coalesced call ("allreduce_coalesced") lists one
+// tensor per call: two or more calls sharing an id become a workload group.
 #include <nlohmann/json.hpp>
 #include <string>
 

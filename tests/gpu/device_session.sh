@@ -23,7 +23,8 @@
 #   replay  tests/gpu/workload/replay_gpu_check.sh: cctune replay of the recorded DDP step, 2 ranks
 #           sharing one GPU, under NCCL's defaults and A/B against a ring/simple profile
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
-#           against without it, interleaved runs (about 4 min on one H100 with RUNS=9)
+#           against without it, interleaved runs (about 4 min a mode with RUNS=9); OVERHEAD_MODES
+#           lists the settings: timing (default: one call in 100 timed), calls, every (each call timed)
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
 #           through sweep --workload, tune and verify --workload (issue #25)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
@@ -81,8 +82,14 @@ for run in r["runs"]:
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;
   replay)
     TAIL_LINES=60 step replay 500 tests/gpu/workload/replay_gpu_check.sh "$b" "$g/replay" ;;
-  overhead)
-    TAIL_LINES=30 step profiler_overhead 540 bench/profiler_overhead.sh "$b" "$g" ;;
+  overhead)  # OVERHEAD_MODES: "timing" (the plugin's default sampling), "calls", "every" (every call timed)
+    for mode in ${OVERHEAD_MODES:-timing}; do
+      case $mode in
+        calls) TAIL_LINES=30 EVENTS=calls TAG=calls step profiler_overhead_calls 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        every) TAIL_LINES=30 TIMING_EVERY=1 TAG=every step profiler_overhead_every 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        *) TAIL_LINES=30 TAG=timing step profiler_overhead_timing 540 bench/profiler_overhead.sh "$b" "$g" ;;
+      esac
+    done ;;
   workload_tune)
     TAIL_LINES=80 step workload_tune 540 tests/gpu/workload/workload_tune_gpu_check.sh "$b" "$g/workload_tune" ;;
   *) echo "unknown part $part"; exit 2 ;;

@@ -65,6 +65,7 @@ class CommRecorder {
   // What it recorded so far, as cctune.workload/1 has it (finished calls folded in first).
   workload::Communicator snapshot();
   void set_activation_mask(int mask) noexcept;
+  int* activation_mask_pointer() const noexcept { return activation_mask_; }
   std::uint64_t comm_hash() const noexcept { return comm_hash_; }
   std::size_t shapes();
   std::uint64_t calls_not_recorded();

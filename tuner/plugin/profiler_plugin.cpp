@@ -71,7 +71,7 @@ WorkloadSink* sink(Logger log) {
   ProfilerProcess& p = process();
   std::call_once(p.once, [&] {
     const WorkloadSettings s = read_workload_settings(std::getenv("CCTUNE_WORKLOAD"), std::getenv("CCTUNE_WORKLOAD_INTERVAL"),
-                                                      std::getenv("CCTUNE_WORKLOAD_EVENTS"));
+                                                      std::getenv("CCTUNE_WORKLOAD_EVENTS"), std::getenv("CCTUNE_WORKLOAD_TIMING_EVERY"));
     if (!s.problem.empty()) warn_once("cctune profiler: " + s.problem + ". The job runs on; nothing is recorded.");
     if (s.directory.empty()) return;
     if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);
@@ -164,7 +164,10 @@ bool api_event(void* context, void** handle, const nccl_abi::ProfilerEventDescrV
   const auto type = static_cast<std::uint64_t>(d.type);
   GroupCollector& group = GroupCollector::this_thread();
   ShapeKey key;
-  if (type == nccl_abi::kProfileGroupApi) *handle = group.start();
+  if (type == nccl_abi::kProfileGroupApi) {
+    *handle = group.start();
+    if (WorkloadSink* s = process().sink) s->sample_next_call();
+  }
   else if (type == nccl_abi::kProfileCollApi && api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key))
     group.add(d.parent, static_cast<CommRecorder*>(context), key);
   else if (type == nccl_abi::kProfileP2pApi && api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key))

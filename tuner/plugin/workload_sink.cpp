@@ -19,6 +19,7 @@ namespace {
 
 constexpr std::size_t max_directory_bytes = 1024;  // longer is refused: the file name must fit PATH_MAX
 constexpr std::uint64_t max_interval_s = 86400;
+constexpr std::uint64_t max_timing_every = 1000000;
 constexpr const char* control_file_name = "cctune-events";
 
 std::string check_directory(const std::string& dir) {
@@ -69,21 +70,32 @@ int activation_mask_of(EventMode mode) {
   return 0;
 }
 
-WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events) {
+// A whole number from `low` to `high`, or nullopt.
+std::optional<std::uint64_t> bounded_number(const char* text, std::uint64_t low, std::uint64_t high) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || !std::isdigit(static_cast<unsigned char>(text[0])) || v < low || v > high) return std::nullopt;
+  return v;
+}
+
+WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events, const char* timing_every) {
   WorkloadSettings s;
   if (!directory || !*directory) return s;
   s.problem = check_directory(directory);
   if (!s.problem.empty()) return s;
   s.directory = directory;
   if (interval && *interval) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(interval, &end, 10);
-    if (errno != 0 || *end != '\0' || !std::isdigit(static_cast<unsigned char>(interval[0])) || v > max_interval_s)
+    if (auto v = bounded_number(interval, 0, max_interval_s)) s.interval_s = *v;
+    else
       s.note = "CCTUNE_WORKLOAD_INTERVAL=" + text::log_text(interval, 40) + " is not a number of seconds from 0 to " +
                std::to_string(max_interval_s) + "; using " + std::to_string(s.interval_s);
+  }
+  if (timing_every && *timing_every) {
+    if (auto v = bounded_number(timing_every, 1, max_timing_every)) s.timing_every = *v;
     else
-      s.interval_s = v;
+      s.note = "CCTUNE_WORKLOAD_TIMING_EVERY=" + text::log_text(timing_every, 40) + " is not a number of calls from 1 to " +
+               std::to_string(max_timing_every) + "; using " + std::to_string(s.timing_every);
   }
   if (events && *events) {
     if (auto mode = parse_event_mode(events)) s.mode = *mode;
@@ -101,10 +113,31 @@ WorkloadSink::WorkloadSink(WorkloadSettings settings)
   if (settings_.interval_s > 0) next_write_ns_ = host_now_ns() + interval_ns(settings_.interval_s);
 }
 
+int WorkloadSink::activation_mask() const noexcept {
+  const int mask = mask_.load(std::memory_order_relaxed);
+  return settings_.timing_every > 1 ? mask & ~nccl_abi::kProfileKernelCh : mask;
+}
+
 void WorkloadSink::add(CommRecorder* recorder) {
   std::lock_guard lock(mutex_);
   live_.push_back(recorder);
   recorder->set_activation_mask(activation_mask());
+  int* none = nullptr;
+  nccl_mask_.compare_exchange_strong(none, recorder->activation_mask_pointer());
+}
+
+void WorkloadSink::sample_next_call() noexcept {
+  const int mask = mask_.load(std::memory_order_relaxed);
+  if (settings_.timing_every <= 1 || !(mask & nccl_abi::kProfileKernelCh)) return;
+  const bool timed = (calls_started_.fetch_add(1, std::memory_order_relaxed) + 1) % settings_.timing_every == 0;
+  // Written only when it changes: twice per sample, not on every call.
+  if (timing_next_.load(std::memory_order_relaxed) == timed) return;
+  timing_next_.store(timed, std::memory_order_relaxed);
+  int* nccl = nccl_mask_.load(std::memory_order_relaxed);
+  if (!nccl) return;
+  __atomic_store_n(nccl, timed ? mask : mask & ~nccl_abi::kProfileKernelCh, __ATOMIC_RELAXED);
+  // The plugin may have gone quiet (silence()) since `mask` was read: then NCCL keeps nothing.
+  if (mask_.load(std::memory_order_relaxed) == 0) __atomic_store_n(nccl, 0, __ATOMIC_RELAXED);
 }
 
 void WorkloadSink::remove(CommRecorder* recorder) {
@@ -132,7 +165,8 @@ void WorkloadSink::apply_control_file() {
   if (!mode) return;
   const int mask = activation_mask_of(*mode);
   if (mask_.exchange(mask) == mask) return;
-  for (CommRecorder* r : live_) r->set_activation_mask(mask);
+  timing_next_ = false;
+  for (CommRecorder* r : live_) r->set_activation_mask(activation_mask());
 }
 
 void WorkloadSink::tick() {

@@ -30,18 +30,29 @@ struct WorkloadSettings {
   std::string note;       // a setting that was ignored (bad interval or mode), with what is used instead
   std::uint64_t interval_s = 60;  // 0: only at finalize and exit
   EventMode mode = EventMode::Timing;
+  std::uint64_t timing_every = 100;  // timing mode: one call in this many is timed on the GPU (1: every call)
 };
 
 // Pure: checks the values (as the environment gives them, nullptr when unset). The directory
 // must exist, be a directory and writable, and not be a symbolic link.
-WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events);
+WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events,
+                                        const char* timing_every = nullptr);
 
 class WorkloadSink {
  public:
   explicit WorkloadSink(WorkloadSettings settings);
   const WorkloadSettings& settings() const noexcept { return settings_; }
   const std::string& path() const noexcept { return path_; }
-  int activation_mask() const noexcept { return mask_.load(std::memory_order_relaxed); }
+  // What NCCL is told between sampled calls: the mode's events, kernel channels only when every
+  // call is timed.
+  int activation_mask() const noexcept;
+
+  // Called as each NCCL call starts (its group API event, on the calling thread): in timing mode
+  // it asks NCCL for kernel-channel events on the next call once every `timing_every` calls.
+  // Kernel-channel timing makes NCCL add proxy work to the timed call (bench/
+  // profiler_overhead.sh measured about 10 us per call at small sizes on two H100s), so timing
+  // every call would cost a job more than the one-percent the profiler half may take.
+  void sample_next_call() noexcept;
 
   void add(CommRecorder* recorder);
   // Keeps what it recorded for the file, then forgets it (the caller deletes it).
@@ -62,7 +73,10 @@ class WorkloadSink {
   WorkloadSettings settings_;
   std::string path_;
   std::string source_;
-  std::atomic<int> mask_;
+  std::atomic<int> mask_;  // the mode's whole mask (timing: kernel channels included)
+  std::atomic<int*> nccl_mask_{nullptr};  // NCCL's one mask for all communicators (2.28)
+  std::atomic<std::uint64_t> calls_started_{0};
+  std::atomic<bool> timing_next_{false};
   std::atomic<std::uint64_t> next_write_ns_;
   std::mutex mutex_;  // taken before any recorder's
   std::vector<CommRecorder*> live_;

@@ -10,7 +10,8 @@ PASS when
   - where rank 0's TUNING lines name the algorithm and protocol, the profiler saw the same;
   - GPU time (kernel-channel globaltimer) was recorded for the collectives;
   - the groups (calls inside one ncclGroupStart/End) are exactly those the job says it issued
-    (counts' extra.groups; none when it says nothing).
+    (counts' extra.groups; none when it says nothing) plus the send/recv group NCCL makes of each
+    AlltoAll.
 Prints one line per finding; exits 1 on any failure."""
 import glob
 import json
@@ -140,6 +141,13 @@ want_groups = {}
 for g in counts0.get("extra", {}).get("groups", []):
     p2p = any(m[0] in ("send", "recv") for m in g["members"])
     want_groups[tuple(tuple(m) for m in g["members"])] = g["calls_per_rank"] * (2 if p2p else 1)
+# NCCL 2.28 builds each AlltoAll from one group of a send and a receive per peer, and the profiler
+# sees that group (the COLL log prints the AlltoAll): one per AlltoAll call and rank.
+for comm in load(log_import)["communicators"]:
+    for c in comm["calls"]:
+        if c.get("collective") == "alltoall":
+            members = (("send", c["dtype"], c["count"]), ("recv", c["dtype"], c["count"])) * comm["nranks"]
+            want_groups[members] = want_groups.get(members, 0) + c["calls"] * len(comm["ranks"])
 got_groups = {}
 for comm in load(merged)["communicators"]:
     for g in comm.get("groups", []):
@@ -150,6 +158,9 @@ log_groups = {}
 for comm in load(log_import)["communicators"]:
     for g in comm.get("groups", []):
         log_groups[group_key(g["members"])] = log_groups.get(group_key(g["members"]), 0) + g["calls"]
+for k, n in sorted(log_groups.items()):  # the log shows the caller's groups: the profiler must have each
+    if got_groups.get(k) != n:
+        failures.append(f"group {k}: the COLL log shows {n} issues, the profiler {got_groups.get(k, 0)}")
 print(f"groups: {len(got_groups)} (profiler) {len(log_groups)} (COLL log): {sorted(got_groups.items())}")
 
 timed = [k for k, e in prof.items() if k[0] not in ("send", "recv") and e["samples"] > 0]

@@ -138,6 +138,38 @@ TEST(WorkloadImport, FlightRecorderAgreesWithTheLogOnEveryShape) {
   }
 }
 
+// The grouped job (PyTorch's coalescing manager around three all_reduces, a batch_isend_irecv
+// pair, one lone all_reduce per step): the log's shared opCounts and the flight recorder's shared
+// sequence ids give the same groups, the ones the job says it issued.
+TEST(WorkloadImport, LogAndFlightRecorderFindTheJobsGroups) {
+  using Members = std::vector<std::tuple<std::string, std::string, std::uint64_t>>;
+  std::map<Members, std::uint64_t> job;
+  std::ifstream in(kCaptures + "grouped/counts.rank0.json");
+  const nlohmann::json counts = nlohmann::json::parse(in);
+  for (const auto& g : counts.at("extra").at("groups")) {
+    Members m;
+    bool p2p = false;
+    for (const auto& x : g["members"]) {
+      m.emplace_back(x[0].get<std::string>(), x[1].get<std::string>(), x[2].get<std::uint64_t>());
+      p2p = p2p || x[0] == "send" || x[0] == "recv";
+    }
+    job[m] = g["calls_per_rank"].get<std::uint64_t>() * (p2p ? 2 : 1);  // p2p groups add up over the 2 ranks
+  }
+  ASSERT_EQ(job.size(), 2u);
+  for (const Workload& w : {from_logs("grouped"), from_flight("grouped")}) {
+    ASSERT_EQ(w.communicators.size(), 1u);
+    std::map<Members, std::uint64_t> found;
+    for (const CallGroup& g : w.communicators[0].groups) {
+      Members m;
+      for (const CallShape& s : g.members)
+        m.emplace_back(s.kind == CallKind::Collective ? to_string(s.collective) : to_string(s.kind), to_string(s.dtype), s.count);
+      found[m] = g.calls;
+    }
+    EXPECT_EQ(found, job) << w.format;
+  }
+  EXPECT_EQ(counts_of(from_flight("grouped")), counts_of(from_logs("grouped")));  // sends and receives included
+}
+
 TEST(WorkloadImport, HostileLogLinesAreSkippedNotTrusted) {
   std::istringstream in(
       "h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 99999999999999999999 datatype 7 op 0 root 0 comm 0x3 [nranks=2] stream 0x4\n"

@@ -7,7 +7,7 @@ set -euo pipefail
 cctune=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 caps=$src/tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9
-for job in ddp fsdp alltoall; do
+for job in ddp fsdp alltoall grouped; do
   cp -r "$caps/$job/profiler-run" "$work/$job"
   echo "== $job"
   python3 "$src/tests/gpu/workload/check_profiler_workload.py" "$cctune" "$src/configs/schema/workload.schema.json" "$work/$job"

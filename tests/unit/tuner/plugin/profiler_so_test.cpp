@@ -79,8 +79,9 @@ TEST(ProfilerSo, RecordsCallsAppliedChoiceAndGpuTime) {
     use_workload(dir);
     auto d = driver();
     SCENARIO_CHECK(d.init(0xabc, 2, 4, 1, testing::capture_logger) && d.context);
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh | nccl_abi::kProfileGroupApi |
-                              nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi));
+    // Timing mode: kernel channels only for the sampled calls (one in 100 by default).
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileGroupApi | nccl_abi::kProfileCollApi |
+                              nccl_abi::kProfileP2pApi));
     for (int i = 0; i < 10; ++i) d.timed_collective("AllReduce", 1024, "ncclFloat32", 1000000000ull + i * 1000000ull, 50000);
     for (int i = 0; i < 4; ++i) d.stop(d.collective("AllGather", 256, "ncclBfloat16", "NVLSTree", "LL128", 16));
     for (int i = 0; i < 3; ++i) d.stop(d.p2p("Send", 4096, "ncclInt8", 2));
@@ -309,15 +310,42 @@ TEST(ProfilerSo, EventMaskFollowsTheSettingAndTheControlFile) {
     std::ofstream(dir + "/cctune-events") << "timing";
     usleep(1100 * 1000);
     d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh | api));
+    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | api));  // sampled: see below
   });
   RUN_SCENARIO({
     use_workload(fresh_dir("mask-bad"), "soon", "everything");
+    setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "1", 1);  // every call timed: kernel channels always on
     auto d = driver();
     SCENARIO_CHECK(d.init(0xc, 1, 2, 0, testing::capture_logger) && d.context);
     SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh | nccl_abi::kProfileGroupApi |
                               nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi));
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
+  });
+}
+
+// Timing mode times one call in CCTUNE_WORKLOAD_TIMING_EVERY on the GPU: NCCL reads the mask as
+// each call starts, so the call after every N-th start gets kernel-channel events, the rest not.
+TEST(ProfilerSo, KernelChannelTimingIsSampled) {
+  RUN_SCENARIO({
+    use_workload(fresh_dir("sampled"));
+    setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "3", 1);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xd, 1, 2, 0, testing::capture_logger) && d.context);
+    std::string seen;
+    for (int call = 1; call <= 7; ++call) {
+      d.group_stop(d.group_start(1));
+      seen += (d.mask & nccl_abi::kProfileKernelCh) ? 'T' : '.';
+    }
+    SCENARIO_CHECK(seen == "..T..T.");
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+  });
+  RUN_SCENARIO({
+    use_workload(fresh_dir("sampled-bad"));
+    setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "0", 1);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xe, 1, 2, 0, testing::capture_logger) && d.context);
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);  // the note names the variable; 100 stays
+    SCENARIO_CHECK(!(d.mask & nccl_abi::kProfileKernelCh));
   });
 }
 
