@@ -22,6 +22,10 @@ struct StepCall {
   int root = 0;
   CollectiveBytes bytes;
   int repeats = 1;
+  // -1: issued alone. Otherwise consecutive calls with the same index are one group, issued
+  // inside one ncclGroupStart/End, the whole group `repeats` times (every member carries the
+  // group's count); step_buffers.hpp places their buffers.
+  int group = -1;
 };
 
 struct PointSpec {
@@ -39,7 +43,8 @@ struct PointSpec {
   // is measured anyway).
   bool impl_fallback = false;
   // Non-empty: one operation of this point is the whole step, these calls in this order on one
-  // stream (the fields above then describe its largest call). The data check does not apply.
+  // stream (the fields above then describe its largest call; groups as StepCall says). The
+  // data check does not apply.
   std::vector<StepCall> sequence;
 };
 

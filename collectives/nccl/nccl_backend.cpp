@@ -119,21 +119,20 @@ void NcclBackend::prepare(const PointSpec& spec) {
   calls_.clear();
   cudaStream_t s = ctx_->stream.get();
   if (!spec.sequence.empty()) {
-    // A replayed step: every call out of place on the same two buffers, each input written
-    // once; the outputs are not checked (check_plan_ stays unchecked).
+    // A replayed step: every call out of place, each input written once; calls issued alone
+    // share the start of the two buffers, a group's members each have their own region
+    // (step_buffers.hpp). The outputs are not checked (check_plan_ stays unchecked).
     impl_ = std::nullopt;
     check_plan_ = {};
     check_plan_.unchecked_reason = "a replayed step's outputs are not checked";
-    for (const StepCall& c : spec.sequence) {
+    const StepBuffers buffers = step_buffers(spec.sequence);
+    ensure_capacity(buffers.send_bytes, buffers.recv_bytes);
+    for (std::size_t k = 0; k < spec.sequence.size(); ++k) {
+      const StepCall& c = spec.sequence[k];
       const PointSpec p = call_point(spec, c);
-      const std::uint64_t w = dtype_size(p.dtype);
-      ensure_capacity(p.bytes.send_count * w, p.bytes.recv_count * w);
-    }
-    for (const StepCall& c : spec.sequence) {
-      const PointSpec p = call_point(spec, c);
-      const NcclLayout layout = nccl_layout(p, ctx_->rank, ctx_->nranks);
+      const NcclLayout layout = in_region(nccl_layout(p, ctx_->rank, ctx_->nranks), buffers.regions[k]);
       fill_input(p, layout, data_check_plan(p.collective, p.dtype, p.op, ctx_->nranks).input_magnitude, s);
-      calls_.push_back({p, {address(layout.send), address(layout.recv)}, runs_as(p), c.repeats});
+      calls_.push_back({p, {address(layout.send), address(layout.recv)}, runs_as(p), c.repeats, c.group});
     }
     CCTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
     return;
@@ -157,9 +156,22 @@ void NcclBackend::fill_input(const PointSpec& spec, const NcclLayout& layout, in
   launch_fill_pattern(address(layout.input), spec.dtype, layout.input.count, ctx_->rank, 0, magnitude, s);
 }
 
+// One operation: each call `repeats` times in order; a group's members (consecutive calls of
+// one group index) together inside one ncclGroupStart/End, the whole group its `repeats` times.
+// A member that launches its own group (grouped send/recv) nests inside, as NCCL allows.
 void NcclBackend::launch(cudaStream_t stream) {
-  for (const Call& c : calls_)
-    for (int i = 0; i < c.repeats; ++i) launch_call(c, stream);
+  for (std::size_t first = 0; first < calls_.size();) {
+    const std::size_t end = issue_unit_end(calls_, first);
+    const bool grouped = calls_[first].group >= 0;
+    for (int i = 0; i < calls_[first].repeats; ++i) {
+      // A failure inside leaves the group open, which is harmless: run_batch's handler marks
+      // the communicator failed.
+      if (grouped) CCTUNE_NCCL_CHECK(ncclGroupStart(), ctx_->nccl());
+      for (std::size_t k = first; k < end; ++k) launch_call(calls_[k], stream);
+      if (grouped) CCTUNE_NCCL_CHECK(ncclGroupEnd(), ctx_->nccl());
+    }
+    first = end;
+  }
 }
 
 void NcclBackend::launch_call(const Call& c, cudaStream_t stream) {

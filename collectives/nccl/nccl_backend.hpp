@@ -57,6 +57,7 @@ class NcclBackend final : public CollectiveBackend {
     Placement where;
     std::optional<P2pImpl> impl;
     int repeats = 1;
+    int group = -1;  // StepCall::group
   };
   void* address(const Span& span) const;
   void ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_bytes);

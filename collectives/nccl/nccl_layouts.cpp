@@ -59,4 +59,10 @@ NcclLayout nccl_layout(const PointSpec& spec, int rank, int nranks) {
   return l;
 }
 
+NcclLayout in_region(NcclLayout l, const StepRegion& region) {
+  for (Span* s : {&l.send, &l.recv, &l.poison, &l.input, &l.output})
+    s->offset_bytes += s->buffer == Buffer::Send ? region.send : region.recv;
+  return l;
+}
+
 }  // namespace cctune::nccl_detail

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "collectives/backend.hpp"
+#include "collectives/step_buffers.hpp"
 #include "core/expected_layout.hpp"
 
 namespace cctune::nccl_detail {
@@ -38,5 +39,9 @@ struct NcclLayout {
 std::string nccl_placement_unsupported(const PointSpec& spec);
 
 NcclLayout nccl_layout(const PointSpec& spec, int rank, int nranks);
+
+// `l` moved into one call's region of a replayed step (step_buffers.hpp): every span shifted
+// by the region's offset in its own buffer.
+NcclLayout in_region(NcclLayout l, const StepRegion& region);
 
 }  // namespace cctune::nccl_detail

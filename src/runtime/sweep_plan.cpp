@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/json_depth.hpp"  // json_float_beyond_int
@@ -145,6 +146,36 @@ void read_job_shapes(const json& j, SweepPlan& p) {
   }
 }
 
+// "group" only for a group's members, so that a step without groups is written as before.
+json replay_step_json(const std::vector<ReplayCallPlan>& step) {
+  json calls = json::array();
+  for (const auto& c : step) {
+    calls.push_back({{"collective", to_string(c.collective)}, {"dtype", to_string(c.dtype)}, {"op", to_string(c.op)},
+                     {"root", c.root}, {"count", c.count}, {"repeats", c.repeats}});
+    if (c.group >= 0) calls.back()["group"] = c.group;
+  }
+  return calls;
+}
+
+// A group's members are consecutive and share its "repeats" (the whole group is issued that
+// many times), as the NCCL backend issues them.
+void read_replay_step(const json& j, SweepPlan& p) {
+  std::set<int> groups;
+  for (const json& c : list(j, "replay_step", kMaxReplayCalls)) {
+    ReplayCallPlan call{named(field(c, "collective"), "collective", parse_collective), named(field(c, "dtype"), "dtype", parse_dtype),
+                        named(field(c, "op"), "op", parse_reduce_op), static_cast<int>(whole_in(c, "root", 0, INT_MAX)),
+                        static_cast<std::uint64_t>(whole_in(c, "count", 1, 1L << 40)),
+                        static_cast<int>(whole_in(c, "repeats", 1, kMaxReplayRepeats))};
+    if (c.contains("group")) call.group = static_cast<int>(whole_in(c, "group", 0, static_cast<long>(kMaxReplayCalls)));
+    const bool continues = call.group >= 0 && !p.replay_step.empty() && p.replay_step.back().group == call.group;
+    if (continues && p.replay_step.back().repeats != call.repeats)
+      refuse("\"replay_step\" group " + std::to_string(call.group) + " has members with different \"repeats\"");
+    if (call.group >= 0 && !continues && !groups.insert(call.group).second)
+      refuse("\"replay_step\" group " + std::to_string(call.group) + " is split: its members must be consecutive");
+    p.replay_step.push_back(call);
+  }
+}
+
 ConfigGroup read_group(const json& g) {
   ConfigGroup group;
   group.label = text(field(g, "label"), "label");
@@ -281,13 +312,7 @@ json to_json(const SweepPlan& p) {
       j["nccl"]["test_shared_gpu"] = p.nccl.test_shared_gpu;
     }
   }
-  if (!p.replay_step.empty()) {
-    json calls = json::array();
-    for (const auto& c : p.replay_step)
-      calls.push_back({{"collective", to_string(c.collective)}, {"dtype", to_string(c.dtype)}, {"op", to_string(c.op)},
-                       {"root", c.root}, {"count", c.count}, {"repeats", c.repeats}});
-    j["replay_step"] = std::move(calls);
-  }
+  if (!p.replay_step.empty()) j["replay_step"] = replay_step_json(p.replay_step);
   if (!p.job_shapes.empty()) {
     json shapes = json::array();
     for (const auto& s : p.job_shapes)
@@ -313,13 +338,7 @@ SweepPlan plan_from_json(const json& j) {
     read_measure(j, p.measure);
     if (p.backend == BackendChoice::Nccl) read_nccl(field(j, "nccl"), p.nccl);
     check_plan(p);
-    if (j.contains("replay_step"))
-      for (const json& c : list(j, "replay_step", kMaxReplayCalls))
-        p.replay_step.push_back({named(field(c, "collective"), "collective", parse_collective),
-                                 named(field(c, "dtype"), "dtype", parse_dtype), named(field(c, "op"), "op", parse_reduce_op),
-                                 static_cast<int>(whole_in(c, "root", 0, INT_MAX)),
-                                 static_cast<std::uint64_t>(whole_in(c, "count", 1, 1L << 40)),
-                                 static_cast<int>(whole_in(c, "repeats", 1, kMaxReplayRepeats))});
+    if (j.contains("replay_step")) read_replay_step(j, p);
     if (j.contains("job_shapes")) read_job_shapes(j, p);
     if (j.contains("skips"))
       for (const json& k : array(j, "skips"))

@@ -48,6 +48,7 @@ struct ReplayCallPlan {
   int root = 0;
   std::uint64_t count = 0;
   int repeats = 1;
+  int group = -1;  // as StepCall::group (collectives/backend.hpp); JSON "group", only when >= 0
   bool operator==(const ReplayCallPlan&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "collectives/step_buffers.hpp"
 #include "core/sizes.hpp"
 #include "core/units.hpp"
 
@@ -50,7 +51,7 @@ CollectiveBytes bytes_of_count(Collective c, DType t, std::uint64_t count, int n
 PointSpec replay_point(const SweepPlan& plan, int nranks) {
   PointSpec step;
   for (const ReplayCallPlan& c : plan.replay_step) {
-    StepCall call{c.collective, c.dtype, c.op, c.root, bytes_of_count(c.collective, c.dtype, c.count, nranks), c.repeats};
+    StepCall call{c.collective, c.dtype, c.op, c.root, bytes_of_count(c.collective, c.dtype, c.count, nranks), c.repeats, c.group};
     if (step.sequence.empty() || call.bytes.size_bytes > step.bytes.size_bytes) {
       step.collective = call.collective, step.dtype = call.dtype, step.op = call.op, step.root = call.root;
       step.bytes = call.bytes;
@@ -138,10 +139,9 @@ std::string describe(const PointSpec& s) {
 BufferBytes largest_buffers(const std::vector<PointSpec>& points) {
   BufferBytes need;
   for (const auto& p : points) {
-    for (const StepCall& c : p.sequence) {
-      need.send = std::max(need.send, c.bytes.send_count * dtype_size(c.dtype));
-      need.recv = std::max(need.recv, c.bytes.recv_count * dtype_size(c.dtype));
-    }
+    const StepBuffers step = step_buffers(p.sequence);  // a group's members side by side
+    need.send = std::max(need.send, step.send_bytes);
+    need.recv = std::max(need.recv, step.recv_bytes);
     need.send = std::max(need.send, p.bytes.send_count * dtype_size(p.dtype));
     need.recv = std::max(need.recv, p.bytes.recv_count * dtype_size(p.dtype));
   }

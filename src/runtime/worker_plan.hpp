@@ -49,7 +49,8 @@ std::string describe(const PointSpec& spec);
 
 // The largest send and receive buffers any of `points` needs, in bytes: what a backend
 // allocates once (in-place layouts use the receive buffer for allreduce/allgather and the
-// send buffer for reducescatter, so these cover them).
+// send buffer for reducescatter, so these cover them). A replayed step needs its largest call
+// or the sum of its largest group's members (collectives/step_buffers.hpp).
 struct BufferBytes {
   std::uint64_t send = 0;
   std::uint64_t recv = 0;

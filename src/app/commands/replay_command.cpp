@@ -1,7 +1,8 @@
-// `cctune replay W [--profile P]`: one captured training step's collectives, in capture order,
-// issued back to back on this allocation's NCCL workers and timed as one unit, under NCCL's
-// defaults and, with a profile, under the profile in interleaved rounds (docs/WORKLOAD.md
-// "Replay"). --dry-run plans and prints the step only.
+// `cctune replay W [--profile P]`: one captured training step's collectives, in capture order
+// (a captured group's inside one ncclGroupStart/End), issued back to back on this allocation's
+// NCCL workers and timed as one unit, under NCCL's defaults and, with a profile, under the
+// profile in interleaved rounds (docs/WORKLOAD.md "Replay"). --dry-run plans and prints the
+// step only.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -63,7 +64,7 @@ void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
                            std::to_string(runtime::kMaxReplayRepeats) + ")",
                        "check the workload's step count (cctune workload import --steps N)");
     plan.replay_step.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0),
-                                c.shape.count, static_cast<int>(c.repeats)});
+                                c.shape.count, static_cast<int>(c.repeats), c.group});
     if (!largest || c.shape.bytes > largest->shape.bytes) largest = &c;
   }
   plan.collectives = {largest->shape.collective};

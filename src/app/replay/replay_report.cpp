@@ -87,6 +87,7 @@ nlohmann::json replay_json(const workload::ReplayStep& step, const ReplayTimes& 
                         {"dtype", to_string(c.shape.dtype)}, {"count", c.shape.count}, {"bytes", c.shape.bytes}, {"repeats", c.repeats}};
     if (c.shape.op) j["op"] = to_string(*c.shape.op);
     if (c.shape.root) j["root"] = *c.shape.root;
+    if (c.group >= 0) j["group"] = c.group;
     calls.push_back(std::move(j));
   }
   nlohmann::json doc = {{"schema", "cctune.replay/1"},

@@ -38,7 +38,8 @@ ReplayVerdict judge_replay(const ReplayTimes& t, const AbOptions& options);
 // "step time: NCCL defaults 1.234 ms → profile 1.200 ms (speedup 1.028, 95% CI [1.01, 1.04], faster)".
 std::string step_time_line(const ReplayVerdict& v, bool with_profile);
 
-// cctune.replay/1: the step as issued, the per-round times and the verdict.
+// cctune.replay/1: the step as issued (a group's members carry "group", their index, and the
+// group's "repeats"), the per-round times and the verdict.
 nlohmann::json replay_json(const workload::ReplayStep& step, const ReplayTimes& t, const ReplayVerdict& v, bool with_profile);
 
 }  // namespace cctune::app

@@ -11,6 +11,9 @@ bucket AllReduces. Scenarios:
   faster     ... 0.3x: exit 0, verdict faster
   bad_input  one-line refusals: exit 2 (a flag replay does not take, --ranks other than the
              allocation's, a workload without a step count), exit 3 (a missing workload)
+  groups     a workload with captured groups (tests/fixtures/workload/replay_groups.workload.json):
+             each group issued as one unit with its members in order and its repeats, the lone
+             calls around it, the p2p group left out; replay.json marks the members
 usage: replay_plumbing.py SCENARIO --cctune BIN --mpiexec MPIEXEC --source DIR --workdir DIR
 """
 import argparse
@@ -23,6 +26,12 @@ import sys
 
 # The step of the DDP capture (replay_cli_check.sh checks the same plan with --dry-run).
 STEP = ["allreduce float32 sum 2108426 x1", "allreduce float32 sum 2099200 x1"]
+# The step of the groups fixture as the stand-in records it: a group of the two allgathers (in
+# the caller's bf16, not the profiler's int8 shapes), the reducescatter+allreduce group twice,
+# then the allreduce's calls outside groups.
+GROUPED_STEP = ["group x1 begin", "  allgather bfloat16 sum 4096", "  allgather bfloat16 sum 2048", "group end",
+                "group x2 begin", "  reducescatter float32 sum 65536", "  allreduce float32 sum 262144", "group end",
+                "allreduce float32 sum 262144 x2"]
 
 
 def check(cond, what, extra=None):
@@ -44,7 +53,7 @@ def profile(path, env):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["defaults", "regress", "faster", "bad_input"])
+    ap.add_argument("scenario", choices=["defaults", "regress", "faster", "bad_input", "groups"])
     for a in ("--cctune", "--mpiexec", "--source", "--workdir"):
         ap.add_argument(a, required=True)
     o = ap.parse_args()
@@ -87,6 +96,10 @@ def main():
         check(not glob.glob(record + ".rank*"), "no step was issued")
         return
 
+    if o.scenario == "groups":
+        check_groups(run, os.path.join(o.source, "tests/fixtures/workload/replay_groups.workload.json"), out, record)
+        return
+
     rounds = 4
     args = [wl, "-o", out, "--rounds", str(rounds), "--max-time", "0.05", "--min-iters", "10", "--tolerance", "0.15"]
     if o.scenario != "defaults":
@@ -125,6 +138,31 @@ def main():
     else:
         check(doc["verdict"] == "faster" and not doc["regressed"] and ratio < 0.6, "faster verdict, profile well under the default", doc)
     check(doc["ci_low"] <= doc["speedup"] <= doc["ci_high"], "the speedup lies in its interval", doc)
+
+
+def check_groups(run, wl, out, record):
+    rounds = 2
+    p, text = run([wl, "-o", out, "--rounds", str(rounds), "--max-time", "0.05", "--min-iters", "10"])
+    print(p.stdout)
+    check(p.returncode == 0, "exit status 0", text)
+    listing = [l for l in p.stdout.splitlines() if l.startswith("  ")]
+    check(p.stdout.startswith("# replay: one step on 2 ranks, 1 call shapes and 2 groups, in capture order\n"), "the step's header", text)
+    check(listing == ["  1 x group of 2: allgather bfloat16 16 KiB (4096 elements), allgather bfloat16 8 KiB (2048 elements) on 0xfeed",
+                      "  2 x group of 2: reducescatter float32 512 KiB (65536 elements), allreduce float32 1 MiB (262144 elements) on 0xfeed",
+                      "  2 x allreduce float32 1 MiB (262144 elements) on 0xfeed"], "the step as printed", listing)
+    check("# note: group of 2 starting with send int8 1 KiB on 0xfeed left out: it holds sends or receives, which are not replayed\n"
+          in p.stdout,
+          "the send/recv group is left out, said", text)
+    files = sorted(glob.glob(record + ".rank*"))
+    check([os.path.basename(f) for f in files] == ["step.rank0", "step.rank1"], "both NCCL ranks recorded the step", files)
+    for f in files:
+        lines = open(f).read().splitlines()
+        check(lines == GROUPED_STEP * rounds, f"{os.path.basename(f)}: groups issued as units, in order, with their repeats", lines)
+    doc = json.load(open(os.path.join(out, "replay.json")))
+    check([(c["collective"], c["dtype"], c["count"], c["repeats"], c.get("group")) for c in doc["calls"]] ==
+          [("allgather", "bfloat16", 4096, 1, 0), ("allgather", "bfloat16", 2048, 1, 0), ("reducescatter", "float32", 65536, 2, 1),
+           ("allreduce", "float32", 262144, 2, 1), ("allreduce", "float32", 262144, 2, None)], "replay.json: the calls and their groups",
+          doc["calls"])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 
 #include "collectives/arrival_skew.hpp"
 #include "collectives/nccl/nccl_module.hpp"
+#include "collectives/step_buffers.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "selftest/nccl_like_tuner.hpp"
@@ -102,12 +103,25 @@ class SelftestBackend : public CollectiveBackend {
     return factor * (2000.0 + static_cast<double>(size_bytes) / 20) + wait_us_ * 1000;
   }
   // CCTUNE_SELFTEST_RECORD_STEP: what the step issues, in order, for the tests to compare
-  // with the capture (one file per rank: workers of one host share the prefix).
+  // with the capture (one file per rank: workers of one host share the prefix). A group is
+  // cut into issue units as the NCCL backend cuts it: "group xR begin", its members
+  // indented, "group end".
   void record_step(const std::vector<StepCall>& calls) const {
     std::ofstream out(knobs_.record_step + ".rank" + std::to_string(rank_), std::ios::app);
-    for (const StepCall& c : calls)
-      out << to_string(c.collective) << ' ' << to_string(c.dtype) << ' ' << to_string(c.op) << ' ' << c.bytes.param_count << " x"
-          << c.repeats << '\n';
+    const auto call = [](const StepCall& c) {
+      return to_string(c.collective) + ' ' + to_string(c.dtype) + ' ' + to_string(c.op) + ' ' + std::to_string(c.bytes.param_count);
+    };
+    for (std::size_t first = 0; first < calls.size();) {
+      const std::size_t end = issue_unit_end(calls, first);
+      if (calls[first].group < 0) {
+        out << call(calls[first]) << " x" << calls[first].repeats << '\n';
+      } else {
+        out << "group x" << calls[first].repeats << " begin\n";
+        for (std::size_t k = first; k < end; ++k) out << "  " << call(calls[k]) << '\n';
+        out << "group end\n";
+      }
+      first = end;
+    }
     if (!out) throw RuntimeFailure("selftest: cannot write " + knobs_.record_step);
   }
 

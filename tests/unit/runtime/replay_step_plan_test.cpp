@@ -1,7 +1,9 @@
 // A replayed step in the sweep plan (`cctune replay`): its JSON round trip and refusals, and
-// the one point it enumerates to (PointSpec::sequence), whose buffers fit every call.
+// the one point it enumerates to (PointSpec::sequence), whose buffers fit every call and,
+// side by side, every group's members (collectives/step_buffers.hpp).
 #include <gtest/gtest.h>
 
+#include "collectives/step_buffers.hpp"
 #include "runtime/sweep_plan.hpp"
 #include "runtime/worker_plan.hpp"
 #include "sample_plan.hpp"
@@ -27,6 +29,62 @@ TEST(ReplayStepPlan, RoundTripsThroughJson) {
   ASSERT_TRUE(j.contains("replay_step"));
   EXPECT_EQ(plan_from_json(j).replay_step, plan.replay_step);
   EXPECT_FALSE(to_json(samples::sample_nccl_plan()).contains("replay_step"));  // sweeps' settings stay as they were
+  // A step without groups is written as before: no "group" key.
+  EXPECT_EQ(j["replay_step"][0].dump(), R"({"collective":"allreduce","count":2108426,"dtype":"float32","op":"sum","repeats":1,"root":0})");
+}
+
+// The step above with its allgather and broadcast in one group, issued twice per step.
+SweepPlan grouped_plan() {
+  SweepPlan plan = step_plan();
+  plan.replay_step[1].group = plan.replay_step[2].group = 0;
+  plan.replay_step[1].repeats = plan.replay_step[2].repeats = 2;
+  return plan;
+}
+
+TEST(ReplayStepPlan, GroupsRoundTripAndMustBeConsecutiveWithOneRepeatCount) {
+  const nlohmann::json j = to_json(grouped_plan());
+  EXPECT_FALSE(j["replay_step"][0].contains("group"));
+  EXPECT_EQ(j["replay_step"][2]["group"], 0);
+  EXPECT_EQ(plan_from_json(j).replay_step, grouped_plan().replay_step);
+
+  nlohmann::json bad = j;
+  bad["replay_step"][2]["repeats"] = 3;
+  EXPECT_NE(samples::plan_refusal(bad).find("group 0 has members with different \"repeats\""), std::string::npos) << samples::plan_refusal(bad);
+  bad = j;
+  bad["replay_step"][0]["group"] = 0;  // group 0, a lone call, group 0 again
+  bad["replay_step"][0]["repeats"] = 2;
+  bad["replay_step"][1].erase("group");
+  EXPECT_NE(samples::plan_refusal(bad).find("group 0 is split"), std::string::npos) << samples::plan_refusal(bad);
+  bad = j;
+  bad["replay_step"][1]["group"] = -1;
+  EXPECT_NE(samples::plan_refusal(bad).find("\"group\""), std::string::npos) << samples::plan_refusal(bad);
+  bad["replay_step"][1]["group"] = "0";
+  EXPECT_NE(samples::plan_refusal(bad).find("\"group\""), std::string::npos) << samples::plan_refusal(bad);
+}
+
+TEST(ReplayStepPlan, AGroupsMembersGetTheirOwnRegionsAndTheBuffersTheirSum) {
+  const auto points = enumerate_points(grouped_plan(), 4);
+  const std::vector<StepCall>& seq = points.at(0).sequence;
+  ASSERT_EQ(seq.size(), 3u);
+  EXPECT_EQ(seq[0].group, -1);
+  EXPECT_EQ(seq[1].group, 0);
+  EXPECT_EQ(seq[2].group, 0);
+  EXPECT_EQ(issue_unit_end(seq, 0), 1u);
+  EXPECT_EQ(issue_unit_end(seq, 1), 3u);
+  const StepBuffers b = step_buffers(seq);
+  // The lone allreduce at 0; the allgather (2000 B sent, 8000 B received) at 0, and the
+  // broadcast after it, at the next 256-byte boundary of each buffer.
+  ASSERT_EQ(b.regions.size(), 3u);
+  EXPECT_EQ(b.regions[0], (StepRegion{0, 0}));
+  EXPECT_EQ(b.regions[1], (StepRegion{0, 0}));
+  EXPECT_EQ(b.regions[2], (StepRegion{2048, 8192}));
+  EXPECT_EQ(b.send_bytes, 2108426u * 4);  // the allreduce alone is still the largest
+  // A group larger than any lone call sizes the buffers: its members side by side.
+  SweepPlan plan = grouped_plan();
+  plan.replay_step[1].count = plan.replay_step[2].count = 1 << 22;
+  const BufferBytes need = largest_buffers(enumerate_points(plan, 4));
+  EXPECT_EQ(need.send, (8u << 20) + (4u << 20));  // bf16 allgather's 8 MiB, then int8 broadcast's 4 MiB
+  EXPECT_EQ(need.recv, (32u << 20) + (4u << 20));
 }
 
 TEST(ReplayStepPlan, RefusesBadCalls) {

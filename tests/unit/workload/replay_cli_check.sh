@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # replay_cli_check.sh CCTUNE SOURCE_DIR SCRATCH: `cctune replay W --dry-run` on the recorded DDP
 # capture (tests/fixtures/workload): one step is the two bucket AllReduces in capture order,
-# the start-up calls left out and said; workload.json carries first_call; refusals exit 2 with
+# the start-up calls left out and said; a workload with groups lists them (tests/fixtures/
+# workload/replay_groups.workload.json); workload.json carries first_call; refusals exit 2 with
 # one line (no --dry-run, no step count, no communicator of --ranks N); a missing file exits 3.
 set -euo pipefail
 cctune=$1 src=$2 out=$3
@@ -19,6 +20,12 @@ mapfile -t calls < <(grep "^  " "$out/step.txt")
 [[ ${calls[0]} == "  1 x allreduce float32 sum 8.04 MiB (2108426 elements) on "* ]] || fail "first call: ${calls[0]}"
 [[ ${calls[1]} == "  1 x allreduce float32 sum 8.01 MiB (2099200 elements) on "* ]] || fail "second call: ${calls[1]}"
 grep -q "16.1 MiB .* left out: 0.25 calls per step" "$out/step.txt" || fail "the start-up AllReduce is not said to be left out"
+
+# Captured groups: one line each, the whole group's repeats, members in the caller's view.
+"$cctune" replay "$src/tests/fixtures/workload/replay_groups.workload.json" --dry-run > "$out/groups.txt"
+grep -q "^# replay: one step on 2 ranks, 1 call shapes and 2 groups, in capture order$" "$out/groups.txt" || fail "groups: wrong header"
+grep -q "^  2 x group of 2: reducescatter float32 512 KiB (65536 elements), allreduce float32 1 MiB (262144 elements) on 0xfeed$" \
+  "$out/groups.txt" || fail "groups: the reducescatter+allreduce group is not issued twice"
 
 refused() {  # refused WHAT RC ARGS...: exit RC, one error line
   local what=$1 want=$2; shift 2

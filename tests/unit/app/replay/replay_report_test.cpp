@@ -79,6 +79,23 @@ TEST(ReplayReport, SlowerProfileIsARegressionInTheJson) {
   EXPECT_EQ(j["calls"][0]["op"], "sum");
   EXPECT_EQ(j["profile_step_ms"].size(), 6u);
   EXPECT_LT(j["ci_high"].get<double>(), 1.0);
+  EXPECT_FALSE(j["calls"][0].contains("group"));  // a call issued alone has none
+}
+
+TEST(ReplayReport, AGroupsMembersCarryItsIndexAndRepeats) {
+  workload::ReplayStep step;
+  workload::CallShape shape;
+  shape.count = 10;
+  shape.bytes = 40;
+  step.calls = {{"0xabc", shape, 1, -1}, {"0xabc", shape, 3, 0}, {"0xabc", shape, 3, 0}};
+  step.groups = 1;
+  const nlohmann::json j = replay_json(step, ReplayTimes{}, ReplayVerdict{}, false);
+  ASSERT_EQ(j["calls"].size(), 3u);
+  EXPECT_FALSE(j["calls"][0].contains("group"));
+  EXPECT_EQ(j["calls"][1]["group"], 0);
+  EXPECT_EQ(j["calls"][2]["group"], 0);
+  EXPECT_EQ(j["calls"][2]["repeats"], 3);
+  EXPECT_FALSE(j["calls"][1].contains("op"));  // the profiler's members have none
 }
 
 }  // namespace

@@ -150,5 +150,43 @@ TEST(NcclLayouts, InPlacePointToPointIsRefusedWithAReason) {
   EXPECT_EQ(nccl_placement_unsupported(spec_of(Collective::Broadcast, true, 4, 0)), "");
 }
 
+// Members of one replayed group run concurrently: on every rank, none may write where another
+// reads or writes, and all stay inside the buffers step_buffers sized.
+TEST(NcclLayouts, AGroupsMembersNeitherOverlapNorLeaveTheBuffers) {
+  PointSpec step;
+  const Collective group[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
+                              Collective::AllToAll, Collective::AllGather};
+  for (std::size_t k = 0; k < std::size(group); ++k) {
+    StepCall c;
+    c.collective = group[k];
+    c.dtype = DType::Int32;
+    c.bytes = collective_bytes(group[k], 96 * (k + 1), DType::Int32, 4);
+    c.group = 0;
+    step.sequence.push_back(c);
+  }
+  const StepBuffers b = step_buffers(step.sequence);
+  struct Bytes {
+    Buffer buffer;
+    std::uint64_t begin, end;
+    bool overlaps(const Bytes& o) const { return buffer == o.buffer && begin < o.end && o.begin < end; }
+  };
+  const auto bytes = [](const Span& s) { return Bytes{s.buffer, s.offset_bytes, s.offset_bytes + s.count * sizeof(std::int32_t)}; };
+  for (int rank = 0; rank < 4; ++rank) {
+    std::vector<Bytes> reads, writes;
+    for (std::size_t k = 0; k < step.sequence.size(); ++k) {
+      const NcclLayout l = in_region(nccl_layout(call_point(step, step.sequence[k]), rank, 4), b.regions[k]);
+      reads.push_back(bytes(l.send));
+      writes.push_back(bytes(l.recv));
+      EXPECT_LE(reads.back().end, b.send_bytes);
+      EXPECT_LE(writes.back().end, b.recv_bytes);
+    }
+    for (std::size_t j = 0; j < writes.size(); ++j)
+      for (std::size_t k = 0; k < writes.size(); ++k) {
+        if (j == k) continue;
+        EXPECT_FALSE(writes[j].overlaps(writes[k]) || writes[j].overlaps(reads[k])) << "rank " << rank << " calls " << j << ", " << k;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace cctune::nccl_detail
