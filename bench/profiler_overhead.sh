@@ -71,7 +71,7 @@ EVENTS_BENCH=$BUILD/bench/profiler_events_bench
 if [[ -x "$EVENTS_BENCH" ]]; then
   echo "== host time per recorded call (profiler_events_bench, median of 5 repetitions)"
   LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCTUNE_PLUGIN_SO="$PLUGIN" timeout 300 "${PIN[@]}" "$EVENTS_BENCH" \
-    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 --benchmark_filter="Collective|LaunchThread|Send" \
     --benchmark_out="$OUTDIR/events.json" --benchmark_out_format=json >"$OUTDIR/events.txt" 2>&1 \
     || { echo "FAIL: profiler_events_bench failed:"; tail -n 5 "$OUTDIR/events.txt"; exit 1; }
 else

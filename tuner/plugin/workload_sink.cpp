@@ -129,7 +129,10 @@ void WorkloadSink::add(CommRecorder* recorder) {
 void WorkloadSink::sample_next_call() noexcept {
   const int mask = mask_.load(std::memory_order_relaxed);
   if (settings_.timing_every <= 1 || !(mask & nccl_abi::kProfileKernelCh)) return;
-  const bool timed = (calls_started_.fetch_add(1, std::memory_order_relaxed) + 1) % settings_.timing_every == 0;
+  // Counted per calling thread, so the launch path touches no shared counter.
+  thread_local std::uint64_t since_timed = 0;
+  const bool timed = ++since_timed >= settings_.timing_every;
+  if (timed) since_timed = 0;
   // Written only when it changes: twice per sample, not on every call.
   if (timing_next_.load(std::memory_order_relaxed) == timed) return;
   timing_next_.store(timed, std::memory_order_relaxed);

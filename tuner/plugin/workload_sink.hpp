@@ -75,7 +75,6 @@ class WorkloadSink {
   std::string source_;
   std::atomic<int> mask_;  // the mode's whole mask (timing: kernel channels included)
   std::atomic<int*> nccl_mask_{nullptr};  // NCCL's one mask for all communicators (2.28)
-  std::atomic<std::uint64_t> calls_started_{0};
   std::atomic<bool> timing_next_{false};
   std::atomic<std::uint64_t> next_write_ns_;
   std::mutex mutex_;  // taken before any recorder's

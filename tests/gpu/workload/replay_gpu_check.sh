@@ -2,7 +2,8 @@
 # `cctune replay` with real NCCL on the recorded DDP capture (tests/fixtures/workload): its
 # step (the two bucket AllReduces) issued back to back by 2 ranks sharing one GPU
 # (--test-shared-gpu 2, each worker its own NCCL host): under NCCL's defaults alone, then A/B
-# against a profile (tree/simple for the step's sizes, applied by the production plugin). The
+# against a profile (tree/simple for the step's sizes, applied by the production plugin). Then
+# the grouped capture, whose replayed group NCCL's own COLL log must show as one group. The
 # shared-GPU mode checks the plumbing: its times are not performance, so a verdict of slower
 # (exit 4) is reported, not failed on.
 #
@@ -72,5 +73,30 @@ if not ok: sys.exit("FAIL: replay.json lacks a step time per round and side, or 
 # NCCL picks ring/simple for these sizes here by itself (2026-11-25: a ring/simple profile read
 # "same", 18.02 ms both sides), so only a step time that moves shows the rule was applied.
 sys.exit("FAIL: the profile's step time equals the defaults' (verdict same): the plugin did not apply its rule" if d["verdict"] == "same" else 0)
+PY
+# The grouped capture: its step holds three AllReduces issued inside one ncclGroupStart/End. The
+# replay must issue them the same way, which NCCL's own COLL log of the replay shows (the three
+# calls share an opCount each time), read back by cctune's own importer.
+echo "== replay the grouped capture, NCCL's COLL log on"
+grouped=tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9/grouped
+"$cctune" workload import "$grouped/nccl.rank0.log" "$grouped/nccl.rank1.log" --steps 4 -o "$out/grouped.json" || fail "import of the grouped capture exited $?"
+mkdir -p "$out/grouped-log"
+NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL NCCL_DEBUG_FILE="$out/grouped-log/nccl.%h.%p.log" \
+  "$cctune" replay "$out/grouped.json" "${shared[@]}" --rounds 2 -o "$out/grouped" || fail "replay of the grouped step exited $?"
+"$cctune" workload import "$out"/grouped-log/nccl.*.log -o "$out/grouped-replayed.json" > /dev/null || fail "import of the replay's own log exited $?"
+python3 - "$out/grouped/replay.json" "$out/grouped-replayed.json" <<'PY' || exit 1
+import json, sys
+step, seen = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+grouped = [(c["count"], c.get("group")) for c in step["calls"]]
+print("replay.json calls (count, group):", grouped)
+# Collective groups only: the workers' own rank exchange runs as grouped sends and receives.
+groups = [[m["count"] for m in g["members"]] + [g["calls"]] for c in seen["communicators"] for g in c.get("groups", [])
+          if all(m["kind"] == "collective" for m in g["members"])]
+print("collective groups in the replay's own COLL log (member counts, times issued per rank):", groups)
+three = [g for g in groups if g[:3] == [131072, 32768, 8192] and len(g) == 4]
+if len([c for c in grouped if c[1] is not None]) != 3: sys.exit("FAIL: replay.json does not mark the three grouped calls")
+if not three or any(len(g) != 4 or g[:3] != [131072, 32768, 8192] for g in groups):
+    sys.exit("FAIL: NCCL did not receive the three AllReduces as one group (or received other groups)")
+print("the replay issued the captured group as one group: PASS")
 PY
 echo "replay_gpu_check: OK"
