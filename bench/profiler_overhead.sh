@@ -17,7 +17,9 @@
 #      ITERS (-n, 20), WARMUP (-w, 5), REF_BATCHES (-r, 25), PIN_CPUS (taskset list, default none),
 #      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls),
 #      TIMING_EVERY (CCTUNE_WORKLOAD_TIMING_EVERY for the "on" runs; unset: the plugin's default),
-#      TAG (the logs go to OUTPUT_DIR/profiler_overhead_TAG, so several settings can run side by side).
+#      TAG (the logs go to OUTPUT_DIR/profiler_overhead_TAG, so several settings can run side by side),
+#      METHOD: inprocess (default: both sides in one process, RUNS rounds each in ABBA order, the
+#      plugin loaded and unloaded with the communicators) or processes (a process per run and side).
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0
@@ -34,6 +36,7 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
 REF_BATCHES=${REF_BATCHES:-25}
 EVENTS=${EVENTS:-timing}
+METHOD=${METHOD:-inprocess}
 PIN_CPUS=${PIN_CPUS:-none}
 PIN=()
 [[ "$PIN_CPUS" == none ]] || PIN=(taskset -c "$PIN_CPUS")
@@ -50,22 +53,41 @@ done
 
 echo "== AllReduce on $GPUS GPU(s), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, timing every ${TIMING_EVERY:-default} calls, CPUs $PIN_CPUS; logs in $OUTDIR"
 start=$SECONDS
-for run in $(seq 1 "$RUNS"); do
-  for side in off on; do
-    env_args=()
-    if [[ $side == on ]]; then
-      mkdir -p "$OUTDIR/workload.$run"
-      env_args=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD="$OUTDIR/workload.$run" CCTUNE_WORKLOAD_EVENTS="$EVENTS"
-                CCTUNE_WORKLOAD_INTERVAL=0 NCCL_DEBUG=WARN NCCL_DEBUG_FILE="$OUTDIR/on.$run.nccl.log")
-      [[ -z ${TIMING_EVERY:-} ]] || env_args+=(CCTUNE_WORKLOAD_TIMING_EVERY="$TIMING_EVERY")
-    fi
-    # shellcheck disable=SC2046
-    env "${env_args[@]}" timeout 300 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \
-      $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/$side.$run.csv" 2>"$OUTDIR/$side.$run.stderr" \
-      || { echo "FAIL: reference loop ($side, run $run) failed:"; tail -n 5 "$OUTDIR/$side.$run.stderr"; exit 1; }
+on_env=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD_EVENTS="$EVENTS" CCTUNE_WORKLOAD_INTERVAL=0)
+[[ -z ${TIMING_EVERY:-} ]] || on_env+=(CCTUNE_WORKLOAD_TIMING_EVERY="$TIMING_EVERY")
+if [[ $METHOD == inprocess ]]; then
+  # One process, RUNS rounds of each side in ABBA order, communicators made anew each round
+  # (cctune-ref-collectives --ab-env): no spread between processes. NCCL's INIT lines (comm
+  # creation only, never the timed loop) show the plugin loaded in the "on" rounds alone.
+  mkdir -p "$OUTDIR/workload.ab"
+  ab=()
+  for kv in "${on_env[@]}" CCTUNE_WORKLOAD="$OUTDIR/workload.ab"; do ab+=(--ab-env "$kv"); done
+  # shellcheck disable=SC2046
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.log" timeout 900 "${PIN[@]}" "$REF" --coll allreduce \
+    --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" "${ab[@]}" --ab-rounds "$RUNS" $(tr ',' ' ' <<<"$SIZES") \
+    >"$OUTDIR/ab.csv" 2>"$OUTDIR/ab.stderr" || { echo "FAIL: reference loop (A/B) failed:"; tail -n 5 "$OUTDIR/ab.stderr"; exit 1; }
+  for run in $(seq 1 "$RUNS"); do
+    for side in off on; do
+      { echo "size_bytes,time_us,algbw_GBps,busbw_GBps"; grep "^$side,$run," "$OUTDIR/ab.csv" | cut -d, -f3-; } >"$OUTDIR/$side.$run.csv"
+    done
   done
-  echo "   run $run of $RUNS done ($((SECONDS - start)) s)"
-done
+  echo "   $RUNS rounds of each side in one process ($((SECONDS - start)) s); plugin loads with recording on: $(grep -c 'cctune profiler: recording' "$OUTDIR/ab.nccl.log") (want $RUNS)"
+else
+  for run in $(seq 1 "$RUNS"); do
+    for side in off on; do
+      env_args=()
+      if [[ $side == on ]]; then
+        mkdir -p "$OUTDIR/workload.$run"
+        env_args=("${on_env[@]}" CCTUNE_WORKLOAD="$OUTDIR/workload.$run" NCCL_DEBUG=WARN NCCL_DEBUG_FILE="$OUTDIR/on.$run.nccl.log")
+      fi
+      # shellcheck disable=SC2046
+      env "${env_args[@]}" timeout 300 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \
+        $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/$side.$run.csv" 2>"$OUTDIR/$side.$run.stderr" \
+        || { echo "FAIL: reference loop ($side, run $run) failed:"; tail -n 5 "$OUTDIR/$side.$run.stderr"; exit 1; }
+    done
+    echo "   run $run of $RUNS done ($((SECONDS - start)) s)"
+  done
+fi
 
 EVENTS_BENCH=$BUILD/bench/profiler_events_bench
 if [[ -x "$EVENTS_BENCH" ]]; then

@@ -14,11 +14,13 @@
 //    ncclSend/ncclRecv compositions.
 //
 //   cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N]
-//                          [-w warmup] [-n iters] [-r batches] [--zero] SIZE_BYTES...
+//                          [-w warmup] [-n iters] [-r batches] [--zero]
+//                          [--ab-env NAME=VALUE ... --ab-rounds R] SIZE_BYTES...
 // NAME: allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall, sendrecv,
 // gather, scatter. The send buffers hold non-zero data, as in nccl-tests (its data check
 // fills them before the timed sizes); --zero leaves them zeroed.
-// prints CSV: size_bytes,time_us,algbw_GBps,busbw_GBps  (time: median over batches)
+// prints CSV: size_bytes,time_us,algbw_GBps,busbw_GBps  (time: median over batches); with
+// --ab-rounds, side,round first (run_ab below).
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -57,7 +59,7 @@ namespace {
 void usage() {
   std::fprintf(stderr,
                "usage: cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N] "
-               "[-w warmup] [-n iters] [-r batches] [--zero] SIZE_BYTES...\n");
+               "[-w warmup] [-n iters] [-r batches] [--zero] [--ab-env NAME=VALUE ... --ab-rounds R] SIZE_BYTES...\n");
   std::exit(2);
 }
 
@@ -81,6 +83,7 @@ struct Ranks {
   std::vector<ncclComm_t> comms;
   std::vector<cudaStream_t> streams;
   std::vector<char*> send, recv;
+  std::vector<void*> expected;
 };
 
 struct Op {
@@ -196,11 +199,107 @@ bool native_present(Coll c) {
   }
 }
 
+// As nccl-tests since NCCL 2.19 (run(): the communicators, then AllocateBuffs: send, receive,
+// expected): where the buffers land moves copy-bound times (on one H100 a 16 MiB one-rank
+// allreduce took 8.9 or 9.2 us depending only on allocation order and buffer size), so the
+// order is nccl-tests', and cctune's NCCL worker follows it too.
+void set_up(Ranks& g, int gpus, size_t max_bytes, bool zero) {
+  g.comms.resize(gpus);
+  CHECK_NCCL(ncclCommInitAll(g.comms.data(), gpus, nullptr));
+  for (int r = 0; r < gpus; ++r) {
+    CHECK_CUDA(cudaSetDevice(r));
+    cudaStream_t s;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    void *a, *b, *e;
+    CHECK_CUDA(cudaMalloc(&a, max_bytes));
+    CHECK_CUDA(cudaMalloc(&b, max_bytes));
+    CHECK_CUDA(cudaMalloc(&e, max_bytes));  // nccl-tests' data-check buffer: unused here, allocated for the layout
+    CHECK_CUDA(cudaMemset(a, 0, max_bytes));
+    CHECK_CUDA(cudaMemset(b, 0, max_bytes));
+    CHECK_CUDA(cudaDeviceSynchronize());  // the memsets run on the legacy stream, s does not wait for it
+    if (!zero) {
+      // Both buffers: in place the input lies in the receive buffer (or, for reducescatter and
+      // scatter, the output in the send buffer).
+      for (void* p : {a, b}) fill_floats<<<1024, 256, 0, s>>>(static_cast<float*>(p), max_bytes / sizeof(float), r);
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaStreamSynchronize(s));
+    }
+    g.send.push_back(static_cast<char*>(a));
+    g.recv.push_back(static_cast<char*>(b));
+    g.expected.push_back(e);
+    g.streams.push_back(s);
+  }
+}
+
+void tear_down(Ranks& g) {
+  for (size_t r = 0; r < g.comms.size(); ++r) {
+    CHECK_CUDA(cudaSetDevice(static_cast<int>(r)));
+    CHECK_CUDA(cudaFree(g.send[r]));
+    CHECK_CUDA(cudaFree(g.recv[r]));
+    CHECK_CUDA(cudaFree(g.expected[r]));
+    CHECK_CUDA(cudaStreamDestroy(g.streams[r]));
+    CHECK_NCCL(ncclCommDestroy(g.comms[r]));
+  }
+  g = Ranks{};
+}
+
+// One CSV row per size (`prefix` before each: the A/B side and round, or nothing).
+void measure(Ranks& g, const Op& op, const std::vector<size_t>& sizes, int warmup, int iters, int batches, const std::string& prefix) {
+  const int gpus = static_cast<int>(g.comms.size());
+  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(gpus) : 1;
+  for (size_t bytes : sizes) {
+    const size_t count = bytes / sizeof(float) / split;
+    if (count == 0) continue;
+    // max(send, recv) of one rank; the algbw numerator is the same for every collective here.
+    const size_t size_bytes = count * sizeof(float) * split;
+    run_iters(g, op, count, warmup);
+    sync_all(g);
+    std::vector<double> times;
+    for (int b = 0; b < batches; ++b) {
+      sync_all(g);
+      const auto t0 = std::chrono::steady_clock::now();
+      run_iters(g, op, count, iters);
+      sync_all(g);
+      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
+    }
+    std::sort(times.begin(), times.end());
+    const double t = times[times.size() / 2];
+    const double algbw = static_cast<double>(size_bytes) / t / 1e3;  // bytes/us -> GB/s
+    std::printf("%s%zu,%.2f,%.2f,%.2f\n", prefix.c_str(), size_bytes, t, algbw, algbw * bus_factor(op.coll, gpus));
+    std::fflush(stdout);
+  }
+}
+
+// The A/B mode (--ab-env NAME=VALUE ... --ab-rounds R): 2R rounds in one process, ABBA order
+// (off, on, on, off, ...), each with communicators created and destroyed, the variables set for
+// "on" rounds and unset for "off" ones. NCCL reads NCCL_PROFILER_PLUGIN when it loads the
+// plugin, which it unloads with the last communicator, so a plugin can be compared with none
+// without the spread between processes (processes land in faster or slower modes).
+void run_ab(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero, int warmup, int iters, int batches,
+            const std::vector<std::string>& env, int rounds) {
+  std::printf("side,round,size_bytes,time_us,algbw_GBps,busbw_GBps\n");
+  const size_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
+  for (int k = 0; k < 2 * rounds; ++k) {
+    const bool on = k % 4 == 1 || k % 4 == 2;
+    for (const std::string& kv : env) {
+      const std::string name = kv.substr(0, kv.find('='));
+      if (on) setenv(name.c_str(), kv.substr(kv.find('=') + 1).c_str(), 1);
+      else unsetenv(name.c_str());
+    }
+    Ranks g;
+    set_up(g, gpus, max_bytes, zero);
+    measure(g, op, sizes, warmup, iters, batches, std::string(on ? "on," : "off,") + std::to_string(k / 2 + 1) + ",");
+    tear_down(g);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int gpus = 0, warmup = 5, iters = 20, batches = 5;
   bool zero = false;
+  int ab_rounds = 0;
+  std::vector<std::string> ab_env;
   Op op;
   std::vector<size_t> sizes;
   for (int i = 1; i < argc; ++i) {
@@ -223,10 +322,14 @@ int main(int argc, char** argv) {
     else if (a == "-n") iters = next();
     else if (a == "-r") batches = next();
     else if (a == "--zero") zero = true;
+    else if (a == "--ab-env") {
+      ab_env.push_back(text());
+      if (ab_env.back().find('=') == std::string::npos || ab_env.back().front() == '=') usage();
+    } else if (a == "--ab-rounds") ab_rounds = next();
     else if (!a.empty() && a[0] != '-') sizes.push_back(std::strtoull(a.c_str(), nullptr, 10));
     else usage();
   }
-  if (sizes.empty() || iters < 1 || batches < 1) usage();
+  if (sizes.empty() || iters < 1 || batches < 1 || ab_rounds < 0 || (ab_rounds > 0) != !ab_env.empty()) usage();
   if (op.in_place && (op.coll == Coll::AllToAll || op.coll == Coll::SendRecv)) {
     std::fprintf(stderr, "ref_collectives: in-place %s is not measured\n", kNames[static_cast<int>(op.coll)]);
     return 2;
@@ -239,69 +342,14 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaGetDeviceCount(&visible));
   if (gpus <= 0 || gpus > visible) gpus = visible;
 
-  // As nccl-tests since NCCL 2.19 (run(): the communicators, then AllocateBuffs: send, receive,
-  // expected): where the buffers land moves copy-bound times (on one H100 a 16 MiB one-rank
-  // allreduce took 8.9 or 9.2 us depending only on allocation order and buffer size), so the
-  // order is nccl-tests', and cctune's NCCL worker follows it too.
+  if (ab_rounds > 0) {
+    run_ab(op, sizes, gpus, zero, warmup, iters, batches, ab_env, ab_rounds);
+    return 0;
+  }
   Ranks g;
-  g.comms.resize(gpus);
-  CHECK_NCCL(ncclCommInitAll(g.comms.data(), gpus, nullptr));
-  const size_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
-  std::vector<void*> expected;  // nccl-tests' data-check buffer: unused here, allocated for the layout
-  for (int r = 0; r < gpus; ++r) {
-    CHECK_CUDA(cudaSetDevice(r));
-    cudaStream_t s;
-    CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    void *a, *b, *e;
-    CHECK_CUDA(cudaMalloc(&a, max_bytes));
-    CHECK_CUDA(cudaMalloc(&b, max_bytes));
-    CHECK_CUDA(cudaMalloc(&e, max_bytes));
-    CHECK_CUDA(cudaMemset(a, 0, max_bytes));
-    CHECK_CUDA(cudaMemset(b, 0, max_bytes));
-    CHECK_CUDA(cudaDeviceSynchronize());  // the memsets run on the legacy stream, s does not wait for it
-    if (!zero) {
-      // Both buffers: in place the input lies in the receive buffer (or, for reducescatter and
-      // scatter, the output in the send buffer).
-      for (void* p : {a, b}) fill_floats<<<1024, 256, 0, s>>>(static_cast<float*>(p), max_bytes / sizeof(float), r);
-      CHECK_CUDA(cudaGetLastError());
-      CHECK_CUDA(cudaStreamSynchronize(s));
-    }
-    g.send.push_back(static_cast<char*>(a));
-    g.recv.push_back(static_cast<char*>(b));
-    expected.push_back(e);
-    g.streams.push_back(s);
-  }
-
+  set_up(g, gpus, *std::max_element(sizes.begin(), sizes.end()), zero);
   std::printf("size_bytes,time_us,algbw_GBps,busbw_GBps\n");
-  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(gpus) : 1;
-  for (size_t bytes : sizes) {
-    const size_t count = bytes / sizeof(float) / split;
-    if (count == 0) continue;
-    // max(send, recv) of one rank; the algbw numerator is the same for every collective here.
-    const size_t size_bytes = count * sizeof(float) * split;
-    run_iters(g, op, count, warmup);
-    sync_all(g);
-    std::vector<double> times;
-    for (int b = 0; b < batches; ++b) {
-      sync_all(g);
-      const auto t0 = std::chrono::steady_clock::now();
-      run_iters(g, op, count, iters);
-      sync_all(g);
-      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
-    }
-    std::sort(times.begin(), times.end());
-    const double t = times[times.size() / 2];
-    const double algbw = static_cast<double>(size_bytes) / t / 1e3;  // bytes/us -> GB/s
-    std::printf("%zu,%.2f,%.2f,%.2f\n", size_bytes, t, algbw, algbw * bus_factor(op.coll, gpus));
-    std::fflush(stdout);
-  }
-  for (int r = 0; r < gpus; ++r) {
-    CHECK_CUDA(cudaSetDevice(r));
-    CHECK_CUDA(cudaFree(g.send[r]));
-    CHECK_CUDA(cudaFree(g.recv[r]));
-    CHECK_CUDA(cudaFree(expected[r]));
-    CHECK_CUDA(cudaStreamDestroy(g.streams[r]));
-    CHECK_NCCL(ncclCommDestroy(g.comms[r]));
-  }
+  measure(g, op, sizes, warmup, iters, batches, "");
+  tear_down(g);
   return 0;
 }
