@@ -59,11 +59,14 @@ if [[ $METHOD == inprocess ]]; then
   # One process, RUNS rounds of each side in ABBA order, communicators made anew each round
   # (cctune-ref-collectives --ab-env): no spread between processes. NCCL's INIT lines (comm
   # creation only, never the timed loop) show the plugin loaded in the "on" rounds alone.
+  # NCCL remembers a failed plugin load for good, so the plugin stays named on both sides: "off"
+  # is the plugin loaded and idle (no CCTUNE_WORKLOAD: it asks NCCL for no events), "on" records.
+  # What loading alone costs is the separate-process method's one-GPU figure (METHOD=processes).
   mkdir -p "$OUTDIR/workload.ab"
   ab=()
-  for kv in "${on_env[@]}" CCTUNE_WORKLOAD="$OUTDIR/workload.ab"; do ab+=(--ab-env "$kv"); done
+  for kv in "${on_env[@]:1}" CCTUNE_WORKLOAD="$OUTDIR/workload.ab"; do ab+=(--ab-env "$kv"); done
   # shellcheck disable=SC2046
-  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.log" timeout 900 "${PIN[@]}" "$REF" --coll allreduce \
+  env "${on_env[0]}" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.log" timeout 900 "${PIN[@]}" "$REF" --coll allreduce \
     --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" "${ab[@]}" --ab-rounds "$RUNS" $(tr ',' ' ' <<<"$SIZES") \
     >"$OUTDIR/ab.csv" 2>"$OUTDIR/ab.stderr" || { echo "FAIL: reference loop (A/B) failed:"; tail -n 5 "$OUTDIR/ab.stderr"; exit 1; }
   for run in $(seq 1 "$RUNS"); do
