@@ -167,8 +167,7 @@ bool api_event(void* context, void** handle, const nccl_abi::ProfilerEventDescrV
   if (type == nccl_abi::kProfileGroupApi) {
     *handle = group.start();
     if (WorkloadSink* s = process().sink) s->sample_next_call();
-  }
-  else if (type == nccl_abi::kProfileCollApi && api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key))
+  } else if (type == nccl_abi::kProfileCollApi && api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key))
     group.add(d.parent, static_cast<CommRecorder*>(context), key);
   else if (type == nccl_abi::kProfileP2pApi && api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key))
     group.add(d.parent, static_cast<CommRecorder*>(context), key);

@@ -49,6 +49,15 @@ std::string host_for_file_name() {
 
 std::uint64_t interval_ns(std::uint64_t s) { return s * 1000000000ull; }
 
+// A whole number from `low` to `high`, or nullopt.
+std::optional<std::uint64_t> bounded_number(const char* text, std::uint64_t low, std::uint64_t high) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || !std::isdigit(static_cast<unsigned char>(text[0])) || v < low || v > high) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 std::optional<EventMode> parse_event_mode(std::string_view word) {
@@ -68,15 +77,6 @@ int activation_mask_of(EventMode mode) {
     case EventMode::Off: return 0;
   }
   return 0;
-}
-
-// A whole number from `low` to `high`, or nullopt.
-std::optional<std::uint64_t> bounded_number(const char* text, std::uint64_t low, std::uint64_t high) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || *end != '\0' || !std::isdigit(static_cast<unsigned char>(text[0])) || v < low || v > high) return std::nullopt;
-  return v;
 }
 
 WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events, const char* timing_every) {
