@@ -156,7 +156,9 @@ class WorkloadCommand : public Command {
       std::uint64_t calls = 0;
       for (const auto& s : c.calls) calls += s.calls;
       std::cout << "# communicator " << c.id << ": " << c.nranks << " ranks" << (c.nnodes ? ", " + std::to_string(c.nnodes) + " nodes" : "")
-                << ", " << c.calls.size() << " call shapes, " << calls << " calls per rank (ranks captured: " << c.ranks.size() << ")\n";
+                << ", " << c.calls.size() << " call shapes, " << calls << " calls per rank"
+                << (c.groups.empty() ? "" : ", " + std::to_string(c.groups.size()) + " groups of calls issued together")
+                << " (ranks captured: " << c.ranks.size() << ")\n";
     }
     std::cout << "# workload: " << output_ << "\n";
     if (!prom_path_.empty()) std::cout << "# metrics: " << text::terminal_text(prom_path_) << "\n";
