@@ -8,6 +8,7 @@
 #include "core/settings_fields.hpp"
 #include "core/units.hpp"
 #include "runtime/worker_plan.hpp"
+#include "topology/topology_section.hpp"
 
 namespace cctune::app {
 namespace {
@@ -93,16 +94,16 @@ tuner::PlanDimensions plan_dimensions(const SweepPlan& plan) {
   return d;
 }
 
-std::vector<std::string> nearest_nics_of(const nlohmann::json& topology) {
+std::vector<std::string> nearest_nics_of(const Results& topology) {
   std::set<std::string> seen;
   std::vector<std::string> out;
-  if (!topology.is_object() || !topology.contains("nodes") || !topology["nodes"].is_array()) return out;
-  for (const auto& node : topology["nodes"]) {
-    const auto derived = node.value("derived", nlohmann::json::object());
-    for (const auto& gpu : derived.value("gpus", nlohmann::json::array()))
-      for (const auto& nic : gpu.value("nearest_nics", nlohmann::json::array()))
-        if (nic.is_string() && seen.insert(nic.get<std::string>()).second) out.push_back(nic.get<std::string>());
-  }
+  const topo::Topology* t = topo::topology_of(topology);
+  if (!t) return out;
+  for (const topo::NodeTopology& node : t->nodes)
+    if (node.derived)
+      for (const topo::GpuDerived& gpu : node.derived->gpus)
+        for (const std::string& nic : gpu.nearest_nics)
+          if (seen.insert(nic).second) out.push_back(nic);
   return out;
 }
 
