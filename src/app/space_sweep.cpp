@@ -5,7 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/results_json.hpp"
-#include "core/settings_fields.hpp"
+#include "core/json_fields.hpp"
 #include "core/units.hpp"
 #include "runtime/worker_plan.hpp"
 #include "topology/topology_section.hpp"
@@ -23,6 +23,19 @@ std::vector<std::uint64_t> sizes_within(const std::vector<std::uint64_t>& list, 
     throw UsageError("no size of space " + space + "'s list lies within --min-bytes/--max-bytes",
                      "widen -b/-e, or give the sizes with --sizes");
   return out;
+}
+
+// meta.settings.space as space_settings writes it; only its name has readers (tune's profile).
+struct RecordedSpace {
+  std::string name;
+};
+
+RecordedSpace read_space(const nlohmann::json& settings) {
+  if (settings.is_null()) return {};  // a file written before settings were recorded
+  const JsonFields f(settings, "meta.settings", "pass a results.json written by cctune sweep (its meta.settings is the resolved plan)");
+  if (!f.has("space") || f.raw().at("space").is_null()) return {};
+  if (f.raw().at("space").is_string()) return {f.get<std::string>("space")};
+  return {f.object("space").get_optional<std::string>("name").value_or("")};
 }
 
 }  // namespace
@@ -143,6 +156,6 @@ nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::Spac
   return {{"name", space.name}, {"source", space.source}, {"strategy", tuner::search::to_string(sp.strategy)}, {"groups", std::move(groups)}};
 }
 
-std::string space_name_of(const nlohmann::json& settings) { return settings_space_name(settings); }
+std::string space_name_of(const Results& results) { return results.meta.settings.get<RecordedSpace>(read_space).name; }
 
 }  // namespace cctune::app

@@ -42,7 +42,9 @@ void apply_space_plan(const tuner::SpacePlan& space_plan, SweepPlan& plan);
 // skips and why (whole groups, or configs per collective; they never appear as points).
 nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::SpacePlan& space_plan);
 
-// The space a results file was swept over, from meta.settings ("" when none).
-std::string space_name_of(const nlohmann::json& settings);
+// The name of the space a results file was swept over ("" when none): meta.settings.space as
+// space_settings writes it (or a plain name), parsed once (core/result_section.hpp). A record
+// of another form is a UsageError of one line naming the field.
+std::string space_name_of(const Results& results);
 
 }  // namespace cctune::app

@@ -98,10 +98,7 @@ tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name
 // holds it, the space's resolved groups included.
 nlohmann::json plan_settings(const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
                              const std::optional<tuner::SpacePlan>& planned, const nlohmann::json& workload) {
-  nlohmann::json settings = to_json(plan);
-  if (space) settings["space"] = space_settings(*space, *planned);
-  if (!workload.is_null()) settings["workload"] = workload;
-  return settings;
+  return app::plan_settings(plan, space ? space_settings(*space, *planned) : nlohmann::json(), workload);
 }
 
 class SweepCommand : public Command {
@@ -226,13 +223,13 @@ class SweepCommand : public Command {
     RankComm& comm = session.comm();
     Results initial;
     initial.meta = sweep_meta(session, plan, gpus);
-    initial.meta.settings = plan_settings(plan, space, planned, job_settings);  // as agree_on_plan compared it
+    initial.meta.settings = ResultSection(plan_settings(plan, space, planned, job_settings));  // as agree_on_plan compared it
     std::optional<ResumeState> resume;
     if (!resume_dir_.empty()) {
       if (plan.backend != BackendChoice::Mpi)
         throw UsageError("--resume works with the MPI backend only in this build", "re-run the NCCL sweep without --resume");
       const PlannedPoints planned = planned_points(runtime::enumerate_points(plan, comm.size()), {"mpi", "default"});
-      resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, planned, comm.size(),
+      resume = ResumeState::load(comm, resume_dir_, initial.meta.settings.json(), planned, comm.size(),
                                  static_cast<int>(initial.meta.hostnames.size()));
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
     }
