@@ -15,8 +15,8 @@
 #include "core/json_depth.hpp"
 #include "core/json_fields.hpp"
 #include "core/results_json.hpp"
-#include "core/sizes.hpp"
 #include "core/text.hpp"
+#include "runtime/worker_plan.hpp"
 
 namespace cctune::app {
 
@@ -86,29 +86,29 @@ auto read_resumed(const std::string& dir, Read read, const std::string& fix = {}
   }
 }
 
-// Whether `p`'s size is what the sweep makes of one of its requested `sizes` (the enumerator
-// raises a split collective's size to whole elements per rank: 8 B allgather on 4 ranks is 16 B).
-bool planned_size(const std::set<std::uint64_t>& sizes, const PointResult& p, int nranks) {
-  if (sizes.count(p.size_bytes)) return true;
-  for (std::uint64_t s : sizes)
-    if (collective_bytes(p.collective, round_to_granule(s, request_granule(p.collective, p.dtype, nranks)), p.dtype, nranks).size_bytes ==
-        p.size_bytes)
-      return true;
-  return false;
+// The (collective, data type, size) of every point `plan` measures on `nranks` ranks, sizes as
+// enumerate_points makes them of the requested ones (raised to whole elements per rank: 8 B
+// allgather on 4 ranks is 16 B), so that rule lives in one place.
+using SizedShape = std::tuple<Collective, DType, std::uint64_t>;
+std::set<SizedShape> planned_shapes(const runtime::SweepPlan& plan, int nranks) {
+  std::set<SizedShape> out;
+  for (const PointSpec& spec : runtime::enumerate_points(plan, std::max(nranks, 1)))
+    out.emplace(spec.collective, spec.dtype, spec.bytes.size_bytes);
+  return out;
 }
 
-// A carried point must be one this sweep would measure (its size is in the plan) and its
-// numbers must agree with each other (busbw = algbw x the collective's bus factor), so an
+// A carried point must be one this sweep would measure (its size is one the plan makes) and
+// its numbers must agree with each other (busbw = algbw x the collective's bus factor), so an
 // edited file cannot slip invented results into the new one.
-void check_carried_points(const Results& previous, const nlohmann::json& settings, const std::string& dir, const std::string& fix) {
-  std::set<std::uint64_t> sizes;
-  if (const auto it = settings.find("sizes_bytes"); it != settings.end() && it->is_array())
-    for (const auto& s : *it) sizes.insert(s.get<std::uint64_t>());
+void check_carried_points(const Results& previous, const runtime::SweepPlan& now, const std::string& dir, const std::string& fix) {
+  std::map<int, std::set<SizedShape>> shapes;  // per rank count of the runs
   for (const auto& run : previous.runs)
     for (const auto& p : run.points) {
       if (!completed(p)) continue;
       const std::string what = "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
-      if (!sizes.empty() && !planned_size(sizes, p, run.nranks)) throw UsageError(what + " is not among this sweep's sizes", fix);
+      if (!shapes.count(run.nranks)) shapes[run.nranks] = planned_shapes(now, run.nranks);
+      if (!shapes[run.nranks].count({p.collective, p.dtype, p.size_bytes}))
+        throw UsageError(what + " is not among this sweep's " + to_string(p.collective) + " " + to_string(p.dtype) + " sizes", fix);
       if (p.status != PointStatus::Ok) continue;
       const double expected = p.algbw_GBps * bus_factor(p.collective, run.nranks);
       const bool sane = std::isfinite(p.busbw_GBps) && std::isfinite(p.algbw_GBps) && std::isfinite(p.batch_us) && p.busbw_GBps >= 0 &&
@@ -206,7 +206,7 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
   }
   // The exact plan first: its errors name the field an edited point invented.
   if (planned) check_against_plan(previous, *planned, dir, fix);
-  check_carried_points(previous, settings, dir, fix);
+  check_carried_points(previous, now, dir, fix);
   ResumeState s;
   s.dir_ = dir;
   for (const auto& run : previous.runs)

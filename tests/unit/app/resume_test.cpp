@@ -323,6 +323,23 @@ TEST(Resume, HistoryIsTypedAndCarriedAsWritten) {
   EXPECT_EQ(refusal(none), "--resume out: meta.settings is not a sweep's plan: it is null");
 }
 
+// The sizes a carried point may have are those enumerate_points makes of the plan's: on 4 ranks
+// an 8 B allgather moves 16 B (one float per rank), and only that size is the plan's.
+TEST(Resume, CarriedSizesAreThoseThePlanEnumerates) {
+  Results r = interrupted();
+  r.runs.resize(1);
+  r.runs[0].nranks = 4;
+  r.runs[0].points = {point(Collective::AllGather, 16, false, PointStatus::Skipped)};
+  EXPECT_NO_THROW(ResumeState::from_results(r, "out", settings(), 4, 1));
+  r.runs[0].points = {point(Collective::AllGather, 8, false, PointStatus::Skipped)};
+  try {
+    ResumeState::from_results(r, "out", settings(), 4, 1);
+    FAIL() << "an 8 B allgather point on 4 ranks was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "--resume out: a allgather point of 8 bytes is not among this sweep's allgather float32 sizes");
+  }
+}
+
 // F8 (review 2026-11-24, r1): an edited file carried an invented algbw, a broadcast point into
 // an allreduce sweep, an NCCL config into an MPI sweep and a whole run of another backend.
 TEST(Resume, CarriedPointsMustMatchThePlanExactly) {
