@@ -168,6 +168,13 @@ std::vector<std::string> nearest_nics(const NodeTopology& node, const Gpu& g) {
   return names;
 }
 
+NodeDerived derive(const NodeTopology& node) {
+  NodeDerived d;
+  for (const auto& g : node.gpus) d.gpus.push_back({g.index, nearest_nics(node, g), gpu_nvlink_GBps(g), gpu_pcie_GBps(g)});
+  for (const auto& n : node.nics) d.nics.push_back({n.name, nic_GBps(n), n.placement.link_GBps});
+  return d;
+}
+
 const Gpu* find_gpu(const NodeTopology& node, const std::string& key) {
   bool numeric = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
   for (const auto& g : node.gpus) {

@@ -52,6 +52,9 @@ double gpu_nic_limit_GBps(const Gpu& g, const Nic& n);   // min(GPU PCIe, NIC PC
 // Names in NIC order; empty when the node has no NIC.
 std::vector<std::string> nearest_nics(const NodeTopology& node, const Gpu& g);
 
+// The node's derived values as this build computes them from its fields (what to_json writes).
+NodeDerived derive(const NodeTopology& node);
+
 // Finds a GPU by index ("3") or PCI bus id (any spelling); nullptr when absent.
 const Gpu* find_gpu(const NodeTopology& node, const std::string& index_or_bus_id);
 

@@ -3,6 +3,7 @@
 // sysfs) fill it; everything else (distance classes, limits, cluster merge, rendering)
 // works on it, so it is tested from fixtures. JSON form: topology_json.hpp, docs/TOPOLOGY.md.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,29 @@ struct Absence {
   std::string reason;
 };
 
+// What a node's links give (topology/paths.hpp), as the "derived" block of cctune.topology/1
+// holds it. A node read from JSON keeps the block as its writer wrote it: results are judged
+// against the limits the cctune that measured them derived, which a file's raw fields need not
+// give again (a fixture, or a field this build reads differently).
+struct GpuDerived {
+  int index = 0;
+  std::vector<std::string> nearest_nics;  // RDMA devices at the GPU's closest distance
+  double nvlink_GBps = 0;                 // per direction; 0: none or unknown
+  double pcie_GBps = 0;
+  bool operator==(const GpuDerived&) const = default;
+};
+struct NicDerived {
+  std::string name;
+  double port_GBps = 0;  // fastest ACTIVE port; 0: none
+  double pcie_GBps = 0;
+  bool operator==(const NicDerived&) const = default;
+};
+struct NodeDerived {
+  std::vector<GpuDerived> gpus;
+  std::vector<NicDerived> nics;
+  bool operator==(const NodeDerived&) const = default;
+};
+
 struct NodeTopology {
   std::string hostname;
   std::string source;               // "live" or where a fixture came from
@@ -118,6 +142,9 @@ struct NodeTopology {
   std::vector<NetInterface> net_interfaces;
   Software software;
   std::vector<Absence> absences;
+  // Read from JSON that holds the block; nullopt for a probed node (to_json derives it afresh
+  // from the fields above) and for JSON without one.
+  std::optional<NodeDerived> derived;
 };
 
 struct NodeGroup {

@@ -129,14 +129,36 @@ json derived_json(const NodeTopology& node) {
     for (const auto& p : row) r.push_back(p.label());
     rows.push_back(r);
   }
+  const NodeDerived d = derive(node);
   json gpus = json::array();
-  for (const auto& g : node.gpus)
-    gpus.push_back({{"index", g.index}, {"nearest_nics", nearest_nics(node, g)},
-                    {"nvlink_GBps", gpu_nvlink_GBps(g)}, {"pcie_GBps", gpu_pcie_GBps(g)}});
+  for (const auto& g : d.gpus)
+    gpus.push_back({{"index", g.index}, {"nearest_nics", g.nearest_nics}, {"nvlink_GBps", g.nvlink_GBps}, {"pcie_GBps", g.pcie_GBps}});
   json nics = json::array();
-  for (const auto& n : node.nics)
-    nics.push_back({{"name", n.name}, {"port_GBps", nic_GBps(n)}, {"pcie_GBps", n.placement.link_GBps}});
+  for (const auto& n : d.nics) nics.push_back({{"name", n.name}, {"port_GBps", n.port_GBps}, {"pcie_GBps", n.pcie_GBps}});
   return {{"matrix", {{"names", m.names}, {"classes", rows}}}, {"gpus", gpus}, {"nics", nics}};
+}
+
+// The "derived" block as written (the matrix is for people: no reader needs it). Every field
+// may be absent (0 or empty: unknown); one of another type is named by its path.
+NodeDerived derived_from(const json& block, const std::string& where) {
+  const JsonFields f(block, where, "pass a topology cctune wrote (cctune topo --json)");
+  NodeDerived d;
+  const auto list = [&](const char* key) { return f.has(key) ? f.array(key).size() : 0; };
+  for (std::size_t i = 0; i < list("gpus"); ++i) {
+    const JsonFields g = f.element("gpus", i);
+    GpuDerived gpu{g.get_optional<int>("index").value_or(0), {}, g.get_optional<double>("nvlink_GBps").value_or(0),
+                   g.get_optional<double>("pcie_GBps").value_or(0)};
+    const json& nics = g.has("nearest_nics") ? g.array("nearest_nics") : json::array();
+    for (std::size_t k = 0; k < nics.size(); ++k)
+      gpu.nearest_nics.push_back(g.read<std::string>(nics[k], g.path("nearest_nics") + "[" + std::to_string(k) + "]"));
+    d.gpus.push_back(std::move(gpu));
+  }
+  for (std::size_t i = 0; i < list("nics"); ++i) {
+    const JsonFields n = f.element("nics", i);
+    d.nics.push_back({n.get_optional<std::string>("name").value_or(""), n.get_optional<double>("port_GBps").value_or(0),
+                      n.get_optional<double>("pcie_GBps").value_or(0)});
+  }
+  return d;
 }
 
 }  // namespace
@@ -171,7 +193,7 @@ json to_json(const NodeTopology& node, bool with_derived) {
   return j;
 }
 
-NodeTopology node_from_json(const json& j) {
+NodeTopology node_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw UsageError("a node must be a JSON object");
   NodeTopology node;
   node.hostname = j.at("hostname").get<std::string>();
@@ -203,6 +225,7 @@ NodeTopology node_from_json(const json& j) {
                    opt<std::string>(sw, "nccl", "")};
   for (const auto& a : array_at(j, "absences"))
     node.absences.push_back({a.at("component").get<std::string>(), opt<std::string>(a, "reason", "")});
+  if (const auto it = j.find("derived"); it != j.end() && !it->is_null()) node.derived = derived_from(*it, where + ".derived");
   return node;
 }
 
@@ -221,7 +244,9 @@ Topology topology_from_json(const json& j) {
   if (schema != topology_schema)
     throw UsageError("schema is \"" + schema + "\", expected \"" + topology_schema + "\"");
   Topology t;
-  for (const auto& n : array_at(j, "nodes")) t.nodes.push_back(node_from_json(n));
+  const json& nodes = array_at(j, "nodes");
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    t.nodes.push_back(node_from_json(nodes[i], "topology.nodes[" + std::to_string(i) + "]"));
   // Named by path: a profile's provenance comes from a group's fingerprint (F15).
   const JsonFields fields(j, "topology", "pass a topology cctune wrote (cctune topo --json)");
   if (fields.has("groups"))

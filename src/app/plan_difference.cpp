@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/collective.hpp"
-#include "core/error.hpp"
 
 namespace cctune::app {
 
@@ -73,14 +72,6 @@ std::string first_plan_difference(const SweepPlan& before, const SweepPlan& now)
            " now";
   }
   return {};
-}
-
-runtime::SweepPlan recorded_plan(const nlohmann::json& settings, const std::string& where, const std::string& fix) {
-  try {
-    return runtime::plan_from_json(settings);
-  } catch (const UsageError& e) {
-    throw UsageError(where + ": meta.settings is not a sweep's plan: " + e.what_only(), fix);
-  }
 }
 
 }  // namespace cctune::app

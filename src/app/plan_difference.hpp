@@ -1,7 +1,7 @@
 #pragma once
 // What must agree between an interrupted sweep's plan and the resuming one for their points
-// to belong in one results file. Both sides are typed plans (runtime::plan_from_json of the
-// file's meta.settings, and the plan this invocation resolved): fields are compared as values,
+// to belong in one results file. Both sides are typed plans (runtime::plan_of the file being
+// resumed, and the plan this invocation resolved): fields are compared as values,
 // not as JSON keys, so an equal plan written in another form (a one-element dtype list, a
 // reordered object) agrees.
 #include <string>
@@ -16,9 +16,5 @@ namespace cctune::app {
 // names and writes them), or empty when they agree. Sizes and stopping rules may differ (a
 // resumed sweep may extend the size range); what decides what a point *is* may not.
 std::string first_plan_difference(const runtime::SweepPlan& before, const runtime::SweepPlan& now);
-
-// meta.settings of the file being resumed, as a plan; a UsageError naming `where` when it is
-// not one (an edited file, or one written before plans were recorded).
-runtime::SweepPlan recorded_plan(const nlohmann::json& settings, const std::string& where, const std::string& fix);
 
 }  // namespace cctune::app

@@ -13,9 +13,10 @@
 #include "core/collective.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
+#include "core/json_fields.hpp"
 #include "core/results_json.hpp"
-#include "core/sizes.hpp"
 #include "core/text.hpp"
+#include "runtime/worker_plan.hpp"
 
 namespace cctune::app {
 
@@ -45,29 +46,69 @@ const RunResult* sized_run(const Results& r) {
   return nullptr;
 }
 
-// Whether `p`'s size is what the sweep makes of one of its requested `sizes` (the enumerator
-// raises a split collective's size to whole elements per rank: 8 B allgather on 4 ranks is 16 B).
-bool planned_size(const std::set<std::uint64_t>& sizes, const PointResult& p, int nranks) {
-  if (sizes.count(p.size_bytes)) return true;
-  for (std::uint64_t s : sizes)
-    if (collective_bytes(p.collective, round_to_granule(s, request_granule(p.collective, p.dtype, nranks)), p.dtype, nranks).size_bytes ==
-        p.size_bytes)
-      return true;
-  return false;
+// meta.settings.resumed: written by carry_over, read by resume_history_of; nothing else names it.
+constexpr const char* history_key = "resumed";
+constexpr const char* history_fix = "remove meta.settings.resumed (cctune writes a list there), or start a new sweep with another -o directory";
+
+std::vector<ResumeNote> read_history(const nlohmann::json& settings) {
+  std::vector<ResumeNote> notes;
+  if (settings.is_null()) return notes;  // a file written before settings were recorded
+  const JsonFields s(settings, "meta.settings", history_fix);
+  if (!s.has(history_key)) return notes;  // never resumed
+  for (std::size_t i = 0; i < s.array(history_key).size(); ++i) {
+    const JsonFields n = s.element(history_key, i);
+    ResumeNote note{n.get<std::string>("start_time"), n.get<std::string>("previous_status"), n.get<std::string>("previous_end_time"),
+                    n.get<std::uint64_t>("points_kept"), {}};
+    const nlohmann::json& argv = n.array("argv");
+    for (std::size_t k = 0; k < argv.size(); ++k)
+      note.argv.push_back(n.read<std::string>(argv[k], n.path("argv") + "[" + std::to_string(k) + "]"));
+    notes.push_back(std::move(note));
+  }
+  return notes;
 }
 
-// A carried point must be one this sweep would measure (its size is in the plan) and its
-// numbers must agree with each other (busbw = algbw x the collective's bus factor), so an
+// The history as the file holds it, to append to: notes are copied as written, so fields a
+// newer cctune added to them survive this one's resume.
+nlohmann::json written_history(const Results& previous) {
+  resume_history_of(previous);  // checked first: a history of another form is refused, not extended
+  const nlohmann::json& settings = previous.meta.settings.json();
+  return settings.is_object() && settings.contains(history_key) ? settings.at(history_key) : nlohmann::json::array();
+}
+
+// Reads part of the file being resumed; its one-line error gains "--resume DIR: " (and `fix`,
+// when one is given).
+template <class Read>
+auto read_resumed(const std::string& dir, Read read, const std::string& fix = {}) {
+  try {
+    return read();
+  } catch (const UsageError& e) {
+    throw UsageError("--resume " + dir + ": " + e.what_only(), fix.empty() ? e.fix() : fix);
+  }
+}
+
+// The (collective, data type, size) of every point `plan` measures on `nranks` ranks, sizes as
+// enumerate_points makes them of the requested ones (raised to whole elements per rank: 8 B
+// allgather on 4 ranks is 16 B), so that rule lives in one place.
+using SizedShape = std::tuple<Collective, DType, std::uint64_t>;
+std::set<SizedShape> planned_shapes(const runtime::SweepPlan& plan, int nranks) {
+  std::set<SizedShape> out;
+  for (const PointSpec& spec : runtime::enumerate_points(plan, std::max(nranks, 1)))
+    out.emplace(spec.collective, spec.dtype, spec.bytes.size_bytes);
+  return out;
+}
+
+// A carried point must be one this sweep would measure (its size is one the plan makes) and
+// its numbers must agree with each other (busbw = algbw x the collective's bus factor), so an
 // edited file cannot slip invented results into the new one.
-void check_carried_points(const Results& previous, const nlohmann::json& settings, const std::string& dir, const std::string& fix) {
-  std::set<std::uint64_t> sizes;
-  if (const auto it = settings.find("sizes_bytes"); it != settings.end() && it->is_array())
-    for (const auto& s : *it) sizes.insert(s.get<std::uint64_t>());
+void check_carried_points(const Results& previous, const runtime::SweepPlan& now, const std::string& dir, const std::string& fix) {
+  std::map<int, std::set<SizedShape>> shapes;  // per rank count of the runs
   for (const auto& run : previous.runs)
     for (const auto& p : run.points) {
       if (!completed(p)) continue;
       const std::string what = "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
-      if (!sizes.empty() && !planned_size(sizes, p, run.nranks)) throw UsageError(what + " is not among this sweep's sizes", fix);
+      if (!shapes.count(run.nranks)) shapes[run.nranks] = planned_shapes(now, run.nranks);
+      if (!shapes[run.nranks].count({p.collective, p.dtype, p.size_bytes}))
+        throw UsageError(what + " is not among this sweep's " + to_string(p.collective) + " " + to_string(p.dtype) + " sizes", fix);
       if (p.status != PointStatus::Ok) continue;
       const double expected = p.algbw_GBps * bus_factor(p.collective, run.nranks);
       const bool sane = std::isfinite(p.busbw_GBps) && std::isfinite(p.algbw_GBps) && std::isfinite(p.batch_us) && p.busbw_GBps >= 0 &&
@@ -139,14 +180,20 @@ PlannedPoints planned_points(const std::vector<PointSpec>& specs, const RunKey& 
   return planned;
 }
 
+const std::vector<ResumeNote>& resume_history_of(const Results& results) {
+  return results.meta.settings.get<std::vector<ResumeNote>>(read_history);
+}
+
 ResumeState ResumeState::from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks,
                                       int nnodes, const PlannedPoints* planned) {
   const std::string where = (std::filesystem::path(dir) / "results.json").string();
   const std::string fix = "resume with the options of the interrupted sweep (see meta.argv in " + where +
                           "), or start a new sweep with another -o directory";
-  const runtime::SweepPlan before = recorded_plan(previous.meta.settings, "--resume " + dir, fix);
-  if (auto diff = first_plan_difference(before, runtime::plan_from_json(settings)); !diff.empty())
-    throw UsageError("--resume " + dir + ": " + diff, fix);
+  const runtime::SweepPlan now = runtime::plan_from_json(settings);
+  const runtime::SweepPlan* before = read_resumed(dir, [&] { return runtime::plan_of(previous); }, fix);
+  if (!before) throw UsageError("--resume " + dir + ": meta.settings is not a sweep's plan: it is null", fix);
+  if (auto diff = first_plan_difference(*before, now); !diff.empty()) throw UsageError("--resume " + dir + ": " + diff, fix);
+  read_resumed(dir, [&] { return &resume_history_of(previous); });
   if (const RunResult* run = sized_run(previous)) {
     if (run->nranks != nranks)
       throw UsageError("--resume " + dir + ": measured with " + std::to_string(run->nranks) + " ranks there, " +
@@ -159,7 +206,7 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
   }
   // The exact plan first: its errors name the field an edited point invented.
   if (planned) check_against_plan(previous, *planned, dir, fix);
-  check_carried_points(previous, settings, dir, fix);
+  check_carried_points(previous, now, dir, fix);
   ResumeState s;
   s.dir_ = dir;
   for (const auto& run : previous.runs)
@@ -219,10 +266,6 @@ ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nloh
     Results previous;
     try {
       previous = load_results(path);  // with the journal of a killed sweep folded in
-      const nlohmann::json& recorded = previous.meta.settings;
-      if (recorded.is_object() && recorded.contains("resumed") && !recorded["resumed"].is_array())
-        throw UsageError("meta.settings.resumed is " + text::json_excerpt(recorded["resumed"]) + ", not an array",
-                         "remove meta.settings.resumed (cctune writes a list there), or start a new sweep with another -o directory");
     } catch (const UsageError& e) {
       throw UsageError("--resume " + dir + ": " + e.what_only(), "start a new sweep with another -o directory");
     }
@@ -242,14 +285,15 @@ Results ResumeState::carry_over(Meta fresh, const std::set<RunKey>& will_run) co
   std::size_t kept = 0;
   for (const auto& run : previous_.runs)
     for (const auto& p : run.points) kept += completed(p) ? 1 : 0;
-  const nlohmann::json& settings = previous_.meta.settings;
-  nlohmann::json history = settings.is_object() && settings.contains("resumed") ? settings["resumed"] : nlohmann::json::array();
+  nlohmann::json history = written_history(previous_);
   history.push_back({{"start_time", fresh.start_time},
                      {"previous_status", to_string(previous_.meta.status)},
                      {"previous_end_time", previous_.meta.end_time},
                      {"points_kept", kept},
                      {"argv", fresh.argv}});
-  fresh.settings["resumed"] = history;
+  nlohmann::json settings = fresh.settings.json();
+  settings[history_key] = std::move(history);
+  fresh.settings = ResultSection(std::move(settings));
   if (!previous_.meta.start_time.empty()) fresh.start_time = previous_.meta.start_time;
   r.meta = std::move(fresh);
   for (const auto& run : previous_.runs)

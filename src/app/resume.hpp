@@ -56,6 +56,19 @@ using RunKey = std::pair<std::string, std::string>;  // (backend, group)
 using PlannedPoints = std::map<PointKey, std::uint64_t>;
 PlannedPoints planned_points(const std::vector<PointSpec>& specs, const RunKey& run);
 
+// One entry of meta.settings.resumed, as carry_over records each resume of a sweep.
+struct ResumeNote {
+  std::string start_time;         // the resuming invocation's
+  std::string previous_status;    // meta.status of the file it continued ("interrupted", ...)
+  std::string previous_end_time;
+  std::uint64_t points_kept = 0;  // completed points carried over
+  std::vector<std::string> argv;  // the resuming command line
+};
+// meta.settings.resumed of `results`, oldest first (empty when never resumed), parsed once
+// (core/result_section.hpp). A history of another form is a UsageError of one line naming the
+// field ("meta.settings.resumed[0].points_kept: expected an integer, got a string").
+const std::vector<ResumeNote>& resume_history_of(const Results& results);
+
 class ResumeState {
  public:
   // Collective. Rank 0 alone reads DIR/results.json, folds in DIR/results.journal (the

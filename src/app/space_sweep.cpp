@@ -5,9 +5,10 @@
 
 #include "core/error.hpp"
 #include "core/results_json.hpp"
-#include "core/settings_fields.hpp"
+#include "core/json_fields.hpp"
 #include "core/units.hpp"
 #include "runtime/worker_plan.hpp"
+#include "topology/topology_section.hpp"
 
 namespace cctune::app {
 namespace {
@@ -22,6 +23,19 @@ std::vector<std::uint64_t> sizes_within(const std::vector<std::uint64_t>& list, 
     throw UsageError("no size of space " + space + "'s list lies within --min-bytes/--max-bytes",
                      "widen -b/-e, or give the sizes with --sizes");
   return out;
+}
+
+// meta.settings.space as space_settings writes it; only its name has readers (tune's profile).
+struct RecordedSpace {
+  std::string name;
+};
+
+RecordedSpace read_space(const nlohmann::json& settings) {
+  if (settings.is_null()) return {};  // a file written before settings were recorded
+  const JsonFields f(settings, "meta.settings", "pass a results.json written by cctune sweep (its meta.settings is the resolved plan)");
+  if (!f.has("space") || f.raw().at("space").is_null()) return {};
+  if (f.raw().at("space").is_string()) return {f.get<std::string>("space")};
+  return {f.object("space").get_optional<std::string>("name").value_or("")};
 }
 
 }  // namespace
@@ -93,16 +107,16 @@ tuner::PlanDimensions plan_dimensions(const SweepPlan& plan) {
   return d;
 }
 
-std::vector<std::string> nearest_nics_of(const nlohmann::json& topology) {
+std::vector<std::string> nearest_nics_of(const Results& topology) {
   std::set<std::string> seen;
   std::vector<std::string> out;
-  if (!topology.is_object() || !topology.contains("nodes") || !topology["nodes"].is_array()) return out;
-  for (const auto& node : topology["nodes"]) {
-    const auto derived = node.value("derived", nlohmann::json::object());
-    for (const auto& gpu : derived.value("gpus", nlohmann::json::array()))
-      for (const auto& nic : gpu.value("nearest_nics", nlohmann::json::array()))
-        if (nic.is_string() && seen.insert(nic.get<std::string>()).second) out.push_back(nic.get<std::string>());
-  }
+  const topo::Topology* t = topo::topology_of(topology);
+  if (!t) return out;
+  for (const topo::NodeTopology& node : t->nodes)
+    if (node.derived)
+      for (const topo::GpuDerived& gpu : node.derived->gpus)
+        for (const std::string& nic : gpu.nearest_nics)
+          if (seen.insert(nic).second) out.push_back(nic);
   return out;
 }
 
@@ -142,6 +156,6 @@ nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::Spac
   return {{"name", space.name}, {"source", space.source}, {"strategy", tuner::search::to_string(sp.strategy)}, {"groups", std::move(groups)}};
 }
 
-std::string space_name_of(const nlohmann::json& settings) { return settings_space_name(settings); }
+std::string space_name_of(const Results& results) { return results.meta.settings.get<RecordedSpace>(read_space).name; }
 
 }  // namespace cctune::app

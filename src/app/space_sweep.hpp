@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/sweep_options.hpp"
+#include "core/results.hpp"
 #include "tuner/space/plan.hpp"
 #include "tuner/space/space.hpp"
 
@@ -29,8 +30,9 @@ std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool gra
 // dry run lists what the run would measure with the same flags.
 tuner::PlanDimensions plan_dimensions(const SweepPlan& plan);
 
-// RDMA devices nearest any GPU, from a cluster topology document (cctune.topology/1).
-std::vector<std::string> nearest_nics_of(const nlohmann::json& topology);
+// RDMA devices nearest any GPU, as the topology's writer derived them (topo::topology_of of
+// results holding a cluster topology; none without one).
+std::vector<std::string> nearest_nics_of(const Results& topology);
 
 // Replaces the plan's groups with the space plan's (skipped groups left out), each carrying
 // the configs it skips for each collective.
@@ -40,7 +42,9 @@ void apply_space_plan(const tuner::SpacePlan& space_plan, SweepPlan& plan);
 // skips and why (whole groups, or configs per collective; they never appear as points).
 nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::SpacePlan& space_plan);
 
-// The space a results file was swept over, from meta.settings ("" when none).
-std::string space_name_of(const nlohmann::json& settings);
+// The name of the space a results file was swept over ("" when none): meta.settings.space as
+// space_settings writes it (or a plain name), parsed once (core/result_section.hpp). A record
+// of another form is a UsageError of one line naming the field.
+std::string space_name_of(const Results& results);
 
 }  // namespace cctune::app

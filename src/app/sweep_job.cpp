@@ -25,9 +25,16 @@ JobFiles open_job_files(Session& session, const std::string& output_dir, const s
   return files;
 }
 
-Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<runtime::GpuQuery>& gpus) {
+nlohmann::json plan_settings(const SweepPlan& plan, const nlohmann::json& space, const nlohmann::json& workload) {
+  nlohmann::json settings = to_json(plan);
+  if (!space.is_null()) settings["space"] = space;
+  if (!workload.is_null()) settings["workload"] = workload;
+  return settings;
+}
+
+Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<runtime::GpuQuery>& gpus, const nlohmann::json& workload) {
   Meta meta = collect_meta(session);
-  meta.settings = to_json(plan);
+  meta.settings = ResultSection(plan_settings(plan, nlohmann::json(), workload));
   if (plan.backend == BackendChoice::Nccl && gpus) record_versions(*gpus, meta);
   return meta;
 }

@@ -28,9 +28,16 @@ struct JobFiles {
 JobFiles open_job_files(Session& session, const std::string& output_dir, const std::string& csv_path = {},
                         ExistingResults existing = ExistingResults::Replace);
 
-// Collective (host names are gathered): who ran `plan` where, with its settings, and the
-// versions of NCCL and CUDA (from `gpus`) when NCCL measures.
-Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<runtime::GpuQuery>& gpus);
+// meta.settings as results.json holds it: the resolved plan (runtime::to_json) with the
+// space's record (space_settings) and the workload's (workload_settings) beside it, each left
+// out when null. runtime::plan_of, space_name_of and recorded_workload_of read it back.
+nlohmann::json plan_settings(const SweepPlan& plan, const nlohmann::json& space, const nlohmann::json& workload);
+
+// Collective (host names are gathered): who ran `plan` where, with its settings (and the
+// `workload` record, unless null), and the versions of NCCL and CUDA (from `gpus`) when NCCL
+// measures.
+Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<runtime::GpuQuery>& gpus,
+                const nlohmann::json& workload = nlohmann::json());
 
 struct JobReporters {
   Reporters all;                 // what the backend reports to; empty on ranks other than 0

@@ -57,7 +57,7 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
       options.results_path = std::filesystem::absolute(results_path).string();
       options.created = utc_now_iso8601();
       options.cctune_version = results.meta.cctune_version;
-      options.space = space_name_of(results.meta.settings);
+      options.space = space_name_of(results);
       if (const topo::Topology* t = topo::topology_of(results)) options.topology_fingerprint = topo::single_group_fingerprint(*t);
       const tuner::TuneOutputs tuned = tuner::tune_results(results, options);
       const auto paths = tuner::write_tune_outputs(tuned, dir, tuner::find_tuner_plugin(executable));

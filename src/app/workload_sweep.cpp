@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "comm/rank_agreement.hpp"
 #include "comm/rank_comm_typed.hpp"
@@ -88,47 +89,54 @@ std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan)
   return out;
 }
 
-std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings) {
-  std::vector<tuner::JobWeight> out;
-  if (!settings.is_object() || !settings.contains("workload")) return out;
+namespace {
+
+// One recorded point as tune weighs it.
+tuner::JobWeight recorded_weight(const JsonFields& p, const std::string& fix) {
+  tuner::JobWeight jw;
+  const std::string collective = p.get<std::string>("collective");
+  try {
+    jw.shape.collective = parse_collective(collective);
+  } catch (const UsageError&) {
+    throw UsageError(p.path("collective") + " \"" + text::terminal_text(collective) + "\" is not a collective", fix);
+  }
+  jw.shape.nranks = p.get<int>("nranks");
+  jw.shape.nnodes = p.get<int>("nnodes");
+  jw.size_bytes = p.get<std::uint64_t>("size_bytes");
+  jw.calls_per_step = p.get<double>("calls_per_step");
+  if (const auto dtype = p.get_optional<std::string>("dtype")) {
+    try {
+      jw.dtype = parse_dtype(*dtype);
+    } catch (const UsageError&) {
+      throw UsageError(p.path("dtype") + " \"" + text::terminal_text(*dtype) + "\" is not a data type", fix);
+    }
+  }
+  if (!(jw.calls_per_step >= 0) || jw.calls_per_step > 1e12) throw UsageError(p.path("calls_per_step") + " is not a call count", fix);
+  return jw;
+}
+
+std::optional<RecordedWorkload> read_workload(const nlohmann::json& settings) {
+  if (settings.is_null()) return std::nullopt;  // a file written before settings were recorded
   const std::string fix = "re-run `cctune sweep --workload FILE`, or pass the file: cctune tune RESULTS --workload FILE";
-  const JsonFields w(settings.at("workload"), "meta.settings.workload", fix);
+  const JsonFields s(settings, "meta.settings", fix);
+  if (!s.has("workload")) return std::nullopt;
+  const JsonFields w = s.object("workload");
   const nlohmann::json& points = w.array("points");
   if (points.size() > max_recorded_points)
     throw UsageError("meta.settings.workload.points holds " + std::to_string(points.size()) + " points, above the limit of " +
                          std::to_string(max_recorded_points),
                      fix);
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const JsonFields p = w.element("points", i);
-    tuner::JobWeight jw;
-    const std::string collective = p.get<std::string>("collective");
-    try {
-      jw.shape.collective = parse_collective(collective);
-    } catch (const UsageError&) {
-      throw UsageError(p.path("collective") + " \"" + text::terminal_text(collective) + "\" is not a collective", fix);
-    }
-    jw.shape.nranks = p.get<int>("nranks");
-    jw.shape.nnodes = p.get<int>("nnodes");
-    jw.size_bytes = p.get<std::uint64_t>("size_bytes");
-    jw.calls_per_step = p.get<double>("calls_per_step");
-    if (const auto dtype = p.get_optional<std::string>("dtype")) {
-      try {
-        jw.dtype = parse_dtype(*dtype);
-      } catch (const UsageError&) {
-        throw UsageError(p.path("dtype") + " \"" + text::terminal_text(*dtype) + "\" is not a data type", fix);
-      }
-    }
-    if (!(jw.calls_per_step >= 0) || jw.calls_per_step > 1e12)
-      throw UsageError(p.path("calls_per_step") + " is not a call count", fix);
-    out.push_back(jw);
-  }
+  RecordedWorkload out;
+  for (std::size_t i = 0; i < points.size(); ++i) out.weights.push_back(recorded_weight(w.element("points", i), fix));
+  out.per_step = w.get_optional<bool>("per_step").value_or(true);
   return out;
 }
 
-bool job_per_step_of(const nlohmann::json& settings) {
-  if (!settings.is_object() || !settings.contains("workload")) return true;
-  const JsonFields w(settings.at("workload"), "meta.settings.workload", "re-run `cctune sweep --workload FILE`");
-  return w.get_optional<bool>("per_step").value_or(true);
+}  // namespace
+
+const RecordedWorkload* recorded_workload_of(const Results& results) {
+  const auto& recorded = results.meta.settings.get<std::optional<RecordedWorkload>>(read_workload);
+  return recorded ? &*recorded : nullptr;
 }
 
 std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,

@@ -33,11 +33,15 @@ void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides
 // meta.settings.workload: the file (path, sha256), the job shape it was planned for, and per
 // point its calls and time per step.
 nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan);
-// The job's weights recorded by a workload sweep (empty when the results hold none). Throws
-// UsageError naming the key for a malformed record.
-std::vector<tuner::JobWeight> job_weights_of(const nlohmann::json& settings);
-// Whether those weights count calls per step (false: per capture, the steps were unknown).
-bool job_per_step_of(const nlohmann::json& settings);
+// What a workload sweep recorded for `cctune tune` to weigh its choices by.
+struct RecordedWorkload {
+  std::vector<tuner::JobWeight> weights;  // one per planned point
+  bool per_step = true;  // the weights count calls per step (false: per capture, the steps were unknown)
+};
+// The results' meta.settings.workload as workload_settings writes it, parsed once
+// (core/result_section.hpp); nullptr when the sweep had no --workload. A record of another form
+// is a UsageError of one line naming the field.
+const RecordedWorkload* recorded_workload_of(const Results& results);
 std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan);
 
 // The dry run's text: the job's points with their weights, what cannot run here and why, and

@@ -1,9 +1,14 @@
 #pragma once
 // A section of results.json whose format a module above core owns (topology: cctune.topology/1,
-// net: cctune.net/1). Core may not name those modules' types (docs/ARCHITECTURE.md), so the
-// section holds the owner's typed value type-erased, next to the JSON it was read from or
-// written as. The owner's one accessor (topo::topology_of, net::probe_result_of) parses the
-// JSON once and keeps the value; every later reader gets that value, never the keys.
+// net: cctune.net/1, meta.settings: the runtime's resolved plan). Core may not name those
+// modules' types (docs/ARCHITECTURE.md), so the section holds the owners' typed values
+// type-erased, next to the JSON it was read from or written as. An owner's accessor
+// (topo::topology_of, net::probe_result_of, runtime::plan_of) parses the JSON once and keeps
+// the value; every later reader gets that value, never the keys.
+//
+// One value per type: meta.settings is one object whose parts are written by several modules
+// (the plan by runtime, `space` and `workload` by the sweep drivers, `resumed` by resume, the
+// test mode a core notion), and each reads its part into its own type, once.
 //
 // Why the JSON stays the written form: the owners' typed values are readers' views (a probe
 // pair's transport fields, a node's raw probe details stay in the JSON), so writing a file
@@ -11,10 +16,8 @@
 // change, and nothing a newer cctune wrote is lost.
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
-#include <string>
-#include <typeinfo>
 #include <utility>
+#include <vector>
 
 namespace cctune {
 
@@ -28,15 +31,15 @@ class ResultSection {
   // The written form: what results.json holds under the section's key.
   const nlohmann::json& json() const { return json_; }
 
-  // The owner's typed value; `parse(json())` runs on the first call only. Only the owner
-  // calls this, always with its own T: another T is a programming error (std::logic_error).
-  // A parse error propagates and nothing is cached. Not thread-safe: results are read by
-  // one thread.
+  // The typed value of type T; `parse(json())` runs on the first call for that T only. Only
+  // T's owner calls this, always with its own parser. A parse error propagates and nothing is
+  // cached. Not thread-safe: results are read by one thread.
   template <class T, class Parse>
   const T& get(Parse&& parse) const {
-    if (!cache_) cache_ = std::make_shared<const Typed<T>>(std::forward<Parse>(parse)(json_));
-    const auto* typed = dynamic_cast<const Typed<T>*>(cache_.get());
-    if (!typed) throw std::logic_error(std::string("ResultSection holds another type than ") + typeid(T).name());
+    for (const auto& view : views_)
+      if (const auto* typed = dynamic_cast<const Typed<T>*>(view.get())) return typed->value;
+    auto typed = std::make_shared<const Typed<T>>(std::forward<Parse>(parse)(json_));
+    views_.push_back(typed);
     return typed->value;
   }
 
@@ -51,8 +54,8 @@ class ResultSection {
   };
 
   nlohmann::json json_;
-  // Shared by copies (the value is immutable); set once, on the first successful get.
-  mutable std::shared_ptr<const Erased> cache_;
+  // Immutable values, so copies share them; one per type, added on its first successful get.
+  mutable std::vector<std::shared_ptr<const Erased>> views_;
 };
 
 }  // namespace cctune

@@ -166,7 +166,10 @@ struct Meta {
   std::string end_time;
   MetaStatus status = MetaStatus::Running;
   std::map<std::string, std::string> env;  // NCCL_*, OMPI_*/PMIX/SLURM that shape the run
-  nlohmann::json settings = nlohmann::json::object();  // the resolved sweep options
+  // The resolved plan with what the drivers record beside it (core/result_section.hpp); each
+  // part is read through its owner: runtime::plan_of (the plan), app::space_name_of,
+  // app::recorded_workload_of, app::resume_history_of, and test_mode_of below.
+  ResultSection settings = ResultSection(nlohmann::json::object());
 };
 
 struct Results {
@@ -179,7 +182,8 @@ struct Results {
 };
 
 // The test mode a results file was measured in ("shared-gpu"), from meta.settings or any
-// run; empty for a performance run.
+// run; empty for a performance run. A meta.settings that is not an object, or a test_mode
+// that is not a string, is a UsageError of one line naming it (core/test_mode.cpp).
 std::string test_mode_of(const Results& r);
 
 }  // namespace cctune

@@ -15,7 +15,6 @@
 #include "core/text.hpp"
 #include "core/results_budget.hpp"
 #include "core/results_journal.hpp"
-#include "core/settings_fields.hpp"
 
 namespace cctune {
 
@@ -298,7 +297,7 @@ void to_json(json& j, const Meta& m) {
   j = json{{"schema", m.schema},         {"argv", m.argv},         {"cctune_version", m.cctune_version},
            {"git_sha", m.git_sha},       {"versions", m.versions}, {"hostnames", m.hostnames},
            {"start_time", m.start_time}, {"end_time", m.end_time}, {"status", to_string(m.status)},
-           {"env", m.env},               {"settings", m.settings}};
+           {"env", m.env},               {"settings", m.settings.json()}};
 }
 void from_json(const json& j, Meta& m) {
   m.schema = j.at("schema");
@@ -311,7 +310,7 @@ void from_json(const json& j, Meta& m) {
   m.end_time = j.value("end_time", "");
   m.status = parse_meta_status(j.value("status", "running"));  // the schema requires it; absent: unfinished
   m.env = j.value("env", std::map<std::string, std::string>{});
-  m.settings = j.value("settings", json::object());
+  m.settings = ResultSection(j.value("settings", json::object()));
 }
 
 void to_json(json& j, const Results& r) {
@@ -331,13 +330,6 @@ void from_json(const json& j, Results& r) {
   r.runs = j.at("runs").get<std::vector<RunResult>>();
   r.topology = ResultSection(j.value("topology", json()));
   r.net = ResultSection(j.value("net", json()));
-}
-
-std::string test_mode_of(const Results& r) {
-  if (std::string mode = settings_test_mode(r.meta.settings); !mode.empty()) return mode;
-  for (const auto& run : r.runs)
-    if (!run.test_mode.empty()) return run.test_mode;
-  return {};
 }
 
 Results load_results(const std::string& path) {

@@ -350,4 +350,16 @@ SweepPlan plan_from_json(const json& j) {
   }
 }
 
+const SweepPlan* plan_of(const Results& results) {
+  if (!results.meta.settings.present()) return nullptr;
+  return &results.meta.settings.get<SweepPlan>([](const json& settings) {
+    try {
+      return plan_from_json(settings);
+    } catch (const UsageError& e) {
+      throw UsageError("meta.settings is not a sweep's plan: " + e.what_only(),
+                       "pass a results.json written by cctune sweep (its meta.settings is the resolved plan)");
+    }
+  });
+}
+
 }  // namespace cctune::runtime

@@ -108,4 +108,11 @@ nlohmann::json to_json(const SweepPlan& plan);
 // comes from was depth-checked by whoever parsed it (a worker: parse_worker_spec).
 SweepPlan plan_from_json(const nlohmann::json& j);
 
+// The plan a results file records as its meta.settings (core/result_section.hpp), parsed once
+// by plan_from_json; nullptr when the file records none (null settings). Settings that are no
+// plan (an edited file, or one written before plans were recorded) are a UsageError of one
+// line, "meta.settings is not a sweep's plan: " and the key plan_from_json names. The parts
+// other modules write beside the plan have their own accessors (core/results.hpp says which).
+const SweepPlan* plan_of(const Results& results);
+
 }  // namespace cctune::runtime

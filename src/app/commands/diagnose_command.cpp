@@ -81,7 +81,7 @@ class DiagnoseCommand : public Command {
     Results topology;
     attach_topology(session, topology);  // rank 0: the cluster's, for the physical limits
     if (session.world().rank() == 0) std::printf("%s", dg::format_plan(dplan).c_str());
-    JobOutcome out = run_stages(ctx, dplan, probe, meta, topology.topology.json(), shape);
+    JobOutcome out = run_stages(ctx, dplan, probe, meta, topology, shape);
     int suspects = 0;
     if (session.world().rank() == 0) {
       write_on_rank0([&] { suspects = conclude(out, baseline ? &*baseline : nullptr, plan.output_dir, args_.prometheus); });

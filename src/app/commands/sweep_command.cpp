@@ -35,7 +35,7 @@ namespace {
 // The space's plan for this job: ranks and nodes from the GPUs every rank owns (unknown on a
 // dry run without GPUs, unless --gpus says), nearest NICs from rank 0's topology.
 tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& space, SweepPlan& plan,
-                                    const std::optional<Placement>& placed, const nlohmann::json& topology) {
+                                    const std::optional<Placement>& placed, const Results& topology) {
   RankComm& comm = session.comm();
   tuner::SpaceContext context;
   if (placed) {
@@ -48,8 +48,11 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
     // The shared-GPU test mode makes every worker a node; unknown worker count, unknown nodes.
     context.nnodes = plan.nccl.test_shared_gpu > 0 ? std::max(1, context.nranks) : nhosts * plan.nccl.emulate_nodes;
   }
-  context.nearest_nics = broadcast_json(comm, comm.rank() == 0 ? nlohmann::json(nearest_nics_of(topology)) : nlohmann::json(), 0)
-                             .get<std::vector<std::string>>();
+  std::vector<std::string> nics;
+  agree_on_errors(comm, [&] {  // rank 0 reads the topology: its error must not leave the others waiting
+    if (comm.rank() == 0) nics = nearest_nics_of(topology);
+  });
+  context.nearest_nics = broadcast_json(comm, nlohmann::json(nics), 0).get<std::vector<std::string>>();
   // Rank 0's environment decides, so every rank plans the same points.
   const auto caller_env = runtime::current_environment();
   const auto nvls = caller_env.find("NCCL_NVLS_ENABLE");
@@ -95,10 +98,7 @@ tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name
 // holds it, the space's resolved groups included.
 nlohmann::json plan_settings(const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
                              const std::optional<tuner::SpacePlan>& planned, const nlohmann::json& workload) {
-  nlohmann::json settings = to_json(plan);
-  if (space) settings["space"] = space_settings(*space, *planned);
-  if (!workload.is_null()) settings["workload"] = workload;
-  return settings;
+  return app::plan_settings(plan, space ? space_settings(*space, *planned) : nlohmann::json(), workload);
 }
 
 class SweepCommand : public Command {
@@ -176,7 +176,7 @@ class SweepCommand : public Command {
     attach_topology(session, topology_holder);  // rank 0 only; the space's NCCL_IB_HCA needs it
     std::optional<tuner::SpacePlan> planned;
     if (space) {
-      planned = plan_space_for_job(session, *space, plan, placed, topology_holder.topology.json());
+      planned = plan_space_for_job(session, *space, plan, placed, topology_holder);
       if (args_.dry_run) {
         agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
@@ -223,13 +223,13 @@ class SweepCommand : public Command {
     RankComm& comm = session.comm();
     Results initial;
     initial.meta = sweep_meta(session, plan, gpus);
-    initial.meta.settings = plan_settings(plan, space, planned, job_settings);  // as agree_on_plan compared it
+    initial.meta.settings = ResultSection(plan_settings(plan, space, planned, job_settings));  // as agree_on_plan compared it
     std::optional<ResumeState> resume;
     if (!resume_dir_.empty()) {
       if (plan.backend != BackendChoice::Mpi)
         throw UsageError("--resume works with the MPI backend only in this build", "re-run the NCCL sweep without --resume");
       const PlannedPoints planned = planned_points(runtime::enumerate_points(plan, comm.size()), {"mpi", "default"});
-      resume = ResumeState::load(comm, resume_dir_, initial.meta.settings, planned, comm.size(),
+      resume = ResumeState::load(comm, resume_dir_, initial.meta.settings.json(), planned, comm.size(),
                                  static_cast<int>(initial.meta.hostnames.size()));
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
     }

@@ -77,7 +77,7 @@ class TuneCommand : public Command {
     options.results_path = fs::absolute(results_).lexically_normal().string();
     options.created = utc_now_iso8601();
     options.cctune_version = CCTUNE_VERSION;
-    options.space = space_name_of(results.meta.settings);
+    options.space = space_name_of(results);
     if (const topo::Topology* t = topo::topology_of(results)) options.topology_fingerprint = topo::single_group_fingerprint(*t);
     set_job_weights(results, options);
     tuner::TuneOutputs outputs = tuner::tune_results(results, options);
@@ -121,8 +121,10 @@ class TuneCommand : public Command {
       return;
     }
     if (workload_.empty()) {
-      options.job_weights = job_weights_of(results.meta.settings);
-      options.job_per_step = job_per_step_of(results.meta.settings);
+      if (const RecordedWorkload* recorded = recorded_workload_of(results)) {
+        options.job_weights = recorded->weights;
+        options.job_per_step = recorded->per_step;
+      }
       return;
     }
     const LoadedWorkload w = load_workload(workload_);

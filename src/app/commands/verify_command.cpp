@@ -158,8 +158,7 @@ class VerifyCommand : public Command {
     JobFiles files = open_job_files(session, plan.output_dir);
     const std::string path = files.results_path;
     Results initial;
-    initial.meta = sweep_meta(session, plan, gpus);  // collective: every rank takes part
-    if (!job_settings_.is_null()) initial.meta.settings["workload"] = job_settings_;
+    initial.meta = sweep_meta(session, plan, gpus, job_settings_);  // collective: every rank takes part
     if (comm.rank() == 0) {
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
       if (plan.nccl.test_shared_gpu > 0)

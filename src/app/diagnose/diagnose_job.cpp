@@ -77,17 +77,16 @@ class StageClock {
 };
 
 // The physical limit of the path a run's busbw is bound by (report::physical_limit), 0: unknown.
-double limit_of(const nlohmann::json& topology, const RunResult& run) {
-  if (topology.is_null()) return 0;
+double limit_of(const Results& topology, const RunResult& run) {
   const auto limit = report::physical_limit(topology, run);
   return limit ? limit->GBps : 0;
 }
 
-StageFile stage_file(std::string name, const Meta& meta, const nlohmann::json& topology, const std::vector<PartRun>& parts,
+StageFile stage_file(std::string name, const Meta& meta, const Results& topology, const std::vector<PartRun>& parts,
                      const std::string& label) {
   StageFile f{std::move(name), {}};
   f.results.meta = meta;
-  f.results.topology = ResultSection(topology);
+  f.results.topology = topology.topology;
   f.results.meta.status = MetaStatus::Complete;
   for (const PartRun& p : parts) {
     RunResult run = p.run;
@@ -179,7 +178,7 @@ void skip_after_stop(DiagnosisDoc& doc, const std::string& from) {
 // A loaded host can slow a healthy pair once; a slow path is slow both times: the pairs the
 // judgement would blame are measured again and keep the better reading (docs/DIAGNOSE.md).
 void confirm_slow_pairs(const StageContext& ctx, const std::vector<net::Round>& rounds, const Meta& meta,
-                        const nlohmann::json& topology, JobOutcome& out) {
+                        const Results& topology, JobOutcome& out) {
   DiagnosisDoc& doc = out.doc;
   std::vector<PartRun> again;
   for (const net::Round& round : rounds_to_confirm(ctx, rounds, doc))
@@ -197,7 +196,7 @@ void confirm_slow_pairs(const StageContext& ctx, const std::vector<net::Round>& 
 }  // namespace
 
 JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
-                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, const nlohmann::json& topology,
+                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, const Results& topology,
                       DiagnosisDoc shape) {
   JobOutcome out;
   out.doc = std::move(shape);

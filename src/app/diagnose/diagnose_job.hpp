@@ -26,10 +26,10 @@ struct JobOutcome {
 
 // Collective over the world; the outcome is complete on world rank 0 only. `shape` (the
 // cluster, sizes and nodes) is the document the figures are added to; `meta` and `topology`
-// (rank 0's gathered cluster topology, null elsewhere) head the stage files, and the topology
-// gives each run its physical limit.
+// (results holding rank 0's gathered cluster topology, none elsewhere) head the stage files,
+// and the topology gives each run its physical limit.
 JobOutcome run_stages(const StageContext& ctx, const cctune::diagnose::DiagnosePlan& plan,
-                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, const nlohmann::json& topology,
+                      const std::optional<net::ProbeOptions>& probe, const Meta& meta, const Results& topology,
                       DiagnosisDoc shape);
 
 }  // namespace cctune::app::diagnose

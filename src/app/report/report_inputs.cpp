@@ -8,6 +8,8 @@
 #include "core/text.hpp"
 #include "core/error.hpp"
 #include "net/probe_result.hpp"
+#include "topology/paths.hpp"
+#include "topology/topology_section.hpp"
 
 namespace cctune::app::report {
 
@@ -59,18 +61,23 @@ std::string truncated_dump(const json& v, std::size_t max = 160) {
 
 }  // namespace
 
-std::optional<Limit> physical_limit(const json& topology, const RunResult& run) {
-  if (double v = number_at(topology, "limit_GBps"); v > 0) return Limit{v, "topology limit"};
+std::optional<Limit> physical_limit(const Results& results, const RunResult& run) {
+  const topo::Topology* topology = nullptr;
+  try {
+    topology = topo::topology_of(results);
+  } catch (const UsageError&) {
+    return std::nullopt;  // the topology section shows its fields as written; no limit is read from them
+  }
+  if (!topology) return std::nullopt;
   double nvlink = 0, pcie = 0, nic = 0;
   auto keep_min = [](double& acc, double v) { if (v > 0) acc = acc > 0 ? std::min(acc, v) : v; };
-  for (const json* node : topology_nodes(topology)) {
-    const json derived = node->value("derived", json::object());
-    for (const auto& g : array_at(derived, "gpus")) keep_min(nvlink, number_at(g, "nvlink_GBps")), keep_min(pcie, number_at(g, "pcie_GBps"));
-    for (const auto& n : array_at(derived, "nics")) nic = std::max(nic, number_at(n, "port_GBps"));
-    if (nic == 0)  // no derived section: the raw ports
-      for (const auto& n : array_at(*node, "nics"))
-        for (const auto& p : array_at(n, "ports"))
-          if (string_at(p, "state") == "ACTIVE") nic = std::max(nic, number_at(p, "rate_Gbps") / 8);
+  for (const topo::NodeTopology& node : topology->nodes) {
+    if (node.derived) {
+      for (const auto& g : node.derived->gpus) keep_min(nvlink, g.nvlink_GBps), keep_min(pcie, g.pcie_GBps);
+      for (const auto& n : node.derived->nics) nic = std::max(nic, n.port_GBps);
+    }
+    if (nic == 0)  // no derived port rate: the raw ports
+      for (const auto& n : node.nics) nic = std::max(nic, topo::nic_GBps(n));
   }
   const bool net = run.nnodes > 1 || run.group == "net" || (env_is(run, "NCCL_P2P_DISABLE", "1") && env_is(run, "NCCL_SHM_DISABLE", "1"));
   const bool via_pcie = run.group == "pcie" || env_is(run, "NCCL_P2P_DISABLE", "1");

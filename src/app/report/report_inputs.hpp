@@ -1,7 +1,8 @@
 #pragma once
-// Readers of the sections of a results file that other modules write: topology (defensive:
-// it accepts what the topology module writes and tolerates anything else) and net (typed,
-// through the probe's own reader).
+// Readers of the sections of a results file that other modules write, typed through their
+// owners' accessors: topology (topo::topology_of) for the physical limits, net
+// (net::probe_result_of) for the pairs. The HTML's summaries and "all fields" views show the
+// sections as written, so they show what they can of any file.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -11,12 +12,14 @@
 
 namespace cctune::app::report {
 
-// The physical limit that bounds a run's busbw, from the topology's derived link speeds.
+// The physical limit that bounds a run's busbw, from the link speeds the topology's writer
+// derived (topo::NodeDerived). None without a topology, and with one that is not
+// cctune.topology/1: the report still draws the run, without a limit line.
 struct Limit {
   double GBps = 0;
   std::string what;  // "NVLink per GPU", "GPU PCIe", "NIC port"
 };
-std::optional<Limit> physical_limit(const nlohmann::json& topology, const RunResult& run);
+std::optional<Limit> physical_limit(const Results& results, const RunResult& run);
 
 // One measured pair of the network probe: the initiator wrote to the responder; the
 // bandwidth is the probe's average at its largest size.

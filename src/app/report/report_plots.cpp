@@ -115,7 +115,7 @@ std::optional<svg::LinePlot> limit_plot(const Comparison& c, const Table& t, std
                      100.0, {}, {}};
   double top = 0;
   for (const auto& s : c.series) {
-    const auto limit = physical_limit(c.results_of(s).topology.json(), c.run_of(s));
+    const auto limit = physical_limit(c.results_of(s), c.run_of(s));
     if (!limit) continue;
     const auto sp = split(c.run_of(s), t.key);
     if (sp.defaults.empty()) continue;

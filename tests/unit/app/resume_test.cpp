@@ -50,7 +50,7 @@ PlannedPoints plan_of(const Results& r) {
 
 Results interrupted() {
   Results r;
-  r.meta.settings = settings();
+  r.meta.settings = ResultSection(settings());
   r.meta.start_time = "2025-01-01T00:00:00Z";
   r.meta.status = MetaStatus::Interrupted;
   r.meta.hostnames = {"a"};
@@ -108,19 +108,21 @@ TEST(Resume, CarryOverKeepsStartTimeNotesTheResumeAndLeavesContinuedRunsOut) {
   Meta fresh;
   fresh.start_time = "2025-01-02T00:00:00Z";
   fresh.argv = {"cctune", "sweep", "--resume", "d"};
-  fresh.settings = settings();
+  fresh.settings = ResultSection(settings());
   const Results r = s.carry_over(fresh, {{"mpi", "default"}});
   EXPECT_EQ(r.meta.start_time, "2025-01-01T00:00:00Z");
-  ASSERT_EQ(r.meta.settings["resumed"].size(), 1u);
-  EXPECT_EQ(r.meta.settings["resumed"][0]["start_time"], "2025-01-02T00:00:00Z");
-  EXPECT_EQ(r.meta.settings["resumed"][0]["previous_status"], "interrupted");
-  EXPECT_EQ(r.meta.settings["resumed"][0]["points_kept"], 4);
+  const std::vector<ResumeNote>& history = resume_history_of(r);
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].start_time, "2025-01-02T00:00:00Z");
+  EXPECT_EQ(history[0].previous_status, "interrupted");
+  EXPECT_EQ(history[0].points_kept, 4u);
+  EXPECT_EQ(history[0].argv, fresh.argv);
   ASSERT_EQ(r.runs.size(), 1u);
   EXPECT_EQ(r.runs[0].group, "pcie");
   // A second resume appends to the history (the note survives the JSON round trip).
   Results again = nlohmann::json(r).get<Results>();
   auto s2 = ResumeState::from_results(again, "d", settings(), 2, 1);
-  EXPECT_EQ(s2.carry_over(fresh, {}).meta.settings["resumed"].size(), 2u);
+  EXPECT_EQ(resume_history_of(s2.carry_over(fresh, {})).size(), 2u);
 }
 
 TEST(Resume, DifferentSettingsAreAOneLineUsageErrorNamingTheDifference) {
@@ -160,9 +162,10 @@ TEST(Resume, DtypeOpAndRootListsMustMatchAndKeysKeepThemApart) {
   }
   // A root belongs to a plan with a rooted collective; there another root is another plan.
   Results rooted_before = interrupted();
-  rooted_before.meta.settings["collectives"] = {"allreduce", "reduce"};
-  rooted_before.meta.settings["root"] = 0;
-  auto rooted = rooted_before.meta.settings;
+  auto rooted = settings();
+  rooted["collectives"] = {"allreduce", "reduce"};
+  rooted["root"] = 0;
+  rooted_before.meta.settings = ResultSection(rooted);
   rooted["root"] = 1;
   try {
     ResumeState::from_results(rooted_before, "out", rooted, 2, 1);
@@ -250,7 +253,7 @@ TEST(Resume, TamperedPointsAndOtherMeasurementSettingsAreRefused) {
     before[key] = flag ? nlohmann::json(false) : nlohmann::json(5);
     now[key] = flag ? nlohmann::json(true) : nlohmann::json(6);
     auto r = interrupted();
-    r.meta.settings = before;
+    r.meta.settings = ResultSection(before);
     try {
       ResumeState::from_results(r, "out", now, 2, 1);
       ADD_FAILURE() << key << " differs but was accepted";
@@ -264,17 +267,76 @@ TEST(Resume, TamperedPointsAndOtherMeasurementSettingsAreRefused) {
 TEST(Resume, SettingsAreComparedAsTypedPlans) {
   // One dtype as a one-element list is the same plan as the string cctune writes.
   Results listed = interrupted();
-  listed.meta.settings["dtype"] = {"float32"};
+  auto one_dtype = settings();
+  one_dtype["dtype"] = {"float32"};
+  listed.meta.settings = ResultSection(one_dtype);
   EXPECT_NO_THROW(ResumeState::from_results(listed, "out", settings(), 2, 1));
   // Settings that are no plan are named in one line, not compared key by key.
   Results edited = interrupted();
-  edited.meta.settings.erase("backend");
+  auto no_backend = settings();
+  no_backend.erase("backend");
+  edited.meta.settings = ResultSection(no_backend);
   try {
     ResumeState::from_results(edited, "out", settings(), 2, 1);
     FAIL() << "no error";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what_only()).rfind("--resume out: meta.settings is not a sweep's plan: ", 0), 0u) << e.what_only();
     EXPECT_EQ(std::string(e.what_only()).find('\n'), std::string::npos);
+  }
+}
+
+// Issue #23: meta.settings.resumed is read through its typed accessor; another form is one line
+// naming the field, and earlier notes are carried forward as written.
+TEST(Resume, HistoryIsTypedAndCarriedAsWritten) {
+  auto with_history = [](const nlohmann::json& history) {
+    Results r = interrupted();
+    auto s = settings();
+    s["resumed"] = history;
+    r.meta.settings = ResultSection(s);
+    return r;
+  };
+  auto refusal = [](const Results& r) {
+    try {
+      ResumeState::from_results(r, "out", settings(), 2, 1);
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what_only()).find('\n'), std::string::npos);
+      return std::string(e.what_only());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal(with_history("yesterday")), "--resume out: meta.settings.resumed: expected an array, got a string");
+  const nlohmann::json note = {{"start_time", "t0"}, {"previous_status", "interrupted"}, {"previous_end_time", "t1"},
+                               {"points_kept", 3}, {"argv", {"cctune", "sweep"}}, {"host", "a newer cctune's field"}};
+  auto bad = note;
+  bad["points_kept"] = "3";
+  EXPECT_EQ(refusal(with_history(nlohmann::json::array({bad}))),
+            "--resume out: meta.settings.resumed[0].points_kept: expected an integer, got a string");
+  const Results before = with_history(nlohmann::json::array({note}));
+  ASSERT_EQ(resume_history_of(before).size(), 1u);
+  EXPECT_EQ(resume_history_of(before)[0].argv, (std::vector<std::string>{"cctune", "sweep"}));
+  const Results after = ResumeState::from_results(before, "out", settings(), 2, 1).carry_over(Meta{}, {});
+  EXPECT_EQ(after.meta.settings.json()["resumed"][0], note);  // fields this build does not read survive
+  EXPECT_EQ(resume_history_of(after).size(), 2u);
+  // Settings that record no plan at all are named as such.
+  Results none = interrupted();
+  none.meta.settings = ResultSection();
+  EXPECT_EQ(refusal(none), "--resume out: meta.settings is not a sweep's plan: it is null");
+}
+
+// The sizes a carried point may have are those enumerate_points makes of the plan's: on 4 ranks
+// an 8 B allgather moves 16 B (one float per rank), and only that size is the plan's.
+TEST(Resume, CarriedSizesAreThoseThePlanEnumerates) {
+  Results r = interrupted();
+  r.runs.resize(1);
+  r.runs[0].nranks = 4;
+  r.runs[0].points = {point(Collective::AllGather, 16, false, PointStatus::Skipped)};
+  EXPECT_NO_THROW(ResumeState::from_results(r, "out", settings(), 4, 1));
+  r.runs[0].points = {point(Collective::AllGather, 8, false, PointStatus::Skipped)};
+  try {
+    ResumeState::from_results(r, "out", settings(), 4, 1);
+    FAIL() << "an 8 B allgather point on 4 ranks was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "--resume out: a allgather point of 8 bytes is not among this sweep's allgather float32 sizes");
   }
 }
 

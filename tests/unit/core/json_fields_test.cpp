@@ -1,11 +1,10 @@
-// Typed reads of JSON fields (core/json_fields.hpp, core/settings_fields.hpp): the value, or
+// Typed reads of JSON fields (core/json_fields.hpp, core/test_mode.cpp): the value, or
 // one line naming the field and the fix.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
 #include "core/results.hpp"
-#include "core/settings_fields.hpp"
 
 namespace cctune {
 namespace {
@@ -61,34 +60,29 @@ TEST(JsonFields, WrongTypeNamesTheFieldAndBothTypes) {
   EXPECT_EQ(error_of([] { JsonFields(json("x"), "topology", "the fix"); }), "topology: expected an object, got a string");
 }
 
-// meta.settings read by field: absent is empty, mistyped is one line naming the field.
-TEST(SettingsFields, ReadsTestModeAndSpaceName) {
-  const json settings = {{"test_mode", "shared-gpu"}, {"space", {{"name", "default"}, {"source", "builtin"}}}};
-  EXPECT_EQ(settings_test_mode(settings), "shared-gpu");
-  EXPECT_EQ(settings_space_name(settings), "default");
-  EXPECT_EQ(settings_space_name(json{{"space", "mine"}}), "mine");
-  // Absent: a performance run without a space; settings of old files may be missing.
-  EXPECT_EQ(settings_test_mode(json::object()), "");
-  EXPECT_EQ(settings_space_name(json::object()), "");
-  EXPECT_EQ(settings_test_mode(json()), "");
-}
-
-TEST(SettingsFields, MistypedFieldIsOneLineNamingIt) {
-  EXPECT_EQ(error_of([] { settings_test_mode(json{{"test_mode", 1}}); }), "meta.settings.test_mode: expected a string, got an integer");
-  EXPECT_EQ(error_of([] { settings_space_name(json{{"space", {{"name", true}}}}); }),
-            "meta.settings.space.name: expected a string, got a boolean");
-  EXPECT_EQ(error_of([] { settings_space_name(json{{"space", 5}}); }), "meta.settings.space: expected an object, got an integer");
-  EXPECT_EQ(error_of([] { settings_test_mode(json::array()); }), "meta.settings: expected an object, got an array");
-}
-
-TEST(SettingsFields, TestModeOfResultsReadsSettingsThenRuns) {
+// The test mode, core's own part of meta.settings (core/test_mode.cpp): absent is empty,
+// mistyped is one line naming the field.
+Results with_settings(const json& settings) {
   Results r;
-  r.meta.settings = {{"test_mode", "shared-gpu"}};
-  EXPECT_EQ(test_mode_of(r), "shared-gpu");
-  r.meta.settings = json::object();
+  r.meta.settings = ResultSection(settings);
+  return r;
+}
+
+TEST(SettingsTestMode, ReadsSettingsThenRuns) {
+  EXPECT_EQ(test_mode_of(with_settings({{"test_mode", "shared-gpu"}, {"space", {{"name", "default"}}}})), "shared-gpu");
+  // Absent: a performance run; settings of old files may be missing.
+  EXPECT_EQ(test_mode_of(with_settings(json::object())), "");
+  EXPECT_EQ(test_mode_of(with_settings(json())), "");
+  Results r = with_settings(json::object());
   r.runs.push_back({});
   r.runs.back().test_mode = "shared-gpu";
   EXPECT_EQ(test_mode_of(r), "shared-gpu");
+}
+
+TEST(SettingsTestMode, MistypedFieldIsOneLineNamingIt) {
+  EXPECT_EQ(error_of([] { test_mode_of(with_settings({{"test_mode", 1}})); }), "meta.settings.test_mode: expected a string, got an integer");
+  EXPECT_EQ(error_of([] { test_mode_of(with_settings(json::array())); }), "meta.settings: expected an object, got an array");
+  EXPECT_EQ(error_of([] { test_mode_of(with_settings("fast")); }), "meta.settings: expected an object, got a string");
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ TEST(ResultsJson, TestModeIsKeptAndFound) {
   EXPECT_EQ(test_mode_of(back), "shared-gpu");
   // meta.settings alone marks the file too (a run that never began still was a test).
   Results settings_only = sample();
-  settings_only.meta.settings["test_mode"] = "shared-gpu";
+  settings_only.meta.settings = ResultSection(nlohmann::json{{"test_mode", "shared-gpu"}});
   EXPECT_EQ(test_mode_of(settings_only), "shared-gpu");
 }
 

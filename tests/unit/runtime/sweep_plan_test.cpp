@@ -91,6 +91,39 @@ TEST(SweepPlanJson, ResultsSettingsKeepTheirKeys) {
   expect_same(plan_from_json(mpi), samples::sample_mpi_plan());
 }
 
+// Issue #23: results are read through runtime::plan_of, the plan parsed once from the section
+// as written, the parts other modules add beside it (space, workload) left to their owners.
+TEST(SweepPlanJson, PlanOfResultsIsTheRecordedPlanOrOneLineNamingTheKey) {
+  Results r;
+  nlohmann::json settings = to_json(nccl_plan());
+  settings["space"] = {{"name", "default"}};
+  r.meta.settings = ResultSection(settings);
+  const SweepPlan* plan = plan_of(r);
+  ASSERT_NE(plan, nullptr);
+  expect_same(*plan, nccl_plan());
+  EXPECT_EQ(plan_of(r), plan);  // parsed once
+  EXPECT_EQ(r.meta.settings.json(), settings);  // written back as held
+  r.meta.settings = ResultSection();
+  EXPECT_EQ(plan_of(r), nullptr);  // no settings recorded
+  auto refusal = [](const nlohmann::json& written) {
+    Results bad;
+    bad.meta.settings = ResultSection(written);
+    try {
+      plan_of(bad);
+    } catch (const UsageError& e) {
+      EXPECT_FALSE(e.fix().empty());
+      EXPECT_EQ(std::string(e.what_only()).find('\n'), std::string::npos);
+      return std::string(e.what_only());
+    }
+    return std::string("accepted");
+  };
+  nlohmann::json typo = to_json(samples::sample_mpi_plan());
+  typo["iters"] = "twenty";
+  EXPECT_EQ(refusal(typo), "meta.settings is not a sweep's plan: sweep plan: \"iters\" is \"twenty\", not a whole number in [1, 2147483647]");
+  EXPECT_EQ(refusal(nlohmann::json::array()), "meta.settings is not a sweep's plan: sweep plan: \"backend\" is missing");
+  EXPECT_EQ(refusal(nlohmann::json::object()), "meta.settings is not a sweep's plan: sweep plan: \"backend\" is missing");
+}
+
 TEST(SweepPlanJson, RootTravelsOnlyWithRootedCollectives) {
   SweepPlan plan = samples::sample_mpi_plan();
   EXPECT_FALSE(to_json(plan).contains("root"));  // allreduce, allgather, reducescatter

@@ -4,6 +4,8 @@
 
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "topology/paths.hpp"
+#include "topology/topology_json.hpp"
 #include "topology/topology_section.hpp"
 
 namespace cctune::topo {
@@ -64,6 +66,60 @@ TEST(TopologySection, MistypedFieldsAreNamed) {
   ASSERT_NE(topology_of(with_topology(bad)), nullptr);
   EXPECT_EQ(single_group_fingerprint(*topology_of(with_topology(bad))), "");
   EXPECT_EQ(error_of(with_topology(nlohmann::json::array({1}))), "topology: the top level must be a JSON object");
+}
+
+// A results fixture whose nodes carry the "derived" block: limits the raw fields do not give
+// (no NVLink listed, PCIe rated below gen5 x16), as a hand-made or older file may hold them.
+Results derived_fixture() { return load_results(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/results/nccl_tuned.json"); }
+
+TEST(TopologySection, DerivedValuesAreReadAsWritten) {
+  const Results r = derived_fixture();
+  const Topology* t = topology_of(r);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->nodes.size(), 1u);
+  const NodeTopology& node = t->nodes[0];
+  ASSERT_TRUE(node.derived);
+  ASSERT_EQ(node.derived->gpus.size(), 8u);
+  EXPECT_EQ(node.derived->gpus[0].nearest_nics, std::vector<std::string>{"mlx5_0"});
+  EXPECT_EQ(node.derived->gpus[7].nearest_nics, std::vector<std::string>{"mlx5_1"});
+  EXPECT_DOUBLE_EQ(node.derived->gpus[3].nvlink_GBps, 450.0);
+  EXPECT_DOUBLE_EQ(node.derived->gpus[3].pcie_GBps, 52.5);
+  ASSERT_EQ(node.derived->nics.size(), 2u);
+  EXPECT_EQ(node.derived->nics[1].name, "mlx5_1");
+  EXPECT_DOUBLE_EQ(node.derived->nics[1].port_GBps, 50.0);
+  EXPECT_DOUBLE_EQ(derive(node).gpus[3].nvlink_GBps, 0.0);  // what this build would compute: not what was measured against
+}
+
+// What to_json derives, node_from_json reads back: the writer and the reader name the same keys.
+TEST(TopologySection, DerivedBlockRoundTrips) {
+  Topology t = load_topology_file(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/topology/h200x4-live.json");
+  ASSERT_FALSE(t.nodes.empty());
+  for (NodeTopology& n : t.nodes) n.derived.reset();  // as probed
+  const Topology back = topology_from_json(to_json(t));
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    ASSERT_TRUE(back.nodes[i].derived);
+    EXPECT_TRUE(*back.nodes[i].derived == derive(t.nodes[i])) << "node " << i;
+    EXPECT_FALSE(back.nodes[i].derived->gpus.empty());
+  }
+}
+
+TEST(TopologySection, MistypedDerivedFieldsAreNamed) {
+  const nlohmann::json good = derived_fixture().topology.json();
+  nlohmann::json bad = good;
+  bad["nodes"][0]["derived"]["gpus"][2]["nvlink_GBps"] = "fast";
+  EXPECT_EQ(error_of(with_topology(bad)), "topology.nodes[0].derived.gpus[2].nvlink_GBps: expected a number, got a string");
+  bad = good;
+  bad["nodes"][0]["derived"]["gpus"][0]["nearest_nics"] = {1};
+  EXPECT_EQ(error_of(with_topology(bad)), "topology.nodes[0].derived.gpus[0].nearest_nics[0]: expected a string, got an integer");
+  bad = good;
+  bad["nodes"][0]["derived"]["nics"] = "mlx5_0";
+  EXPECT_EQ(error_of(with_topology(bad)), "topology.nodes[0].derived.nics: expected an array, got a string");
+  bad = good;
+  bad["nodes"][0]["derived"] = 5;
+  EXPECT_EQ(error_of(with_topology(bad)), "topology.nodes[0].derived: expected an object, got an integer");
+  bad["nodes"][0].erase("derived");  // none: a gathered node, limits unknown
+  ASSERT_NE(topology_of(with_topology(bad)), nullptr);
+  EXPECT_FALSE(topology_of(with_topology(bad))->nodes[0].derived);
 }
 
 TEST(TopologySection, WrittenBackAsRead) {

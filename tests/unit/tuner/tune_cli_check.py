@@ -92,6 +92,23 @@ rc, so, se = run(bad_fp, "-o", os.path.join(work, "bad-fp-out"))
 check(rc == 2 and se.count("error:") == 1 and "topology.groups[0].fingerprint: expected a string" in se,
       f"mistyped fingerprint named with exit 2 (got {rc}: {se.strip()})")
 
+# A malformed meta.settings (issue #23): each part read through its owner's accessor is one line
+# naming the field, exit 2, nothing written; never an nlohmann exception or a crash.
+for name, edit, field in (
+        ("string", lambda s: "fast", "meta.settings: expected an object, got a string"),
+        ("test_mode", lambda s: {**s, "test_mode": 1}, "meta.settings.test_mode: expected a string"),
+        ("space", lambda s: {**s, "space": 5}, "meta.settings.space: expected an object"),
+        ("workload", lambda s: {**s, "workload": {"points": [{"collective": "allreduce", "nranks": "eight"}]}},
+         "meta.settings.workload.points[0].nranks: expected an integer")):
+    doc = json.load(open(os.path.join(fixtures, "ddp_job.results.json")))
+    doc["meta"]["settings"] = edit(doc["meta"]["settings"])
+    bad = os.path.join(work, f"bad_settings_{name}.json")
+    json.dump(doc, open(bad, "w"))
+    rc, so, se = run(bad, "-o", os.path.join(work, f"bad-settings-{name}"))
+    check(rc == 2 and se.count("\n") == 1 and "error:" in se and field in se and "Traceback" not in se
+          and not os.path.exists(os.path.join(work, f"bad-settings-{name}", "profile.json")),
+          f"malformed meta.settings ({name}) named in one line with exit 2 (got {rc}: {se.strip()})")
+
 # 4. All nine collectives (issue 16): rules for broadcast and reduce (ring/LL forced faster at
 # small sizes), none for the point-to-point ones even where a forced point looks faster.
 doc = json.load(open(os.path.join(fixtures, "h200x8_allreduce.results.json")))

@@ -37,6 +37,16 @@ expect_error(["report", "truncated.json", "-o", os.devnull], 2, "truncated.json"
 expect_error(["compare", "mpi_shm.json", "mpi_tcp.json", "--labels", "a,b,c"], 2, "--labels has 3 names for 2 files")
 expect_error(["compare", "mpi_shm.json", "mpi_np4.json", "--strict"], 2, "nranks differ")
 
+# A malformed meta.settings (issue #23): the test mode is read through its typed accessor, so
+# compare and report name the field in one line.
+with tempfile.TemporaryDirectory() as d:
+    doc = json.load(open(os.path.join(fx, "mpi_tcp.json")))
+    doc["meta"]["settings"]["test_mode"] = 1
+    bad = os.path.join(d, "bad_settings.json")
+    json.dump(doc, open(bad, "w"))
+    expect_error(["compare", "mpi_shm.json", bad], 2, "meta.settings.test_mode: expected a string, got an integer")
+    expect_error(["report", "mpi_shm.json", bad, "-o", os.path.join(d, "r.html")], 2, "meta.settings.test_mode")
+
 # A run with failed groups compares and reports without crashing, and says why it failed.
 for args in (["compare", "mpi_shm.json", "failed_group.json"], ["compare", "failed_group.json", "mpi_shm.json", "--json"],
              ["compare", "failed_group.json", "--csv"]):

@@ -152,16 +152,28 @@ TEST(ReportInputs, NetPairsAreTheProbesInitiatorToResponder) {
 TEST(ReportInputs, PhysicalLimitPicksTheLinkOfTheRun) {
   const auto files = load_fixtures({"nccl_tuned.json"});
   const auto& r = files[0].results;
-  EXPECT_DOUBLE_EQ(physical_limit(r.topology.json(), r.runs[0])->GBps, 450.0);
-  EXPECT_EQ(physical_limit(r.topology.json(), r.runs[1])->what, "GPU PCIe");
+  EXPECT_DOUBLE_EQ(physical_limit(r, r.runs[0])->GBps, 450.0);  // the derived block's, as written
+  EXPECT_EQ(physical_limit(r, r.runs[1])->what, "GPU PCIe");
+  EXPECT_DOUBLE_EQ(physical_limit(r, r.runs[1])->GBps, 52.5);
   RunResult net = r.runs[0];
   net.env = {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}};
-  EXPECT_EQ(physical_limit(r.topology.json(), net)->what, "NIC port");
+  EXPECT_EQ(physical_limit(r, net)->what, "NIC port");
+  EXPECT_DOUBLE_EQ(physical_limit(r, net)->GBps, 50.0);
   RunResult mpi = r.runs[0];
   mpi.backend = "mpi";
-  EXPECT_FALSE(physical_limit(r.topology.json(), mpi));
-  EXPECT_FALSE(physical_limit(json("not an object"), r.runs[0]));
-  EXPECT_FALSE(physical_limit(json(), r.runs[0]));
+  EXPECT_FALSE(physical_limit(r, mpi));
+  // No topology, or one that is not cctune.topology/1: the run is drawn without a limit.
+  Results other = r;
+  other.topology = ResultSection(json("not an object"));
+  EXPECT_FALSE(physical_limit(other, r.runs[0]));
+  other.topology = ResultSection();
+  EXPECT_FALSE(physical_limit(other, r.runs[0]));
+  // Without a derived block the NIC limit comes from the raw ports (400 Gb/s ACTIVE).
+  json raw = r.topology.json();
+  raw["nodes"][0].erase("derived");
+  other.topology = ResultSection(raw);
+  EXPECT_DOUBLE_EQ(physical_limit(other, net)->GBps, 50.0);
+  EXPECT_FALSE(physical_limit(other, r.runs[0]));  // NVLink and PCIe limits are the writer's to derive
 }
 
 TEST(ReportInputs, GenericJsonRendering) {

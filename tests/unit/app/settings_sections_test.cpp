@@ -1,0 +1,90 @@
+// The parts of meta.settings the sweep drivers write beside the plan, read back through their
+// owners' typed accessors (issue #23): the space's name and the workload's weights. Absent is
+// none; another form is one line naming the field.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/space_sweep.hpp"
+#include "app/workload_sweep.hpp"
+#include "core/error.hpp"
+
+namespace cctune::app {
+namespace {
+
+using nlohmann::json;
+
+Results with_settings(const json& settings) {
+  Results r;
+  r.meta.settings = ResultSection(settings);
+  return r;
+}
+
+template <class Read>
+std::string refusal(const json& settings, Read read) {
+  try {
+    read(with_settings(settings));
+  } catch (const UsageError& e) {
+    EXPECT_FALSE(e.fix().empty());
+    EXPECT_EQ(std::string(e.what_only()).find('\n'), std::string::npos);
+    return e.what_only();
+  }
+  return "accepted";
+}
+
+TEST(SettingsSections, SpaceNameIsTheRecordsNameOrAPlainName) {
+  EXPECT_EQ(space_name_of(with_settings({{"space", {{"name", "default"}, {"source", "builtin"}}}})), "default");
+  EXPECT_EQ(space_name_of(with_settings({{"space", "mine"}})), "mine");
+  EXPECT_EQ(space_name_of(with_settings(json::object())), "");
+  EXPECT_EQ(space_name_of(with_settings(json())), "");
+  const auto name = [](const Results& r) { return space_name_of(r); };
+  EXPECT_EQ(refusal({{"space", {{"name", true}}}}, name), "meta.settings.space.name: expected a string, got a boolean");
+  EXPECT_EQ(refusal({{"space", 5}}, name), "meta.settings.space: expected an object, got an integer");
+  EXPECT_EQ(refusal(json::array(), name), "meta.settings: expected an object, got an array");
+}
+
+// One point of meta.settings.workload as workload_settings writes it (unsigned, as parsed).
+json recorded_point() {
+  return {{"collective", "allreduce"}, {"dtype", "bfloat16"},       {"nranks", 8},           {"nnodes", 1},
+          {"size_bytes", 1048576u},    {"calls_per_step", 2.0},     {"time_us_per_step", 30.0}, {"time_estimated", false},
+          {"shapes", 1}};
+}
+
+json recorded_workload(const json& point) {
+  return {{"path", "w.json"}, {"sha256", "ab"},        {"nranks", 8},          {"nnodes", 1},
+          {"per_step", false}, {"bucketed", false}, {"points", json::array({point})}, {"unplanned", 0}};
+}
+
+TEST(SettingsSections, WorkloadWeightsAreTheRecordedPoints) {
+  const Results r = with_settings({{"workload", recorded_workload(recorded_point())}});
+  const RecordedWorkload* w = recorded_workload_of(r);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(recorded_workload_of(r), w);  // parsed once
+  EXPECT_FALSE(w->per_step);
+  ASSERT_EQ(w->weights.size(), 1u);
+  EXPECT_EQ(w->weights[0].shape.collective, Collective::AllReduce);
+  EXPECT_EQ(w->weights[0].shape.nranks, 8);
+  EXPECT_EQ(w->weights[0].shape.nnodes, 1);
+  EXPECT_EQ(w->weights[0].size_bytes, 1048576u);
+  EXPECT_DOUBLE_EQ(w->weights[0].calls_per_step, 2.0);
+  EXPECT_EQ(w->weights[0].dtype, DType::BFloat16);
+  EXPECT_EQ(recorded_workload_of(with_settings(json::object())), nullptr);  // no --workload
+  EXPECT_EQ(recorded_workload_of(with_settings(json())), nullptr);
+}
+
+TEST(SettingsSections, AMalformedWorkloadIsOneLineNamingTheField) {
+  const auto weights = [](const Results& r) { return recorded_workload_of(r); };
+  json point = recorded_point();
+  point["nranks"] = "eight";
+  EXPECT_EQ(refusal({{"workload", recorded_workload(point)}}, weights),
+            "meta.settings.workload.points[0].nranks: expected an integer, got a string");
+  point = recorded_point();
+  point["collective"] = "allreduce2";
+  EXPECT_EQ(refusal({{"workload", recorded_workload(point)}}, weights),
+            "meta.settings.workload.points[0].collective \"allreduce2\" is not a collective");
+  EXPECT_EQ(refusal({{"workload", 3}}, weights), "meta.settings.workload: expected an object, got an integer");
+  EXPECT_EQ(refusal({{"workload", {{"points", "x"}}}}, weights), "meta.settings.workload.points: expected an array, got a string");
+}
+
+}  // namespace
+}  // namespace cctune::app
