@@ -55,7 +55,10 @@ for w in "${workloads[@]}"; do
                   NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=1000)
   elif [[ -n ${CCTUNE_PROFILER_SO:-} ]]; then
     mkdir -p "$dir/profiler"
-    profiler_env=(NCCL_PROFILER_PLUGIN="$CCTUNE_PROFILER_SO" CCTUNE_WORKLOAD="$dir/profiler" CCTUNE_WORKLOAD_INTERVAL=0)
+    # A few steps only: every call timed (the default times one in 100, which such a short job may
+    # never reach), so the check can require GPU times.
+    profiler_env=(NCCL_PROFILER_PLUGIN="$CCTUNE_PROFILER_SO" CCTUNE_WORKLOAD="$dir/profiler" CCTUNE_WORKLOAD_INTERVAL=0
+                  CCTUNE_WORKLOAD_TIMING_EVERY=1)
   fi
   port=$(( 29500 + RANDOM % 2000 ))
   pids=()
