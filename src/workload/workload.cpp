@@ -209,8 +209,9 @@ void WorkloadBuilder::add_group(const std::string& comm_id, int nranks, int nnod
     return;
   }
   auto [it, fresh] = pr.groups.try_emplace(members, 0);
-  // Distinct groups count against the same bound as distinct shapes: memory stays bounded.
-  if (fresh && ++shapes_ > max_workload_shapes)
+  // A distinct group's members count against the same bound as distinct shapes: memory stays
+  // bounded however many members a hostile capture puts in its groups.
+  if (fresh && (shapes_ += members.size()) > max_workload_shapes)
     throw UsageError("workload: the capture holds more than " + std::to_string(max_workload_shapes) + " distinct calls and groups",
                      "capture fewer steps, or split the capture by communicator");
   ++it->second;

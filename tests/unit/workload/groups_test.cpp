@@ -118,5 +118,21 @@ TEST(WorkloadGroups, OversizedGroupsAreCountedNotKept) {
   EXPECT_EQ(c.calls.size(), max_group_members + 1);
 }
 
+// Distinct groups' members count against the capture's bound, so groups cannot hold more call
+// shapes than a capture may.
+TEST(WorkloadGroups, DistinctGroupMembersAreBounded) {
+  WorkloadBuilder b;
+  const std::size_t per_group = max_group_members;
+  std::vector<CallShape> members(per_group);
+  std::uint64_t first = 1;
+  const auto next_group = [&] {
+    for (std::size_t i = 0; i < per_group; ++i) members[i] = allreduce(first + i);
+    first += per_group;
+    b.add_group("0x1", 2, 1, 0, members);
+  };
+  for (std::size_t g = 0; g < max_workload_shapes / per_group; ++g) next_group();
+  EXPECT_THROW(next_group(), UsageError);
+}
+
 }  // namespace
 }  // namespace cctune::workload
