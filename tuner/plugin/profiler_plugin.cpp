@@ -162,17 +162,19 @@ bool api_key(const char* func, const char* datatype, std::size_t count, int root
 // joins it. The call events get no handle of their own (nothing waits on them).
 bool api_event(void* context, void** handle, const nccl_abi::ProfilerEventDescrV5& d) noexcept {
   const auto type = static_cast<std::uint64_t>(d.type);
-  GroupCollector& group = GroupCollector::this_thread();
   ShapeKey key;
   if (type == nccl_abi::kProfileGroupApi) {
-    *handle = group.start();
+    *handle = GroupCollector::this_thread().start();
     if (WorkloadSink* s = process().sink) s->sample_next_call();
-  } else if (type == nccl_abi::kProfileCollApi && api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key))
-    group.add(d.parent, static_cast<CommRecorder*>(context), key);
-  else if (type == nccl_abi::kProfileP2pApi && api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key))
-    group.add(d.parent, static_cast<CommRecorder*>(context), key);
-  else
-    return false;
+  } else if (type == nccl_abi::kProfileCollApi) {
+    if (api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key))
+      GroupCollector::this_thread().add(d.parent, static_cast<CommRecorder*>(context), key);
+  } else if (type == nccl_abi::kProfileP2pApi) {
+    if (api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key))
+      GroupCollector::this_thread().add(d.parent, static_cast<CommRecorder*>(context), key);
+  } else {
+    return false;  // a task or kernel-channel event: no thread-local lookup for those
+  }
   return true;
 }
 
