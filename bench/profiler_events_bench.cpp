@@ -2,10 +2,13 @@
 // runs a one-rank communicator on a path that emits no profiler events, so on one GPU
 // bench/profiler_overhead.sh compares a loaded, idle profiler with none. This drives the
 // shipped libnccl-tuner-cctune.so (dlopen + ncclProfiler_v5, as NCCL does) with the events NCCL
-// 2.28 issues for one recorded call: its group and collective API events and a Coll (or P2p)
-// event started and stopped on the launching thread, then one kernel-channel event per channel
-// started, stopped by its globaltimer state and stopped again on the proxy thread. The shape is already in the table (steady state of a
-// training loop); BM_NewShape times a call whose shape the table has not seen.
+// 2.28 issues for one recorded call, as the plugin's event mask asks for them: every call's
+// group and collective (or p2p) API events on the launching thread; for the calls it follows
+// (one in CCTUNE_WORKLOAD_TIMING_EVERY, default 100) also the Coll (or P2p) task event, started
+// and stopped on the launching thread, then one kernel-channel event per channel, started,
+// stopped by its globaltimer state and stopped again on the proxy thread. The shape is already
+// in the table (steady state of a training loop); BM_NewShape times a call whose shape the
+// table has not seen, BM_FollowedCall one that is followed.
 //   profiler_events_bench [google-benchmark flags]
 // CCTUNE_PLUGIN_SO names the library (default: ../lib/libnccl-tuner-cctune.so beside this
 // program, the build tree's and the GPU bundle's layout). The profiler writes its file into a
@@ -69,7 +72,8 @@ Recording& recording() {
   return r;
 }
 
-// One AllReduce as NCCL records it, on state.range(0) channels; 8 MiB of float.
+// One AllReduce as NCCL records it, on state.range(0) channels; 8 MiB of float. One call in a
+// hundred is followed, so this is the mean over a job's calls.
 void BM_Collective(benchmark::State& state) {
   ProfilerDriver& d = recording().driver;
   const int channels = static_cast<int>(state.range(0));
@@ -83,18 +87,28 @@ void BM_Collective(benchmark::State& state) {
 BENCHMARK(BM_Collective)->Arg(1)->Arg(2)->Arg(8);
 
 // The launching thread's part alone, everything NCCL 2.28 sends it for one lone AllReduce: the
-// call's group API event (opened, its two states, closed: the group sampler runs here), the
-// collective API event, and the Coll event started and stopped at enqueue.
+// call's group API event (opened, its two states, closed: the sampler runs here), the
+// collective API event (the call is counted here) and, for a followed call, the Coll event
+// started and stopped at enqueue.
 void BM_CollectiveLaunchThread(benchmark::State& state) {
   ProfilerDriver& d = recording().driver;
-  for (auto _ : state) {
-    void* group = d.group_start(1);
-    d.coll_api(group, "AllReduce", 2u << 20, "ncclFloat32");
-    d.stop(d.collective("AllReduce", 2u << 20, "ncclFloat32", "Ring", "Simple", 2));
-    d.group_stop(group);
-  }
+  for (auto _ : state) d.collective("AllReduce", 2u << 20, "ncclFloat32", "Ring", "Simple", 2);
 }
 BENCHMARK(BM_CollectiveLaunchThread);
+
+// A followed call, as if every call were (CCTUNE_WORKLOAD_TIMING_EVERY=1): NCCL is made to
+// deliver the task event and the kernel channels whatever the plugin's mask says.
+void BM_FollowedCall(benchmark::State& state) {
+  ProfilerDriver& d = recording().driver;
+  constexpr int every_event = ProfilerDriver::api_events | abi::kProfileColl | abi::kProfileP2p | abi::kProfileKernelCh;
+  std::uint64_t t = 1'000'000;
+  for (auto _ : state) {
+    __atomic_store_n(&d.mask, every_event, __ATOMIC_RELAXED);
+    d.timed_collective("AllReduce", 2u << 20, "ncclFloat32", t, 50'000, 2);
+    t += 100'000;
+  }
+}
+BENCHMARK(BM_FollowedCall);
 
 // Three AllReduces in one ncclGroupStart/End (as PyTorch's coalescing manager issues them), per
 // group: the group is recorded when it closes.
@@ -102,8 +116,11 @@ void BM_GroupOfThreeLaunchThread(benchmark::State& state) {
   ProfilerDriver& d = recording().driver;
   for (auto _ : state) {
     void* group = d.group_start(2);
-    for (std::size_t n : {131072u, 32768u, 8192u}) d.coll_api(group, "AllReduce", n, "ncclFloat32");
-    for (std::size_t n : {131072u, 32768u, 8192u}) d.stop(d.collective("AllReduce", n, "ncclFloat32", "Ring", "LL", 2));
+    void* api[3];
+    int i = 0;
+    for (std::size_t n : {131072u, 32768u, 8192u}) api[i++] = d.coll_api(group, "AllReduce", n, "ncclFloat32");
+    i = 0;
+    for (std::size_t n : {131072u, 32768u, 8192u}) d.stop(d.task_collective(api[i++], "AllReduce", n, "ncclFloat32", "Ring", "LL", 2, 0));
     d.group_stop(group);
   }
 }
@@ -112,7 +129,7 @@ BENCHMARK(BM_GroupOfThreeLaunchThread);
 // One Send as NCCL records it (its host event; kernel channels as for a collective).
 void BM_Send(benchmark::State& state) {
   ProfilerDriver& d = recording().driver;
-  for (auto _ : state) d.stop(d.p2p("Send", 1u << 20, "ncclInt8", 1));
+  for (auto _ : state) d.p2p("Send", 1u << 20, "ncclInt8", 1);
 }
 BENCHMARK(BM_Send);
 

@@ -18,8 +18,10 @@
 #      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls),
 #      TIMING_EVERY (CCTUNE_WORKLOAD_TIMING_EVERY for the "on" runs; unset: the plugin's default),
 #      TAG (the logs go to OUTPUT_DIR/profiler_overhead_TAG, so several settings can run side by side),
-#      METHOD: inprocess (default: both sides in one process, RUNS rounds each in ABBA order, the
-#      plugin loaded and unloaded with the communicators) or processes (a process per run and side).
+#      METHOD: switch (default: one process, one set of communicators, RUNS rounds of each side in
+#      ABBA order, recording switched on and off through the plugin's cctune_profiler_events()),
+#      inprocess (one process, communicators and plugin made anew each round) or processes (a
+#      process per run and side, "off" without the plugin at all).
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0
@@ -36,7 +38,7 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
 REF_BATCHES=${REF_BATCHES:-25}
 EVENTS=${EVENTS:-timing}
-METHOD=${METHOD:-inprocess}
+METHOD=${METHOD:-switch}
 PIN_CPUS=${PIN_CPUS:-none}
 PIN=()
 [[ "$PIN_CPUS" == none ]] || PIN=(taskset -c "$PIN_CPUS")
@@ -55,7 +57,23 @@ echo "== AllReduce on $GPUS GPU(s), $RUNS interleaved runs of each side, -w $WAR
 start=$SECONDS
 on_env=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD_EVENTS="$EVENTS" CCTUNE_WORKLOAD_INTERVAL=0)
 [[ -z ${TIMING_EVERY:-} ]] || on_env+=(CCTUNE_WORKLOAD_TIMING_EVERY="$TIMING_EVERY")
-if [[ $METHOD == inprocess ]]; then
+if [[ $METHOD == switch ]]; then
+  # The closest comparison: the same communicators, buffers and plugin on both sides; "off"
+  # asks NCCL for no events at all (no interval: nothing polls the control file), "on" records
+  # as a job would. What loading costs is the separate-process method's figure.
+  mkdir -p "$OUTDIR/workload.ab"
+  # shellcheck disable=SC2046
+  env "${on_env[@]}" CCTUNE_WORKLOAD="$OUTDIR/workload.ab" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.log" \
+    timeout 900 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" --ab-events "$EVENTS" \
+    --ab-rounds "$RUNS" $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/ab.csv" 2>"$OUTDIR/ab.stderr" \
+    || { echo "FAIL: reference loop (switch A/B) failed:"; tail -n 5 "$OUTDIR/ab.stderr"; exit 1; }
+  for run in $(seq 1 "$RUNS"); do
+    for side in off on; do
+      { echo "size_bytes,time_us,algbw_GBps,busbw_GBps"; grep "^$side,$run," "$OUTDIR/ab.csv" | cut -d, -f3-; } >"$OUTDIR/$side.$run.csv"
+    done
+  done
+  echo "   $RUNS rounds of each side on one set of communicators ($((SECONDS - start)) s); plugin recording: $(grep -c 'cctune profiler: recording' "$OUTDIR/ab.nccl.log") (want 1)"
+elif [[ $METHOD == inprocess ]]; then
   # One process, RUNS rounds of each side in ABBA order, communicators made anew each round
   # (cctune-ref-collectives --ab-env): no spread between processes. NCCL's INIT lines (comm
   # creation only, never the timed loop) show the plugin loaded in the "on" rounds alone.

@@ -24,7 +24,9 @@
 #           sharing one GPU, under NCCL's defaults and A/B against a ring/simple profile
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min a mode with RUNS=9); OVERHEAD_MODES
-#           lists the settings: timing (default: one call in 100 timed), calls, every (each call timed)
+#           lists the settings: timing (default: one call in 100 followed and timed), calls, every
+#           (each call timed), timing:N (one call in N); METHOD (switch, inprocess, processes) and
+#           RUNS pass through
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
 #           through sweep --workload, tune and verify --workload (issue #25)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
@@ -87,6 +89,8 @@ for run in r["runs"]:
       case $mode in
         calls) TAIL_LINES=30 EVENTS=calls TAG=calls step profiler_overhead_calls 540 bench/profiler_overhead.sh "$b" "$g" ;;
         every) TAIL_LINES=30 TIMING_EVERY=1 TAG=every step profiler_overhead_every 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        timing:*) TAIL_LINES=30 TIMING_EVERY=${mode#timing:} TAG=timing${mode#timing:} step "profiler_overhead_timing${mode#timing:}" 540 \
+          bench/profiler_overhead.sh "$b" "$g" ;;
         *) TAIL_LINES=30 TAG=timing step profiler_overhead_timing 540 bench/profiler_overhead.sh "$b" "$g" ;;
       esac
     done ;;

@@ -15,13 +15,14 @@
 //
 //   cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N]
 //                          [-w warmup] [-n iters] [-r batches] [--zero]
-//                          [--ab-env NAME=VALUE ... --ab-rounds R] SIZE_BYTES...
+//                          [--ab-env NAME=VALUE ... | --ab-events WORD] [--ab-rounds R] SIZE_BYTES...
 // NAME: allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall, sendrecv,
 // gather, scatter. The send buffers hold non-zero data, as in nccl-tests (its data check
 // fills them before the timed sizes); --zero leaves them zeroed.
 // prints CSV: size_bytes,time_us,algbw_GBps,busbw_GBps  (time: median over batches); with
-// --ab-rounds, side,round first (run_ab below).
+// --ab-rounds, side,round first (run_ab and run_switch below).
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <nccl.h>
 
 #include <algorithm>
@@ -59,7 +60,7 @@ namespace {
 void usage() {
   std::fprintf(stderr,
                "usage: cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N] "
-               "[-w warmup] [-n iters] [-r batches] [--zero] [--ab-env NAME=VALUE ... --ab-rounds R] SIZE_BYTES...\n");
+               "[-w warmup] [-n iters] [-r batches] [--zero] [--ab-env NAME=VALUE ... | --ab-events WORD] [--ab-rounds R] SIZE_BYTES...\n");
   std::exit(2);
 }
 
@@ -293,6 +294,39 @@ void run_ab(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero,
   }
 }
 
+// The switch mode (--ab-events WORD --ab-rounds R): one set of communicators for all 2R
+// rounds, ABBA order, the profiler plugin named by NCCL_PROFILER_PLUGIN switched between WORD
+// ("on") and "off" through the switch it exports for jobs (int cctune_profiler_events(const
+// char*), docs/WORKLOAD.md). Same process, same communicators and buffers on both sides:
+// only the events NCCL delivers differ. NCCL reads the plugin's mask as each call starts, and
+// every size warms up before it is timed.
+void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero, int warmup, int iters, int batches,
+                const std::string& word, int rounds) {
+  Ranks g;
+  set_up(g, gpus, *std::max_element(sizes.begin(), sizes.end()), zero);  // NCCL loads the plugin here
+  const char* path = std::getenv("NCCL_PROFILER_PLUGIN");
+  void* lib = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  using Switch = int (*)(const char*);
+  auto events = lib ? reinterpret_cast<Switch>(dlsym(lib, "cctune_profiler_events")) : nullptr;
+  if (!events) {
+    std::fprintf(stderr, "ref_collectives: --ab-events needs NCCL_PROFILER_PLUGIN naming a loaded library with cctune_profiler_events (%s)\n",
+                 path ? path : "unset");
+    std::exit(1);
+  }
+  std::printf("side,round,size_bytes,time_us,algbw_GBps,busbw_GBps\n");
+  for (int k = 0; k < 2 * rounds; ++k) {
+    const bool on = k % 4 == 1 || k % 4 == 2;
+    const int rc = events(on ? word.c_str() : "off");
+    if (rc != 0) {
+      std::fprintf(stderr, "ref_collectives: cctune_profiler_events(\"%s\") returned %d (is CCTUNE_WORKLOAD set?)\n", on ? word.c_str() : "off", rc);
+      std::exit(1);
+    }
+    measure(g, op, sizes, warmup, iters, batches, std::string(on ? "on," : "off,") + std::to_string(k / 2 + 1) + ",");
+  }
+  tear_down(g);
+  dlclose(lib);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -300,6 +334,7 @@ int main(int argc, char** argv) {
   bool zero = false;
   int ab_rounds = 0;
   std::vector<std::string> ab_env;
+  std::string ab_events;
   Op op;
   std::vector<size_t> sizes;
   for (int i = 1; i < argc; ++i) {
@@ -325,11 +360,14 @@ int main(int argc, char** argv) {
     else if (a == "--ab-env") {
       ab_env.push_back(text());
       if (ab_env.back().find('=') == std::string::npos || ab_env.back().front() == '=') usage();
-    } else if (a == "--ab-rounds") ab_rounds = next();
+    } else if (a == "--ab-events") ab_events = text();
+    else if (a == "--ab-rounds") ab_rounds = next();
     else if (!a.empty() && a[0] != '-') sizes.push_back(std::strtoull(a.c_str(), nullptr, 10));
     else usage();
   }
-  if (sizes.empty() || iters < 1 || batches < 1 || ab_rounds < 0 || (ab_rounds > 0) != !ab_env.empty()) usage();
+  const bool ab = !ab_env.empty() || !ab_events.empty();
+  if (sizes.empty() || iters < 1 || batches < 1 || ab_rounds < 0 || (ab_rounds > 0) != ab || (!ab_env.empty() && !ab_events.empty()))
+    usage();
   if (op.in_place && (op.coll == Coll::AllToAll || op.coll == Coll::SendRecv)) {
     std::fprintf(stderr, "ref_collectives: in-place %s is not measured\n", kNames[static_cast<int>(op.coll)]);
     return 2;
@@ -342,6 +380,10 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaGetDeviceCount(&visible));
   if (gpus <= 0 || gpus > visible) gpus = visible;
 
+  if (!ab_events.empty()) {
+    run_switch(op, sizes, gpus, zero, warmup, iters, batches, ab_events, ab_rounds);
+    return 0;
+  }
   if (ab_rounds > 0) {
     run_ab(op, sizes, gpus, zero, warmup, iters, batches, ab_env, ab_rounds);
     return 0;

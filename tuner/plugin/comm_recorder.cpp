@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
 
 namespace cctune::tuner {
 
@@ -12,9 +14,22 @@ std::uint64_t host_now_ns() noexcept {
   return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
+namespace {
+
+// A call handle: 1 | shape index << 1 | recorder serial << 32. An index past the table, or
+// another recorder's serial (a handle NCCL kept from an earlier call), names nothing.
+constexpr unsigned serial_shift = 32;
+
+std::uint64_t next_serial() noexcept {
+  static std::atomic<std::uint64_t> serial{0};
+  return (serial.fetch_add(1, std::memory_order_relaxed) + 1) & 0x7fffffffu;
+}
+
+}  // namespace
+
 CommRecorder::CommRecorder(std::uint64_t comm_hash, int nranks, int nnodes, int rank, int* activation_mask,
                            std::size_t shape_capacity, std::size_t event_pool)
-    : comm_hash_(comm_hash), nranks_(nranks), nnodes_(nnodes), rank_(rank), activation_mask_(activation_mask),
+    : comm_hash_(comm_hash), serial_(next_serial()), nranks_(nranks), nnodes_(nnodes), rank_(rank), activation_mask_(activation_mask),
       table_(shape_capacity), pool_(event_pool), free_(event_pool) {
   for (std::size_t i = 0; i < event_pool; ++i) {
     pool_[i].owner = this;
@@ -56,13 +71,30 @@ void CommRecorder::fold(ProfEvent* call) {
   call->stats->add_duration(call->span_stop_ns - call->span_start_ns, call->timed_on_gpu);
 }
 
+void* CommRecorder::count_call(const ShapeKey& key) {
+  std::lock_guard lock(mutex_);
+  const std::optional<std::size_t> index = table_.count(key);
+  if (!index) return nullptr;
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(1u | *index << 1 | serial_ << serial_shift));
+}
+
+ProfEvent* CommRecorder::follow_call(const void* parent, int algo, int proto, int channels) {
+  const auto h = reinterpret_cast<std::uintptr_t>(parent);
+  if (!is_call_handle(parent) || h >> serial_shift != serial_) return nullptr;
+  const std::size_t index = (h & 0xffffffffu) >> 1;
+  std::lock_guard lock(mutex_);
+  if (index >= table_.size()) return nullptr;
+  return start_followed(&table_.at(index), algo, proto, channels);
+}
+
 ProfEvent* CommRecorder::start_call(const CallInfo& call) {
   std::lock_guard lock(mutex_);
-  ShapeStats* stats = table_.find_or_add(call.key);
-  if (stats) {
-    ++stats->calls;
-    if (call.algo >= 0 || call.channels > 0) stats->add_applied(call.algo, call.proto, call.channels);
-  }
+  const std::optional<std::size_t> index = table_.count(call.key);
+  return start_followed(index ? &table_.at(*index) : nullptr, call.algo, call.proto, call.channels);
+}
+
+ProfEvent* CommRecorder::start_followed(ShapeStats* stats, int algo, int proto, int channels) {
+  if (stats && (algo >= 0 || channels > 0)) stats->add_applied(algo, proto, channels);
   ProfEvent* e = acquire(ProfEvent::Kind::Call);
   if (!e) return nullptr;
   e->stats = stats;

@@ -1,6 +1,9 @@
 #pragma once
 // One communicator's profiler state: its shape table and a fixed pool of event objects that
-// NCCL holds as handles between startEvent and stopEvent. A collective's GPU time is the span
+// NCCL holds as handles between startEvent and stopEvent. With v5's API events a call is
+// counted from its API event, whose handle names the call's shape (an odd number, not a
+// pointer: NCCL only passes it back), and a followed call's task event finds that shape through
+// it; without them (v4) the task event counts the call. A collective's GPU time is the span
 // from its first kernel channel's start to its last channel's stop (globaltimer); channels
 // may report after NCCL stopped the collective's host event, so a finished call's span is
 // folded into its shape lazily: when its event object is reused, or at a snapshot. Events are
@@ -52,7 +55,15 @@ class CommRecorder {
   // Whether `handle` is one of this recorder's events (a parent NCCL passes back is checked
   // before it is used).
   bool owns(const void* handle) const noexcept;
-  // Handles for NCCL; nullptr when the pool is exhausted (the event is then not followed).
+  // A call as its API event gives it: counted; the handle for NCCL names its shape (nullptr
+  // when the table is full).
+  void* count_call(const ShapeKey& key);
+  static bool is_call_handle(const void* handle) noexcept { return reinterpret_cast<std::uintptr_t>(handle) & 1u; }
+  // A followed call's task event, `parent` its API event's handle: what NCCL applied goes to
+  // that shape, and the event follows its kernel channels. nullptr when `parent` is not one of
+  // this recorder's call handles or the pool is exhausted.
+  ProfEvent* follow_call(const void* parent, int algo, int proto, int channels);
+  // A call as v4's task event gives it: counted and followed.
   ProfEvent* start_call(const CallInfo& call);
   // gpu_start_ns 0: the version gives no GPU time; the host's clock stands in.
   ProfEvent* start_kernel_channel(ProfEvent* parent, std::uint64_t gpu_start_ns);
@@ -73,11 +84,13 @@ class CommRecorder {
 
  private:
   ProfEvent* acquire(ProfEvent::Kind kind);
+  ProfEvent* start_followed(ShapeStats* stats, int algo, int proto, int channels);
   void release(ProfEvent* e);
   void fold(ProfEvent* call);
 
   std::mutex mutex_;
   const std::uint64_t comm_hash_;
+  const std::uint64_t serial_;  // tells this recorder's call handles from another's
   const int nranks_, nnodes_, rank_;
   int* activation_mask_;
   ShapeTable table_;

@@ -29,9 +29,10 @@ bool GroupCollector::stop(const void* handle) {
   if (size_ < 2) return true;
   const std::size_t kept = size_ < members_.size() ? size_ : members_.size();
   // Per communicator, in the order their first calls came: a group may span communicators,
-  // and each records its own calls. The members are copied per communicator into a buffer on
-  // the stack (no allocation); a group over the bound is counted (GroupTable refuses it).
-  std::array<ShapeKey, workload::max_group_members + 1> mine;
+  // and each records its own calls. The members are copied per communicator into the
+  // collector's scratch buffer (no allocation); a group over the bound is counted (GroupTable
+  // refuses it).
+  std::array<ShapeKey, workload::max_group_members + 1>& mine = scratch_;
   for (std::size_t i = 0; i < kept; ++i) {
     CommRecorder* r = members_[i].recorder;
     if (!r) continue;
@@ -43,7 +44,7 @@ bool GroupCollector::stop(const void* handle) {
       }
     members_[i].recorder = nullptr;
     if (size_ > kept) r->count_group_not_recorded();
-    else r->add_group(mine.data(), n);
+    else if (n >= 2) r->add_group(mine.data(), n);  // one call of this communicator's: no group for it
   }
   return true;
 }

@@ -36,6 +36,7 @@ class GroupCollector {
   bool open_ = false;
   std::size_t size_ = 0;  // calls seen; above the array's size only the count is kept
   std::array<Member, workload::max_group_members + 1> members_{};
+  std::array<ShapeKey, workload::max_group_members + 1> scratch_{};
 };
 
 }  // namespace cctune::tuner

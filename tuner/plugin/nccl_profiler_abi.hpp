@@ -184,4 +184,6 @@ static_assert(sizeof(ProfilerEventStateArgs) == 8);
 extern "C" {
 CCTUNE_TUNER_EXPORT extern const cctune::nccl_abi::ProfilerV5 ncclProfiler_v5;
 CCTUNE_TUNER_EXPORT extern const cctune::nccl_abi::ProfilerV4 ncclProfiler_v4;
+// Not NCCL's: the profiler half's switch for the job itself (docs/WORKLOAD.md).
+CCTUNE_TUNER_EXPORT int cctune_profiler_events(const char* mode) noexcept;
 }

@@ -85,7 +85,8 @@ WorkloadSink* sink(Logger log) {
   return p.sink;
 }
 
-Result init_common(void** context, int* mask, std::uint64_t comm_hash, int n_nodes, int n_ranks, int rank, Logger log) noexcept {
+Result init_common(void** context, int* mask, std::uint64_t comm_hash, int n_nodes, int n_ranks, int rank, Logger log,
+                   bool api_events) noexcept {
   // NCCL 2.28 keeps one mask for all communicators: it is written once, with its final value,
   // so that other communicators' events are never switched off while this one starts.
   int final_mask = 0;
@@ -96,6 +97,7 @@ Result init_common(void** context, int* mask, std::uint64_t comm_hash, int n_nod
       process().log.compare_exchange_strong(none, log);
       WorkloadSink* s = sink(log);
       if (s && n_ranks > 0 && rank >= 0 && rank < n_ranks) {
+        s->use_api_events(api_events);
         auto* recorder = new CommRecorder(comm_hash, n_ranks, n_nodes > 0 ? n_nodes : 0, rank, mask);
         s->add(recorder);  // also sets *mask
         *context = recorder;
@@ -158,24 +160,46 @@ bool api_key(const char* func, const char* datatype, std::size_t count, int root
   return true;
 }
 
-// v5's group API events: the group's handle is this thread's collector; each call made in it
-// joins it. The call events get no handle of their own (nothing waits on them).
-bool api_event(void* context, void** handle, const nccl_abi::ProfilerEventDescrV5& d) noexcept {
+// v5's API events, on the thread that calls NCCL. The group API event's handle is this
+// thread's collector; each call made in the group joins it. A call's API event counts it (its
+// handle names the shape, for the task event of a followed call).
+bool api_event(CommRecorder* recorder, void** handle, const nccl_abi::ProfilerEventDescrV5& d) {
   const auto type = static_cast<std::uint64_t>(d.type);
   ShapeKey key;
+  bool known = false;
   if (type == nccl_abi::kProfileGroupApi) {
     *handle = GroupCollector::this_thread().start();
     if (WorkloadSink* s = process().sink) s->sample_next_call();
-  } else if (type == nccl_abi::kProfileCollApi) {
-    if (api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key))
-      GroupCollector::this_thread().add(d.parent, static_cast<CommRecorder*>(context), key);
-  } else if (type == nccl_abi::kProfileP2pApi) {
-    if (api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key))
-      GroupCollector::this_thread().add(d.parent, static_cast<CommRecorder*>(context), key);
-  } else {
-    return false;  // a task or kernel-channel event: no thread-local lookup for those
+    return true;
+  }
+  if (type == nccl_abi::kProfileCollApi) known = api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key);
+  else if (type == nccl_abi::kProfileP2pApi) known = api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key);
+  else return false;  // a task or kernel-channel event: no thread-local lookup for those
+  if (known) {
+    *handle = recorder->count_call(key);
+    GroupCollector::this_thread().add(d.parent, recorder, key);
   }
   return true;
+}
+
+// A task event (Coll, P2p). Where v5's API events counted the call, it is one call NCCL was
+// asked to follow: what NCCL applied goes to the shape its API event named. Under v4 it counts
+// the call too.
+template <typename Descr>
+ProfEvent* task_event(CommRecorder* recorder, const Descr& d) {
+  constexpr bool v5 = std::is_same_v<Descr, nccl_abi::ProfilerEventDescrV5>;
+  const auto type = static_cast<std::uint64_t>(d.type);
+  if (type != nccl_abi::kProfileColl && type != nccl_abi::kProfileP2p) return nullptr;
+  const bool coll = type == nccl_abi::kProfileColl;
+  if constexpr (v5) {
+    return coll ? recorder->follow_call(d.parent, algo_index(d.coll.algo), proto_index(d.coll.proto), d.coll.n_channels)
+                : recorder->follow_call(d.parent, -1, -1, d.p2p.n_channels);
+  } else {
+    CallInfo info;
+    if (coll ? !coll_info(d.coll, info) : !p2p_info(d.p2p, info)) return nullptr;
+    if (WorkloadSink* s = process().sink) s->sample_next_call();
+    return recorder->start_call(info);
+  }
 }
 
 template <typename Descr>
@@ -184,15 +208,12 @@ Result start_event(void* context, void** handle, Descr* descr) noexcept {
   *handle = nullptr;
   if (!context || !descr || process().stopped) return nccl_abi::kSuccess;
   try {
-    if constexpr (std::is_same_v<Descr, nccl_abi::ProfilerEventDescrV5>)
-      if (api_event(context, handle, *descr)) return nccl_abi::kSuccess;
     auto* recorder = static_cast<CommRecorder*>(context);
-    const auto type = static_cast<std::uint64_t>(descr->type);
-    CallInfo info;
-    if (type == nccl_abi::kProfileColl && coll_info(descr->coll, info)) *handle = recorder->start_call(info);
-    else if (type == nccl_abi::kProfileP2p && p2p_info(descr->p2p, info)) *handle = recorder->start_call(info);
-    else if (type == nccl_abi::kProfileKernelCh)
+    if constexpr (std::is_same_v<Descr, nccl_abi::ProfilerEventDescrV5>)
+      if (api_event(recorder, handle, *descr)) return nccl_abi::kSuccess;
+    if (static_cast<std::uint64_t>(descr->type) == nccl_abi::kProfileKernelCh)
       *handle = recorder->start_kernel_channel(static_cast<ProfEvent*>(descr->parent), descr->kernel_ch.start_globaltimer_ns);
+    else *handle = task_event(recorder, *descr);
   } catch (const std::exception& e) {
     give_up("startEvent", &e);
   } catch (...) {
@@ -202,15 +223,18 @@ Result start_event(void* context, void** handle, Descr* descr) noexcept {
 }
 
 Result stop_event(void* handle) noexcept {
-  if (!handle || process().stopped) return nccl_abi::kSuccess;
+  if (!handle || process().stopped || CommRecorder::is_call_handle(handle)) return nccl_abi::kSuccess;
   try {
-    if (GroupCollector::this_thread().stop(handle)) return nccl_abi::kSuccess;
-    auto* e = static_cast<ProfEvent*>(handle);
-    // Periodic writes happen on the thread that stops calls (the job's launching thread),
-    // never on NCCL's proxy thread, which stops kernel channels and must not wait on a disk.
-    const bool call = e->kind == ProfEvent::Kind::Call;
-    e->owner->stop(e);
-    if (call && process().sink) process().sink->tick();
+    // Periodic writes happen on the thread that ends groups or stops calls (the job's launching
+    // thread), never on NCCL's proxy thread, which stops kernel channels and must not wait on a
+    // disk.
+    bool tick = GroupCollector::this_thread().stop(handle);
+    if (!tick) {
+      auto* e = static_cast<ProfEvent*>(handle);
+      tick = e->kind == ProfEvent::Kind::Call;
+      e->owner->stop(e);
+    }
+    if (tick && process().sink) process().sink->tick();
   } catch (const std::exception& e) {
     give_up("stopEvent", &e);
   } catch (...) {
@@ -249,12 +273,12 @@ Result finalize(void* context) noexcept {
 
 Result init_v5(void** context, std::uint64_t comm_id, int* mask, const char* /*comm_name*/, int n_nodes, int n_ranks, int rank,
                Logger log) noexcept {
-  return init_common(context, mask, comm_id, n_nodes, n_ranks, rank, log);
+  return init_common(context, mask, comm_id, n_nodes, n_ranks, rank, log, true);
 }
 
 Result init_v4(void** context, int* mask, const char* /*comm_name*/, std::uint64_t comm_hash, int n_nodes, int n_ranks, int rank,
                Logger log) noexcept {
-  return init_common(context, mask, comm_hash, n_nodes, n_ranks, rank, log);
+  return init_common(context, mask, comm_hash, n_nodes, n_ranks, rank, log, false);
 }
 
 // Communicators a job never destroys are written at exit (or when the library is unloaded).
@@ -273,6 +297,25 @@ struct WriteAtExit {
 }  // namespace cctune::tuner
 
 extern "C" {
+// Switches recording from inside the job (the control file's words: "timing", "calls", "off"),
+// for example off for warm-up steps. NCCL reads its event mask as each call starts, so the
+// switch applies from the next call. Returns 0 when switched, 1 when this process records
+// nothing (CCTUNE_WORKLOAD unset or unusable, or the plugin gave up), -1 for an unknown word.
+int cctune_profiler_events(const char* mode) noexcept {
+  using namespace cctune::tuner;
+  const auto parsed = mode ? parse_event_mode(name_of(mode)) : std::nullopt;
+  if (!parsed) return -1;
+  WorkloadSink* s = process().sink;
+  if (!s || process().stopped) return 1;
+  try {
+    s->set_mode(*parsed);
+  } catch (...) {
+    give_up("cctune_profiler_events", nullptr);
+    return 1;
+  }
+  return 0;
+}
+
 const cctune::nccl_abi::ProfilerV5 ncclProfiler_v5 = {
     "cctune", cctune::tuner::init_v5, cctune::tuner::start_event<cctune::nccl_abi::ProfilerEventDescrV5>,
     cctune::tuner::stop_event, cctune::tuner::record_event_state, cctune::tuner::finalize};

@@ -47,25 +47,42 @@ void ShapeStats::add_duration(std::uint64_t ns, bool from_gpu) noexcept {
   if (bucket != UINT32_MAX) ++bucket;
 }
 
-ShapeTable::ShapeTable(std::size_t capacity) : capacity_(capacity), index_(2 * capacity, 0) {}
+namespace {
 
-ShapeStats* ShapeTable::find_or_add(const ShapeKey& key) {
-  const std::size_t mask_size = index_.size();
-  std::size_t pos = hash_of(key) % mask_size;
-  for (std::size_t probes = 0; probes < mask_size; ++probes, pos = (pos + 1) % mask_size) {
+// The index's size: a power of two at least twice the capacity (load <= 1/2), so a position is
+// a mask, not a division, on the launch path.
+std::size_t index_size(std::size_t capacity) {
+  std::size_t n = 2;
+  while (n < 2 * capacity) n *= 2;
+  return n;
+}
+
+}  // namespace
+
+ShapeTable::ShapeTable(std::size_t capacity) : capacity_(capacity), index_(index_size(capacity), 0) {}
+
+std::optional<std::size_t> ShapeTable::position(const ShapeKey& key) {
+  const std::size_t wrap = index_.size() - 1;
+  std::size_t pos = hash_of(key) & wrap;
+  for (std::size_t probes = 0; probes <= wrap; ++probes, pos = (pos + 1) & wrap) {
     const std::uint32_t slot = index_[pos];
     if (slot == 0) break;
-    ShapeStats& s = stats_[slot - 1];
-    if (s.key == key) return &s;
+    if (stats_[slot - 1].key == key) return slot - 1;
   }
   if (stats_.size() >= capacity_ || index_[pos] != 0) {
     ++not_recorded_;
-    return nullptr;
+    return std::nullopt;
   }
   stats_.emplace_back();
   stats_.back().key = key;
   index_[pos] = static_cast<std::uint32_t>(stats_.size());
-  return &stats_.back();
+  return stats_.size() - 1;
+}
+
+std::optional<std::size_t> ShapeTable::count(const ShapeKey& key) {
+  const std::optional<std::size_t> i = position(key);
+  if (i) ++stats_[*i].calls;
+  return i;
 }
 
 workload::Communicator to_communicator(const ShapeTable& table, std::uint64_t comm_hash, int nranks, int nnodes, int rank) {

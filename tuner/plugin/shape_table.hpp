@@ -56,9 +56,10 @@ class ShapeTable {
   static constexpr std::size_t default_capacity = 4096;
   explicit ShapeTable(std::size_t capacity = default_capacity);
 
-  // The stats of `key`, created at its first call; nullptr (and the call counted as not
-  // recorded) when the table is full. Allocates only when a new shape is stored.
-  ShapeStats* find_or_add(const ShapeKey& key);
+  // One call of `key`: its position (stable: shapes are never removed; the stats are created at
+  // the shape's first call, the only allocation), or nullopt when the table is full (the call
+  // is then counted as not recorded).
+  std::optional<std::size_t> count(const ShapeKey& key);
   std::size_t size() const noexcept { return stats_.size(); }
   std::size_t capacity() const noexcept { return capacity_; }
   std::uint64_t calls_not_recorded() const noexcept { return not_recorded_; }
@@ -67,8 +68,10 @@ class ShapeTable {
   ShapeStats& at(std::size_t i) noexcept { return stats_[i]; }
 
  private:
+  std::optional<std::size_t> position(const ShapeKey& key);
+
   std::size_t capacity_;
-  std::vector<std::uint32_t> index_;  // 0: empty; else stats_ position + 1. Twice the capacity (load <= 1/2)
+  std::vector<std::uint32_t> index_;  // 0: empty; else stats_ position + 1. A power of two, >= twice the capacity
   std::deque<ShapeStats> stats_;      // a deque: references stay valid as it grows
   std::uint64_t not_recorded_ = 0;
 };

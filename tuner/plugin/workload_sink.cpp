@@ -1,6 +1,7 @@
 #include "tuner/plugin/workload_sink.hpp"
 
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -67,16 +68,13 @@ std::optional<EventMode> parse_event_mode(std::string_view word) {
   return std::nullopt;
 }
 
-int activation_mask_of(EventMode mode) {
-  // The API events give the groups (v5; a v4 NCCL has no such bits and ignores them).
-  constexpr int calls = nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileGroupApi | nccl_abi::kProfileCollApi |
-                        nccl_abi::kProfileP2pApi;
-  switch (mode) {
-    case EventMode::Timing: return calls | nccl_abi::kProfileKernelCh;
-    case EventMode::Calls: return calls;
-    case EventMode::Off: return 0;
-  }
-  return 0;
+EventMasks event_masks_of(EventMode mode, bool api_events, bool polls) {
+  if (mode == EventMode::Off) return polls && api_events ? EventMasks{nccl_abi::kProfileGroupApi, nccl_abi::kProfileGroupApi} : EventMasks{};
+  constexpr int api = nccl_abi::kProfileGroupApi | nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi;
+  constexpr int task = nccl_abi::kProfileColl | nccl_abi::kProfileP2p;
+  const int timing = mode == EventMode::Timing ? nccl_abi::kProfileKernelCh : 0;
+  if (!api_events) return {task, task | timing};
+  return {api, api | task | timing};
 }
 
 WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events, const char* timing_every) {
@@ -105,7 +103,8 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
 }
 
 WorkloadSink::WorkloadSink(WorkloadSettings settings)
-    : settings_(std::move(settings)), mask_(activation_mask_of(settings_.mode)), next_write_ns_(0) {
+    : settings_(std::move(settings)), mode_(settings_.mode), every_mask_(0), followed_mask_(0), next_write_ns_(0) {
+  apply_masks();
   const std::string host = host_for_file_name();
   const std::string pid = std::to_string(::getpid());
   path_ = settings_.directory + "/workload." + host + "." + pid + ".json";
@@ -114,8 +113,29 @@ WorkloadSink::WorkloadSink(WorkloadSettings settings)
 }
 
 int WorkloadSink::activation_mask() const noexcept {
-  const int mask = mask_.load(std::memory_order_relaxed);
-  return settings_.timing_every > 1 ? mask & ~nccl_abi::kProfileKernelCh : mask;
+  return settings_.timing_every > 1 ? every_mask_.load(std::memory_order_relaxed) : followed_mask_.load(std::memory_order_relaxed);
+}
+
+void WorkloadSink::use_api_events(bool yes) {
+  if (api_events_known_.exchange(true)) return;  // one NCCL per process: the first init says which
+  std::lock_guard lock(mutex_);
+  api_events_ = yes;
+  apply_masks();
+}
+
+void WorkloadSink::set_mode(EventMode mode) {
+  std::lock_guard lock(mutex_);
+  mode_ = mode;
+  apply_masks();
+}
+
+void WorkloadSink::apply_masks() {
+  if (silenced_) return;  // quiet for good
+  const EventMasks m = event_masks_of(mode_, api_events_, settings_.interval_s > 0);
+  every_mask_ = m.every_call;
+  followed_mask_ = m.followed;
+  follow_next_ = false;
+  for (CommRecorder* r : live_) r->set_activation_mask(activation_mask());
 }
 
 void WorkloadSink::add(CommRecorder* recorder) {
@@ -127,20 +147,23 @@ void WorkloadSink::add(CommRecorder* recorder) {
 }
 
 void WorkloadSink::sample_next_call() noexcept {
-  const int mask = mask_.load(std::memory_order_relaxed);
-  if (settings_.timing_every <= 1 || !(mask & nccl_abi::kProfileKernelCh)) return;
+  const int every = every_mask_.load(std::memory_order_relaxed);
+  const int followed = followed_mask_.load(std::memory_order_relaxed);
+  if (settings_.timing_every <= 1 || every == followed) return;
   // Counted per calling thread, so the launch path touches no shared counter.
-  thread_local std::uint64_t since_timed = 0;
-  const bool timed = ++since_timed >= settings_.timing_every;
-  if (timed) since_timed = 0;
+  thread_local std::uint64_t since_followed = 0;
+  const bool follow = ++since_followed >= settings_.timing_every;
+  if (follow) since_followed = 0;
   // Written only when it changes: twice per sample, not on every call.
-  if (timing_next_.load(std::memory_order_relaxed) == timed) return;
-  timing_next_.store(timed, std::memory_order_relaxed);
+  if (follow_next_.load(std::memory_order_relaxed) == follow) return;
+  follow_next_.store(follow, std::memory_order_relaxed);
   int* nccl = nccl_mask_.load(std::memory_order_relaxed);
   if (!nccl) return;
-  __atomic_store_n(nccl, timed ? mask : mask & ~nccl_abi::kProfileKernelCh, __ATOMIC_RELAXED);
-  // The plugin may have gone quiet (silence()) since `mask` was read: then NCCL keeps nothing.
-  if (mask_.load(std::memory_order_relaxed) == 0) __atomic_store_n(nccl, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(nccl, follow ? followed : every, __ATOMIC_RELAXED);
+  // The mode may have changed, or the plugin gone quiet, since the masks were read: then NCCL
+  // gets the current ones.
+  if (every_mask_.load(std::memory_order_relaxed) != every || followed_mask_.load(std::memory_order_relaxed) != followed)
+    __atomic_store_n(nccl, activation_mask(), __ATOMIC_RELAXED);
 }
 
 void WorkloadSink::remove(CommRecorder* recorder) {
@@ -165,16 +188,18 @@ void WorkloadSink::apply_control_file() {
   }
   while (!word.empty() && std::isspace(static_cast<unsigned char>(word.back()))) word.pop_back();
   const auto mode = parse_event_mode(word);
-  if (!mode) return;
-  const int mask = activation_mask_of(*mode);
-  if (mask_.exchange(mask) == mask) return;
-  timing_next_ = false;
-  for (CommRecorder* r : live_) r->set_activation_mask(activation_mask());
+  if (!mode || *mode == mode_) return;
+  mode_ = *mode;
+  apply_masks();
 }
 
 void WorkloadSink::tick() {
   if (settings_.interval_s == 0) return;
-  const std::uint64_t now = host_now_ns();
+  // Intervals are whole seconds: the coarse clock (a few ms resolution) is plenty, and cheaper
+  // on a path every group takes.
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  const std::uint64_t now = static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
   std::uint64_t due = next_write_ns_.load(std::memory_order_relaxed);
   if (now < due) return;
   // One thread writes; the others go on at once.
@@ -188,7 +213,9 @@ void WorkloadSink::tick() {
 
 void WorkloadSink::silence() noexcept {
   std::lock_guard lock(mutex_);
-  mask_ = 0;
+  silenced_ = true;
+  every_mask_ = 0;
+  followed_mask_ = 0;
   for (CommRecorder* r : live_) r->set_activation_mask(0);
 }
 

@@ -22,7 +22,20 @@ namespace cctune::tuner {
 // CCTUNE_WORKLOAD_EVENTS and the control file's words.
 enum class EventMode { Timing, Calls, Off };
 std::optional<EventMode> parse_event_mode(std::string_view word);
-int activation_mask_of(EventMode mode);
+
+// The events NCCL is asked for. Every call gets the events that count it: v5's API events
+// (which also give the groups), or, where NCCL has none (v4), its task event. One call in
+// CCTUNE_WORKLOAD_TIMING_EVERY is "followed": its task event too (the algorithm, protocol and
+// channels NCCL applied) and, in timing mode, its kernel channels (GPU time). NCCL spends time
+// on each task event it delivers and adds proxy work to each call with kernel-channel events,
+// which is why only a sample gets them (docs/PERFORMANCE.md has the figures). Off asks for
+// nothing, except, where the control file is polled (`polls`: an interval is set) and NCCL has
+// them, the group API event: it is on that event that the file is re-read, so off can be undone.
+struct EventMasks {
+  int every_call = 0;
+  int followed = 0;
+};
+EventMasks event_masks_of(EventMode mode, bool api_events, bool polls);
 
 struct WorkloadSettings {
   std::string directory;  // empty: the profiler half records nothing
@@ -30,7 +43,7 @@ struct WorkloadSettings {
   std::string note;       // a setting that was ignored (bad interval or mode), with what is used instead
   std::uint64_t interval_s = 60;  // 0: only at finalize and exit
   EventMode mode = EventMode::Timing;
-  std::uint64_t timing_every = 100;  // timing mode: one call in this many is timed on the GPU (1: every call)
+  std::uint64_t timing_every = 100;  // one call in this many is followed (1: every call)
 };
 
 // Pure: checks the values (as the environment gives them, nullptr when unset). The directory
@@ -43,15 +56,19 @@ class WorkloadSink {
   explicit WorkloadSink(WorkloadSettings settings);
   const WorkloadSettings& settings() const noexcept { return settings_; }
   const std::string& path() const noexcept { return path_; }
-  // What NCCL is told between sampled calls: the mode's events, kernel channels only when every
-  // call is timed.
+  // Whether NCCL delivers v5's API events (set by the first communicator's init: NCCL loaded
+  // the v5 or the v4 interface). Until then, v5 is assumed.
+  void use_api_events(bool yes);
+  bool api_events() const noexcept { return api_events_.load(std::memory_order_relaxed); }
+  // What NCCL is told between followed calls (every call's events; all of them when every call
+  // is followed).
   int activation_mask() const noexcept;
+  // The mode from now on (the control file's word, or cctune_profiler_events()).
+  void set_mode(EventMode mode);
 
-  // Called as each NCCL call starts (its group API event, on the calling thread): in timing mode
-  // it asks NCCL for kernel-channel events on the next call once every `timing_every` calls.
-  // Kernel-channel timing makes NCCL add proxy work to the timed call (bench/
-  // profiler_overhead.sh measured about 10 us per call at small sizes on two H100s), so timing
-  // every call would cost a job more than the one-percent the profiler half may take.
+  // Called as each call starts, on the calling thread (v5: its group API event; v4: its task
+  // event): asks NCCL for the followed call's events on the next call once every
+  // `timing_every` calls. NCCL reads its mask as a call starts, so the flip takes effect there.
   void sample_next_call() noexcept;
 
   void add(CommRecorder* recorder);
@@ -68,14 +85,19 @@ class WorkloadSink {
 
  private:
   void apply_control_file();
+  void apply_masks();  // with mutex_ held: the masks of `mode_` to NCCL
   void report(const workload::Communicator& comm);  // with mutex_ held
 
   WorkloadSettings settings_;
   std::string path_;
   std::string source_;
-  std::atomic<int> mask_;  // the mode's whole mask (timing: kernel channels included)
+  EventMode mode_;        // with mutex_ held
+  bool silenced_ = false;  // with mutex_ held
+  std::atomic<bool> api_events_{true};
+  std::atomic<bool> api_events_known_{false};
+  std::atomic<int> every_mask_, followed_mask_;  // event_masks_of(mode_, ...); both 0 once silenced
   std::atomic<int*> nccl_mask_{nullptr};  // NCCL's one mask for all communicators (2.28)
-  std::atomic<bool> timing_next_{false};
+  std::atomic<bool> follow_next_{false};
   std::atomic<std::uint64_t> next_write_ns_;
   std::mutex mutex_;  // taken before any recorder's
   std::vector<CommRecorder*> live_;

@@ -49,7 +49,7 @@ int threads() {
       ProfilerDriver& d = comms[t % n_comms];
       for (int i = 0; i < iterations; ++i) {
         const std::size_t count = 1 + static_cast<std::size_t>((t * 7 + i) % 300);  // shared shapes
-        if (i % 3 == 0) d.stop(d.p2p(i % 2 ? "Send" : "Recv", count, "ncclInt8", t % 8));
+        if (i % 3 == 0) d.p2p(i % 2 ? "Send" : "Recv", count, "ncclInt8", t % 8);
         else d.timed_collective("AllReduce", count, "ncclFloat16", 1000000ull * (i + 1), 20000 + 10u * t, 1 + t % 4);
         if (i % 5 == 0) {  // a group of two, from this thread's API events, on a shared communicator
           void* g = d.group_start();
@@ -71,7 +71,8 @@ int threads() {
     for (const auto& g : c.groups) groups += g.calls;
   }
   const std::uint64_t groups_issued = std::uint64_t(n_threads) * ((iterations + 4) / 5);
-  if (w.communicators.size() != n_comms || calls != std::uint64_t(n_threads) * iterations || groups != groups_issued) {
+  const std::uint64_t calls_issued = std::uint64_t(n_threads) * iterations + 2 * groups_issued;
+  if (w.communicators.size() != n_comms || calls != calls_issued || groups != groups_issued) {
     std::fprintf(stderr, "file holds %zu communicators, %llu calls and %llu groups\n", w.communicators.size(), (unsigned long long)calls,
                  (unsigned long long)groups);
     return 1;
@@ -80,15 +81,18 @@ int threads() {
 }
 
 int rank(int r) {
+  setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "1", 1);  // every call followed: GPU times and applied choices in the file
   ProfilerDriver d{&ncclProfiler_v5};
   if (!d.init(0x1234, 1, 2, r, quiet_logger) || !d.context) return 1;
   for (int i = 0; i < 5; ++i) d.timed_collective("AllReduce", 1 << 20, "ncclFloat32", 5000000ull * (i + 1), 300000 + 1000u * r);
-  for (int i = 0; i < 2; ++i) d.stop(d.collective("AllGather", 4096, "ncclBfloat16", "Ring", "LL128", 4));
-  for (int i = 0; i < 3; ++i) d.stop(d.p2p(r == 0 ? "Send" : "Recv", 1000, "ncclFloat32", 1 - r));
+  for (int i = 0; i < 2; ++i) d.collective("AllGather", 4096, "ncclBfloat16", "Ring", "LL128", 4);
+  for (int i = 0; i < 3; ++i) d.p2p(r == 0 ? "Send" : "Recv", 1000, "ncclFloat32", 1 - r);
   for (int i = 0; i < 2; ++i) {  // so the schema check and the merge see a group
     void* g = d.group_start();
-    d.coll_api(g, "AllReduce", 1 << 20, "ncclFloat32");
-    d.coll_api(g, "AllGather", 4096, "ncclBfloat16");
+    void* ar = d.coll_api(g, "AllReduce", 1 << 20, "ncclFloat32");
+    void* ag = d.coll_api(g, "AllGather", 4096, "ncclBfloat16");
+    d.stop(d.task_collective(ar, "AllReduce", 1 << 20, "ncclFloat32", "Ring", "Simple", 2, 0));
+    d.stop(d.task_collective(ag, "AllGather", 4096 * 2, "ncclInt8", "Ring", "LL128", 4, 0));  // NCCL's view: bytes
     d.group_stop(g);
   }
   return d.finalize() ? 0 : 1;

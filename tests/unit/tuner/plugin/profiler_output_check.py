@@ -34,11 +34,12 @@ jsonschema.validate(m, schema, cls=jsonschema.Draft202012Validator)
 assert comm["id"] == "0x1234" and comm["ranks"] == [0, 1] and comm["nranks"] == 2, comm
 calls = {(c.get("collective", c["kind"]), c["count"]): c for c in comm["calls"]}
 ar = calls[("allreduce", 1 << 20)]
-assert ar["calls"] == 5 and ar["bytes"] == 4 << 20, ar
+assert ar["calls"] == 7 and ar["bytes"] == 4 << 20, ar  # 5 lone, 2 in the group
 assert ar["duration_us"]["samples"] == 10 and ar["duration_us"]["clock"] == "gpu", ar["duration_us"]
 assert ar["duration_us"]["min"] == 300.0 and ar["duration_us"]["max"] == 301.0, ar["duration_us"]
-assert ar["applied"] == [{"algo": "ring", "proto": "simple", "channels": 2, "calls": 5}], ar["applied"]
-assert calls[("allgather", 4096)]["bytes"] == 4096 * 2 * 2
+assert ar["applied"] == [{"algo": "ring", "proto": "simple", "channels": 2, "calls": 7}], ar["applied"]
+ag = calls[("allgather", 4096)]  # the caller's view (bf16 elements), though NCCL's task event says int8 bytes
+assert ag["bytes"] == 4096 * 2 * 2 and ag["dtype"] == "bfloat16" and ag["calls"] == 4 and ag["applied"][0]["calls"] == 4, ag
 assert calls[("send", 1000)]["calls"] == 3 and calls[("recv", 1000)]["calls"] == 3
 [group] = comm["groups"]  # the same collective-only group on both ranks: counted per rank, not added
 assert group["calls"] == 2 and [(g["collective"], g["count"]) for g in group["members"]] == [("allreduce", 1 << 20), ("allgather", 4096)], group

@@ -55,6 +55,9 @@ std::size_t rss_kib() {
   return 0;
 }
 
+constexpr int api_events = testing::ProfilerDriver::api_events;
+constexpr int task_events = nccl_abi::kProfileColl | nccl_abi::kProfileP2p;
+
 void use_workload(const std::string& dir, const char* interval = "0", const char* events = nullptr) {
   setenv("CCTUNE_WORKLOAD", dir.c_str(), 1);
   setenv("CCTUNE_WORKLOAD_INTERVAL", interval, 1);
@@ -77,15 +80,14 @@ TEST(ProfilerSo, RecordsCallsAppliedChoiceAndGpuTime) {
   RUN_SCENARIO({
     const std::string dir = fresh_dir("records");
     use_workload(dir);
+    setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "1", 1);  // every call followed
     auto d = driver();
     SCENARIO_CHECK(d.init(0xabc, 2, 4, 1, testing::capture_logger) && d.context);
-    // Timing mode: kernel channels only for the sampled calls (one in 100 by default).
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileGroupApi | nccl_abi::kProfileCollApi |
-                              nccl_abi::kProfileP2pApi));
+    SCENARIO_CHECK(d.mask == (api_events | task_events | nccl_abi::kProfileKernelCh));
     for (int i = 0; i < 10; ++i) d.timed_collective("AllReduce", 1024, "ncclFloat32", 1000000000ull + i * 1000000ull, 50000);
-    for (int i = 0; i < 4; ++i) d.stop(d.collective("AllGather", 256, "ncclBfloat16", "NVLSTree", "LL128", 16));
-    for (int i = 0; i < 3; ++i) d.stop(d.p2p("Send", 4096, "ncclInt8", 2));
-    d.stop(d.collective("NoSuchCall", 1, "ncclFloat32", "Ring", "LL", 1));  // ignored, no handle
+    for (int i = 0; i < 4; ++i) SCENARIO_CHECK(d.collective("AllGather", 256, "ncclBfloat16", "NVLSTree", "LL128", 16));
+    for (int i = 0; i < 3; ++i) SCENARIO_CHECK(d.p2p("Send", 4096, "ncclInt8", 2));
+    SCENARIO_CHECK(!d.collective("NoSuchCall", 1, "ncclFloat32", "Ring", "LL", 1));  // ignored, no handle
     SCENARIO_CHECK(d.finalize());
     const workload::Workload w = read_workload(own_file(dir));
     SCENARIO_CHECK(w.format == "nccl-profiler" && w.communicators.size() == 1);
@@ -117,6 +119,26 @@ TEST(ProfilerSo, RecordsCallsAppliedChoiceAndGpuTime) {
   });
 }
 
+// By default one call in 100 is followed: every call is counted (from its API event), the
+// followed ones also give what NCCL applied and their GPU time.
+TEST(ProfilerSo, CountsEveryCallAndFollowsOneInAHundred) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("followed");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xf0, 1, 2, 0, testing::capture_logger) && d.context);
+    SCENARIO_CHECK(d.mask == api_events);
+    int followed = 0;
+    for (int i = 0; i < 250; ++i) followed += d.timed_collective("AllReduce", 1024, "ncclFloat32", 1000000000ull * (i + 1), 40000);
+    SCENARIO_CHECK(followed == 2);  // calls 101 and 201: the mask flips as call 100 and call 200 start
+    SCENARIO_CHECK(d.finalize());
+    const workload::Workload w = read_workload(own_file(dir));
+    const workload::CallStats& s = w.communicators.at(0).calls.at(0);
+    SCENARIO_CHECK(s.calls == 250 && s.applied.size() == 1 && s.applied[0].calls == 2 && s.durations.samples == 2);
+    SCENARIO_CHECK(s.durations.min_us == 40.0 && s.durations.max_us == 40.0);
+  });
+}
+
 TEST(ProfilerSo, VersionFourRecordsToo) {
   RUN_SCENARIO({
     const std::string dir = fresh_dir("v4");
@@ -125,6 +147,7 @@ TEST(ProfilerSo, VersionFourRecordsToo) {
     void* ctx = nullptr;
     int mask = 0;
     SCENARIO_CHECK(v4->init(&ctx, &mask, "c", 0x77, 1, 2, 0, testing::capture_logger) == nccl_abi::kSuccess && ctx);
+    SCENARIO_CHECK(mask == task_events);  // no API events before v5: the task event counts every call
     nccl_abi::ProfilerEventDescrV4 e{};
     e.type = nccl_abi::kProfileColl;
     e.coll.func = "Broadcast";
@@ -151,9 +174,9 @@ TEST(ProfilerSo, MemoryStaysBoundedUnderAMillionDistinctSizes) {
     auto d = driver();
     SCENARIO_CHECK(d.init(0x1, 1, 8, 0, testing::capture_logger));
     // Fill the table first, so the RSS baseline includes it: what follows must add nothing.
-    for (std::size_t i = 1; i <= 4096; ++i) d.stop(d.collective("AllReduce", i, "ncclFloat32", "Ring", "LL", 1));
+    for (std::size_t i = 1; i <= 4096; ++i) d.collective("AllReduce", i, "ncclFloat32", "Ring", "LL", 1);
     const std::size_t before = rss_kib();
-    for (std::size_t i = 4097; i <= 1000000; ++i) d.stop(d.collective("AllReduce", i, "ncclFloat32", "Ring", "LL", 1));
+    for (std::size_t i = 4097; i <= 1000000; ++i) d.collective("AllReduce", i, "ncclFloat32", "Ring", "LL", 1);
     const std::size_t after = rss_kib();
     SCENARIO_CHECK(d.finalize());
     const workload::Workload w = read_workload(own_file(dir));
@@ -247,8 +270,8 @@ void expect_refused(const std::string& value, const char* must_mention) {
   auto d = driver();
   SCENARIO_CHECK(d.init(0x5, 1, 2, 0, testing::capture_logger));
   SCENARIO_CHECK(d.context == nullptr && d.mask == 0);
-  void* h = d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1);
-  SCENARIO_CHECK(h == nullptr);
+  d.mask = -1;  // as if NCCL delivered every event all the same
+  SCENARIO_CHECK(!d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));
   SCENARIO_CHECK(d.finalize());
   auto d2 = driver();  // a second communicator: no second warning
   SCENARIO_CHECK(d2.init(0x6, 1, 2, 1, testing::capture_logger) && d2.context == nullptr);
@@ -283,7 +306,7 @@ TEST(ProfilerSo, WriteFailureWarnsOnceAndGoesQuiet) {
     use_workload(dir);
     auto d = driver();
     SCENARIO_CHECK(d.init(0x9, 1, 2, 0, testing::capture_logger) && d.context);
-    d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));
+    d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1);
     fs::remove_all(dir);  // the job's scratch space went away
     SCENARIO_CHECK(d.finalize());
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
@@ -299,33 +322,37 @@ TEST(ProfilerSo, EventMaskFollowsTheSettingAndTheControlFile) {
     use_workload(dir, "1", "calls");
     auto d = driver();
     SCENARIO_CHECK(d.init(0xb, 1, 2, 0, testing::capture_logger) && d.context);
-    constexpr int api = nccl_abi::kProfileGroupApi | nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi;  // for the groups
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | api));
+    SCENARIO_CHECK(d.mask == api_events);  // task events for the followed calls only: see below
     std::ofstream(dir + "/cctune-events") << "off\n";
     usleep(1100 * 1000);
-    d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));  // the interval has passed: re-read, write
-    SCENARIO_CHECK(d.mask == 0);
+    d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1);  // the interval has passed: re-read, write
+    // Off records nothing, but keeps the group API event: it is what re-reads the control file.
+    SCENARIO_CHECK(d.mask == nccl_abi::kProfileGroupApi);
     SCENARIO_CHECK(fs::exists(own_file(dir)));  // written at the interval, before finalize
     SCENARIO_CHECK(read_workload(own_file(dir)).communicators.at(0).calls.at(0).calls == 1);
+    d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1);  // not counted
     std::ofstream(dir + "/cctune-events") << "timing";
     usleep(1100 * 1000);
-    d.stop(d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1));
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | api));  // sampled: see below
+    d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1);
+    SCENARIO_CHECK(d.mask == api_events);
+    d.collective("AllReduce", 8, "ncclFloat32", "Ring", "LL", 1);
+    SCENARIO_CHECK(d.finalize());
+    SCENARIO_CHECK(read_workload(own_file(dir)).communicators.at(0).calls.at(0).calls == 2);
   });
   RUN_SCENARIO({
     use_workload(fresh_dir("mask-bad"), "soon", "everything");
     setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "1", 1);  // every call timed: kernel channels always on
     auto d = driver();
     SCENARIO_CHECK(d.init(0xc, 1, 2, 0, testing::capture_logger) && d.context);
-    SCENARIO_CHECK(d.mask == (nccl_abi::kProfileColl | nccl_abi::kProfileP2p | nccl_abi::kProfileKernelCh | nccl_abi::kProfileGroupApi |
-                              nccl_abi::kProfileCollApi | nccl_abi::kProfileP2pApi));
+    SCENARIO_CHECK(d.mask == (api_events | task_events | nccl_abi::kProfileKernelCh));
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);
   });
 }
 
-// Timing mode times one call in CCTUNE_WORKLOAD_TIMING_EVERY on the GPU: NCCL reads the mask as
-// each call starts, so the call after every N-th start gets kernel-channel events, the rest not.
-TEST(ProfilerSo, KernelChannelTimingIsSampled) {
+// One call in CCTUNE_WORKLOAD_TIMING_EVERY is followed (task event, and in timing mode kernel
+// channels): NCCL reads the mask as each call starts, so the call after every N-th start gets
+// those events, the rest only their API events.
+TEST(ProfilerSo, FollowedCallsAreSampled) {
   RUN_SCENARIO({
     use_workload(fresh_dir("sampled"));
     setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "3", 1);
@@ -334,7 +361,7 @@ TEST(ProfilerSo, KernelChannelTimingIsSampled) {
     std::string seen;
     for (int call = 1; call <= 7; ++call) {
       d.group_stop(d.group_start(1));
-      seen += (d.mask & nccl_abi::kProfileKernelCh) ? 'T' : '.';
+      seen += d.mask == (api_events | task_events | nccl_abi::kProfileKernelCh) ? 'T' : d.mask == api_events ? '.' : '?';
     }
     SCENARIO_CHECK(seen == "..T..T.");
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
@@ -345,7 +372,7 @@ TEST(ProfilerSo, KernelChannelTimingIsSampled) {
     auto d = driver();
     SCENARIO_CHECK(d.init(0xe, 1, 2, 0, testing::capture_logger) && d.context);
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);  // the note names the variable; 100 stays
-    SCENARIO_CHECK(!(d.mask & nccl_abi::kProfileKernelCh));
+    SCENARIO_CHECK(d.mask == api_events);
   });
 }
 
@@ -356,6 +383,7 @@ TEST(ProfilerSo, ProductionWatchWarnsOncePerShapeAndRecordsIt) {
     use_profile("watch_profile.json");
     const std::string dir = fresh_dir("watch");
     use_workload(dir);
+    setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "1", 1);
     auto d = driver();
     SCENARIO_CHECK(d.init(0xfeed, 1, 8, 2, testing::capture_logger) && d.context);
     const double slow_ns = 4194304.0 / (25.0 / 1.75);   // busbw 25 GB/s: ns = bytes / (GB/s)
@@ -388,7 +416,7 @@ TEST(ProfilerSo, TunerHalfStillSteersWhenBothHalvesAreLoaded) {
     void* tuner = init(8, 1);
     Call small = get(tuner, nccl_abi::kFuncAllReduce, 4096);
     SCENARIO_CHECK(chose(small, kRing, kLL) && small.channels == 4);
-    d.stop(d.collective("AllReduce", 1024, "ncclFloat32", "Ring", "LL", 4));
+    d.collective("AllReduce", 1024, "ncclFloat32", "Ring", "LL", 4);
     SCENARIO_CHECK(d.finalize());
     SCENARIO_CHECK(v5().finalize(tuner) == nccl_abi::kSuccess);
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
