@@ -244,30 +244,43 @@ void tear_down(Ranks& g) {
   g = Ranks{};
 }
 
-// One CSV row per size (`prefix` before each: the A/B side and round, or nothing).
-void measure(Ranks& g, const Op& op, const std::vector<size_t>& sizes, int warmup, int iters, int batches, const std::string& prefix) {
+// One size: warm-up, then `batches` timed batches of `iters` launches; the median batch's time
+// per launch (us). Sets *size_bytes to the size column's value; false when the size is too
+// small for this collective.
+bool time_size(Ranks& g, const Op& op, size_t bytes, int warmup, int iters, int batches, size_t* size_bytes, double* us) {
   const int gpus = static_cast<int>(g.comms.size());
   const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(gpus) : 1;
-  for (size_t bytes : sizes) {
-    const size_t count = bytes / sizeof(float) / split;
-    if (count == 0) continue;
-    // max(send, recv) of one rank; the algbw numerator is the same for every collective here.
-    const size_t size_bytes = count * sizeof(float) * split;
-    run_iters(g, op, count, warmup);
+  const size_t count = bytes / sizeof(float) / split;
+  if (count == 0) return false;
+  // max(send, recv) of one rank; the algbw numerator is the same for every collective here.
+  *size_bytes = count * sizeof(float) * split;
+  run_iters(g, op, count, warmup);
+  sync_all(g);
+  std::vector<double> times;
+  for (int b = 0; b < batches; ++b) {
     sync_all(g);
-    std::vector<double> times;
-    for (int b = 0; b < batches; ++b) {
-      sync_all(g);
-      const auto t0 = std::chrono::steady_clock::now();
-      run_iters(g, op, count, iters);
-      sync_all(g);
-      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
-    }
-    std::sort(times.begin(), times.end());
-    const double t = times[times.size() / 2];
-    const double algbw = static_cast<double>(size_bytes) / t / 1e3;  // bytes/us -> GB/s
-    std::printf("%s%zu,%.2f,%.2f,%.2f\n", prefix.c_str(), size_bytes, t, algbw, algbw * bus_factor(op.coll, gpus));
-    std::fflush(stdout);
+    const auto t0 = std::chrono::steady_clock::now();
+    run_iters(g, op, count, iters);
+    sync_all(g);
+    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
+  }
+  std::sort(times.begin(), times.end());
+  *us = times[times.size() / 2];
+  return true;
+}
+
+void print_row(const Op& op, int gpus, const std::string& prefix, size_t size_bytes, double t) {
+  const double algbw = static_cast<double>(size_bytes) / t / 1e3;  // bytes/us -> GB/s
+  std::printf("%s%zu,%.2f,%.2f,%.2f\n", prefix.c_str(), size_bytes, t, algbw, algbw * bus_factor(op.coll, gpus));
+  std::fflush(stdout);
+}
+
+// One CSV row per size (`prefix` before each: the A/B side and round, or nothing).
+void measure(Ranks& g, const Op& op, const std::vector<size_t>& sizes, int warmup, int iters, int batches, const std::string& prefix) {
+  for (size_t bytes : sizes) {
+    size_t size_bytes = 0;
+    double t = 0;
+    if (time_size(g, op, bytes, warmup, iters, batches, &size_bytes, &t)) print_row(op, static_cast<int>(g.comms.size()), prefix, size_bytes, t);
   }
 }
 
@@ -294,12 +307,13 @@ void run_ab(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero,
   }
 }
 
-// The switch mode (--ab-events WORD --ab-rounds R): one set of communicators for all 2R
-// rounds, ABBA order, the profiler plugin named by NCCL_PROFILER_PLUGIN switched between WORD
-// ("on") and "off" through the switch it exports for jobs (int cctune_profiler_events(const
-// char*), docs/WORKLOAD.md). Same process, same communicators and buffers on both sides:
-// only the events NCCL delivers differ. NCCL reads the plugin's mask as each call starts, and
-// every size warms up before it is timed.
+// The switch mode (--ab-events WORD --ab-rounds R): one set of communicators throughout, the
+// profiler plugin named by NCCL_PROFILER_PLUGIN switched between WORD ("on") and "off" through
+// the switch it exports for jobs (int cctune_profiler_events(const char*), docs/WORKLOAD.md).
+// Per size, 2R rounds in ABBA order, each a warm-up and the timed batches: the two sides of a
+// round pair are tens of milliseconds apart, with the same communicators and buffers, so a
+// shared host's slow spells (seconds long) fall on both. NCCL reads the plugin's mask as each
+// call starts: the warm-up's first call already runs under the new setting.
 void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero, int warmup, int iters, int batches,
                 const std::string& word, int rounds) {
   Ranks g;
@@ -314,14 +328,19 @@ void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool z
     std::exit(1);
   }
   std::printf("side,round,size_bytes,time_us,algbw_GBps,busbw_GBps\n");
-  for (int k = 0; k < 2 * rounds; ++k) {
-    const bool on = k % 4 == 1 || k % 4 == 2;
-    const int rc = events(on ? word.c_str() : "off");
-    if (rc != 0) {
-      std::fprintf(stderr, "ref_collectives: cctune_profiler_events(\"%s\") returned %d (is CCTUNE_WORKLOAD set?)\n", on ? word.c_str() : "off", rc);
-      std::exit(1);
+  for (size_t bytes : sizes) {
+    for (int k = 0; k < 2 * rounds; ++k) {
+      const bool on = k % 4 == 1 || k % 4 == 2;
+      const int rc = events(on ? word.c_str() : "off");
+      if (rc != 0) {
+        std::fprintf(stderr, "ref_collectives: cctune_profiler_events(\"%s\") returned %d (is CCTUNE_WORKLOAD set?)\n", on ? word.c_str() : "off", rc);
+        std::exit(1);
+      }
+      size_t size_bytes = 0;
+      double t = 0;
+      if (!time_size(g, op, bytes, warmup, iters, batches, &size_bytes, &t)) break;
+      print_row(op, gpus, std::string(on ? "on," : "off,") + std::to_string(k / 2 + 1) + ",", size_bytes, t);
     }
-    measure(g, op, sizes, warmup, iters, batches, std::string(on ? "on," : "off,") + std::to_string(k / 2 + 1) + ",");
   }
   tear_down(g);
   dlclose(lib);

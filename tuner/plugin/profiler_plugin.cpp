@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/text.hpp"
+#include "tuner/plugin/call_memo.hpp"
 #include "tuner/plugin/comm_recorder.hpp"
 #include "tuner/plugin/group_collector.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
@@ -160,24 +161,45 @@ bool api_key(const char* func, const char* datatype, std::size_t count, int root
   return true;
 }
 
+// One call's API event: counted (the handle names its shape, for the task event of a followed
+// call) and added to the thread's open group. Repeated calls come from the memo.
+void api_call(CommRecorder* recorder, void** handle, const void* group, const char* func, const char* datatype, std::size_t count,
+              int root) {
+  CallMemo& memo = CallMemo::this_thread();
+  const std::uint64_t serial = recorder->serial();
+  if (const MemoCall* m = memo.find(recorder, serial, func, datatype, count, root)) {
+    m->stats->count_one();
+    *handle = m->handle;
+    GroupCollector::this_thread().add(group, recorder, m->key);
+    return;
+  }
+  MemoCall call;
+  call.recorder = recorder;
+  call.serial = serial;
+  call.func = func;
+  call.dtype = datatype;
+  call.count = count;
+  call.root = root;
+  if (!api_key(func, datatype, count, root, call.key)) return;
+  call.handle = recorder->count_call(call.key, &call.stats);
+  *handle = call.handle;
+  if (call.handle) memo.remember(call);
+  GroupCollector::this_thread().add(group, recorder, call.key);
+}
+
 // v5's API events, on the thread that calls NCCL. The group API event's handle is this
-// thread's collector; each call made in the group joins it. A call's API event counts it (its
-// handle names the shape, for the task event of a followed call).
+// thread's collector; each call made in the group joins it.
 bool api_event(CommRecorder* recorder, void** handle, const nccl_abi::ProfilerEventDescrV5& d) {
   const auto type = static_cast<std::uint64_t>(d.type);
-  ShapeKey key;
-  bool known = false;
   if (type == nccl_abi::kProfileGroupApi) {
     *handle = GroupCollector::this_thread().start();
     if (WorkloadSink* s = process().sink) s->sample_next_call();
-    return true;
-  }
-  if (type == nccl_abi::kProfileCollApi) known = api_key(d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root, key);
-  else if (type == nccl_abi::kProfileP2pApi) known = api_key(d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1, key);
-  else return false;  // a task or kernel-channel event: no thread-local lookup for those
-  if (known) {
-    *handle = recorder->count_call(key);
-    GroupCollector::this_thread().add(d.parent, recorder, key);
+  } else if (type == nccl_abi::kProfileCollApi) {
+    api_call(recorder, handle, d.parent, d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root);
+  } else if (type == nccl_abi::kProfileP2pApi) {
+    api_call(recorder, handle, d.parent, d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1);
+  } else {
+    return false;  // a task or kernel-channel event: no thread-local lookup for those
   }
   return true;
 }

@@ -81,7 +81,7 @@ std::optional<std::size_t> ShapeTable::position(const ShapeKey& key) {
 
 std::optional<std::size_t> ShapeTable::count(const ShapeKey& key) {
   const std::optional<std::size_t> i = position(key);
-  if (i) ++stats_[*i].calls;
+  if (i) stats_[*i].count_one();
   return i;
 }
 
@@ -95,10 +95,11 @@ workload::Communicator to_communicator(const ShapeTable& table, std::uint64_t co
   c.ranks = {rank};
   c.calls_not_recorded = table.calls_not_recorded();
   for (const ShapeStats& s : table.stats()) {
-    if (s.calls == 0) continue;
+    const std::uint64_t calls = s.call_count();
+    if (calls == 0) continue;
     workload::CallStats cs;
     cs.shape = workload::make_shape({s.key.kind, s.key.collective}, s.key.dtype, std::nullopt, s.key.root, s.key.count, nranks);
-    cs.calls = s.calls;
+    cs.calls = calls;
     for (int i = 0; i < s.applied_used; ++i) {
       const AppliedCount& a = s.applied[static_cast<std::size_t>(i)];
       if (a.algo < 0 && a.channels == 0) continue;

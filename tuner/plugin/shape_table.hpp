@@ -38,6 +38,7 @@ struct AppliedCount {
 struct ShapeStats {
   static constexpr int max_applied = 4;  // more distinct choices for one shape: counted in applied_other
   ShapeKey key;
+  // Counted without the recorder's lock on the launch path (CallMemo): written and read atomically.
   std::uint64_t calls = 0;
   std::array<AppliedCount, max_applied> applied{};
   int applied_used = 0;
@@ -47,6 +48,8 @@ struct ShapeStats {
   double sum_ns = 0, min_ns = 0, max_ns = 0;
   std::array<std::uint32_t, workload::duration_buckets> histogram{};
 
+  void count_one() noexcept { __atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED); }
+  std::uint64_t call_count() const noexcept { return __atomic_load_n(&calls, __ATOMIC_RELAXED); }
   void add_applied(int algo, int proto, int channels) noexcept;
   void add_duration(std::uint64_t ns, bool from_gpu) noexcept;
 };

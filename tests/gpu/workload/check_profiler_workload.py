@@ -51,8 +51,8 @@ TYPE_SIZE = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "int32": 4, "ui
 
 def key(c):
     """A call's shape as both captures can tell it. The profiler half counts calls from NCCL's API
-    events (the caller's type, as the COLL log has it); captures made before 2026-11-26 counted
-    from task events, where NCCL hands data-moving calls (everything that does not reduce) over
+    events (the caller's type, as the COLL log has it); earlier versions counted from task
+    events, where NCCL hands data-moving calls (everything that does not reduce) over
     as bytes (int8, count in bytes). Those compare by bytes. NCCL 2.28 issues each AlltoAll as
     the send/recv pairs it is made of."""
     coll = c.get("collective", c["kind"])

@@ -1,0 +1,23 @@
+#include "tuner/plugin/call_memo.hpp"
+
+namespace cctune::tuner {
+
+CallMemo& CallMemo::this_thread() noexcept {
+  thread_local CallMemo memo;
+  return memo;
+}
+
+const MemoCall* CallMemo::find(const CommRecorder* recorder, std::uint64_t serial, const char* func, const char* dtype,
+                               std::size_t count, int root) const noexcept {
+  for (const MemoCall& c : calls_)
+    if (c.recorder == recorder && c.count == count && c.func == func && c.dtype == dtype && c.root == root && c.serial == serial)
+      return &c;
+  return nullptr;
+}
+
+void CallMemo::remember(const MemoCall& call) noexcept {
+  calls_[next_] = call;
+  next_ = (next_ + 1) % size;
+}
+
+}  // namespace cctune::tuner

@@ -1,0 +1,43 @@
+#pragma once
+// The calling thread's last few API calls (communicator, NCCL's name pointers, count, root),
+// so that a training loop's repeated calls are counted without parsing NCCL's names, hashing or
+// taking the recorder's lock: a hit is a few compares and one atomic increment. Keyed on the
+// name pointers because NCCL passes its function and type names as static strings
+// (ncclFuncToString, ncclDatatypeToString). Thread-local: no lock of its own.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "tuner/plugin/shape_table.hpp"
+
+namespace cctune::tuner {
+
+class CommRecorder;
+
+struct MemoCall {
+  const CommRecorder* recorder = nullptr;
+  std::uint64_t serial = 0;  // the recorder's: a new recorder at a freed one's address is not it
+  const char* func = nullptr;
+  const char* dtype = nullptr;
+  std::size_t count = 0;
+  int root = -1;
+  ShapeStats* stats = nullptr;
+  void* handle = nullptr;
+  ShapeKey key;
+};
+
+class CallMemo {
+ public:
+  static CallMemo& this_thread() noexcept;
+  // The remembered call, or nullptr. `serial` is the live recorder's.
+  const MemoCall* find(const CommRecorder* recorder, std::uint64_t serial, const char* func, const char* dtype, std::size_t count,
+                       int root) const noexcept;
+  void remember(const MemoCall& call) noexcept;  // replaces the oldest
+
+ private:
+  static constexpr std::size_t size = 8;  // distinct calls a loop cycles through before a miss
+  std::array<MemoCall, size> calls_{};
+  std::size_t next_ = 0;
+};
+
+}  // namespace cctune::tuner
