@@ -2,7 +2,7 @@
 # What the plugin's profiler half costs a job: the reference loop (cctune-ref-collectives, one
 # process, nccl-tests' method) over AllReduce 8 B-64 MiB with the profiler half loaded and
 # recording (NCCL_PROFILER_PLUGIN=<libnccl-tuner-cctune.so>, CCTUNE_WORKLOAD=<dir>) against the
-# same loop without it, RUNS interleaved runs (off, on, off, on, ...). Per size the median of
+# same loop without it, RUNS interleaved rounds of each side (ABBA). Per size the median of
 # each side, their difference with a 95 % bootstrap interval, and a verdict: PASS when "on" is
 # within max(1 %, 0.3 us) of "off". Every "on" run must leave a workload file that recorded the
 # loop's AllReduce calls, or the bench fails (an idle profiler costs nothing and proves nothing).
@@ -18,8 +18,8 @@
 #      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls),
 #      TIMING_EVERY (CCTUNE_WORKLOAD_TIMING_EVERY for the "on" runs; unset: the plugin's default),
 #      TAG (the logs go to OUTPUT_DIR/profiler_overhead_TAG, so several settings can run side by side),
-#      METHOD: switch (default: one process, one set of communicators, RUNS rounds of each side in
-#      ABBA order, recording switched on and off through the plugin's cctune_profiler_events()),
+#      METHOD: switch (default: one process, one set of communicators, per size RUNS rounds of each
+#      side in ABBA order, recording switched on and off through the plugin's cctune_profiler_events()),
 #      inprocess (one process, communicators and plugin made anew each round) or processes (a
 #      process per run and side, "off" without the plugin at all).
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
@@ -114,7 +114,7 @@ EVENTS_BENCH=$BUILD/bench/profiler_events_bench
 if [[ -x "$EVENTS_BENCH" ]]; then
   echo "== host time per recorded call (profiler_events_bench, median of 5 repetitions)"
   LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCTUNE_PLUGIN_SO="$PLUGIN" timeout 300 "${PIN[@]}" "$EVENTS_BENCH" \
-    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 --benchmark_filter="Collective|LaunchThread|Send" \
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 --benchmark_filter="Collective|LaunchThread|Followed|Send" \
     --benchmark_out="$OUTDIR/events.json" --benchmark_out_format=json >"$OUTDIR/events.txt" 2>&1 \
     || { echo "FAIL: profiler_events_bench failed:"; tail -n 5 "$OUTDIR/events.txt"; exit 1; }
 else

@@ -9,11 +9,15 @@ so NCCL joins them over its socket transport. Workloads (argv[1]):
   grouped   calls NCCL receives inside one ncclGroupStart/End: per step, three all_reduces of
             different sizes under PyTorch's coalescing manager, then a batch_isend_irecv ring
             exchange (one send and one recv per rank), then one all_reduce on its own
+  switched  recording switched off for two warm-up steps and on again from inside the job,
+            through the profiler half's cctune_profiler_events() (ctypes, the copy NCCL loaded);
+            the job counts only what it wants recorded
 Each rank counts the collectives it issues itself (counts.rank<R>.json: per (op, dtype, numel,
 bytes) the number of calls and the steps), so a capture can be checked against the job's own
 figures. At the end it dumps PyTorch's flight recorder as JSON (flight.rank<R>.json) when this
 PyTorch can. Everything lands in argv[2].
 """
+import ctypes
 import json
 import os
 import sys
@@ -132,6 +136,27 @@ def grouped(rank, world, dev, counter):
                        {"members": [["send", "float32", 16384], ["recv", "float32", 16384]], "calls_per_rank": STEPS}]}
 
 
+def switched(rank, world, dev, counter):
+    first = torch.ones(1024, device=dev)
+    dist.all_reduce(first)  # the communicator exists from here: NCCL has loaded its profiler plugin
+    torch.cuda.synchronize(dev)
+    counter.add("all_reduce", first, 0)
+    plugin = os.environ.get("NCCL_PROFILER_PLUGIN")
+    lib = ctypes.CDLL(plugin, mode=os.RTLD_NOLOAD | os.RTLD_NOW) if plugin else None
+    rcs = [lib.cctune_profiler_events(b"off")] if lib else []
+    for _ in range(2):  # warm-up: issued, not recorded, not counted
+        dist.all_reduce(torch.ones(8192, device=dev))
+    torch.cuda.synchronize(dev)
+    if lib:
+        rcs.append(lib.cctune_profiler_events(b"timing"))
+    for step in range(2, STEPS):
+        t = torch.ones(16384, device=dev)
+        dist.all_reduce(t)
+        counter.add("all_reduce", t, step)
+    torch.cuda.synchronize(dev)
+    return {"switch_rc": rcs, "not_recorded": [["allreduce", "float32", 8192, 2]]}
+
+
 def dump_flight_recorder(out_dir, rank):
     c10d = torch._C._distributed_c10d
     for name in ("_dump_nccl_trace_json",):
@@ -156,7 +181,7 @@ def main():
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=dev)
     counter = Counter()
     t0 = time.time()
-    extra = {"ddp": ddp, "fsdp": fsdp, "alltoall": alltoall, "grouped": grouped}[workload](rank, world, dev, counter)
+    extra = {"ddp": ddp, "fsdp": fsdp, "alltoall": alltoall, "grouped": grouped, "switched": switched}[workload](rank, world, dev, counter)
     # The closing barrier is a collective too (NCCL: a one-element allreduce): counted as such.
     counter.add("barrier", torch.zeros(1, device=dev), STEPS)
     dist.barrier(device_ids=[dev.index])

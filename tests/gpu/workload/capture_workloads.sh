@@ -85,7 +85,8 @@ for w in "${workloads[@]}"; do
     fi
   fi
   if [[ -n ${CCTUNE_PROFILER_SO:-} && -n ${CCTUNE_BIN:-} ]]; then
-    python3 "$here/check_profiler_workload.py" "$CCTUNE_BIN" "$here/../../../configs/schema/workload.schema.json" "$dir" || failed=1
+    if [[ $w == switched ]]; then python3 "$here/check_profiler_switch.py" "$CCTUNE_BIN" "$dir" || failed=1
+    else python3 "$here/check_profiler_workload.py" "$CCTUNE_BIN" "$here/../../../configs/schema/workload.schema.json" "$dir" || failed=1; fi
   fi
 done
 exit $failed
