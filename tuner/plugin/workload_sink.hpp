@@ -59,7 +59,6 @@ class WorkloadSink {
   // Whether NCCL delivers v5's API events (set by the first communicator's init: NCCL loaded
   // the v5 or the v4 interface). Until then, v5 is assumed.
   void use_api_events(bool yes);
-  bool api_events() const noexcept { return api_events_.load(std::memory_order_relaxed); }
   // What NCCL is told between followed calls (every call's events; all of them when every call
   // is followed).
   int activation_mask() const noexcept;
