@@ -57,6 +57,15 @@ echo "== AllReduce on $GPUS GPU(s), $RUNS interleaved runs of each side, -w $WAR
 start=$SECONDS
 on_env=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD_EVENTS="$EVENTS" CCTUNE_WORKLOAD_INTERVAL=0)
 [[ -z ${TIMING_EVERY:-} ]] || on_env+=(CCTUNE_WORKLOAD_TIMING_EVERY="$TIMING_EVERY")
+# An A/B run's CSV (side,round,...) as the per-run files overhead_table.py reads.
+split_ab_rounds() {
+  for run in $(seq 1 "$RUNS"); do
+    for side in off on; do
+      { echo "size_bytes,time_us,algbw_GBps,busbw_GBps"; grep "^$side,$run," "$OUTDIR/ab.csv" | cut -d, -f3-; } >"$OUTDIR/$side.$run.csv"
+    done
+  done
+}
+
 if [[ $METHOD == switch ]]; then
   # The closest comparison: the same communicators, buffers and plugin on both sides; "off"
   # asks NCCL for no events at all (no interval: nothing polls the control file), "on" records
@@ -67,11 +76,7 @@ if [[ $METHOD == switch ]]; then
     timeout 900 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" --ab-events "$EVENTS" \
     --ab-rounds "$RUNS" $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/ab.csv" 2>"$OUTDIR/ab.stderr" \
     || { echo "FAIL: reference loop (switch A/B) failed:"; tail -n 5 "$OUTDIR/ab.stderr"; exit 1; }
-  for run in $(seq 1 "$RUNS"); do
-    for side in off on; do
-      { echo "size_bytes,time_us,algbw_GBps,busbw_GBps"; grep "^$side,$run," "$OUTDIR/ab.csv" | cut -d, -f3-; } >"$OUTDIR/$side.$run.csv"
-    done
-  done
+  split_ab_rounds
   echo "   $RUNS rounds of each side on one set of communicators ($((SECONDS - start)) s); plugin recording: $(grep -c 'cctune profiler: recording' "$OUTDIR/ab.nccl.log") (want 1)"
 elif [[ $METHOD == inprocess ]]; then
   # One process, RUNS rounds of each side in ABBA order, communicators made anew each round
@@ -87,11 +92,7 @@ elif [[ $METHOD == inprocess ]]; then
   env "${on_env[0]}" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.log" timeout 900 "${PIN[@]}" "$REF" --coll allreduce \
     --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" "${ab[@]}" --ab-rounds "$RUNS" $(tr ',' ' ' <<<"$SIZES") \
     >"$OUTDIR/ab.csv" 2>"$OUTDIR/ab.stderr" || { echo "FAIL: reference loop (A/B) failed:"; tail -n 5 "$OUTDIR/ab.stderr"; exit 1; }
-  for run in $(seq 1 "$RUNS"); do
-    for side in off on; do
-      { echo "size_bytes,time_us,algbw_GBps,busbw_GBps"; grep "^$side,$run," "$OUTDIR/ab.csv" | cut -d, -f3-; } >"$OUTDIR/$side.$run.csv"
-    done
-  done
+  split_ab_rounds
   echo "   $RUNS rounds of each side in one process ($((SECONDS - start)) s); plugin loads with recording on: $(grep -c 'cctune profiler: recording' "$OUTDIR/ab.nccl.log") (want $RUNS)"
 else
   for run in $(seq 1 "$RUNS"); do
