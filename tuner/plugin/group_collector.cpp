@@ -1,6 +1,7 @@
 #include "tuner/plugin/group_collector.hpp"
 
 #include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/workload_sink.hpp"
 
 namespace cctune::tuner {
 
@@ -9,44 +10,49 @@ GroupCollector& GroupCollector::this_thread() noexcept {
   return collector;
 }
 
-void* GroupCollector::start() noexcept {
+GroupCollector::~GroupCollector() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+void GroupCollector::start(WorkloadSink* sink, bool followed) {
+  close();
+  sink_ = sink;
   open_ = true;
+  followed_ = followed;
   size_ = 0;
-  return this;
 }
 
-bool GroupCollector::add(const void* group, CommRecorder* recorder, const ShapeKey& key) noexcept {
-  if (group != this || !open_ || !recorder) return false;
-  if (size_ < members_.size()) members_[size_] = Member{recorder, key};
+void GroupCollector::add(CommRecorder* recorder, const ShapeKey& key) noexcept {
+  if (!open_ || !recorder) return;
+  if (size_ < members_.size()) members_[size_] = Member{recorder, recorder->serial(), key};
   ++size_;
-  return true;
 }
 
-bool GroupCollector::stop(const void* handle) {
-  if (handle != this) return false;
-  if (!open_) return true;
+void GroupCollector::close() {
+  if (!open_) return;
   open_ = false;
-  if (size_ < 2) return true;
+  if (size_ < 2 || !sink_) return;
   const std::size_t kept = size_ < members_.size() ? size_ : members_.size();
   // Per communicator, in the order their first calls came: a group may span communicators,
   // and each records its own calls. The members are copied per communicator into the
   // collector's scratch buffer (no allocation); a group over the bound is counted (GroupTable
   // refuses it).
-  std::array<ShapeKey, workload::max_group_members + 1>& mine = scratch_;
   for (std::size_t i = 0; i < kept; ++i) {
     CommRecorder* r = members_[i].recorder;
     if (!r) continue;
+    const std::uint64_t serial = members_[i].serial;
     std::size_t n = 0;
     for (std::size_t k = i; k < kept; ++k)
-      if (members_[k].recorder == r) {
-        mine[n++] = members_[k].key;
+      if (members_[k].recorder == r && members_[k].serial == serial) {
+        scratch_[n++] = members_[k].key;
         if (k != i) members_[k].recorder = nullptr;  // taken
       }
     members_[i].recorder = nullptr;
-    if (size_ > kept) r->count_group_not_recorded();
-    else if (n >= 2) r->add_group(mine.data(), n);  // one call of this communicator's: no group for it
+    if (size_ > kept || n >= 2) sink_->add_group(r, serial, scratch_.data(), n, size_ > kept);  // one call of its own: no group
   }
-  return true;
 }
 
 }  // namespace cctune::tuner

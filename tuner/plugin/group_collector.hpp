@@ -1,12 +1,17 @@
 #pragma once
 // The calls one thread issues inside one outermost ncclGroupStart/End, from NCCL's v5 API
-// events: a group API event, then a collective or p2p API event per call, all on the thread
-// that calls NCCL (NCCL keeps the group's handle in its own thread-local state). The collector
-// is thread-local too, so a call takes no lock and allocates nothing; when the group ends,
-// each communicator that got two or more of its calls records them as one group. A lone call
-// is a group of one in NCCL's eyes (every call opens and closes one): nothing is recorded.
+// events: a group API event as the group starts, then a collective or p2p API event per call,
+// all on the thread that calls NCCL. The collector is thread-local, so a call takes no lock and
+// allocates nothing. It asks NCCL for no handle on the group event: NCCL then sends neither the
+// group's two state records nor its stop, three calls into the plugin per group fewer. A group
+// is therefore closed when this thread's next group starts, when a communicator is destroyed on
+// this thread, or when the thread ends; then each communicator that got two or more of its
+// calls records them as one group (a lone call is a group of one in NCCL's eyes: nothing is
+// recorded). A communicator destroyed meanwhile on another thread is skipped (the sink knows
+// which are live).
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "tuner/plugin/shape_table.hpp"
 #include "workload/workload.hpp"
@@ -14,26 +19,30 @@
 namespace cctune::tuner {
 
 class CommRecorder;
+class WorkloadSink;
 
 class GroupCollector {
  public:
-  // This thread's collector; its address is the group API event's handle.
   static GroupCollector& this_thread() noexcept;
+  ~GroupCollector();
 
-  void* start() noexcept;
-  // A call of the open group (`group` is the handle NCCL passes as the call's parent); false
-  // when `group` is not this thread's open group.
-  bool add(const void* group, CommRecorder* recorder, const ShapeKey& key) noexcept;
-  // Ends the group and records it with its communicators; false when `handle` is not this
-  // thread's collector (then it is some other event's handle).
-  bool stop(const void* handle);
+  // Closes the group before (if any) and opens the next. `followed`: NCCL asked for this
+  // group's task events (its calls get handles their task events can name).
+  void start(WorkloadSink* sink, bool followed);
+  bool followed() const noexcept { return followed_; }
+  // A call of the open group; ignored when no group is open.
+  void add(CommRecorder* recorder, const ShapeKey& key) noexcept;
+  // Records the open group with its live communicators and closes it.
+  void close();
 
  private:
   struct Member {
     CommRecorder* recorder = nullptr;
+    std::uint64_t serial = 0;
     ShapeKey key;
   };
-  bool open_ = false;
+  WorkloadSink* sink_ = nullptr;
+  bool open_ = false, followed_ = false;
   std::size_t size_ = 0;  // calls seen; above the array's size only the count is kept
   std::array<Member, workload::max_group_members + 1> members_{};
   std::array<ShapeKey, workload::max_group_members + 1> scratch_{};

@@ -161,16 +161,17 @@ bool api_key(const char* func, const char* datatype, std::size_t count, int root
   return true;
 }
 
-// One call's API event: counted (the handle names its shape, for the task event of a followed
-// call) and added to the thread's open group. Repeated calls come from the memo.
-void api_call(CommRecorder* recorder, void** handle, const void* group, const char* func, const char* datatype, std::size_t count,
-              int root) {
+// One call's API event: counted and added to the thread's open group. Only a followed call
+// gets a handle (naming its shape, for its task event); the others get none, so NCCL does not
+// stop them. Repeated calls come from the memo.
+void api_call(CommRecorder* recorder, void** handle, const char* func, const char* datatype, std::size_t count, int root) {
   CallMemo& memo = CallMemo::this_thread();
+  GroupCollector& group = GroupCollector::this_thread();
   const std::uint64_t serial = recorder->serial();
   if (const MemoCall* m = memo.find(recorder, serial, func, datatype, count, root)) {
     m->stats->count_one();
-    *handle = m->handle;
-    GroupCollector::this_thread().add(group, recorder, m->key);
+    if (group.followed()) *handle = m->handle;
+    group.add(recorder, m->key);
     return;
   }
   MemoCall call;
@@ -182,22 +183,27 @@ void api_call(CommRecorder* recorder, void** handle, const void* group, const ch
   call.root = root;
   if (!api_key(func, datatype, count, root, call.key)) return;
   call.handle = recorder->count_call(call.key, &call.stats);
-  *handle = call.handle;
+  if (group.followed()) *handle = call.handle;
   if (call.handle) memo.remember(call);
-  GroupCollector::this_thread().add(group, recorder, call.key);
+  group.add(recorder, call.key);
 }
 
-// v5's API events, on the thread that calls NCCL. The group API event's handle is this
-// thread's collector; each call made in the group joins it.
+// v5's API events, on the thread that calls NCCL. A group API event opens this thread's next
+// group (it gets no handle: GroupCollector says why); each call made in it joins it. Periodic
+// writes happen here, on the job's launching thread, never on NCCL's proxy thread, which must
+// not wait on a disk.
 bool api_event(CommRecorder* recorder, void** handle, const nccl_abi::ProfilerEventDescrV5& d) {
   const auto type = static_cast<std::uint64_t>(d.type);
   if (type == nccl_abi::kProfileGroupApi) {
-    *handle = GroupCollector::this_thread().start();
-    if (WorkloadSink* s = process().sink) s->sample_next_call();
+    WorkloadSink* s = process().sink;
+    if (!s) return true;
+    GroupCollector::this_thread().start(s, s->following_now());  // NCCL read its mask just before
+    s->sample_next_call();
+    s->tick();
   } else if (type == nccl_abi::kProfileCollApi) {
-    api_call(recorder, handle, d.parent, d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root);
+    api_call(recorder, handle, d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root);
   } else if (type == nccl_abi::kProfileP2pApi) {
-    api_call(recorder, handle, d.parent, d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1);
+    api_call(recorder, handle, d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1);
   } else {
     return false;  // a task or kernel-channel event: no thread-local lookup for those
   }
@@ -247,16 +253,12 @@ Result start_event(void* context, void** handle, Descr* descr) noexcept {
 Result stop_event(void* handle) noexcept {
   if (!handle || process().stopped || CommRecorder::is_call_handle(handle)) return nccl_abi::kSuccess;
   try {
-    // Periodic writes happen on the thread that ends groups or stops calls (the job's launching
-    // thread), never on NCCL's proxy thread, which stops kernel channels and must not wait on a
-    // disk.
-    bool tick = GroupCollector::this_thread().stop(handle);
-    if (!tick) {
-      auto* e = static_cast<ProfEvent*>(handle);
-      tick = e->kind == ProfEvent::Kind::Call;
-      e->owner->stop(e);
-    }
-    if (tick && process().sink) process().sink->tick();
+    // A call's stop comes on the launching thread (v4 writes periodically here; v5 as groups
+    // start); a kernel channel's on NCCL's proxy thread, which must not wait on a disk.
+    auto* e = static_cast<ProfEvent*>(handle);
+    const bool call = e->kind == ProfEvent::Kind::Call;
+    e->owner->stop(e);
+    if (call && process().sink) process().sink->tick();
   } catch (const std::exception& e) {
     give_up("stopEvent", &e);
   } catch (...) {
@@ -281,6 +283,7 @@ Result finalize(void* context) noexcept {
   auto* recorder = static_cast<CommRecorder*>(context);
   try {
     if (WorkloadSink* s = process().sink) {
+      GroupCollector::this_thread().close();  // this thread's last group may hold its calls
       s->remove(recorder);
       if (!process().stopped) s->write();
     }

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -144,6 +145,18 @@ void WorkloadSink::add(CommRecorder* recorder) {
   recorder->set_activation_mask(activation_mask());
   int* none = nullptr;
   nccl_mask_.compare_exchange_strong(none, recorder->activation_mask_pointer());
+}
+
+void WorkloadSink::add_group(CommRecorder* recorder, std::uint64_t serial, const ShapeKey* members, std::size_t n, bool over_bound) {
+  std::lock_guard lock(mutex_);
+  if (std::find(live_.begin(), live_.end(), recorder) == live_.end() || recorder->serial() != serial) return;
+  if (over_bound) recorder->count_group_not_recorded();
+  else recorder->add_group(members, n);
+}
+
+bool WorkloadSink::following_now() const noexcept {
+  const int* nccl = nccl_mask_.load(std::memory_order_relaxed);
+  return nccl && (__atomic_load_n(nccl, __ATOMIC_RELAXED) & (nccl_abi::kProfileColl | nccl_abi::kProfileP2p));
 }
 
 void WorkloadSink::sample_next_call() noexcept {

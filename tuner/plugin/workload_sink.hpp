@@ -71,6 +71,13 @@ class WorkloadSink {
   void sample_next_call() noexcept;
 
   void add(CommRecorder* recorder);
+  // A group of `recorder`'s calls (GroupCollector), recorded if the recorder is still live: the
+  // group may be closed on a thread after the communicator was destroyed on another.
+  // `over_bound`: too many members, only counted.
+  void add_group(CommRecorder* recorder, std::uint64_t serial, const ShapeKey* members, std::size_t n, bool over_bound);
+  // Whether NCCL's mask, as it stands, asks for task events: read as a group starts, before
+  // sample_next_call() flips it, it says whether this group's calls are followed.
+  bool following_now() const noexcept;
   // Keeps what it recorded for the file, then forgets it (the caller deletes it).
   void remove(CommRecorder* recorder);
   // Cheap unless an interval has passed: then re-reads the control file and writes.

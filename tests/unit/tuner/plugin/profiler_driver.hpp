@@ -35,8 +35,9 @@ struct ProfilerDriver {
   }
 
   // v5's API events for one outermost group, as NCCL issues them on the calling thread: the
-  // group API event, its two state records, then one API event per call with the group as its
-  // parent; NCCL stops the group at ncclGroupEnd. A lone call is such a group of one.
+  // group API event, then one API event per call with the group as its parent. Where the plugin
+  // gives the group a handle, NCCL also records its two states and stops it at ncclGroupEnd. A
+  // lone call is such a group of one.
   void* group_start(int depth = 2) {
     call_mask = __atomic_load_n(&mask, __ATOMIC_RELAXED);
     if (!(call_mask & api_events)) return nullptr;
