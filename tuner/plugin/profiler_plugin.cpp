@@ -72,7 +72,8 @@ WorkloadSink* sink(Logger log) {
   ProfilerProcess& p = process();
   std::call_once(p.once, [&] {
     const WorkloadSettings s = read_workload_settings(std::getenv("CCTUNE_WORKLOAD"), std::getenv("CCTUNE_WORKLOAD_INTERVAL"),
-                                                      std::getenv("CCTUNE_WORKLOAD_EVENTS"), std::getenv("CCTUNE_WORKLOAD_TIMING_EVERY"));
+                                                      std::getenv("CCTUNE_WORKLOAD_EVENTS"), std::getenv("CCTUNE_WORKLOAD_TIMING_EVERY"),
+                                                      std::getenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS"));
     if (!s.problem.empty()) warn_once("cctune profiler: " + s.problem + ". The job runs on; nothing is recorded.");
     if (s.directory.empty()) return;
     if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);

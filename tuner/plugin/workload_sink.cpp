@@ -12,6 +12,7 @@
 
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "tuner/plugin/follow_sampler.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
 #include "tuner/plugin/production_watch.hpp"
 #include "workload/workload_json.hpp"
@@ -22,6 +23,7 @@ namespace {
 constexpr std::size_t max_directory_bytes = 1024;  // longer is refused: the file name must fit PATH_MAX
 constexpr std::uint64_t max_interval_s = 86400;
 constexpr std::uint64_t max_timing_every = 1000000;
+constexpr std::uint64_t max_follow_gap_ms = 60000;
 constexpr const char* control_file_name = "cctune-events";
 
 std::string check_directory(const std::string& dir) {
@@ -51,6 +53,14 @@ std::string host_for_file_name() {
 
 std::uint64_t interval_ns(std::uint64_t s) { return s * 1000000000ull; }
 
+// Intervals are whole seconds and the follow gap milliseconds: the coarse clock (a few ms
+// resolution) is plenty, and cheaper on a path every group takes.
+std::uint64_t coarse_now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
 // A whole number from `low` to `high`, or nullopt.
 std::optional<std::uint64_t> bounded_number(const char* text, std::uint64_t low, std::uint64_t high) {
   char* end = nullptr;
@@ -78,7 +88,8 @@ EventMasks event_masks_of(EventMode mode, bool api_events, bool polls) {
   return {api, api | task | timing};
 }
 
-WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events, const char* timing_every) {
+WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events, const char* timing_every,
+                                        const char* follow_gap_ms) {
   WorkloadSettings s;
   if (!directory || !*directory) return s;
   s.problem = check_directory(directory);
@@ -95,6 +106,12 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
     else
       s.note = "CCTUNE_WORKLOAD_TIMING_EVERY=" + text::log_text(timing_every, 40) + " is not a number of calls from 1 to " +
                std::to_string(max_timing_every) + "; using " + std::to_string(s.timing_every);
+  }
+  if (follow_gap_ms && *follow_gap_ms) {
+    if (auto v = bounded_number(follow_gap_ms, 0, max_follow_gap_ms)) s.follow_gap_ms = *v;
+    else
+      s.note = "CCTUNE_WORKLOAD_FOLLOW_GAP_MS=" + text::log_text(follow_gap_ms, 40) + " is not a number of milliseconds from 0 to " +
+               std::to_string(max_follow_gap_ms) + "; using " + std::to_string(s.follow_gap_ms);
   }
   if (events && *events) {
     if (auto mode = parse_event_mode(events)) s.mode = *mode;
@@ -163,10 +180,10 @@ void WorkloadSink::sample_next_call() noexcept {
   const int every = every_mask_.load(std::memory_order_relaxed);
   const int followed = followed_mask_.load(std::memory_order_relaxed);
   if (settings_.timing_every <= 1 || every == followed) return;
-  // Counted per calling thread, so the launch path touches no shared counter.
-  thread_local std::uint64_t since_followed = 0;
-  const bool follow = ++since_followed >= settings_.timing_every;
-  if (follow) since_followed = 0;
+  // One sampler per calling thread, so the launch path touches no shared state.
+  static std::atomic<std::uint64_t> threads{0};
+  thread_local FollowSampler sampler((threads.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9e3779b97f4a7c15ull);
+  const bool follow = sampler.next(settings_.timing_every, settings_.follow_gap_ms * 1000000ull, &coarse_now_ns);
   // Written only when it changes: twice per sample, not on every call.
   if (follow_next_.load(std::memory_order_relaxed) == follow) return;
   follow_next_.store(follow, std::memory_order_relaxed);
@@ -208,11 +225,7 @@ void WorkloadSink::apply_control_file() {
 
 void WorkloadSink::tick() {
   if (settings_.interval_s == 0) return;
-  // Intervals are whole seconds: the coarse clock (a few ms resolution) is plenty, and cheaper
-  // on a path every group takes.
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-  const std::uint64_t now = static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+  const std::uint64_t now = coarse_now_ns();
   std::uint64_t due = next_write_ns_.load(std::memory_order_relaxed);
   if (now < due) return;
   // One thread writes; the others go on at once.

@@ -43,13 +43,14 @@ struct WorkloadSettings {
   std::string note;       // a setting that was ignored (bad interval or mode), with what is used instead
   std::uint64_t interval_s = 60;  // 0: only at finalize and exit
   EventMode mode = EventMode::Timing;
-  std::uint64_t timing_every = 100;  // one call in this many is followed (1: every call)
+  std::uint64_t timing_every = 100;  // one call in this many is followed, on average (1: every call)
+  std::uint64_t follow_gap_ms = 10;  // at most one followed call per this many ms on a thread (0: no bound)
 };
 
 // Pure: checks the values (as the environment gives them, nullptr when unset). The directory
 // must exist, be a directory and writable, and not be a symbolic link.
 WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events,
-                                        const char* timing_every = nullptr);
+                                        const char* timing_every = nullptr, const char* follow_gap_ms = nullptr);
 
 class WorkloadSink {
  public:
@@ -66,8 +67,8 @@ class WorkloadSink {
   void set_mode(EventMode mode);
 
   // Called as each call starts, on the calling thread (v5: its group API event; v4: its task
-  // event): asks NCCL for the followed call's events on the next call once every
-  // `timing_every` calls. NCCL reads its mask as a call starts, so the flip takes effect there.
+  // event): asks NCCL for the followed call's events on the next call when this thread's
+  // FollowSampler says so. NCCL reads its mask as a call starts, so the flip takes effect there.
   void sample_next_call() noexcept;
 
   void add(CommRecorder* recorder);

@@ -119,23 +119,71 @@ TEST(ProfilerSo, RecordsCallsAppliedChoiceAndGpuTime) {
   });
 }
 
-// By default one call in 100 is followed: every call is counted (from its API event), the
-// followed ones also give what NCCL applied and their GPU time.
-TEST(ProfilerSo, CountsEveryCallAndFollowsOneInAHundred) {
+// By default one call in 100 is followed, on average: every call is counted (from its API
+// event), the followed ones also give what NCCL applied and their GPU time.
+TEST(ProfilerSo, CountsEveryCallAndFollowsASample) {
   RUN_SCENARIO({
     const std::string dir = fresh_dir("followed");
     use_workload(dir);
+    setenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS", "0", 1);  // no rate bound: this loop is fast
     auto d = driver();
     SCENARIO_CHECK(d.init(0xf0, 1, 2, 0, testing::capture_logger) && d.context);
     SCENARIO_CHECK(d.mask == api_events);
     int followed = 0;
     for (int i = 0; i < 250; ++i) followed += d.timed_collective("AllReduce", 1024, "ncclFloat32", 1000000000ull * (i + 1), 40000);
-    SCENARIO_CHECK(followed == 2);  // calls 101 and 201: the mask flips as call 100 and call 200 start
+    SCENARIO_CHECK(followed >= 1 && followed <= 10);  // gaps of 1 to 199 calls
     SCENARIO_CHECK(d.finalize());
     const workload::Workload w = read_workload(own_file(dir));
     const workload::CallStats& s = w.communicators.at(0).calls.at(0);
-    SCENARIO_CHECK(s.calls == 250 && s.applied.size() == 1 && s.applied[0].calls == 2 && s.durations.samples == 2);
+    SCENARIO_CHECK(s.calls == 250 && s.applied.size() == 1);
+    SCENARIO_CHECK(s.applied[0].calls == static_cast<std::uint64_t>(followed) && s.durations.samples == static_cast<std::uint64_t>(followed));
     SCENARIO_CHECK(s.durations.min_us == 40.0 && s.durations.max_us == 40.0);
+  });
+}
+
+// A step that repeats the same 100 calls: a fixed gap of 100 would follow the same call every
+// time; random gaps spread the samples over the step's shapes.
+TEST(ProfilerSo, FollowedCallsSpreadOverARepeatingStep) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("spread");
+    use_workload(dir);
+    setenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS", "0", 1);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xf1, 1, 2, 0, testing::capture_logger) && d.context);
+    int followed = 0;
+    for (int step = 0; step < 200; ++step)
+      for (std::size_t call = 1; call <= 100; ++call) followed += d.collective("AllReduce", call, "ncclFloat32", "Ring", "LL", 1);
+    SCENARIO_CHECK(followed >= 150 && followed <= 250);  // 20,000 calls, one in 100 on average
+    SCENARIO_CHECK(d.finalize());
+    std::size_t shapes_followed = 0;
+    for (const workload::CallStats& s : read_workload(own_file(dir)).communicators.at(0).calls) {
+      SCENARIO_CHECK(s.calls == 200);
+      shapes_followed += s.applied.empty() ? 0 : 1;
+    }
+    SCENARIO_CHECK(shapes_followed >= 50);  // about 86 expected; a fixed gap gives 1
+  });
+}
+
+// At most one followed call per CCTUNE_WORKLOAD_FOLLOW_GAP_MS on a thread, however many calls.
+TEST(ProfilerSo, FollowedCallsAreRateBounded) {
+  RUN_SCENARIO({
+    use_workload(fresh_dir("rate"));
+    setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "2", 1);
+    setenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS", "60000", 1);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xf2, 1, 2, 0, testing::capture_logger) && d.context);
+    int followed = 0;
+    for (int i = 0; i < 1000; ++i) followed += d.collective("AllReduce", 64, "ncclFloat32", "Ring", "LL", 1);
+    SCENARIO_CHECK(followed == 1);
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+  });
+  RUN_SCENARIO({
+    use_workload(fresh_dir("rate-bad"));
+    setenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS", "-5", 1);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xf3, 1, 2, 0, testing::capture_logger) && d.context);
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 1);  // names the variable; 10 ms stays
+    SCENARIO_CHECK(testing::all_lines().find("CCTUNE_WORKLOAD_FOLLOW_GAP_MS") != std::string::npos);
   });
 }
 
@@ -351,21 +399,23 @@ TEST(ProfilerSo, EventMaskFollowsTheSettingAndTheControlFile) {
   });
 }
 
-// One call in CCTUNE_WORKLOAD_TIMING_EVERY is followed (task event, and in timing mode kernel
-// channels): NCCL reads the mask as each call starts, so the call after every N-th start gets
-// those events, the rest only their API events.
+// One call in CCTUNE_WORKLOAD_TIMING_EVERY is followed, on average (task event, and in timing
+// mode kernel channels): NCCL reads the mask as each call starts, so the plugin sets it as a
+// call starts for the next one; the rest get only their API events.
 TEST(ProfilerSo, FollowedCallsAreSampled) {
   RUN_SCENARIO({
     use_workload(fresh_dir("sampled"));
     setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "3", 1);
+    setenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS", "0", 1);
     auto d = driver();
     SCENARIO_CHECK(d.init(0xd, 1, 2, 0, testing::capture_logger) && d.context);
-    std::string seen;
-    for (int call = 1; call <= 7; ++call) {
+    int followed = 0, other = 0;
+    for (int call = 1; call <= 3000; ++call) {
       d.group_stop(d.group_start(1));
-      seen += d.mask == (api_events | task_events | nccl_abi::kProfileKernelCh) ? 'T' : d.mask == api_events ? '.' : '?';
+      followed += d.mask == (api_events | task_events | nccl_abi::kProfileKernelCh);
+      other += d.mask != api_events && d.mask != (api_events | task_events | nccl_abi::kProfileKernelCh);
     }
-    SCENARIO_CHECK(seen == "..T..T.");
+    SCENARIO_CHECK(followed >= 900 && followed <= 1100 && other == 0);  // about 1000: gaps of 1 to 5 calls
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
   });
   RUN_SCENARIO({
