@@ -86,15 +86,19 @@ def main():
     if gpus != 1 and os.path.isdir(f"{out}/workload.ab") and recorded_calls(f"{out}/workload.ab") == 0:
         problems.append("the profiler half recorded no AllReduce call in the A/B rounds")
     rng = random.Random(1)
-    lines = [f"{'size_B':>11}{'off_us':>10}{'on_us':>10}{'diff_us':>9}{'ratio':>7}{'ci95_us':>17}  verdict   (medians of {runs} interleaved runs)"]
+    # paired_us: the median of each run's own difference (on minus off of the same run or
+    # round), for reading; the verdict is on the difference of the medians.
+    lines = [f"{'size_B':>11}{'off_us':>10}{'on_us':>10}{'diff_us':>9}{'ratio':>7}{'ci95_us':>17}{'paired_us':>11}  verdict"
+             f"   (medians of {runs} interleaved runs)"]
     for size in sorted(set(off) & set(on)):
         a, b = statistics.median(off[size]), statistics.median(on[size])
         lo, hi = ci95(off[size], on[size], rng)
+        paired = statistics.median(y - x for x, y in zip(off[size], on[size]))
         ok = within_tolerance(a, b)
         if not ok:
             problems.append(f"{size} B: {b - a:+.2f} us")
         verdict = "PASS" if ok else ("FAIL (ci95 holds 0)" if lo <= 0 <= hi else "FAIL")
-        lines.append(f"{size:>11}{a:>10.2f}{b:>10.2f}{b - a:>+9.2f}{b / a:>7.3f}  [{lo:+6.2f},{hi:+6.2f}]  {verdict}")
+        lines.append(f"{size:>11}{a:>10.2f}{b:>10.2f}{b - a:>+9.2f}{b / a:>7.3f}  [{lo:+6.2f},{hi:+6.2f}]{paired:>+11.2f}  {verdict}")
     sizes = len(lines) - 1
     if gpus == 1:
         lines.append("one GPU, one rank: NCCL emits no profiler events, so 'on' is the profiler loaded and idle")

@@ -18,8 +18,9 @@
 #      EVENTS (CCTUNE_WORKLOAD_EVENTS for the "on" runs: timing (default) or calls),
 #      TIMING_EVERY (CCTUNE_WORKLOAD_TIMING_EVERY for the "on" runs; unset: the plugin's default),
 #      TAG (the logs go to OUTPUT_DIR/profiler_overhead_TAG, so several settings can run side by side),
-#      METHOD: switch (default: one process, one set of communicators, per size RUNS rounds of each
-#      side in ABBA order, recording switched on and off through the plugin's cctune_profiler_events()),
+#      METHOD: switch (default: one process, one set of communicators, per size RUNS rounds whose
+#      timed batches alternate between the sides, recording switched on and off through the
+#      plugin's cctune_profiler_events()),
 #      inprocess (one process, communicators and plugin made anew each round) or processes (a
 #      process per run and side, "off" without the plugin at all).
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
@@ -67,9 +68,9 @@ split_ab_rounds() {
 }
 
 if [[ $METHOD == switch ]]; then
-  # The closest comparison: the same communicators, buffers and plugin on both sides; "off"
-  # asks NCCL for no events at all (no interval: nothing polls the control file), "on" records
-  # as a job would. What loading costs is the separate-process method's figure.
+  # The closest comparison: the same communicators, buffers and plugin on both sides, batch by
+  # batch; "off" asks NCCL for no events at all (no interval: nothing polls the control file),
+  # "on" records as a job would. What loading costs is the separate-process method's figure.
   mkdir -p "$OUTDIR/workload.ab"
   # shellcheck disable=SC2046
   env "${on_env[@]}" CCTUNE_WORKLOAD="$OUTDIR/workload.ab" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.log" \

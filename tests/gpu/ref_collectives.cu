@@ -310,10 +310,11 @@ void run_ab(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero,
 // The switch mode (--ab-events WORD --ab-rounds R): one set of communicators throughout, the
 // profiler plugin named by NCCL_PROFILER_PLUGIN switched between WORD ("on") and "off" through
 // the switch it exports for jobs (int cctune_profiler_events(const char*), docs/WORKLOAD.md).
-// Per size, 2R rounds in ABBA order, each a warm-up and the timed batches: the two sides of a
-// round pair are tens of milliseconds apart, with the same communicators and buffers, so a
-// shared host's slow spells (seconds long) fall on both. NCCL reads the plugin's mask as each
-// call starts: the warm-up's first call already runs under the new setting.
+// Per size, R rounds; in each, the timed batches alternate between the sides (off, on, then
+// on, off, ...), each side's row the median of its batches. The two sides of a round share the
+// same milliseconds, communicators and buffers, so a shared host's changes of pace fall on both.
+// NCCL reads the plugin's mask as each call starts: a batch's first call already runs under
+// its side's setting.
 void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero, int warmup, int iters, int batches,
                 const std::string& word, int rounds) {
   Ranks g;
@@ -327,19 +328,40 @@ void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool z
                  path ? path : "unset");
     std::exit(1);
   }
+  auto side = [&](bool on) {
+    const int rc = events(on ? word.c_str() : "off");
+    if (rc != 0) {
+      std::fprintf(stderr, "ref_collectives: cctune_profiler_events(\"%s\") returned %d (is CCTUNE_WORKLOAD set?)\n", on ? word.c_str() : "off", rc);
+      std::exit(1);
+    }
+  };
+  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(gpus) : 1;
   std::printf("side,round,size_bytes,time_us,algbw_GBps,busbw_GBps\n");
   for (size_t bytes : sizes) {
-    for (int k = 0; k < 2 * rounds; ++k) {
-      const bool on = k % 4 == 1 || k % 4 == 2;
-      const int rc = events(on ? word.c_str() : "off");
-      if (rc != 0) {
-        std::fprintf(stderr, "ref_collectives: cctune_profiler_events(\"%s\") returned %d (is CCTUNE_WORKLOAD set?)\n", on ? word.c_str() : "off", rc);
-        std::exit(1);
+    const size_t count = bytes / sizeof(float) / split;
+    if (count == 0) continue;
+    const size_t size_bytes = count * sizeof(float) * split;
+    for (bool on : {false, true}) {
+      side(on);
+      run_iters(g, op, count, warmup);
+    }
+    sync_all(g);
+    for (int k = 0; k < rounds; ++k) {
+      std::vector<double> times[2];
+      for (int b = 0; b < batches; ++b)
+        for (int j = 0; j < 2; ++j) {
+          const bool on = (b + j) % 2 == 1;  // off, on | on, off | off, on ...
+          side(on);
+          sync_all(g);
+          const auto t0 = std::chrono::steady_clock::now();
+          run_iters(g, op, count, iters);
+          sync_all(g);
+          times[on].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
+        }
+      for (int on = 0; on < 2; ++on) {
+        std::sort(times[on].begin(), times[on].end());
+        print_row(op, gpus, std::string(on ? "on," : "off,") + std::to_string(k + 1) + ",", size_bytes, times[on][times[on].size() / 2]);
       }
-      size_t size_bytes = 0;
-      double t = 0;
-      if (!time_size(g, op, bytes, warmup, iters, batches, &size_bytes, &t)) break;
-      print_row(op, gpus, std::string(on ? "on," : "off,") + std::to_string(k / 2 + 1) + ",", size_bytes, t);
     }
   }
   tear_down(g);
