@@ -14,8 +14,9 @@
 #           (shared-GPU test mode), and the dry run of 1024 nodes
 #   workload  tests/gpu/workload/capture_workloads.sh with the profiler half loaded too: a real
 #           PyTorch job (2 processes, one GPU, 2 NCCL hosts) whose profiler files must agree with
-#           its COLL log and its own counts, groups included (check_profiler_workload.py); needs
-#           PyTorch. CAPTURE_WORKLOADS picks the jobs (default: ddp fsdp alltoall grouped)
+#           its COLL log and its own counts, groups included (check_profiler_workload.py), and a job
+#           that switches recording off and on itself (switched, check_profiler_switch.py); needs
+#           PyTorch. CAPTURE_WORKLOADS picks the jobs (default: ddp fsdp alltoall grouped switched)
 #   inspector  the same capture with NCCL Inspector loaded instead (NVIDIA/nccl ext-profiler/
 #           inspector, built beforehand: CCTUNE_INSPECTOR_SO, default .devcarry-inspector/
 #           libnccl-profiler-inspector.so in the repository); its files come back in
@@ -24,8 +25,8 @@
 #           sharing one GPU, under NCCL's defaults and A/B against a ring/simple profile
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min a mode with RUNS=9); OVERHEAD_MODES
-#           lists the settings: timing (default: one call in 100 followed and timed), calls, every
-#           (each call timed), timing:N (one call in N); METHOD (switch, inprocess, processes) and
+#           lists the settings: timing (default: about one call in 100 followed and timed), calls,
+#           every (each call timed), timing:N (one call in N on average); METHOD (switch, inprocess, processes) and
 #           RUNS pass through
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
 #           through sweep --workload, tune and verify --workload (issue #25)
@@ -78,7 +79,7 @@ for run in r["runs"]:
     [[ -f $so ]] || so=$b/libnccl-tuner-cctune.so
     # shellcheck disable=SC2086  # CAPTURE_WORKLOADS: a space-separated list of capture_job.py's jobs
     TAIL_LINES=80 CCTUNE_PROFILER_SO=$so CCTUNE_BIN=$b/cctune step workload 500 tests/gpu/workload/capture_workloads.sh "$g/workload" \
-      ${CAPTURE_WORKLOADS:-ddp fsdp alltoall grouped} ;;
+      ${CAPTURE_WORKLOADS:-ddp fsdp alltoall grouped switched} ;;
   inspector)
     so=${CCTUNE_INSPECTOR_SO:-.devcarry-inspector/libnccl-profiler-inspector.so}
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;

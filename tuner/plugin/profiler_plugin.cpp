@@ -151,8 +151,8 @@ bool p2p_info(const P2p& c, CallInfo& out) {
 }
 
 // A call as its caller made it (v5's API events): the collective, data type and count passed
-// to NCCL. Groups keep this view (as NCCL's COLL log prints it); the task events above show
-// NCCL's own (AllGather and Broadcast as int8 bytes, AlltoAll as its sends and receives).
+// to NCCL. Shapes and groups keep this view (as NCCL's COLL log prints it); task events show
+// NCCL's own (AllGather and Broadcast as int8 bytes), which only v4 shapes keep.
 bool api_key(const char* func, const char* datatype, std::size_t count, int root, ShapeKey& out) noexcept {
   const auto kind = workload::nccl_func_kind(name_of(func));
   const auto dtype = workload::dtype_from_nccl_name(name_of(datatype));
