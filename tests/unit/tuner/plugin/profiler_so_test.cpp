@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "plugin_scenario.hpp"
@@ -276,6 +278,39 @@ TEST(ProfilerSo, RecordsGroupsFromTheApiEvents) {
                      g.members[1].bytes == 4096u * 2 * 2);  // the caller's type; NCCL's nBytes
       SCENARIO_CHECK(g.members[2].kind == workload::CallKind::Send && g.members[3].kind == workload::CallKind::Recv);
     }
+  });
+}
+
+// A group is closed when its thread's next group starts (or the thread ends): by then its
+// communicator may be gone, destroyed on another thread. That group is dropped, not recorded
+// into freed memory; the thread's later groups on a live communicator still count.
+TEST(ProfilerSo, GroupOfADestroyedCommunicatorIsDropped) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("group-gone");
+    use_workload(dir);
+    auto gone = driver(), live = driver();
+    SCENARIO_CHECK(gone.init(0x60, 1, 2, 0, testing::capture_logger) && live.init(0x61, 1, 2, 0, testing::capture_logger));
+    std::atomic<int> stage{0};
+    std::thread t([&] {
+      void* g = gone.group_start();
+      gone.coll_api(g, "AllReduce", 8, "ncclFloat32");
+      gone.coll_api(g, "AllReduce", 16, "ncclFloat32");
+      stage = 1;
+      while (stage.load() != 2) std::this_thread::yield();
+      g = live.group_start();  // closes the group of `gone`, destroyed meanwhile
+      live.coll_api(g, "AllGather", 32, "ncclInt8");
+      live.coll_api(g, "AllGather", 64, "ncclInt8");
+    });  // the thread's end closes the group of `live`
+    while (stage.load() != 1) std::this_thread::yield();
+    SCENARIO_CHECK(gone.finalize());
+    stage = 2;
+    t.join();
+    SCENARIO_CHECK(live.finalize());
+    for (const workload::Communicator& c : read_workload(own_file(dir)).communicators) {
+      if (c.id == "0x60") SCENARIO_CHECK(c.groups.empty() && c.calls.size() == 2);
+      else SCENARIO_CHECK(c.groups.size() == 1 && c.groups[0].calls == 1 && c.groups[0].members.size() == 2);
+    }
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
   });
 }
 
