@@ -145,9 +145,12 @@ cmd_start() {
   [[ -f $conf ]] || write_conf
   start_munge
   start_daemon slurmctld
+  local ctld; ctld=$(<"$dir/slurmctld.pid")
   for _ in $(seq 1 60); do
     SLURM_CONF=$conf scontrol ping 2>/dev/null | grep -q UP && break
-    live_pid "$dir/slurmctld.pid" slurmctld >/dev/null || die "slurmctld exited; see $dir/log/slurmctld.log"
+    # The process itself, not its name: until setsid has exec'ed slurmctld (slow on a loaded
+    # machine) the name is still setsid's.
+    kill -0 "$ctld" 2>/dev/null || die "slurmctld exited; see $dir/log/slurmctld.log"
     sleep 0.5
   done
   start_daemon slurmd
