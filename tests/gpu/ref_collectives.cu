@@ -244,6 +244,20 @@ void tear_down(Ranks& g) {
   g = Ranks{};
 }
 
+// Host time per launch (us) of `iters` back-to-back launches, from a synced start to a synced end.
+double time_batch(Ranks& g, const Op& op, size_t count, int iters) {
+  sync_all(g);
+  const auto t0 = std::chrono::steady_clock::now();
+  run_iters(g, op, count, iters);
+  sync_all(g);
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 // One size: warm-up, then `batches` timed batches of `iters` launches; the median batch's time
 // per launch (us). Sets *size_bytes to the size column's value; false when the size is too
 // small for this collective.
@@ -257,15 +271,8 @@ bool time_size(Ranks& g, const Op& op, size_t bytes, int warmup, int iters, int 
   run_iters(g, op, count, warmup);
   sync_all(g);
   std::vector<double> times;
-  for (int b = 0; b < batches; ++b) {
-    sync_all(g);
-    const auto t0 = std::chrono::steady_clock::now();
-    run_iters(g, op, count, iters);
-    sync_all(g);
-    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
-  }
-  std::sort(times.begin(), times.end());
-  *us = times[times.size() / 2];
+  for (int b = 0; b < batches; ++b) times.push_back(time_batch(g, op, count, iters));
+  *us = median(times);
   return true;
 }
 
@@ -352,16 +359,10 @@ void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool z
         for (int j = 0; j < 2; ++j) {
           const bool on = (b + j) % 2 == 1;  // off, on | on, off | off, on ...
           side(on);
-          sync_all(g);
-          const auto t0 = std::chrono::steady_clock::now();
-          run_iters(g, op, count, iters);
-          sync_all(g);
-          times[on].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
+          times[on].push_back(time_batch(g, op, count, iters));
         }
-      for (int on = 0; on < 2; ++on) {
-        std::sort(times[on].begin(), times[on].end());
-        print_row(op, gpus, std::string(on ? "on," : "off,") + std::to_string(k + 1) + ",", size_bytes, times[on][times[on].size() / 2]);
-      }
+      for (int on = 0; on < 2; ++on)
+        print_row(op, gpus, std::string(on ? "on," : "off,") + std::to_string(k + 1) + ",", size_bytes, median(times[on]));
     }
   }
   tear_down(g);
