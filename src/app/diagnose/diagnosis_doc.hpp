@@ -81,7 +81,8 @@ struct DiagnosisDoc {
 // stragglers named as GPU suspects,
 // with `baseline`'s figures as each component's own baseline when given. The probe's pairs
 // and the collective's pairs are judged apart (different units of work) and their suspects
-// merged, each piece of evidence saying which stage it comes from.
+// merged, each piece of evidence saying which stage it comes from. A path the probe cleared
+// is not named from the collective's outlier alone (a note instead).
 cctune::diagnose::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline,
                                   const cctune::diagnose::Rules& rules = {});
 
