@@ -22,7 +22,11 @@
 #      timed batches alternate between the sides, recording switched on and off through the
 #      plugin's cctune_profiler_events()),
 #      inprocess (one process, communicators and plugin made anew each round) or processes (a
-#      process per run and side, "off" without the plugin at all).
+#      process per run and side, "off" without the plugin at all),
+#      PROCS (switch only; default 1: one process drives every GPU, each operation a group of one
+#      call per GPU, like nccl-tests -g N): with PROCS=N >= 2, N processes drive a GPU each (like
+#      nccl-tests under mpirun with -g 1, and a framework's usual shape), each operation one call
+#      per process, each process switching its own plugin at the same batches.
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0
@@ -40,6 +44,7 @@ WARMUP=${WARMUP:-5}
 REF_BATCHES=${REF_BATCHES:-25}
 EVENTS=${EVENTS:-timing}
 METHOD=${METHOD:-switch}
+PROCS=${PROCS:-1}
 PIN_CPUS=${PIN_CPUS:-none}
 PIN=()
 [[ "$PIN_CPUS" == none ]] || PIN=(taskset -c "$PIN_CPUS")
@@ -48,13 +53,18 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then echo "SKIP: nvidia-smi not foun
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
 if [[ "$NGPU" -lt 1 ]]; then echo "SKIP: nvidia-smi finds no GPU"; exit 0; fi
 GPUS=${GPUS:-$NGPU}
+if [[ $PROCS -gt 1 ]]; then
+  [[ $METHOD == switch ]] || { echo "FAIL: PROCS=$PROCS needs METHOD=switch"; exit 1; }
+  [[ $PROCS -le $NGPU ]] || { echo "FAIL: PROCS=$PROCS but $NGPU GPU(s): one process per GPU"; exit 1; }
+  GPUS=$PROCS
+fi
 REF=$BUILD/cctune-ref-collectives
 PLUGIN=$(cd "$BUILD/lib" 2>/dev/null && pwd)/libnccl-tuner-cctune.so
 for f in "$REF" "$PLUGIN"; do
   [[ -e "$f" ]] || { echo "FAIL: $f not found (build it with CUDA, or bundle it with tools/gpu-bundle.sh)"; exit 1; }
 done
 
-echo "== AllReduce on $GPUS GPU(s), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, timing every ${TIMING_EVERY:-default} calls, CPUs $PIN_CPUS; logs in $OUTDIR"
+echo "== AllReduce on $GPUS GPU(s) from $PROCS process(es), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, timing every ${TIMING_EVERY:-default} calls, CPUs $PIN_CPUS; logs in $OUTDIR"
 start=$SECONDS
 on_env=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD_EVENTS="$EVENTS" CCTUNE_WORKLOAD_INTERVAL=0)
 [[ -z ${TIMING_EVERY:-} ]] || on_env+=(CCTUNE_WORKLOAD_TIMING_EVERY="$TIMING_EVERY")
@@ -72,13 +82,31 @@ if [[ $METHOD == switch ]]; then
   # batch; "off" asks NCCL for no events at all (no interval: nothing polls the control file),
   # "on" records as a job would. What loading costs is the separate-process method's figure.
   mkdir -p "$OUTDIR/workload.ab"
+  # One process per GPU: ranks 1.. in the background, rank 0 (the one that prints) in front.
+  procs=()
+  peers=()
+  trap '[[ ${#peers[@]} -eq 0 ]] || kill "${peers[@]}" 2>/dev/null || true' EXIT  # rank 0 failed: no rank waits out its timeout
+  if [[ $PROCS -gt 1 ]]; then
+    rm -f "$OUTDIR/nccl.id"
+    procs=(--rank 0 --nranks "$PROCS" --id-file "$OUTDIR/nccl.id")
+    for r in $(seq 1 $((PROCS - 1))); do
+      # shellcheck disable=SC2046
+      env "${on_env[@]}" CCTUNE_WORKLOAD="$OUTDIR/workload.ab" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.$r.log" \
+        timeout 900 "${PIN[@]}" "$REF" --coll allreduce --rank "$r" --nranks "$PROCS" --id-file "$OUTDIR/nccl.id" -w "$WARMUP" -n "$ITERS" \
+        -r "$REF_BATCHES" --ab-events "$EVENTS" --ab-rounds "$RUNS" $(tr ',' ' ' <<<"$SIZES") >/dev/null 2>"$OUTDIR/ab.$r.stderr" &
+      peers+=($!)
+    done
+  fi
   # shellcheck disable=SC2046
   env "${on_env[@]}" CCTUNE_WORKLOAD="$OUTDIR/workload.ab" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$OUTDIR/ab.nccl.log" \
-    timeout 900 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" --ab-events "$EVENTS" \
+    timeout 900 "${PIN[@]}" "$REF" --coll allreduce --gpus "$GPUS" "${procs[@]}" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" --ab-events "$EVENTS" \
     --ab-rounds "$RUNS" $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/ab.csv" 2>"$OUTDIR/ab.stderr" \
     || { echo "FAIL: reference loop (switch A/B) failed:"; tail -n 5 "$OUTDIR/ab.stderr"; exit 1; }
+  for k in "${!peers[@]}"; do
+    wait "${peers[$k]}" || { echo "FAIL: reference loop (switch A/B), rank $((k + 1)), failed:"; tail -n 5 "$OUTDIR/ab.$((k + 1)).stderr"; exit 1; }
+  done
   split_ab_rounds
-  echo "   $RUNS rounds of each side on one set of communicators ($((SECONDS - start)) s); plugin recording: $(grep -c 'cctune profiler: recording' "$OUTDIR/ab.nccl.log") (want 1)"
+  echo "   $RUNS rounds of each side on one set of communicators ($((SECONDS - start)) s); plugin recording: $(cat "$OUTDIR"/ab.nccl*.log | grep -c 'cctune profiler: recording') (want $PROCS)"
 elif [[ $METHOD == inprocess ]]; then
   # One process, RUNS rounds of each side in ABBA order, communicators made anew each round
   # (cctune-ref-collectives --ab-env): no spread between processes. NCCL's INIT lines (comm

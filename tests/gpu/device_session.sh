@@ -26,8 +26,9 @@
 #   overhead  bench/profiler_overhead.sh: AllReduce 8 B-64 MiB with the profiler half recording
 #           against without it, interleaved runs (about 4 min a mode with RUNS=9); OVERHEAD_MODES
 #           lists the settings: timing (default: about one call in 100 followed and timed), calls,
-#           every (each call timed), timing:N (one call in N on average); METHOD (switch, inprocess, processes) and
-#           RUNS pass through
+#           every (each call timed), timing:N (one call in N on average), procs:N (timing, N processes
+#           driving a GPU each: bench/profiler_overhead.sh's PROCS); METHOD (switch, inprocess,
+#           processes), PIN_CPUS and RUNS pass through
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
 #           through sweep --workload, tune and verify --workload (issue #25)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
@@ -90,6 +91,8 @@ for run in r["runs"]:
       case $mode in
         calls) TAIL_LINES=30 EVENTS=calls TAG=calls step profiler_overhead_calls 540 bench/profiler_overhead.sh "$b" "$g" ;;
         every) TAIL_LINES=30 TIMING_EVERY=1 TAG=every step profiler_overhead_every 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        procs:*) TAIL_LINES=30 PROCS=${mode#procs:} TAG=procs${mode#procs:} step "profiler_overhead_procs${mode#procs:}" 540 \
+          bench/profiler_overhead.sh "$b" "$g" ;;
         timing:*) TAIL_LINES=30 TIMING_EVERY=${mode#timing:} TAG=timing${mode#timing:} step "profiler_overhead_timing${mode#timing:}" 540 \
           bench/profiler_overhead.sh "$b" "$g" ;;
         *) TAIL_LINES=30 TAG=timing step profiler_overhead_timing 540 bench/profiler_overhead.sh "$b" "$g" ;;
@@ -100,4 +103,4 @@ for run in r["runs"]:
   *) echo "unknown part $part"; exit 2 ;;
 esac
 tar czf "$out/$part.tgz" -C "$g" .
-cat "$summary" | grep '^== step'
+grep '^== step' "$summary"

@@ -14,8 +14,14 @@
 //    ncclSend/ncclRecv compositions.
 //
 //   cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N]
+//                          [--rank R --nranks N --id-file PATH]
 //                          [-w warmup] [-n iters] [-r batches] [--zero]
 //                          [--ab-env NAME=VALUE ... | --ab-events WORD] [--ab-rounds R] SIZE_BYTES...
+// --rank/--nranks/--id-file: one process per GPU instead (nccl-tests under mpirun with -g 1, and
+// a framework's usual shape): N processes on one host, process R drives GPU R through
+// ncclCommInitRank; rank 0 writes NCCL's unique id to PATH (written aside, then renamed), the
+// others wait for it. Each call is then its own operation, with no group around it. Only rank 0
+// prints; its host time per launch is the operation's, as every launch waits for all ranks.
 // NAME: allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall, sendrecv,
 // gather, scatter. The send buffers hold non-zero data, as in nccl-tests (its data check
 // fills them before the timed sizes); --zero leaves them zeroed.
@@ -25,7 +31,10 @@
 #include <dlfcn.h>
 #include <nccl.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +69,7 @@ namespace {
 void usage() {
   std::fprintf(stderr,
                "usage: cctune-ref-collectives [--coll NAME] [--impl native|grouped] [--in-place] [--gpus N] "
-               "[-w warmup] [-n iters] [-r batches] [--zero] [--ab-env NAME=VALUE ... | --ab-events WORD] [--ab-rounds R] SIZE_BYTES...\n");
+               "[--rank R --nranks N --id-file PATH] [-w warmup] [-n iters] [-r batches] [--zero] [--ab-env NAME=VALUE ... | --ab-events WORD] [--ab-rounds R] SIZE_BYTES...\n");
   std::exit(2);
 }
 
@@ -81,6 +90,8 @@ double bus_factor(Coll c, int n) {
 }
 
 struct Ranks {
+  int first = 0;  // the global rank and the GPU of local rank 0
+  int world = 0;  // ranks in the communicator, all processes together
   std::vector<ncclComm_t> comms;
   std::vector<cudaStream_t> streams;
   std::vector<char*> send, recv;
@@ -93,9 +104,9 @@ struct Op {
   bool in_place = false;
 };
 
-// Where rank r's call reads and writes (nccl-tests' sendInplaceOffset / recvInplaceOffset).
+// Where local rank r's call reads and writes (nccl-tests' sendInplaceOffset / recvInplaceOffset).
 void buffers(const Ranks& g, const Op& op, int r, size_t count, char** send, char** recv) {
-  const size_t mine = static_cast<size_t>(r) * count * sizeof(float);
+  const size_t mine = static_cast<size_t>(g.first + r) * count * sizeof(float);
   *send = g.send[r];
   *recv = g.recv[r];
   if (!op.in_place) return;
@@ -171,7 +182,7 @@ void run_iters(Ranks& g, const Op& op, size_t count, int n) {
     for (int r = 0; r < nranks; ++r) {
       char *send, *recv;
       buffers(g, op, r, count, &send, &recv);
-      launch(op, send, recv, count, r, nranks, g.comms[r], g.streams[r]);
+      launch(op, send, recv, count, g.first + r, g.world, g.comms[r], g.streams[r]);
     }
     if (group) CHECK_NCCL(ncclGroupEnd());
   }
@@ -186,7 +197,7 @@ __global__ void fill_floats(float* p, size_t n, int rank) {
 
 void sync_all(Ranks& g) {
   for (size_t r = 0; r < g.streams.size(); ++r) {
-    CHECK_CUDA(cudaSetDevice(static_cast<int>(r)));
+    CHECK_CUDA(cudaSetDevice(g.first + static_cast<int>(r)));
     CHECK_CUDA(cudaStreamSynchronize(g.streams[r]));
   }
 }
@@ -204,11 +215,53 @@ bool native_present(Coll c) {
 // expected): where the buffers land moves copy-bound times (on one H100 a 16 MiB one-rank
 // allreduce took 8.9 or 9.2 us depending only on allocation order and buffer size), so the
 // order is nccl-tests', and cctune's NCCL worker follows it too.
-void set_up(Ranks& g, int gpus, size_t max_bytes, bool zero) {
-  g.comms.resize(gpus);
-  CHECK_NCCL(ncclCommInitAll(g.comms.data(), gpus, nullptr));
+// One process per GPU: this process's rank and the file the unique id travels through.
+struct Procs {
+  int rank = -1, nranks = 0;
+  std::string id_file;
+};
+
+ncclUniqueId shared_id(const Procs& p) {
+  ncclUniqueId id;
+  if (p.rank == 0) {
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    const std::string tmp = p.id_file + ".tmp";
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f || std::fwrite(&id, sizeof id, 1, f) != 1 || std::fclose(f) != 0 || std::rename(tmp.c_str(), p.id_file.c_str()) != 0) {
+      std::fprintf(stderr, "ref_collectives: cannot write the unique id to %s: %s\n", p.id_file.c_str(), std::strerror(errno));
+      std::exit(1);
+    }
+    return id;
+  }
+  for (int waited_ms = 0; waited_ms < 120000; waited_ms += 10) {
+    if (FILE* f = std::fopen(p.id_file.c_str(), "rb")) {
+      const bool read = std::fread(&id, sizeof id, 1, f) == 1;
+      std::fclose(f);
+      if (read) return id;
+    }
+    usleep(10000);
+  }
+  std::fprintf(stderr, "ref_collectives: rank %d: no unique id in %s after 120 s (did rank 0 start?)\n", p.rank, p.id_file.c_str());
+  std::exit(1);
+}
+
+void set_up(Ranks& g, int gpus, size_t max_bytes, bool zero, const Procs& procs) {
+  if (procs.nranks > 0) {
+    g.first = procs.rank;
+    g.world = procs.nranks;
+    g.comms.resize(1);
+    const ncclUniqueId id = shared_id(procs);
+    CHECK_CUDA(cudaSetDevice(procs.rank));
+    CHECK_NCCL(ncclCommInitRank(&g.comms[0], procs.nranks, id, procs.rank));
+    gpus = 1;
+  } else {
+    g.first = 0;
+    g.world = gpus;
+    g.comms.resize(gpus);
+    CHECK_NCCL(ncclCommInitAll(g.comms.data(), gpus, nullptr));
+  }
   for (int r = 0; r < gpus; ++r) {
-    CHECK_CUDA(cudaSetDevice(r));
+    CHECK_CUDA(cudaSetDevice(g.first + r));
     cudaStream_t s;
     CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     void *a, *b, *e;
@@ -221,7 +274,7 @@ void set_up(Ranks& g, int gpus, size_t max_bytes, bool zero) {
     if (!zero) {
       // Both buffers: in place the input lies in the receive buffer (or, for reducescatter and
       // scatter, the output in the send buffer).
-      for (void* p : {a, b}) fill_floats<<<1024, 256, 0, s>>>(static_cast<float*>(p), max_bytes / sizeof(float), r);
+      for (void* p : {a, b}) fill_floats<<<1024, 256, 0, s>>>(static_cast<float*>(p), max_bytes / sizeof(float), g.first + r);
       CHECK_CUDA(cudaGetLastError());
       CHECK_CUDA(cudaStreamSynchronize(s));
     }
@@ -234,7 +287,7 @@ void set_up(Ranks& g, int gpus, size_t max_bytes, bool zero) {
 
 void tear_down(Ranks& g) {
   for (size_t r = 0; r < g.comms.size(); ++r) {
-    CHECK_CUDA(cudaSetDevice(static_cast<int>(r)));
+    CHECK_CUDA(cudaSetDevice(g.first + static_cast<int>(r)));
     CHECK_CUDA(cudaFree(g.send[r]));
     CHECK_CUDA(cudaFree(g.recv[r]));
     CHECK_CUDA(cudaFree(g.expected[r]));
@@ -262,8 +315,7 @@ double median(std::vector<double> v) {
 // per launch (us). Sets *size_bytes to the size column's value; false when the size is too
 // small for this collective.
 bool time_size(Ranks& g, const Op& op, size_t bytes, int warmup, int iters, int batches, size_t* size_bytes, double* us) {
-  const int gpus = static_cast<int>(g.comms.size());
-  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(gpus) : 1;
+  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(g.world) : 1;
   const size_t count = bytes / sizeof(float) / split;
   if (count == 0) return false;
   // max(send, recv) of one rank; the algbw numerator is the same for every collective here.
@@ -276,7 +328,9 @@ bool time_size(Ranks& g, const Op& op, size_t bytes, int warmup, int iters, int 
   return true;
 }
 
-void print_row(const Op& op, int gpus, const std::string& prefix, size_t size_bytes, double t) {
+void print_row(const Ranks& g, const Op& op, const std::string& prefix, size_t size_bytes, double t) {
+  if (g.first != 0) return;  // one process per GPU: rank 0 speaks for the operation
+  const int gpus = g.world;
   const double algbw = static_cast<double>(size_bytes) / t / 1e3;  // bytes/us -> GB/s
   std::printf("%s%zu,%.2f,%.2f,%.2f\n", prefix.c_str(), size_bytes, t, algbw, algbw * bus_factor(op.coll, gpus));
   std::fflush(stdout);
@@ -287,7 +341,7 @@ void measure(Ranks& g, const Op& op, const std::vector<size_t>& sizes, int warmu
   for (size_t bytes : sizes) {
     size_t size_bytes = 0;
     double t = 0;
-    if (time_size(g, op, bytes, warmup, iters, batches, &size_bytes, &t)) print_row(op, static_cast<int>(g.comms.size()), prefix, size_bytes, t);
+    if (time_size(g, op, bytes, warmup, iters, batches, &size_bytes, &t)) print_row(g, op, prefix, size_bytes, t);
   }
 }
 
@@ -299,6 +353,7 @@ void measure(Ranks& g, const Op& op, const std::vector<size_t>& sizes, int warmu
 void run_ab(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero, int warmup, int iters, int batches,
             const std::vector<std::string>& env, int rounds) {
   std::printf("side,round,size_bytes,time_us,algbw_GBps,busbw_GBps\n");
+  const Procs single{};
   const size_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
   for (int k = 0; k < 2 * rounds; ++k) {
     const bool on = k % 4 == 1 || k % 4 == 2;
@@ -308,7 +363,7 @@ void run_ab(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero,
       else unsetenv(name.c_str());
     }
     Ranks g;
-    set_up(g, gpus, max_bytes, zero);
+    set_up(g, gpus, max_bytes, zero, single);
     measure(g, op, sizes, warmup, iters, batches, std::string(on ? "on," : "off,") + std::to_string(k / 2 + 1) + ",");
     tear_down(g);
   }
@@ -322,10 +377,11 @@ void run_ab(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero,
 // same milliseconds, communicators and buffers, so a shared host's changes of pace fall on both.
 // NCCL reads the plugin's mask as each call starts: a batch's first call already runs under
 // its side's setting.
+// One process per GPU (--rank): every process switches its own plugin at the same batches.
 void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool zero, int warmup, int iters, int batches,
-                const std::string& word, int rounds) {
+                const std::string& word, int rounds, const Procs& procs) {
   Ranks g;
-  set_up(g, gpus, *std::max_element(sizes.begin(), sizes.end()), zero);  // NCCL loads the plugin here
+  set_up(g, gpus, *std::max_element(sizes.begin(), sizes.end()), zero, procs);  // NCCL loads the plugin here
   const char* path = std::getenv("NCCL_PROFILER_PLUGIN");
   void* lib = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
   using Switch = int (*)(const char*);
@@ -342,8 +398,8 @@ void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool z
       std::exit(1);
     }
   };
-  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(gpus) : 1;
-  std::printf("side,round,size_bytes,time_us,algbw_GBps,busbw_GBps\n");
+  const size_t split = per_rank_count(op.coll) ? static_cast<size_t>(g.world) : 1;
+  if (g.first == 0) std::printf("side,round,size_bytes,time_us,algbw_GBps,busbw_GBps\n");
   for (size_t bytes : sizes) {
     const size_t count = bytes / sizeof(float) / split;
     if (count == 0) continue;
@@ -362,7 +418,7 @@ void run_switch(const Op& op, const std::vector<size_t>& sizes, int gpus, bool z
           times[on].push_back(time_batch(g, op, count, iters));
         }
       for (int on = 0; on < 2; ++on)
-        print_row(op, gpus, std::string(on ? "on," : "off,") + std::to_string(k + 1) + ",", size_bytes, median(times[on]));
+        print_row(g, op, std::string(on ? "on," : "off,") + std::to_string(k + 1) + ",", size_bytes, median(times[on]));
     }
   }
   tear_down(g);
@@ -377,6 +433,7 @@ int main(int argc, char** argv) {
   int ab_rounds = 0;
   std::vector<std::string> ab_env;
   std::string ab_events;
+  Procs procs;
   Op op;
   std::vector<size_t> sizes;
   for (int i = 1; i < argc; ++i) {
@@ -395,6 +452,9 @@ int main(int argc, char** argv) {
       op.native = v == "native";
     } else if (a == "--in-place") op.in_place = true;
     else if (a == "--gpus") gpus = next();
+    else if (a == "--rank") procs.rank = next();
+    else if (a == "--nranks") procs.nranks = next();
+    else if (a == "--id-file") procs.id_file = text();
     else if (a == "-w") warmup = next();
     else if (a == "-n") iters = next();
     else if (a == "-r") batches = next();
@@ -421,9 +481,22 @@ int main(int argc, char** argv) {
   int visible = 0;
   CHECK_CUDA(cudaGetDeviceCount(&visible));
   if (gpus <= 0 || gpus > visible) gpus = visible;
+  const bool multi = procs.rank >= 0 || procs.nranks > 0 || !procs.id_file.empty();
+  if (multi && (procs.nranks < 2 || procs.rank < 0 || procs.rank >= procs.nranks || procs.id_file.empty())) {
+    std::fprintf(stderr, "ref_collectives: one process per GPU needs --rank R --nranks N --id-file PATH with 0 <= R < N, N >= 2\n");
+    return 2;
+  }
+  if (multi && procs.nranks > visible) {
+    std::fprintf(stderr, "ref_collectives: --nranks %d but %d GPU(s) visible: one process per GPU\n", procs.nranks, visible);
+    return 2;
+  }
+  if (multi && ab_events.empty()) {
+    std::fprintf(stderr, "ref_collectives: one process per GPU is measured with --ab-events only\n");
+    return 2;
+  }
 
   if (!ab_events.empty()) {
-    run_switch(op, sizes, gpus, zero, warmup, iters, batches, ab_events, ab_rounds);
+    run_switch(op, sizes, gpus, zero, warmup, iters, batches, ab_events, ab_rounds, procs);
     return 0;
   }
   if (ab_rounds > 0) {
@@ -431,7 +504,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   Ranks g;
-  set_up(g, gpus, *std::max_element(sizes.begin(), sizes.end()), zero);
+  set_up(g, gpus, *std::max_element(sizes.begin(), sizes.end()), zero, procs);
   std::printf("size_bytes,time_us,algbw_GBps,busbw_GBps\n");
   measure(g, op, sizes, warmup, iters, batches, "");
   tear_down(g);

@@ -2,11 +2,6 @@
 
 namespace cctune::tuner {
 
-CallMemo& CallMemo::this_thread() noexcept {
-  thread_local CallMemo memo;
-  return memo;
-}
-
 const MemoCall* CallMemo::find(const CommRecorder* recorder, std::uint64_t serial, const char* func, const char* dtype,
                                std::size_t count, int root) const noexcept {
   for (const MemoCall& c : calls_)

@@ -3,7 +3,7 @@
 // so that a training loop's repeated calls are counted without parsing NCCL's names, hashing or
 // taking the recorder's lock: a hit is a few compares and one atomic increment. Keyed on the
 // name pointers because NCCL passes its function and type names as static strings
-// (ncclFuncToString, ncclDatatypeToString). Thread-local: no lock of its own.
+// (ncclFuncToString, ncclDatatypeToString). One per thread (ThreadState): no lock of its own.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +28,6 @@ struct MemoCall {
 
 class CallMemo {
  public:
-  static CallMemo& this_thread() noexcept;
   // The remembered call, or nullptr. `serial` is the live recorder's.
   const MemoCall* find(const CommRecorder* recorder, std::uint64_t serial, const char* func, const char* dtype, std::size_t count,
                        int root) const noexcept;

@@ -5,11 +5,6 @@
 
 namespace cctune::tuner {
 
-GroupCollector& GroupCollector::this_thread() noexcept {
-  thread_local GroupCollector collector;
-  return collector;
-}
-
 GroupCollector::~GroupCollector() {
   try {
     close();

@@ -1,14 +1,14 @@
 #pragma once
 // The calls one thread issues inside one outermost ncclGroupStart/End, from NCCL's v5 API
 // events: a group API event as the group starts, then a collective or p2p API event per call,
-// all on the thread that calls NCCL. The collector is thread-local, so a call takes no lock and
-// allocates nothing. It asks NCCL for no handle on the group event: NCCL then sends neither the
-// group's two state records nor its stop, three calls into the plugin per group fewer. A group
-// is therefore closed when this thread's next group starts, when a communicator is destroyed on
-// this thread, or when the thread ends; then each communicator that got two or more of its
-// calls records them as one group (a lone call is a group of one in NCCL's eyes: nothing is
-// recorded). A communicator destroyed meanwhile on another thread is skipped (the sink knows
-// which are live).
+// all on the thread that calls NCCL. The collector is per thread (ThreadState), so a call takes
+// no lock and allocates nothing. It asks NCCL for no handle on the group event: NCCL then sends
+// neither the group's two state records nor its stop, three calls into the plugin per group
+// fewer. A group is therefore closed when this thread's next group starts, when a communicator
+// is destroyed on this thread, or when the thread ends; then each communicator that got two or
+// more of its calls records them as one group (a lone call is a group of one in NCCL's eyes:
+// nothing is recorded). A communicator destroyed meanwhile on another thread is skipped (the
+// sink knows which are live).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +23,9 @@ class WorkloadSink;
 
 class GroupCollector {
  public:
-  static GroupCollector& this_thread() noexcept;
+  GroupCollector() = default;
+  GroupCollector(const GroupCollector&) = delete;
+  GroupCollector& operator=(const GroupCollector&) = delete;
   ~GroupCollector();
 
   // Closes the group before (if any) and opens the next. `followed`: NCCL asked for this

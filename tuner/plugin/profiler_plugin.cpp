@@ -14,11 +14,10 @@
 #include <type_traits>
 
 #include "core/text.hpp"
-#include "tuner/plugin/call_memo.hpp"
 #include "tuner/plugin/comm_recorder.hpp"
-#include "tuner/plugin/group_collector.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
 #include "tuner/plugin/production_profile.hpp"
+#include "tuner/plugin/thread_state.hpp"
 #include "tuner/plugin/workload_sink.hpp"
 #include "workload/nccl_names.hpp"
 
@@ -165,9 +164,10 @@ bool api_key(const char* func, const char* datatype, std::size_t count, int root
 // One call's API event: counted and added to the thread's open group. Only a followed call
 // gets a handle (naming its shape, for its task event); the others get none, so NCCL does not
 // stop them. Repeated calls come from the memo.
-void api_call(CommRecorder* recorder, void** handle, const char* func, const char* datatype, std::size_t count, int root) {
-  CallMemo& memo = CallMemo::this_thread();
-  GroupCollector& group = GroupCollector::this_thread();
+void api_call(ThreadState& t, CommRecorder* recorder, void** handle, const char* func, const char* datatype, std::size_t count,
+              int root) {
+  CallMemo& memo = t.memo;
+  GroupCollector& group = t.group;
   const std::uint64_t serial = recorder->serial();
   if (const MemoCall* m = memo.find(recorder, serial, func, datatype, count, root)) {
     m->stats->count_one();
@@ -198,13 +198,14 @@ bool api_event(CommRecorder* recorder, void** handle, const nccl_abi::ProfilerEv
   if (type == nccl_abi::kProfileGroupApi) {
     WorkloadSink* s = process().sink;
     if (!s) return true;
-    GroupCollector::this_thread().start(s, s->following_now());  // NCCL read its mask just before
-    s->sample_next_call();
+    ThreadState& t = ThreadState::get();
+    t.group.start(s, s->following_now());  // NCCL read its mask just before
+    s->sample_next_call(t.sampler);
     s->tick();
   } else if (type == nccl_abi::kProfileCollApi) {
-    api_call(recorder, handle, d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root);
+    api_call(ThreadState::get(), recorder, handle, d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root);
   } else if (type == nccl_abi::kProfileP2pApi) {
-    api_call(recorder, handle, d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1);
+    api_call(ThreadState::get(), recorder, handle, d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1);
   } else {
     return false;  // a task or kernel-channel event: no thread-local lookup for those
   }
@@ -226,7 +227,7 @@ ProfEvent* task_event(CommRecorder* recorder, const Descr& d) {
   } else {
     CallInfo info;
     if (coll ? !coll_info(d.coll, info) : !p2p_info(d.p2p, info)) return nullptr;
-    if (WorkloadSink* s = process().sink) s->sample_next_call();
+    if (WorkloadSink* s = process().sink) s->sample_next_call(ThreadState::get().sampler);
     return recorder->start_call(info);
   }
 }
@@ -284,7 +285,7 @@ Result finalize(void* context) noexcept {
   auto* recorder = static_cast<CommRecorder*>(context);
   try {
     if (WorkloadSink* s = process().sink) {
-      GroupCollector::this_thread().close();  // this thread's last group may hold its calls
+      ThreadState::get().group.close();  // this thread's last group may hold its calls
       s->remove(recorder);
       if (!process().stopped) s->write();
     }

@@ -176,13 +176,10 @@ bool WorkloadSink::following_now() const noexcept {
   return nccl && (__atomic_load_n(nccl, __ATOMIC_RELAXED) & (nccl_abi::kProfileColl | nccl_abi::kProfileP2p));
 }
 
-void WorkloadSink::sample_next_call() noexcept {
+void WorkloadSink::sample_next_call(FollowSampler& sampler) noexcept {
   const int every = every_mask_.load(std::memory_order_relaxed);
   const int followed = followed_mask_.load(std::memory_order_relaxed);
   if (settings_.timing_every <= 1 || every == followed) return;
-  // One sampler per calling thread, so the launch path touches no shared state.
-  static std::atomic<std::uint64_t> threads{0};
-  thread_local FollowSampler sampler((threads.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9e3779b97f4a7c15ull);
   const bool follow = sampler.next(settings_.timing_every, settings_.follow_gap_ms * 1000000ull, &coarse_now_ns);
   // Written only when it changes: twice per sample, not on every call.
   if (follow_next_.load(std::memory_order_relaxed) == follow) return;

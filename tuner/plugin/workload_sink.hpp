@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/follow_sampler.hpp"
 #include "tuner/plugin/nccl_tuner_abi.hpp"
 #include "tuner/profile/profile.hpp"
 
@@ -68,8 +69,9 @@ class WorkloadSink {
 
   // Called as each call starts, on the calling thread (v5: its group API event; v4: its task
   // event): asks NCCL for the followed call's events on the next call when this thread's
-  // FollowSampler says so. NCCL reads its mask as a call starts, so the flip takes effect there.
-  void sample_next_call() noexcept;
+  // `sampler` (the thread's) says so. NCCL reads its mask as a call starts, so the flip takes
+  // effect there.
+  void sample_next_call(FollowSampler& sampler) noexcept;
 
   void add(CommRecorder* recorder);
   // A group of `recorder`'s calls (GroupCollector), recorded if the recorder is still live: the
