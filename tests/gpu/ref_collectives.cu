@@ -211,10 +211,6 @@ bool native_present(Coll c) {
   }
 }
 
-// As nccl-tests since NCCL 2.19 (run(): the communicators, then AllocateBuffs: send, receive,
-// expected): where the buffers land moves copy-bound times (on one H100 a 16 MiB one-rank
-// allreduce took 8.9 or 9.2 us depending only on allocation order and buffer size), so the
-// order is nccl-tests', and cctune's NCCL worker follows it too.
 // One process per GPU: this process's rank and the file the unique id travels through.
 struct Procs {
   int rank = -1, nranks = 0;
@@ -245,6 +241,10 @@ ncclUniqueId shared_id(const Procs& p) {
   std::exit(1);
 }
 
+// As nccl-tests since NCCL 2.19 (run(): the communicators, then AllocateBuffs: send, receive,
+// expected): where the buffers land moves copy-bound times (on one H100 a 16 MiB one-rank
+// allreduce took 8.9 or 9.2 us depending only on allocation order and buffer size), so the
+// order is nccl-tests', and cctune's NCCL worker follows it too.
 void set_up(Ranks& g, int gpus, size_t max_bytes, bool zero, const Procs& procs) {
   if (procs.nranks > 0) {
     g.first = procs.rank;
