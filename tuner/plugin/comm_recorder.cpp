@@ -71,11 +71,11 @@ void CommRecorder::fold(ProfEvent* call) {
   call->stats->add_duration(call->span_stop_ns - call->span_start_ns, call->timed_on_gpu);
 }
 
-void* CommRecorder::count_call(const ShapeKey& key, ShapeStats** stats) {
+void* CommRecorder::count_call(const ShapeKey& key, ShapeStats*& stats) {
   std::lock_guard lock(mutex_);
   const std::optional<std::size_t> index = table_.count(key);
   if (!index) return nullptr;
-  if (stats) *stats = &table_.at(*index);
+  stats = &table_.at(*index);
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(1u | *index << 1 | serial_ << serial_shift));
 }
 

@@ -56,8 +56,8 @@ class CommRecorder {
   // before it is used).
   bool owns(const void* handle) const noexcept;
   // A call as its API event gives it: counted; the handle for NCCL names its shape (nullptr
-  // when the table is full). *stats: the shape's stats, for CallMemo (never moved).
-  void* count_call(const ShapeKey& key, ShapeStats** stats = nullptr);
+  // when the table is full). `stats`: the shape's stats, for CallMemo (never moved).
+  void* count_call(const ShapeKey& key, ShapeStats*& stats);
   std::uint64_t serial() const noexcept { return serial_; }
   static bool is_call_handle(const void* handle) noexcept { return reinterpret_cast<std::uintptr_t>(handle) & 1u; }
   // A followed call's task event, `parent` its API event's handle: what NCCL applied goes to

@@ -169,24 +169,24 @@ void api_call(ThreadState& t, CommRecorder* recorder, void** handle, const char*
   CallMemo& memo = t.memo;
   GroupCollector& group = t.group;
   const std::uint64_t serial = recorder->serial();
-  if (const MemoCall* m = memo.find(recorder, serial, func, datatype, count, root)) {
-    m->stats->count_one();
-    if (group.followed()) *handle = m->handle;
-    group.add(recorder, m->key);
-    return;
-  }
   MemoCall call;
-  call.recorder = recorder;
-  call.serial = serial;
-  call.func = func;
-  call.dtype = datatype;
-  call.count = count;
-  call.root = root;
-  if (!api_key(func, datatype, count, root, call.key)) return;
-  call.handle = recorder->count_call(call.key, &call.stats);
-  if (group.followed()) *handle = call.handle;
-  if (call.handle) memo.remember(call);
-  group.add(recorder, call.key);
+  const MemoCall* m = memo.find(recorder, serial, func, datatype, count, root);
+  if (m) {
+    m->stats->count_one();
+  } else {
+    call.recorder = recorder;
+    call.serial = serial;
+    call.func = func;
+    call.dtype = datatype;
+    call.count = count;
+    call.root = root;
+    if (!api_key(func, datatype, count, root, call.key)) return;
+    call.handle = recorder->count_call(call.key, call.stats);
+    if (call.handle) memo.remember(call);
+    m = &call;
+  }
+  if (group.followed()) *handle = m->handle;
+  group.add(recorder, m->key);
 }
 
 // v5's API events, on the thread that calls NCCL. A group API event opens this thread's next

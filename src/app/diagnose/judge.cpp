@@ -91,8 +91,12 @@ dg::Diagnosis straggler_suspects(const DiagnosisDoc& doc) {
 // while the collective adds two hosts and a software stack, and a loaded host slows that by
 // 15-25 % between healthy nodes (a CI run, docs/DIAGNOSE.md). It stays in the notes, with its
 // figures. A drop below the pair's own baseline is still named.
-void spare_paths_the_probe_cleared(dg::Diagnosis& collective, const dg::Diagnosis& probed_d,
-                                   const std::set<PairKey>& probed, const dg::Rules& rules) {
+void spare_paths_the_probe_cleared(dg::Diagnosis& collective, const dg::Observations& probe, const dg::Diagnosis& probed_d,
+                                   const dg::Rules& rules) {
+  const auto probed = [&](const dg::Suspect& s) {
+    return std::any_of(probe.pairs.begin(), probe.pairs.end(),
+                       [&](const dg::PairFigure& p) { return key_of(p.host_a, p.host_b) == key_of(s.host, s.peer); });
+  };
   const auto probe_blames = [&](const dg::Suspect& s) {
     return std::any_of(probed_d.suspects.begin(), probed_d.suspects.end(), [&](const dg::Suspect& t) {
       if (t.kind == dg::SuspectKind::Nic) return t.host == s.host || t.host == s.peer;
@@ -102,7 +106,7 @@ void spare_paths_the_probe_cleared(dg::Diagnosis& collective, const dg::Diagnosi
   std::vector<dg::Suspect> kept;
   for (dg::Suspect& s : collective.suspects) {
     const bool below_baseline = s.baseline > 0 && s.figure < (1 - rules.baseline_drop) * s.baseline;
-    if (s.kind != dg::SuspectKind::Pair || below_baseline || !probed.count(key_of(s.host, s.peer)) || probe_blames(s)) {
+    if (s.kind != dg::SuspectKind::Pair || below_baseline || !probed(s) || probe_blames(s)) {
       kept.push_back(std::move(s));
       continue;
     }
@@ -125,13 +129,10 @@ dg::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline, const
   for (const auto& n : doc.nodes)
     if (n.busbw_gbps > 0) intra.nodes.push_back({n.host, n.busbw_gbps, n.limit_gbps, BaselineIndex::find(base.node_gbps, n.host)});
   dg::Observations probe, collective;
-  std::set<PairKey> probed;
   for (const auto& p : doc.pairs_measured) {
     const PairKey k = key_of(p.host_a, p.host_b);
-    if (p.probe_gbps > 0) {
-      probed.insert(k);
+    if (p.probe_gbps > 0)
       probe.pairs.push_back({p.host_a, p.host_b, p.probe_gbps, p.probe_limit_gbps, BaselineIndex::find(base.probe_gbps, k)});
-    }
     if (p.busbw_gbps > 0)
       collective.pairs.push_back({p.host_a, p.host_b, p.busbw_gbps, p.busbw_limit_gbps, BaselineIndex::find(base.busbw_gbps, k)});
   }
@@ -140,7 +141,7 @@ dg::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline, const
   merge(d, dg::attribute(intra, rules), "intra-node");
   const dg::Diagnosis probe_d = dg::attribute(probe, rules);
   dg::Diagnosis collective_d = dg::attribute(collective, rules);
-  spare_paths_the_probe_cleared(collective_d, probe_d, probed, rules);
+  spare_paths_the_probe_cleared(collective_d, probe, probe_d, rules);
   merge(d, probe_d, "pair probe");
   merge(d, std::move(collective_d), "pair " + doc.backend);
   if (baseline && baseline->all_busbw_gbps > 0 && doc.all_busbw_gbps > 0 &&
