@@ -3,8 +3,9 @@
 # process, nccl-tests' method) over AllReduce 8 B-64 MiB with the profiler half loaded and
 # recording (NCCL_PROFILER_PLUGIN=<libnccl-tuner-cctune.so>, CCTUNE_WORKLOAD=<dir>) against the
 # same loop without it, RUNS interleaved rounds of each side (ABBA). Per size the median of
-# each side, their difference with a 95 % bootstrap interval, and a verdict: PASS when "on" is
-# within max(1 %, 0.3 us) of "off". Every "on" run must leave a workload file that recorded the
+# each side, their difference with a 95 % bootstrap interval, the paired median (each round's
+# on minus off) and a verdict: PASS when the paired median is within max(1 %, 0.3 us) of "off"
+# (overhead_table.py says why the paired one). Every "on" run must leave a workload file that recorded the
 # loop's AllReduce calls, or the bench fails (an idle profiler costs nothing and proves nothing).
 #   bench/profiler_overhead.sh BUILD_DIR [OUTPUT_DIR]     (OUTPUT_DIR defaults to $OUT, else a temp dir)
 # NCCL runs a one-rank communicator on a path that emits no profiler events. With two GPUs or
@@ -27,6 +28,12 @@
 #      call per GPU, like nccl-tests -g N): with PROCS=N >= 2, N processes drive a GPU each (like
 #      nccl-tests under mpirun with -g 1, and a framework's usual shape), each operation one call
 #      per process, each process switching its own plugin at the same batches.
+#      PLUGIN (default BUILD/lib/libnccl-tuner-cctune.so): another build of the library, to set
+#      two builds side by side on one machine.
+#      FLOOR=1 (switch only): NCCL's own share instead, the same runs with
+#      BUILD/bench/libcctune-profiler-floor.so, a profiler that asks NCCL for the events the
+#      plugin asks for on an unfollowed call and does nothing with them; nothing is recorded, so
+#      no workload file is checked. The real plugin's figure minus this one is the plugin's code.
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0
@@ -59,12 +66,20 @@ if [[ $PROCS -gt 1 ]]; then
   GPUS=$PROCS
 fi
 REF=$BUILD/cctune-ref-collectives
-PLUGIN=$(cd "$BUILD/lib" 2>/dev/null && pwd)/libnccl-tuner-cctune.so
+FLOOR=${FLOOR:-0}
+if [[ $FLOOR == 1 ]]; then
+  [[ $METHOD == switch ]] || { echo "FAIL: FLOOR=1 needs METHOD=switch"; exit 1; }
+  PLUGIN=${PLUGIN:-$BUILD/bench/libcctune-profiler-floor.so}
+fi
+PLUGIN=${PLUGIN:-$BUILD/lib/libnccl-tuner-cctune.so}
+# An absolute path: NCCL resolves a bare or relative name through the loader's search path.
+if dir=$(cd "$(dirname "$PLUGIN")" 2>/dev/null && pwd); then PLUGIN=$dir/$(basename "$PLUGIN"); fi
 for f in "$REF" "$PLUGIN"; do
   [[ -e "$f" ]] || { echo "FAIL: $f not found (build it with CUDA, or bundle it with tools/gpu-bundle.sh)"; exit 1; }
 done
 
-echo "== AllReduce on $GPUS GPU(s) from $PROCS process(es), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, timing every ${TIMING_EVERY:-default} calls, CPUs $PIN_CPUS; logs in $OUTDIR"
+echo "== AllReduce on $GPUS GPU(s) from $PROCS process(es), $RUNS interleaved runs of each side, -w $WARMUP -n $ITERS -r $REF_BATCHES, events $EVENTS, timing every ${TIMING_EVERY:-default} calls, CPUs $PIN_CPUS, profiler $PLUGIN; logs in $OUTDIR"
+[[ $FLOOR == 1 ]] && echo "   FLOOR: NCCL's own share (a profiler asking for the same API events and doing nothing with them)"
 start=$SECONDS
 on_env=(NCCL_PROFILER_PLUGIN="$PLUGIN" CCTUNE_WORKLOAD_EVENTS="$EVENTS" CCTUNE_WORKLOAD_INTERVAL=0)
 [[ -z ${TIMING_EVERY:-} ]] || on_env+=(CCTUNE_WORKLOAD_TIMING_EVERY="$TIMING_EVERY")
@@ -106,7 +121,11 @@ if [[ $METHOD == switch ]]; then
     wait "${peers[$k]}" || { echo "FAIL: reference loop (switch A/B), rank $((k + 1)), failed:"; tail -n 5 "$OUTDIR/ab.$((k + 1)).stderr"; exit 1; }
   done
   split_ab_rounds
-  echo "   $RUNS rounds of each side on one set of communicators ($((SECONDS - start)) s); plugin recording: $(cat "$OUTDIR"/ab.nccl*.log | grep -c 'cctune profiler: recording') (want $PROCS)"
+  if [[ $FLOOR == 1 ]]; then
+    echo "   $RUNS rounds of each side on one set of communicators ($((SECONDS - start)) s); floor profiler loaded: $(cat "$OUTDIR"/ab.nccl*.log | grep -c 'loaded external profiler plugin') (want $PROCS)"
+  else
+    echo "   $RUNS rounds of each side on one set of communicators ($((SECONDS - start)) s); plugin recording: $(cat "$OUTDIR"/ab.nccl*.log | grep -c 'cctune profiler: recording') (want $PROCS)"
+  fi
 elif [[ $METHOD == inprocess ]]; then
   # One process, RUNS rounds of each side in ABBA order, communicators made anew each round
   # (cctune-ref-collectives --ab-env): no spread between processes. NCCL's INIT lines (comm
@@ -141,14 +160,16 @@ else
 fi
 
 EVENTS_BENCH=$BUILD/bench/profiler_events_bench
-if [[ -x "$EVENTS_BENCH" ]]; then
+if [[ $FLOOR == 1 ]]; then
+  echo "note: FLOOR=1: no event bench (it times the plugin's code, which the floor does not run)"
+elif [[ -x "$EVENTS_BENCH" ]]; then
   echo "== host time per recorded call (profiler_events_bench, median of 5 repetitions)"
   LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCTUNE_PLUGIN_SO="$PLUGIN" timeout 300 "${PIN[@]}" "$EVENTS_BENCH" \
-    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 --benchmark_filter="Collective|LaunchThread|Followed|Send" \
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 --benchmark_filter="Collective|LaunchThread|Followed|Send|Cold" \
     --benchmark_out="$OUTDIR/events.json" --benchmark_out_format=json >"$OUTDIR/events.txt" 2>&1 \
     || { echo "FAIL: profiler_events_bench failed:"; tail -n 5 "$OUTDIR/events.txt"; exit 1; }
 else
   echo "note: $EVENTS_BENCH not built (needs Google Benchmark): no host-time figures"
 fi
 
-python3 "$(dirname "$0")/overhead_table.py" "$OUTDIR" "$RUNS" "$GPUS"
+OVERHEAD_FLOOR=$FLOOR python3 "$(dirname "$0")/overhead_table.py" "$OUTDIR" "$RUNS" "$GPUS"

@@ -9,7 +9,8 @@ dest=${2:?usage: tools/gpu-bundle.sh BUILD_DIR DEST_DIR}
 rm -rf "$dest"
 # cctune-test: the lifecycle fault scenarios of runtime_gpu_check.sh run the test build.
 for f in cctune cctune-test libcctune-nccl.so lib/libnccl-tuner-cctune.so tests/gpu/standalone_allreduce tests/gpu/dmabuf_check \
-         cctune-ref-collectives bench/mpi_allreduce_loop bench/profiler_events_bench; do
+         cctune-ref-collectives bench/mpi_allreduce_loop bench/profiler_events_bench \
+         bench/libcctune-profiler-floor.so; do
   if [[ -e $build/$f ]]; then
     mkdir -p "$dest/$(dirname "$f")"
     cp "$build/$f" "$dest/$f"

@@ -27,8 +27,11 @@
 #           against without it, interleaved runs (about 4 min a mode with RUNS=9); OVERHEAD_MODES
 #           lists the settings: timing (default: about one call in 100 followed and timed), calls,
 #           every (each call timed), timing:N (one call in N on average), procs:N (timing, N processes
-#           driving a GPU each: bench/profiler_overhead.sh's PROCS); METHOD (switch, inprocess,
-#           processes), PIN_CPUS and RUNS pass through
+#           driving a GPU each: bench/profiler_overhead.sh's PROCS), floor:N (the same with the floor
+#           profiler: NCCL's own share, FLOOR=1), other:N (procs:N with the library OTHER_PLUGIN names,
+#           another build), events (bench/profiler_events_compare.sh, OTHER_PLUGIN against the
+#           bundle's library, on this host's CPU); METHOD (switch, inprocess, processes), PIN_CPUS
+#           and RUNS pass through
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
 #           through sweep --workload, tune and verify --workload (issue #25)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
@@ -86,16 +89,25 @@ for run in r["runs"]:
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;
   replay)
     TAIL_LINES=60 step replay 500 tests/gpu/workload/replay_gpu_check.sh "$b" "$g/replay" ;;
-  overhead)  # OVERHEAD_MODES: "timing" (the plugin's default sampling), "calls", "every" (every call timed)
+  overhead)  # OVERHEAD_MODES: "timing" (the plugin's default sampling), "calls", "every" (every call timed), ...
+    n=0
     for mode in ${OVERHEAD_MODES:-timing}; do
+      n=$((n + 1))  # a mode may come twice: each run keeps its own logs
       case $mode in
-        calls) TAIL_LINES=30 EVENTS=calls TAG=calls step profiler_overhead_calls 540 bench/profiler_overhead.sh "$b" "$g" ;;
-        every) TAIL_LINES=30 TIMING_EVERY=1 TAG=every step profiler_overhead_every 540 bench/profiler_overhead.sh "$b" "$g" ;;
-        procs:*) TAIL_LINES=30 PROCS=${mode#procs:} TAG=procs${mode#procs:} step "profiler_overhead_procs${mode#procs:}" 540 \
+        calls) TAIL_LINES=30 EVENTS=calls TAG=calls.$n step profiler_overhead_calls.$n 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        every) TAIL_LINES=30 TIMING_EVERY=1 TAG=every.$n step profiler_overhead_every.$n 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        procs:*) TAIL_LINES=30 PROCS=${mode#procs:} TAG=procs${mode#procs:}.$n step "profiler_overhead_procs${mode#procs:}.$n" 540 \
           bench/profiler_overhead.sh "$b" "$g" ;;
-        timing:*) TAIL_LINES=30 TIMING_EVERY=${mode#timing:} TAG=timing${mode#timing:} step "profiler_overhead_timing${mode#timing:}" 540 \
+        floor:*) TAIL_LINES=30 FLOOR=1 PROCS=${mode#floor:} TAG=floor${mode#floor:}.$n step "profiler_overhead_floor${mode#floor:}.$n" 540 \
           bench/profiler_overhead.sh "$b" "$g" ;;
-        *) TAIL_LINES=30 TAG=timing step profiler_overhead_timing 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        other:*) TAIL_LINES=30 PLUGIN=${OTHER_PLUGIN:?other:N needs OTHER_PLUGIN} PROCS=${mode#other:} TAG=other${mode#other:}.$n \
+          step "profiler_overhead_other${mode#other:}.$n" 540 bench/profiler_overhead.sh "$b" "$g" ;;
+        events) TAIL_LINES=20 LD_LIBRARY_PATH="$b/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" step "profiler_events_compare.$n" 300 \
+          bench/profiler_events_compare.sh "$b/bench/profiler_events_bench" "${OTHER_PLUGIN:?events needs OTHER_PLUGIN}" \
+          "$b/lib/libnccl-tuner-cctune.so" ;;
+        timing:*) TAIL_LINES=30 TIMING_EVERY=${mode#timing:} TAG=timing${mode#timing:}.$n step "profiler_overhead_timing${mode#timing:}.$n" 540 \
+          bench/profiler_overhead.sh "$b" "$g" ;;
+        *) TAIL_LINES=30 TAG=timing.$n step profiler_overhead_timing.$n 540 bench/profiler_overhead.sh "$b" "$g" ;;
       esac
     done ;;
   workload_tune)

@@ -1,8 +1,10 @@
 #include "tuner/plugin/call_memo.hpp"
 
+#include "tuner/plugin/hot_path.hpp"
+
 namespace cctune::tuner {
 
-const MemoCall* CallMemo::find(const CommRecorder* recorder, std::uint64_t serial, const char* func, const char* dtype,
+CCTUNE_HOT const MemoCall* CallMemo::find(const CommRecorder* recorder, std::uint64_t serial, const char* func, const char* dtype,
                                std::size_t count, int root) const noexcept {
   for (const MemoCall& c : calls_)
     if (c.recorder == recorder && c.count == count && c.func == func && c.dtype == dtype && c.root == root && c.serial == serial)

@@ -14,17 +14,32 @@ namespace cctune::tuner {
 
 class CommRecorder;
 
-struct MemoCall {
+// One cache line: a hit reads nothing else of the memo. The shape key is kept in its parts (its
+// count and root are the call's).
+struct alignas(64) MemoCall {
   const CommRecorder* recorder = nullptr;
-  std::uint64_t serial = 0;  // the recorder's: a new recorder at a freed one's address is not it
   const char* func = nullptr;
   const char* dtype = nullptr;
   std::size_t count = 0;
-  int root = -1;
+  std::uint64_t serial = 0;  // the recorder's: a new recorder at a freed one's address is not it
   ShapeStats* stats = nullptr;
   void* handle = nullptr;
-  ShapeKey key;
+  int root = -1;
+  std::uint8_t kind = 0, collective = 0, shape_dtype = 0;
+  bool rooted = false;
+
+  ShapeKey key() const noexcept {
+    return ShapeKey{static_cast<workload::CallKind>(kind), static_cast<Collective>(collective), static_cast<DType>(shape_dtype),
+                    rooted ? root : -1, count};
+  }
+  void set_key(const ShapeKey& k) noexcept {
+    kind = static_cast<std::uint8_t>(k.kind);
+    collective = static_cast<std::uint8_t>(k.collective);
+    shape_dtype = static_cast<std::uint8_t>(k.dtype);
+    rooted = k.root >= 0;
+  }
 };
+static_assert(sizeof(MemoCall) == 64);
 
 class CallMemo {
  public:

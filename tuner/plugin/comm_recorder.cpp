@@ -29,7 +29,7 @@ std::uint64_t next_serial() noexcept {
 
 CommRecorder::CommRecorder(std::uint64_t comm_hash, int nranks, int nnodes, int rank, int* activation_mask,
                            std::size_t shape_capacity, std::size_t event_pool)
-    : comm_hash_(comm_hash), serial_(next_serial()), nranks_(nranks), nnodes_(nnodes), rank_(rank), activation_mask_(activation_mask),
+    : serial_(next_serial()), comm_hash_(comm_hash), nranks_(nranks), nnodes_(nnodes), rank_(rank), activation_mask_(activation_mask),
       table_(shape_capacity), pool_(event_pool), free_(event_pool) {
   for (std::size_t i = 0; i < event_pool; ++i) {
     pool_[i].owner = this;

@@ -10,6 +10,7 @@
 // reused oldest first, so a late channel finds its call still there; a generation number
 // turns one that comes after reuse into a no-op instead of a wrong sample.
 // One lock per communicator: NCCL's launching thread and its proxy thread share it briefly.
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -44,7 +45,10 @@ struct CallInfo {
   int algo = -1, proto = -1, channels = 0;  // as NCCL applied them; -1: not given
 };
 
-class CommRecorder {
+struct ThreadState;
+
+// Aligned so that what every call reads (serial_, last_caller_) shares one cache line.
+class alignas(64) CommRecorder {
  public:
   static constexpr std::size_t default_event_pool = 4096;
   CommRecorder(std::uint64_t comm_hash, int nranks, int nnodes, int rank, int* activation_mask,
@@ -59,6 +63,8 @@ class CommRecorder {
   // when the table is full). `stats`: the shape's stats, for CallMemo (never moved).
   void* count_call(const ShapeKey& key, ShapeStats*& stats);
   std::uint64_t serial() const noexcept { return serial_; }
+  // The state of the thread that last called in on this communicator (ThreadState::of_caller).
+  std::atomic<ThreadState*>& last_caller() noexcept { return last_caller_; }
   static bool is_call_handle(const void* handle) noexcept { return reinterpret_cast<std::uintptr_t>(handle) & 1u; }
   // A followed call's task event, `parent` its API event's handle: what NCCL applied goes to
   // that shape, and the event follows its kernel channels. nullptr when `parent` is not one of
@@ -89,9 +95,10 @@ class CommRecorder {
   void release(ProfEvent* e);
   void fold(ProfEvent* call);
 
+  const std::uint64_t serial_;  // tells this recorder's call handles from another's
+  std::atomic<ThreadState*> last_caller_{nullptr};
   std::mutex mutex_;
   const std::uint64_t comm_hash_;
-  const std::uint64_t serial_;  // tells this recorder's call handles from another's
   const int nranks_, nnodes_, rank_;
   int* activation_mask_;
   ShapeTable table_;

@@ -1,10 +1,23 @@
 #include "tuner/plugin/follow_sampler.hpp"
 
+#include <atomic>
+
+#include "tuner/plugin/hot_path.hpp"
+
 namespace cctune::tuner {
 
-FollowSampler::FollowSampler(std::uint64_t seed) noexcept : state_(seed ? seed : 0x9e3779b97f4a7c15ull) {}
+namespace {
+
+std::uint64_t next_seed() noexcept {
+  static std::atomic<std::uint64_t> samplers{0};
+  return (samplers.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9e3779b97f4a7c15ull;  // never 0
+}
+
+}  // namespace
 
 std::uint64_t FollowSampler::draw_gap(std::uint64_t every) noexcept {
+  if (state_ == 0) [[unlikely]]
+    state_ = next_seed();
   // xorshift64*: plenty for spreading samples, and a few instructions.
   state_ ^= state_ >> 12;
   state_ ^= state_ << 25;
@@ -13,7 +26,7 @@ std::uint64_t FollowSampler::draw_gap(std::uint64_t every) noexcept {
   return 1 + (r >> 11) % (2 * every - 1);
 }
 
-bool FollowSampler::next(std::uint64_t every, std::uint64_t min_gap_ns, std::uint64_t (*now_ns)()) noexcept {
+CCTUNE_HOT bool FollowSampler::next(std::uint64_t every, std::uint64_t min_gap_ns, std::uint64_t (*now_ns)()) noexcept {
   if (every <= 1) return true;
   if (left_ == 0) left_ = draw_gap(every);
   if (--left_ != 0) return false;

@@ -1,32 +1,27 @@
 #include "tuner/plugin/group_collector.hpp"
 
 #include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/hot_path.hpp"
 #include "tuner/plugin/workload_sink.hpp"
 
 namespace cctune::tuner {
 
-GroupCollector::~GroupCollector() {
-  try {
-    close();
-  } catch (...) {
-  }
-}
-
-void GroupCollector::start(WorkloadSink* sink, bool followed) {
-  close();
+CCTUNE_HOT void GroupCollector::start(WorkloadSink* sink, bool followed) {
+  if (open_ && size_ >= 2) [[unlikely]]
+    close();  // a lone call or none: nothing to record
   sink_ = sink;
   open_ = true;
   followed_ = followed;
   size_ = 0;
 }
 
-void GroupCollector::add(CommRecorder* recorder, const ShapeKey& key) noexcept {
+CCTUNE_HOT void GroupCollector::add(CommRecorder* recorder, const ShapeKey& key) noexcept {
   if (!open_ || !recorder) return;
   if (size_ < members_.size()) members_[size_] = Member{recorder, recorder->serial(), key};
-  ++size_;
+  if (size_ != UINT32_MAX) ++size_;
 }
 
-void GroupCollector::close() {
+CCTUNE_COLD void GroupCollector::close() {
   if (!open_) return;
   open_ = false;
   if (size_ < 2 || !sink_) return;

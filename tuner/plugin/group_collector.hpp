@@ -8,7 +8,8 @@
 // is destroyed on this thread, or when the thread ends; then each communicator that got two or
 // more of its calls records them as one group (a lone call is a group of one in NCCL's eyes:
 // nothing is recorded). A communicator destroyed meanwhile on another thread is skipped (the
-// sink knows which are live).
+// sink knows which are live). Not closed by a destructor: the thread's exit hook closes it
+// (thread_state.hpp).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -23,10 +24,9 @@ class WorkloadSink;
 
 class GroupCollector {
  public:
-  GroupCollector() = default;
+  constexpr GroupCollector() noexcept = default;
   GroupCollector(const GroupCollector&) = delete;
   GroupCollector& operator=(const GroupCollector&) = delete;
-  ~GroupCollector();
 
   // Closes the group before (if any) and opens the next. `followed`: NCCL asked for this
   // group's task events (its calls get handles their task events can name).
@@ -43,9 +43,10 @@ class GroupCollector {
     std::uint64_t serial = 0;
     ShapeKey key;
   };
+  // A lone call touches these and members_[0] only: one cache line (ThreadState aligns it).
   WorkloadSink* sink_ = nullptr;
+  std::uint32_t size_ = 0;  // calls seen (saturating); above the array's size only the count is kept
   bool open_ = false, followed_ = false;
-  std::size_t size_ = 0;  // calls seen; above the array's size only the count is kept
   std::array<Member, workload::max_group_members + 1> members_{};
   std::array<ShapeKey, workload::max_group_members + 1> scratch_{};
 };

@@ -15,6 +15,7 @@
 
 #include "core/text.hpp"
 #include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/hot_path.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
 #include "tuner/plugin/production_profile.hpp"
 #include "tuner/plugin/thread_state.hpp"
@@ -29,8 +30,9 @@ using nccl_abi::Result;
 
 constexpr std::size_t max_name_bytes = 64;  // NCCL's names are short; a longer one is not one of them
 
-// The process's profiler state. Never destroyed: NCCL's proxy threads may still call in
-// while the process exits.
+// The process's profiler state. Constant-initialised and trivially destructible, so it is
+// there before any call and never destroyed (NCCL's proxy threads may still call in while the
+// process exits), and reaching it costs no guard check on the per-call path.
 struct ProfilerProcess {
   std::once_flag once;
   WorkloadSink* sink = nullptr;  // nullptr: CCTUNE_WORKLOAD unset or unusable
@@ -38,11 +40,11 @@ struct ProfilerProcess {
   std::atomic<bool> warned{false};
   std::atomic<Logger> log{nullptr};
 };
+static_assert(std::is_trivially_destructible_v<ProfilerProcess>);
 
-ProfilerProcess& process() {
-  static auto* p = new ProfilerProcess;
-  return *p;
-}
+constinit ProfilerProcess the_process;
+
+ProfilerProcess& process() noexcept { return the_process; }
 
 void log_line(Logger log, int level, const std::string& message) noexcept {
   if (!log) return;
@@ -161,53 +163,61 @@ bool api_key(const char* func, const char* datatype, std::size_t count, int root
   return true;
 }
 
+// A call the thread's memo does not hold (the first of its shape, or one pushed out): its
+// names parsed, counted in the recorder's table, remembered, added to the thread's group. Names
+// this version does not know are not counted.
+CCTUNE_COLD void first_call(ThreadState& t, CommRecorder* recorder, void** handle, const char* func, const char* datatype,
+                            std::size_t count, int root) {
+  ShapeKey key;
+  if (!api_key(func, datatype, count, root, key)) return;
+  MemoCall call;
+  call.recorder = recorder;
+  call.serial = recorder->serial();
+  call.func = func;
+  call.dtype = datatype;
+  call.count = count;
+  call.root = root;
+  call.set_key(key);
+  call.handle = recorder->count_call(key, call.stats);
+  if (call.handle) t.memo.remember(call);
+  if (t.group.followed()) *handle = call.handle;
+  t.group.add(recorder, key);
+}
+
 // One call's API event: counted and added to the thread's open group. Only a followed call
 // gets a handle (naming its shape, for its task event); the others get none, so NCCL does not
 // stop them. Repeated calls come from the memo.
-void api_call(ThreadState& t, CommRecorder* recorder, void** handle, const char* func, const char* datatype, std::size_t count,
-              int root) {
-  CallMemo& memo = t.memo;
-  GroupCollector& group = t.group;
-  const std::uint64_t serial = recorder->serial();
-  MemoCall call;
-  const MemoCall* m = memo.find(recorder, serial, func, datatype, count, root);
-  if (m) {
-    m->stats->count_one();
-  } else {
-    call.recorder = recorder;
-    call.serial = serial;
-    call.func = func;
-    call.dtype = datatype;
-    call.count = count;
-    call.root = root;
-    if (!api_key(func, datatype, count, root, call.key)) return;
-    call.handle = recorder->count_call(call.key, call.stats);
-    if (call.handle) memo.remember(call);
-    m = &call;
-  }
-  if (group.followed()) *handle = m->handle;
-  group.add(recorder, m->key);
+CCTUNE_HOT void api_call(ThreadState& t, CommRecorder* recorder, void** handle, const char* func, const char* datatype,
+                         std::size_t count, int root) {
+  const MemoCall* m = t.memo.find(recorder, recorder->serial(), func, datatype, count, root);
+  if (!m) [[unlikely]]
+    return first_call(t, recorder, handle, func, datatype, count, root);
+  m->stats->count_one();
+  if (t.group.followed()) *handle = m->handle;
+  t.group.add(recorder, m->key());
 }
 
 // v5's API events, on the thread that calls NCCL. A group API event opens this thread's next
 // group (it gets no handle: GroupCollector says why); each call made in it joins it. Periodic
 // writes happen here, on the job's launching thread, never on NCCL's proxy thread, which must
 // not wait on a disk.
-bool api_event(CommRecorder* recorder, void** handle, const nccl_abi::ProfilerEventDescrV5& d) {
+CCTUNE_HOT bool api_event(CommRecorder* recorder, void** handle, const nccl_abi::ProfilerEventDescrV5& d) {
   const auto type = static_cast<std::uint64_t>(d.type);
+  if (type != nccl_abi::kProfileGroupApi && type != nccl_abi::kProfileCollApi && type != nccl_abi::kProfileP2pApi)
+    return false;  // a task or kernel-channel event: no thread state for those
+  ThreadState* t = ThreadState::of_caller(recorder->last_caller());
+  if (!t) [[unlikely]]
+    return true;  // the thread has ended: nothing more is recorded from it
   if (type == nccl_abi::kProfileGroupApi) {
     WorkloadSink* s = process().sink;
     if (!s) return true;
-    ThreadState& t = ThreadState::get();
-    t.group.start(s, s->following_now());  // NCCL read its mask just before
-    s->sample_next_call(t.sampler);
+    t->group.start(s, s->following_now());  // NCCL read its mask just before
+    s->sample_next_call(t->sampler);
     s->tick();
   } else if (type == nccl_abi::kProfileCollApi) {
-    api_call(ThreadState::get(), recorder, handle, d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root);
-  } else if (type == nccl_abi::kProfileP2pApi) {
-    api_call(ThreadState::get(), recorder, handle, d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1);
+    api_call(*t, recorder, handle, d.coll_api.func, d.coll_api.datatype, d.coll_api.count, d.coll_api.root);
   } else {
-    return false;  // a task or kernel-channel event: no thread-local lookup for those
+    api_call(*t, recorder, handle, d.p2p_api.func, d.p2p_api.datatype, d.p2p_api.count, -1);
   }
   return true;
 }
@@ -227,20 +237,15 @@ ProfEvent* task_event(CommRecorder* recorder, const Descr& d) {
   } else {
     CallInfo info;
     if (coll ? !coll_info(d.coll, info) : !p2p_info(d.p2p, info)) return nullptr;
-    if (WorkloadSink* s = process().sink) s->sample_next_call(ThreadState::get().sampler);
+    ThreadState* t = ThreadState::of_this_thread();
+    if (WorkloadSink* s = process().sink; s && t) s->sample_next_call(t->sampler);
     return recorder->start_call(info);
   }
 }
 
 template <typename Descr>
-Result start_event(void* context, void** handle, Descr* descr) noexcept {
-  if (!handle) return nccl_abi::kSuccess;
-  *handle = nullptr;
-  if (!context || !descr || process().stopped) return nccl_abi::kSuccess;
+CCTUNE_COLD void other_event(CommRecorder* recorder, void** handle, Descr* descr) noexcept {
   try {
-    auto* recorder = static_cast<CommRecorder*>(context);
-    if constexpr (std::is_same_v<Descr, nccl_abi::ProfilerEventDescrV5>)
-      if (api_event(recorder, handle, *descr)) return nccl_abi::kSuccess;
     if (static_cast<std::uint64_t>(descr->type) == nccl_abi::kProfileKernelCh)
       *handle = recorder->start_kernel_channel(static_cast<ProfEvent*>(descr->parent), descr->kernel_ch.start_globaltimer_ns);
     else *handle = task_event(recorder, *descr);
@@ -249,6 +254,29 @@ Result start_event(void* context, void** handle, Descr* descr) noexcept {
   } catch (...) {
     give_up("startEvent", nullptr);
   }
+}
+
+// Every call's API events take the first branch, which is all the hot path holds; task and
+// kernel-channel events (followed calls, v4) go the cold way.
+template <typename Descr>
+CCTUNE_HOT Result start_event(void* context, void** handle, Descr* descr) noexcept {
+  if (!handle) return nccl_abi::kSuccess;
+  *handle = nullptr;
+  if (!context || !descr || process().stopped.load(std::memory_order_relaxed)) return nccl_abi::kSuccess;
+  auto* recorder = static_cast<CommRecorder*>(context);
+  if constexpr (std::is_same_v<Descr, nccl_abi::ProfilerEventDescrV5>) {
+    try {
+      if (api_event(recorder, handle, *descr)) [[likely]]
+        return nccl_abi::kSuccess;
+    } catch (const std::exception& e) {
+      give_up("startEvent", &e);
+      return nccl_abi::kSuccess;
+    } catch (...) {
+      give_up("startEvent", nullptr);
+      return nccl_abi::kSuccess;
+    }
+  }
+  other_event(recorder, handle, descr);
   return nccl_abi::kSuccess;
 }
 
@@ -285,7 +313,7 @@ Result finalize(void* context) noexcept {
   auto* recorder = static_cast<CommRecorder*>(context);
   try {
     if (WorkloadSink* s = process().sink) {
-      ThreadState::get().group.close();  // this thread's last group may hold its calls
+      if (ThreadState* t = ThreadState::of_this_thread()) t->group.close();  // this thread's last group may hold its calls
       s->remove(recorder);
       if (!process().stopped) s->write();
     }

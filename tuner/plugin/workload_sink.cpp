@@ -13,6 +13,7 @@
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "tuner/plugin/follow_sampler.hpp"
+#include "tuner/plugin/hot_path.hpp"
 #include "tuner/plugin/nccl_profiler_abi.hpp"
 #include "tuner/plugin/production_watch.hpp"
 #include "workload/workload_json.hpp"
@@ -121,7 +122,14 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
 }
 
 WorkloadSink::WorkloadSink(WorkloadSettings settings)
-    : settings_(std::move(settings)), mode_(settings_.mode), every_mask_(0), followed_mask_(0), next_write_ns_(0) {
+    : interval_s_(settings.interval_s),
+      timing_every_(settings.timing_every),
+      follow_gap_ns_(settings.follow_gap_ms * 1000000ull),
+      every_mask_(0),
+      followed_mask_(0),
+      next_write_ns_(0),
+      settings_(std::move(settings)),
+      mode_(settings_.mode) {
   apply_masks();
   const std::string host = host_for_file_name();
   const std::string pid = std::to_string(::getpid());
@@ -131,7 +139,7 @@ WorkloadSink::WorkloadSink(WorkloadSettings settings)
 }
 
 int WorkloadSink::activation_mask() const noexcept {
-  return settings_.timing_every > 1 ? every_mask_.load(std::memory_order_relaxed) : followed_mask_.load(std::memory_order_relaxed);
+  return timing_every_ > 1 ? every_mask_.load(std::memory_order_relaxed) : followed_mask_.load(std::memory_order_relaxed);
 }
 
 void WorkloadSink::use_api_events(bool yes) {
@@ -171,16 +179,16 @@ void WorkloadSink::add_group(CommRecorder* recorder, std::uint64_t serial, const
   else recorder->add_group(members, n);
 }
 
-bool WorkloadSink::following_now() const noexcept {
+CCTUNE_HOT bool WorkloadSink::following_now() const noexcept {
   const int* nccl = nccl_mask_.load(std::memory_order_relaxed);
   return nccl && (__atomic_load_n(nccl, __ATOMIC_RELAXED) & (nccl_abi::kProfileColl | nccl_abi::kProfileP2p));
 }
 
-void WorkloadSink::sample_next_call(FollowSampler& sampler) noexcept {
+CCTUNE_HOT void WorkloadSink::sample_next_call(FollowSampler& sampler) noexcept {
   const int every = every_mask_.load(std::memory_order_relaxed);
   const int followed = followed_mask_.load(std::memory_order_relaxed);
-  if (settings_.timing_every <= 1 || every == followed) return;
-  const bool follow = sampler.next(settings_.timing_every, settings_.follow_gap_ms * 1000000ull, &coarse_now_ns);
+  if (timing_every_ <= 1 || every == followed) return;
+  const bool follow = sampler.next(timing_every_, follow_gap_ns_, &coarse_now_ns);
   // Written only when it changes: twice per sample, not on every call.
   if (follow_next_.load(std::memory_order_relaxed) == follow) return;
   follow_next_.store(follow, std::memory_order_relaxed);
@@ -220,11 +228,16 @@ void WorkloadSink::apply_control_file() {
   apply_masks();
 }
 
-void WorkloadSink::tick() {
-  if (settings_.interval_s == 0) return;
+CCTUNE_HOT void WorkloadSink::tick() {
+  if (interval_s_ == 0) return;
   const std::uint64_t now = coarse_now_ns();
-  std::uint64_t due = next_write_ns_.load(std::memory_order_relaxed);
-  if (now < due) return;
+  const std::uint64_t due = next_write_ns_.load(std::memory_order_relaxed);
+  if (now < due) [[likely]]
+    return;
+  write_when_due(due, now);
+}
+
+CCTUNE_COLD void WorkloadSink::write_when_due(std::uint64_t due, std::uint64_t now) {
   // One thread writes; the others go on at once.
   if (!next_write_ns_.compare_exchange_strong(due, now + interval_ns(settings_.interval_s))) return;
   {

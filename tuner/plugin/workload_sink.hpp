@@ -94,8 +94,19 @@ class WorkloadSink {
 
  private:
   void apply_control_file();
+  void write_when_due(std::uint64_t due, std::uint64_t now);  // tick()'s rare part
   void apply_masks();  // with mutex_ held: the masks of `mode_` to NCCL
   void report(const workload::Communicator& comm);  // with mutex_ held
+
+  // What every call reads, first and in one cache line (hot_path.hpp says why): the
+  // settings tick() and sample_next_call() use, copied out of settings_, and the masks.
+  alignas(64) const std::uint64_t interval_s_;
+  const std::uint64_t timing_every_;
+  const std::uint64_t follow_gap_ns_;
+  std::atomic<int> every_mask_, followed_mask_;  // event_masks_of(mode_, ...); both 0 once silenced
+  std::atomic<int*> nccl_mask_{nullptr};  // NCCL's one mask for all communicators (2.28)
+  std::atomic<std::uint64_t> next_write_ns_;
+  std::atomic<bool> follow_next_{false};
 
   WorkloadSettings settings_;
   std::string path_;
@@ -104,10 +115,6 @@ class WorkloadSink {
   bool silenced_ = false;  // with mutex_ held
   std::atomic<bool> api_events_{true};
   std::atomic<bool> api_events_known_{false};
-  std::atomic<int> every_mask_, followed_mask_;  // event_masks_of(mode_, ...); both 0 once silenced
-  std::atomic<int*> nccl_mask_{nullptr};  // NCCL's one mask for all communicators (2.28)
-  std::atomic<bool> follow_next_{false};
-  std::atomic<std::uint64_t> next_write_ns_;
   std::mutex mutex_;  // taken before any recorder's
   std::vector<CommRecorder*> live_;
   std::vector<workload::Communicator> finished_;

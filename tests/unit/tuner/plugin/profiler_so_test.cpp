@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -310,6 +311,49 @@ TEST(ProfilerSo, GroupOfADestroyedCommunicatorIsDropped) {
       if (c.id == "0x60") SCENARIO_CHECK(c.groups.empty() && c.calls.size() == 2);
       else SCENARIO_CHECK(c.groups.size() == 1 && c.groups[0].calls == 1 && c.groups[0].members.size() == 2);
     }
+    SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
+  });
+}
+
+// Each thread's state is remembered by the communicators it calls, and handed to a later
+// thread when it ends (thread_state.hpp). Threads taking turns on one communicator (each after
+// the last has ended, so it may get the last one's stack and thread pointer), and two threads
+// alternating call by call, must count every call and record each thread's last group.
+TEST(ProfilerSo, ThreadsTakingTurnsCountEveryCall) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("thread-turns");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0x70, 1, 2, 0, testing::capture_logger));
+    std::atomic<int> turn{0};
+    auto alternate = [&](int me) {
+      for (int i = 0; i < 200; ++i) {
+        while (turn.load() % 2 != me) std::this_thread::yield();
+        d.collective("AllGather", 64, "ncclInt8", "Ring", "Simple", 2);
+        turn.fetch_add(1);
+      }
+    };
+    std::thread a(alternate, 0), b(alternate, 1);
+    a.join();
+    b.join();
+    for (std::size_t k = 0; k < 8; ++k) {
+      std::thread t([&] {
+        for (int i = 0; i < 100; ++i) d.collective("AllReduce", 1000 + k, "ncclFloat32", "Ring", "Simple", 2);
+        void* g = d.group_start();
+        d.coll_api(g, "AllReduce", 8, "ncclFloat32");
+        d.coll_api(g, "AllReduce", 16, "ncclFloat32");
+      });  // ends with its group open: the thread's end records it (the last one's, no later thread)
+      t.join();
+    }
+    SCENARIO_CHECK(d.finalize());
+    const workload::Workload w = read_workload(own_file(dir));
+    const workload::Communicator& c = w.communicators.at(0);
+    std::map<std::uint64_t, std::uint64_t> calls_by_bytes;
+    for (const workload::CallStats& s : c.calls) calls_by_bytes[s.shape.bytes] += s.calls;
+    for (std::uint64_t k = 0; k < 8; ++k) SCENARIO_CHECK(calls_by_bytes[4 * (1000 + k)] == 100);
+    SCENARIO_CHECK(calls_by_bytes[32] == 8 && calls_by_bytes[64] == 8);  // the groups' AllReduces of 8 and 16 floats
+    SCENARIO_CHECK(calls_by_bytes[64u * 2] == 400);                      // AllGather: count x nranks
+    SCENARIO_CHECK(c.groups.size() == 1 && c.groups[0].calls == 8 && c.groups[0].members.size() == 2);
     SCENARIO_CHECK(testing::count_level(nccl_abi::kLogWarn) == 0);
   });
 }
