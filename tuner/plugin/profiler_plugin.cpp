@@ -163,6 +163,12 @@ bool api_key(const char* func, const char* datatype, std::size_t count, int root
   return true;
 }
 
+// Both paths' end: a followed call's handle to NCCL, and the call into the thread's open group.
+void join_group(ThreadState& t, CommRecorder* recorder, void** handle, void* call_handle, const ShapeKey& key) noexcept {
+  if (t.group.followed()) *handle = call_handle;
+  t.group.add(recorder, key);
+}
+
 // A call the thread's memo does not hold (the first of its shape, or one pushed out): its
 // names parsed, counted in the recorder's table, remembered, added to the thread's group. Names
 // this version does not know are not counted.
@@ -180,8 +186,7 @@ CCTUNE_COLD void first_call(ThreadState& t, CommRecorder* recorder, void** handl
   call.set_key(key);
   call.handle = recorder->count_call(key, call.stats);
   if (call.handle) t.memo.remember(call);
-  if (t.group.followed()) *handle = call.handle;
-  t.group.add(recorder, key);
+  join_group(t, recorder, handle, call.handle, key);
 }
 
 // One call's API event: counted and added to the thread's open group. Only a followed call
@@ -193,8 +198,7 @@ CCTUNE_HOT void api_call(ThreadState& t, CommRecorder* recorder, void** handle, 
   if (!m) [[unlikely]]
     return first_call(t, recorder, handle, func, datatype, count, root);
   m->stats->count_one();
-  if (t.group.followed()) *handle = m->handle;
-  t.group.add(recorder, m->key());
+  join_group(t, recorder, handle, m->handle, m->key());
 }
 
 // v5's API events, on the thread that calls NCCL. A group API event opens this thread's next
