@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/error_record.hpp"
 #include "topology/node_probe.hpp"
 #include "topology/paths.hpp"
 #include "topology/topology_json.hpp"
@@ -149,30 +150,31 @@ std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::vecto
   // The lowest rank on each host probes it; the others contribute nothing.
   bool prober = std::find(hosts.begin(), hosts.end(), hostname) - hosts.begin() == comm.rank();
   std::string mine;
-  std::string failure;
   if (prober) {
     try {
       NodeTopology node = probe();
       node.hostname = hostname;
       mine = text::dump_json(to_json(node, false));
     } catch (const Error& e) {
-      failure = e.describe();  // every rank must still reach the allgather below
+      mine = text::dump_json({{"error", to_json(record_of(e))}});  // every rank must still reach the allgather below
     }
   }
-  std::vector<std::string> all = comm.allgather(failure.empty() ? mine : "!" + failure);
-  for (std::size_t r = 0; r < all.size(); ++r)
-    if (!all[r].empty() && all[r][0] == '!')
-      throw EnvironmentError("topology probe failed on " + hosts[r] + " (rank " + std::to_string(r) + "): " + all[r].substr(1));
+  std::vector<std::string> all = comm.allgather(mine);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].empty()) continue;
+    const json j = json::parse(all[r], nullptr, false);
+    if (!j.is_object() || !j.contains("error")) continue;
+    ErrorRecord error = error_record_from_json(j["error"]).value_or(ErrorRecord{ErrorKind::Environment, "no reason given", {}, {}});
+    // Every rank throws the same error, which happened at rank r: agreed, with its site.
+    error.message = "topology probe failed: " + error.message;
+    error.site = ErrorSite{hosts[r], static_cast<int>(r), -1};
+    rethrow(error);
+  }
   if (comm.rank() != 0) return std::nullopt;
   std::vector<NodeTopology> nodes;
   for (const auto& s : all)
     if (!s.empty()) nodes.push_back(node_from_json(json::parse(s)));
   return merge_nodes(std::move(nodes));
-}
-
-json probe_cluster_topology_json(RankComm& comm, const std::vector<std::string>& hosts) {
-  auto t = gather_cluster_topology(comm, hosts, probe_local_node);
-  return t ? to_json(*t) : json();
 }
 
 }  // namespace cctune::topo

@@ -28,9 +28,4 @@ Topology merge_nodes(std::vector<NodeTopology> nodes);
 std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::vector<std::string>& hosts,
                                                 const std::function<NodeTopology()>& probe);
 
-// The entry point for `cctune sweep` and `cctune topo` under mpirun. Collective: every
-// rank calls it; rank 0 gets the cluster topology JSON (schema cctune.topology/1,
-// docs/TOPOLOGY.md), the other ranks get null. Probes the real hardware.
-nlohmann::json probe_cluster_topology_json(RankComm& comm, const std::vector<std::string>& hosts);
-
 }  // namespace cctune::topo

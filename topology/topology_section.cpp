@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "topology/paths.hpp"
 #include "topology/topology_json.hpp"
 
 namespace cctune::topo {
@@ -28,6 +29,14 @@ Topology parse_section(const nlohmann::json& j) {
 const Topology* topology_of(const Results& results) {
   if (!results.topology.present()) return nullptr;
   return &results.topology.get<Topology>(parse_section);
+}
+
+ResultSection topology_section(Topology topology) {
+  // What the written JSON holds and topology_of would read back: each node's derived block.
+  for (NodeTopology& node : topology.nodes)
+    if (!node.derived) node.derived = derive(node);
+  nlohmann::json written = to_json(topology);
+  return ResultSection::seeded(std::move(written), std::move(topology));
 }
 
 std::string single_group_fingerprint(const Topology& topology) {

@@ -13,6 +13,10 @@ namespace cctune::topo {
 // UsageError of one line naming "topology" and the field.
 const Topology* topology_of(const Results& results);
 
+// The section of a topology this process probed: its JSON (cctune.topology/1, each node's
+// derived limits included) with `topology` in place as topology_of's value.
+ResultSection topology_section(Topology topology);
+
 // What a profile records as its topology fingerprint: the one node group's, when every node
 // looks the same; empty for a heterogeneous cluster or a topology written before nodes were
 // grouped.

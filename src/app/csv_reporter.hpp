@@ -5,7 +5,7 @@
 // listed in docs/RESULTS.md "CSV".
 #include <string>
 
-#include "app/reporter.hpp"
+#include "core/reporter.hpp"
 #include "core/files.hpp"
 
 namespace cctune::app {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/reporter.hpp"
+#include "core/reporter.hpp"
 #include "core/results.hpp"
 #include "core/results_json.hpp"
 #include "core/results_journal.hpp"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "app/sections.hpp"
-#include "app/signals.hpp"
+#include "runtime/sections.hpp"
+#include "runtime/signals.hpp"
 #include "collectives/mpi/mpi_backend.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "comm/rank_agreement.hpp"
@@ -14,7 +14,7 @@ namespace cctune::app {
 namespace {
 
 std::string section_context(const PointSpec& spec, int nranks) {
-  return "backend mpi, " + std::to_string(nranks) + " ranks" + section_suffix(section_of(spec));
+  return "backend mpi, " + std::to_string(nranks) + " ranks" + runtime::section_suffix(runtime::section_of(spec));
 }
 
 // Host buffers: no GPU (-1). local_rank counts the lower ranks on the same host.
@@ -28,7 +28,7 @@ std::vector<RankPlace> mpi_places(const JobLayout& job) {
 
 }  // namespace
 
-SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& reporters, const ResumeState* resume) {
+runtime::SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& reporters, const ResumeState* resume) {
   auto& comm = dynamic_cast<MpiRankComm&>(session.comm());
   const int nranks = comm.size();
   MpiBackend backend(comm.handle());
@@ -48,7 +48,7 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   run.nranks = nranks;
   run.nnodes = job.nnodes();
   run.places = mpi_places(job);
-  SweepOutcome outcome{.groups = 1};
+  runtime::SweepOutcome outcome{.groups = 1};
   reporters.begin_sweep(static_cast<long>(points.size()));
   reporters.begin_run(resume ? resume->continue_run(run) : run);
   MeasureSettings measure = plan.measure;
@@ -56,17 +56,17 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
   // a signal ends even a long batch, agreed by all ranks inside it.
   measure.min_batch_us = kMpiMinBatchUs;
   measure.min_batches = std::max(measure.min_batches, kMpiMinBatches);
-  measure.stop_requested = [] { return stop_signal() != 0; };
+  measure.stop_requested = [] { return runtime::stop_signal() != 0; };
   long done = 0;
   // Points come in sections, one per collective, data type, op and root (sections.hpp): one table each.
   for (std::size_t i = 0; i < points.size(); ++i) {
     const PointSpec& spec = points[i];
-    if (i == 0 || section_of(points[i - 1]) != section_of(spec)) {
+    if (i == 0 || runtime::section_of(points[i - 1]) != runtime::section_of(spec)) {
       if (i > 0) reporters.end_collective();
       reporters.begin_collective(spec.collective, section_context(spec, nranks));
     }
-    if (comm.any(stop_signal() != 0)) {
-      outcome.stop_signal = agreed_stop_signal();
+    if (comm.any(runtime::stop_signal() != 0)) {
+      outcome.stop_signal = runtime::agreed_stop_signal();
       return outcome;
     }
     if (resume && resume->measured(key_of(run, describe_point(spec)))) {
@@ -76,7 +76,7 @@ SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Reporter& re
     reporters.measuring(done, runtime::describe(spec));
     PointResult r = measure_point(backend, comm, spec, measure);
     if (r.stop_reason == StopReason::Interrupted) {  // a signal cut the point short: not a measurement
-      outcome.stop_signal = agreed_stop_signal();
+      outcome.stop_signal = runtime::agreed_stop_signal();
       return outcome;
     }
     ++done;

@@ -14,7 +14,7 @@ namespace cctune::app {
 
 namespace fs = std::filesystem;
 
-OutputLock::OutputLock(const std::string& dir, ExistingResults existing) {
+OutputLock::OutputLock(const std::string& dir, ExistingResults existing, bool resumable) {
   const std::string path = (fs::path(dir) / ".cctune.lock").string();
   // O_NOFOLLOW: a symlink planted at the lock's name is refused, never followed.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -43,13 +43,17 @@ OutputLock::OutputLock(const std::string& dir, ExistingResults existing) {
   if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, me.data(), me.size(), 0) < 0) {
     // Only the message of a refused second sweep would lack the pid.
   }
-  const fs::path results = fs::path(dir) / "results.json";
-  std::error_code ec;
-  if (existing == ExistingResults::Refuse && fs::exists(results, ec)) {
+  if (existing != ExistingResults::Refuse) return;
+  // A measuring command's own results: any of them in DIR is an earlier run's, kept.
+  for (const char* name : {"results.json", "diagnosis.json"}) {
+    const fs::path earlier = fs::path(dir) / name;
+    std::error_code ec;
+    if (!fs::exists(earlier, ec)) continue;
     ::close(fd_);
     fd_ = -1;
-    throw UsageError(results.string() + " exists (an earlier sweep's results; cctune does not overwrite them)",
-                     "continue that sweep with --resume " + dir + ", pass --force to replace it, or pass another -o directory");
+    throw UsageError(earlier.string() + " exists (an earlier run's results; cctune does not overwrite them)",
+                     std::string(resumable ? "continue that sweep with --resume " + dir + ", " : "") +
+                         "pass --force to replace it, or pass another -o directory");
   }
 }
 

@@ -9,18 +9,18 @@ namespace cctune::app {
 
 // What an existing DIR/results.json means for a new sweep into DIR.
 enum class ExistingResults {
-  Refuse,   // a plain sweep: keep it (an interrupted one is what --resume needs)
-  Resume,   // --resume DIR: it is the sweep's input
-  Replace,  // --force, or a command whose results are not resumable (verify)
+  Refuse,   // every command without --force: keep it (an interrupted sweep's is what --resume needs)
+  Resume,   // sweep --resume DIR: it is the sweep's input
+  Replace,  // --force
 };
 
 class OutputLock {
  public:
   // Takes the lock and applies `existing`. Throws EnvironmentError when another process
-  // holds the lock (naming its pid), UsageError when results.json exists and `existing` is
-  // Refuse (naming --resume and --force). File systems without flock (some NFS mounts) are
-  // used unlocked.
-  OutputLock(const std::string& dir, ExistingResults existing);
+  // holds the lock (naming its pid), UsageError when results.json or diagnosis.json exists and
+  // `existing` is Refuse (naming --force, and --resume when `resumable`: a sweep's). File
+  // systems without flock (some NFS mounts) are used unlocked.
+  OutputLock(const std::string& dir, ExistingResults existing, bool resumable = false);
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
   OutputLock& operator=(const OutputLock&) = delete;

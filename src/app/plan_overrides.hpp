@@ -27,7 +27,7 @@ struct PlanOverrides {
   std::optional<double> target_noise;            // --target-noise
   std::optional<tuner::search::StrategyKind> strategy;  // --strategy (NCCL backend)
   std::optional<std::vector<PointConfig>> configs;      // --configs (NCCL backend), counted in the plan check
-  std::vector<runtime::JobShapePoint> job_shapes;       // --workload: measure exactly these (none: the product)
+  std::vector<JobPoint> job_shapes;       // --workload: measure exactly these (none: the product)
 };
 
 }  // namespace cctune::app

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "app/reporter.hpp"
+#include "core/reporter.hpp"
 
 namespace cctune::app {
 

@@ -99,7 +99,7 @@ tuner::PlanDimensions plan_dimensions(const SweepPlan& plan) {
   d.all_roots = plan.root == runtime::kAllRoots;
   d.root = d.all_roots ? 0 : plan.root;
   d.configs = runtime::point_configs(plan);
-  for (const auto& s : plan.job_shapes) d.shapes.push_back({s.collective, s.dtype, s.size_bytes});
+  d.shapes = plan.job_shapes;
   d.measure.warmup = plan.measure.warmup_iters;
   d.measure.min_iters = static_cast<int>(plan.measure.stop.min_iterations);
   d.measure.max_time_s = plan.measure.stop.max_time_s;
@@ -157,5 +157,7 @@ nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::Spac
 }
 
 std::string space_name_of(const Results& results) { return results.meta.settings.get<RecordedSpace>(read_space).name; }
+
+void seed_space_name(ResultSection& settings, std::string name) { settings.seed(RecordedSpace{std::move(name)}); }
 
 }  // namespace cctune::app

@@ -46,5 +46,8 @@ nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::Spac
 // space_settings writes it (or a plain name), parsed once (core/result_section.hpp). A record
 // of another form is a UsageError of one line naming the field.
 std::string space_name_of(const Results& results);
+// Puts the space's name in place as the value space_name_of reads, for settings written in
+// this process with space_settings (ResultSection::seed).
+void seed_space_name(ResultSection& settings, std::string name);
 
 }  // namespace cctune::app

@@ -190,13 +190,6 @@ int parse_root(const std::string& s) {
 }
 }  // namespace
 
-void check_root(const SweepPlan& plan, int nranks) {
-  if (plan.root == runtime::kAllRoots || plan.root < nranks) return;
-  if (std::none_of(plan.collectives.begin(), plan.collectives.end(), is_rooted)) return;
-  throw UsageError("--root " + std::to_string(plan.root) + " is not a rank of this " + std::to_string(nranks) + "-rank job",
-                   "use a root from 0 to " + std::to_string(nranks - 1) + ", or --root all");
-}
-
 namespace {
 std::vector<std::uint64_t> resolve_sizes(const SweepArgs& a, BackendChoice backend) {
   SizeSequence seq;

@@ -58,9 +58,6 @@ void add_space_options(CLI::App& cmd, SweepArgs& args);
 // `overrides` (a space's, verify's, diagnose's) takes the place of its flags' text; the plan is
 // then checked once (runtime::check_plan).
 SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present, const PlanOverrides& overrides = {});
-// Throws UsageError when the plan's root is not a rank of an `nranks`-rank job (and a rooted
-// collective is planned): called once the rank count is known, before measuring.
-void check_root(const SweepPlan& plan, int nranks);
 // "auto,ring/simple/16,tree/ll": NCCL's own choice, or algo/proto[/channels] forced through
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);

@@ -5,14 +5,14 @@
 #include <filesystem>
 
 #include "app/report/report.hpp"
-#include "app/space_sweep.hpp"
-#include "app/run_meta.hpp"
-#include "app/signals.hpp"
+#include "app/tune_options.hpp"
+#include "runtime/signals.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "diagnose/straggler.hpp"
 #include "net/probe.hpp"
 #include "topology/cluster.hpp"
+#include "topology/node_probe.hpp"
 #include "topology/topology_section.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/selection/selection.hpp"
@@ -20,14 +20,14 @@
 namespace cctune::app {
 
 void attach_topology(Session& session, Results& results) {
-  nlohmann::json topo = topo::probe_cluster_topology_json(session.comm(), session.layout().hosts);
-  if (session.rank() == 0) results.topology = ResultSection(std::move(topo));
+  std::optional<topo::Topology> topology = topo::gather_cluster_topology(session.comm(), session.layout().hosts, topo::probe_local_node);
+  if (session.rank() == 0 && topology) results.topology = topo::topology_section(std::move(*topology));
 }
 
 void attach_network_probe(Session& session, Results& results, const std::string& kind_text) {
   net::ProbeOptions options;
   options.kind = net::parse_probe_kind(kind_text);
-  options.stop_requested = [] { return stop_signal() != 0; };  // F14: SIGTERM ends the probe, not only the sweep after it
+  options.stop_requested = [] { return runtime::stop_signal() != 0; };  // F14: SIGTERM ends the probe, not only the sweep after it
   if (options.kind == net::ProbeKind::none) return;
   // The default on one host: nothing crosses a network, so nothing to say.
   if (options.kind == net::ProbeKind::auto_select && results.meta.hostnames.size() < 2) return;
@@ -53,12 +53,7 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
                                  : "tune: skipped: profiles are for NCCL, and this run measured the MPI backend");
   } else {
     try {
-      tuner::TuneOptions options;
-      options.results_path = std::filesystem::absolute(results_path).string();
-      options.created = utc_now_iso8601();
-      options.cctune_version = results.meta.cctune_version;
-      options.space = space_name_of(results);
-      if (const topo::Topology* t = topo::topology_of(results)) options.topology_fingerprint = topo::single_group_fingerprint(*t);
+      const tuner::TuneOptions options = tune_options_for(results, results_path, {});
       const tuner::TuneOutputs tuned = tuner::tune_results(results, options);
       const auto paths = tuner::write_tune_outputs(tuned, dir, tuner::find_tuner_plugin(executable));
       out.profile = paths.profile;

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "app/reporter.hpp"
+#include "core/reporter.hpp"
 #include "app/table_printer.hpp"
 
 namespace cctune::app {

@@ -67,7 +67,7 @@ void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides
   for (const auto& p : plan.points) overrides.job_shapes.push_back({p.collective, p.dtype, p.size_bytes});
 }
 
-nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan) {
+nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : plan.points)
     points.push_back({{"collective", to_string(p.collective)},
@@ -77,33 +77,30 @@ nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job
                       {"size_bytes", p.size_bytes},
                       {"calls_per_step", p.calls_per_step},
                       {"time_us_per_step", p.time_us_per_step},
-                      {"time_estimated", p.estimated},
+                      {"time_estimated", p.time_estimated},
                       {"shapes", p.shapes}});
   return {{"path", w.path},     {"sha256", w.sha256},         {"nranks", job.nranks}, {"nnodes", job.nnodes},
           {"per_step", plan.per_step}, {"bucketed", plan.bucketed}, {"points", points},  {"unplanned", plan.unplanned.size()}};
 }
 
-std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan) {
-  std::vector<tuner::JobWeight> out;
-  for (const auto& p : plan.points) out.push_back({{p.collective, p.nranks, p.nnodes}, p.size_bytes, p.calls_per_step, p.dtype});
-  return out;
-}
+std::vector<JobPoint> job_weights_of(const workload::WorkloadPlan& plan) { return plan.points; }
 
 namespace {
 
-// One recorded point as tune weighs it.
-tuner::JobWeight recorded_weight(const JsonFields& p, const std::string& fix) {
-  tuner::JobWeight jw;
+// One recorded point as tune weighs it: every field workload_settings writes.
+JobPoint recorded_weight(const JsonFields& p, const std::string& fix) {
+  JobPoint jw;
   const std::string collective = p.get<std::string>("collective");
   try {
-    jw.shape.collective = parse_collective(collective);
+    jw.collective = parse_collective(collective);
   } catch (const UsageError&) {
     throw UsageError(p.path("collective") + " \"" + text::terminal_text(collective) + "\" is not a collective", fix);
   }
-  jw.shape.nranks = p.get<int>("nranks");
-  jw.shape.nnodes = p.get<int>("nnodes");
+  jw.nranks = p.get<int>("nranks");
+  jw.nnodes = p.get<int>("nnodes");
   jw.size_bytes = p.get<std::uint64_t>("size_bytes");
   jw.calls_per_step = p.get<double>("calls_per_step");
+  // Records written before the data type was kept weigh as float32, the sweep's default type.
   if (const auto dtype = p.get_optional<std::string>("dtype")) {
     try {
       jw.dtype = parse_dtype(*dtype);
@@ -111,7 +108,11 @@ tuner::JobWeight recorded_weight(const JsonFields& p, const std::string& fix) {
       throw UsageError(p.path("dtype") + " \"" + text::terminal_text(*dtype) + "\" is not a data type", fix);
     }
   }
+  jw.time_us_per_step = p.get_optional<double>("time_us_per_step").value_or(0);
+  jw.time_estimated = p.get_optional<bool>("time_estimated").value_or(false);
+  jw.shapes = p.get_optional<std::uint64_t>("shapes").value_or(0);
   if (!(jw.calls_per_step >= 0) || jw.calls_per_step > 1e12) throw UsageError(p.path("calls_per_step") + " is not a call count", fix);
+  if (!(jw.time_us_per_step >= 0) || jw.time_us_per_step > 1e15) throw UsageError(p.path("time_us_per_step") + " is not a time", fix);
   return jw;
 }
 
@@ -139,7 +140,13 @@ const RecordedWorkload* recorded_workload_of(const Results& results) {
   return recorded ? &*recorded : nullptr;
 }
 
-std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,
+void seed_recorded_workload(ResultSection& settings, const workload::WorkloadPlan* plan) {
+  std::optional<RecordedWorkload> recorded;
+  if (plan) recorded = RecordedWorkload{job_weights_of(*plan), plan->per_step};
+  settings.seed(std::move(recorded));
+}
+
+std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan,
                                  const SweepPlan* sweep) {
   std::string out;
   char line[512];
@@ -153,13 +160,13 @@ std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job
   double total_us = 0;
   for (const auto& p : plan.points) {
     std::snprintf(line, sizeof line, "%-14s %-10s %14llu %12.3f %16.1f%s  %zu\n", to_string(p.collective).c_str(), to_string(p.dtype).c_str(),
-                  static_cast<unsigned long long>(p.size_bytes), p.calls_per_step, p.time_us_per_step, p.estimated ? " (est)" : "",
+                  static_cast<unsigned long long>(p.size_bytes), p.calls_per_step, p.time_us_per_step, p.time_estimated ? " (est)" : "",
                   p.shapes);
     out += line;
     total_us += p.time_us_per_step;
   }
   std::snprintf(line, sizeof line, "# the job's collective time per %s here: %.3f ms%s\n", per, total_us / 1000.0,
-                std::any_of(plan.points.begin(), plan.points.end(), [](const auto& p) { return p.estimated; })
+                std::any_of(plan.points.begin(), plan.points.end(), [](const auto& p) { return p.time_estimated; })
                     ? " ((est): no duration in the capture, estimated from the size)"
                     : "");
   out += line;

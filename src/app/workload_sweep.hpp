@@ -32,22 +32,25 @@ void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides
 
 // meta.settings.workload: the file (path, sha256), the job shape it was planned for, and per
 // point its calls and time per step.
-nlohmann::json workload_settings(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan);
+nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan);
 // What a workload sweep recorded for `cctune tune` to weigh its choices by.
 struct RecordedWorkload {
-  std::vector<tuner::JobWeight> weights;  // one per planned point
+  std::vector<JobPoint> weights;  // one per planned point
   bool per_step = true;  // the weights count calls per step (false: per capture, the steps were unknown)
 };
 // The results' meta.settings.workload as workload_settings writes it, parsed once
 // (core/result_section.hpp); nullptr when the sweep had no --workload. A record of another form
 // is a UsageError of one line naming the field.
 const RecordedWorkload* recorded_workload_of(const Results& results);
-std::vector<tuner::JobWeight> job_weights_of(const workload::WorkloadPlan& plan);
+std::vector<JobPoint> job_weights_of(const workload::WorkloadPlan& plan);
+// Puts the weights of `plan` (none: a sweep without --workload) in place as the value
+// recorded_workload_of reads, for settings written in this process with workload_settings.
+void seed_recorded_workload(ResultSection& settings, const workload::WorkloadPlan* plan);
 
 // The dry run's text: the job's points with their weights, what cannot run here and why, and
 // with `sweep` the sweep's point count (the product of collectives, sizes, data types, ops,
 // placements, configs and groups) and its estimated duration (a space's plan prints its own).
-std::string format_workload_plan(const LoadedWorkload& w, workload::JobShape job, const workload::WorkloadPlan& plan,
+std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan,
                                  const SweepPlan* sweep);
 
 }  // namespace cctune::app

@@ -12,6 +12,7 @@
 #include "comm/rank_comm.hpp"
 #include "core/error.hpp"
 #include "core/error_kind.hpp"
+#include "core/error_record.hpp"
 #include "core/text.hpp"
 
 namespace cctune {
@@ -26,18 +27,16 @@ inline void agree_on_errors(RankComm& comm, const std::function<void()>& check) 
   } catch (const Error& e) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
+    ErrorRecord record = record_of(e);
     // An error that was itself agreed on keeps the site where it first happened.
-    const ErrorSite site = e.site().value_or(ErrorSite{host, comm.rank(), -1});
-    mine = {{"kind", to_string(error_kind_of(e))}, {"what", e.what_only()}, {"fix", e.fix()}, {"host", site.host},
-            {"rank", site.rank}, {"device", site.device}};
+    if (!record.site) record.site = ErrorSite{host, comm.rank(), -1};
+    mine = to_json(record);
   }
   // dump_json: an error's text may quote argv, paths or worker output in any bytes.
   for (const auto& line : comm.allgather(text::dump_json(mine))) {
-    const auto j = nlohmann::json::parse(line);
+    const auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_null()) continue;
-    const ErrorSite site{j.at("host").get<std::string>(), j.at("rank").get<int>(), j.at("device").get<int>()};
-    const ErrorKind kind = parse_error_kind(j.at("kind").get<std::string>()).value_or(ErrorKind::Failure);
-    throw_error(kind, j.at("what").get<std::string>(), j.at("fix").get<std::string>(), site);
+    rethrow(error_record_from_json(j).value_or(ErrorRecord{ErrorKind::Failure, "a rank failed and its error could not be read", {}, {}}));
   }
 }
 

@@ -4,7 +4,8 @@
 // modules' types (docs/ARCHITECTURE.md), so the section holds the owners' typed values
 // type-erased, next to the JSON it was read from or written as. An owner's accessor
 // (topo::topology_of, net::probe_result_of, runtime::plan_of) parses the JSON once and keeps
-// the value; every later reader gets that value, never the keys.
+// the value; every later reader gets that value, never the keys. A section written in this
+// process starts with the writer's value (seeded), so it is never parsed here at all.
 //
 // One value per type: meta.settings is one object whose parts are written by several modules
 // (the plan by runtime, `space` and `workload` by the sweep drivers, `resumed` by resume, the
@@ -26,6 +27,23 @@ class ResultSection {
   ResultSection() = default;  // absent
   // A section as a file holds it; null: absent.
   explicit ResultSection(nlohmann::json written) : json_(std::move(written)) {}
+
+  // A section a writer made in this process: `written` as the file will hold it, with the typed
+  // value of type T it was made from already in place, so no reader here parses it again. The
+  // writer's owner makes it, and `value` is what T's parser would make of `written`.
+  template <class T>
+  static ResultSection seeded(nlohmann::json written, T value) {
+    ResultSection s(std::move(written));
+    s.seed(std::move(value));
+    return s;
+  }
+  // The same for one more type of a section several owners write (meta.settings): each owner
+  // puts its part's value in place, replacing any earlier value of that type.
+  template <class T>
+  void seed(T value) {
+    std::erase_if(views_, [](const auto& view) { return dynamic_cast<const Typed<T>*>(view.get()) != nullptr; });
+    views_.push_back(std::make_shared<const Typed<T>>(std::move(value)));
+  }
 
   bool present() const { return !json_.is_null(); }
   // The written form: what results.json holds under the section's key.

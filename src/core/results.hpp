@@ -185,5 +185,8 @@ struct Results {
 // run; empty for a performance run. A meta.settings that is not an object, or a test_mode
 // that is not a string, is a UsageError of one line naming it (core/test_mode.cpp).
 std::string test_mode_of(const Results& r);
+// Puts a plan's test mode (empty: none) in place as the settings' value test_mode_of reads,
+// for settings written in this process (ResultSection::seed).
+void seed_test_mode(ResultSection& settings, std::string mode);
 
 }  // namespace cctune

@@ -31,4 +31,6 @@ std::string test_mode_of(const Results& r) {
   return {};
 }
 
+void seed_test_mode(ResultSection& settings, std::string mode) { settings.seed(SettingsTestMode{std::move(mode)}); }
+
 }  // namespace cctune

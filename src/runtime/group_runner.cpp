@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/error_record.hpp"
 #include "core/text.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/orphans.hpp"
@@ -170,7 +171,7 @@ class Supervisor {
         const long point = message_point(m);
         const nlohmann::json& result = m.body.at("result");
         if (!result.is_object()) throw RuntimeFailure("point message whose result is not an object");
-        nlohmann::json admitted;
+        PointResult admitted;
         try {
           admitted = gate_->admit(t.spec.spec.rank, t.last_point, point, result);
         } catch (...) {
@@ -182,20 +183,14 @@ class Supervisor {
       }
       case MessageType::Done: t.done = true; break;
       case MessageType::Error: {
-        const ErrorKind kind = parse_error_kind(text_field(m.body, "kind", "failure")).value_or(ErrorKind::Failure);
-        const std::string text = text_field(m.body, "message", "(no message)");
-        if (kind != ErrorKind::Failure)
-          fail(kCause, text, kind, text_field(m.body, "fix", ""));  // the user's problem: said as the worker said it
+        const ErrorRecord error = error_record_from_json(m.body).value_or(ErrorRecord{ErrorKind::Failure, "(no message)", {}, {}});
+        if (error.kind != ErrorKind::Failure)
+          fail(kCause, error.message, error.kind, error.fix);  // the user's problem: said as the worker said it
         else
-          fail(kCause, with_log(t, who(t) + " failed " + point_text(t.last_point) + ": " + text));
+          fail(kCause, with_log(t, who(t) + " failed " + point_text(t.last_point) + ": " + error.message));
         break;
       }
     }
-  }
-
-  static std::string text_field(const nlohmann::json& body, const char* key, const std::string& otherwise) {
-    const auto it = body.find(key);
-    return it != body.end() && it->is_string() ? it->get<std::string>() : otherwise;
   }
 
   void note_overlong(Tracked& t) {
@@ -298,8 +293,8 @@ class Supervisor {
   }
 
   std::optional<GroupOutcome> agree() {
-    nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"reason", reason_}, {"kind", to_string(kind_)},
-                           {"fix", fix_}, {"done", all_done()}, {"uid", uid_sent_ ? "" : uid_}};
+    nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"error", to_json(ErrorRecord{kind_, reason_, fix_, {}})},
+                           {"done", all_done()}, {"uid", uid_sent_ ? "" : uid_}};
     const std::vector<nlohmann::json> all = allgather_json(comm_, mine);  // reasons hold worker text: not always UTF-8
     std::string uid;
     bool done = true;
@@ -327,14 +322,15 @@ class Supervisor {
       const std::string stuck = end_workers();
       GroupOutcome o;
       o.hello = hello_;
-      const ErrorKind kind = parse_error_kind(best_j["kind"].get<std::string>()).value_or(ErrorKind::Failure);
+      const ErrorRecord error = error_record_from_json(best_j["error"]).value_or(ErrorRecord{});
+      const ErrorKind kind = error.kind;
       o.status = best == kInterrupt ? GroupStatus::Interrupted : kind != ErrorKind::Failure ? GroupStatus::Aborted : GroupStatus::Failed;
-      o.reason = best_j["reason"].get<std::string>();
+      o.reason = error.message;
       // A worker's usage/environment error is the user's one-line message as it stands.
       if (all.size() > 1 && o.status != GroupStatus::Aborted) o.reason = "supervisor rank " + std::to_string(best_rank) + ": " + o.reason;
       if (failing > 1) o.reason += " [" + std::to_string(failing - 1) + " other supervisor(s) also reported a failure]";
       o.error_kind = kind;
-      o.error_fix = best_j["fix"];
+      o.error_fix = error.fix;
       if (!stuck.empty()) o.reason += "; " + stuck;
       return o;
     }

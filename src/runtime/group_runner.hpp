@@ -12,6 +12,7 @@
 #include "collectives/backend.hpp"
 #include "comm/rank_comm.hpp"
 #include "core/error_kind.hpp"
+#include "core/results.hpp"
 #include "runtime/groups.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/worker_logs.hpp"
@@ -44,8 +45,9 @@ struct GroupOutcome {
 };
 
 struct GroupCallbacks {
-  // A point result from NCCL rank 0's worker (only on the supervisor that owns it).
-  std::function<void(long index, const nlohmann::json& result)> on_point;
+  // A point result from NCCL rank 0's worker (only on the supervisor that owns it), as the
+  // point gate admitted it.
+  std::function<void(long index, const PointResult& result)> on_point;
   // The point NCCL rank 0's worker starts (only on the supervisor that owns it).
   std::function<void(long index)> on_progress;
   // Polled every tick; true asks every supervisor to stop the group (SIGINT/SIGTERM).

@@ -130,8 +130,10 @@ std::vector<std::string> worker_host_ids(const std::string& host, const WorkerLa
   return out;
 }
 
+int nccl_nodes(int hosts, int workers, int emulate_nodes, bool shared_gpu) { return shared_gpu ? workers : hosts * emulate_nodes; }
+
 int job_nodes(const WorkerLayout& layout, int emulate_nodes, bool shared_gpu) {
-  return shared_gpu ? layout.nranks : layout.real_nodes * emulate_nodes;
+  return nccl_nodes(layout.real_nodes, layout.nranks, emulate_nodes, shared_gpu);
 }
 
 }  // namespace cctune::runtime

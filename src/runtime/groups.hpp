@@ -77,5 +77,9 @@ std::string shared_gpu_host_id(const std::string& host, int node_index);
 std::vector<std::string> worker_host_ids(const std::string& host, const WorkerLayout& layout, int workers, int emulate_nodes,
                                          bool shared_gpu);
 int job_nodes(const WorkerLayout& layout, int emulate_nodes, bool shared_gpu);
+// The one rule of NCCL's node count, for placed workers (job_nodes) and for a plan made where
+// no GPU is visible (planned_shape): one node per worker in the shared-GPU test mode, else
+// `hosts` x `emulate_nodes`.
+int nccl_nodes(int hosts, int workers, int emulate_nodes, bool shared_gpu);
 
 }  // namespace cctune::runtime

@@ -32,7 +32,7 @@ std::string identity_mismatch(const PointResult& got, const PointResult& want) {
 PointGate::PointGate(const std::vector<PointSpec>& points, int nranks)
     : points_(points), nranks_(nranks), recorded_(points.size(), false) {}
 
-nlohmann::json PointGate::admit(int sender, long announced, long index, const nlohmann::json& result) {
+PointResult PointGate::admit(int sender, long announced, long index, const nlohmann::json& result) {
   // Only NCCL rank 0's worker reports; the others measure the same points silently.
   if (sender != 0) refuse("it came from the worker of NCCL rank " + std::to_string(sender) + ", not rank 0's");
   if (index < 0 || index >= static_cast<long>(points_.size()))
@@ -65,7 +65,7 @@ nlohmann::json PointGate::admit(int sender, long announced, long index, const nl
     r.algbw_GBps = bw.algbw_GBps;
     r.busbw_GBps = bw.busbw_GBps;
   }
-  return nlohmann::json(r);
+  return r;
 }
 
 }  // namespace cctune::runtime

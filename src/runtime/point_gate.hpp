@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/backend.hpp"
+#include "core/results.hpp"
 
 namespace cctune::runtime {
 
@@ -20,7 +21,7 @@ class PointGate {
   // The result as it is to be recorded (parsed, identity checked, bandwidths recomputed from
   // size and batch time), or a RuntimeFailure whose one line says what was wrong. `sender`:
   // the sending worker's NCCL rank; `announced`: the point it last said it was measuring.
-  nlohmann::json admit(int sender, long announced, long index, const nlohmann::json& result);
+  PointResult admit(int sender, long announced, long index, const nlohmann::json& result);
 
  private:
   const std::vector<PointSpec>& points_;

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "core/error.hpp"
+#include "core/error_record.hpp"
 #include "core/json_depth.hpp"
 #include "core/text.hpp"
 
@@ -69,7 +70,7 @@ Message point_message(long point, const nlohmann::json& result) {
 }
 Message done_message() { return make(MessageType::Done); }
 Message error_message(const std::string& text, ErrorKind kind, const std::string& fix) {
-  return make(MessageType::Error, {{"message", text}, {"kind", to_string(kind)}, {"fix", fix}});
+  return make(MessageType::Error, to_json(ErrorRecord{kind, text, fix, {}}));
 }
 
 nlohmann::json to_json(const WorkerSpec& s) {

@@ -10,9 +10,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/error_record.hpp"
 #include "core/json_depth.hpp"
 #include "runtime/worker_process.hpp"
 
@@ -96,8 +98,10 @@ GpuQuery query_gpus(const std::string& executable, const std::map<std::string, s
                              std::to_string(static_cast<int>(timeout_s)) + " s",
                          "check the GPU driver with nvidia-smi");
   const nlohmann::json& answer = a->json;
-  if (answer.is_object() && answer.contains("error"))
-    throw EnvironmentError(answer["error"].get<std::string>(), answer.value("fix", ""));
+  if (answer.is_object() && answer.contains("error")) {
+    const auto error = error_record_from_json(answer["error"]);
+    rethrow(error.value_or(ErrorRecord{ErrorKind::Environment, "`cctune __worker --query` failed and said nothing of why", {}, {}}));
+  }
   if (!answer.is_object() || !answer.contains("device_count"))
     throw EnvironmentError("`cctune __worker --query` gave no answer (" + describe_wait_status(a->wait_status) +
                                (a->other_line.empty() ? "" : ": " + a->other_line) + ")",
@@ -106,6 +110,14 @@ GpuQuery query_gpus(const std::string& executable, const std::map<std::string, s
   q.device_count = answer["device_count"].get<int>();
   q.nccl_version = answer.value("nccl_version", "");
   q.cuda = answer.value("cuda", "");
+  // "runtime R, driver D", split once here where the text enters.
+  constexpr std::string_view runtime_word = "runtime ", driver_word = ", driver ";
+  const std::size_t driver_at = q.cuda.find(driver_word);
+  if (q.cuda.starts_with(runtime_word) && driver_at != std::string::npos && driver_at > runtime_word.size() &&
+      driver_at + driver_word.size() < q.cuda.size()) {
+    q.cuda_runtime = q.cuda.substr(runtime_word.size(), driver_at - runtime_word.size());
+    q.cuda_driver = q.cuda.substr(driver_at + driver_word.size());
+  }
   return q;
 }
 
@@ -130,7 +142,8 @@ RuntimeVersions query_versions(const std::string& executable, const std::map<std
     return v;
   }
   if (j.contains("error")) {
-    v.nccl = v.cuda = "not found (" + j.value("error", "") + ")";
+    const auto error = error_record_from_json(j["error"]);
+    v.nccl = v.cuda = "not found (" + (error ? error->message : std::string("no reason given")) + ")";
     return v;
   }
   v.module_path = j.value("module", "");

@@ -9,7 +9,9 @@ namespace cctune::runtime {
 struct GpuQuery {
   int device_count = 0;
   std::string nccl_version;
-  std::string cuda;  // "runtime 13.0, driver 13.0"
+  std::string cuda;          // as the module says it: "runtime 13.0, driver 13.0"
+  std::string cuda_runtime;  // its two parts, when it says both ("13.0"); else empty
+  std::string cuda_driver;
 };
 
 // Throws EnvironmentError with the worker's one-line reason (e.g. "NCCL backend could not

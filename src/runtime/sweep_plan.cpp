@@ -131,7 +131,7 @@ void read_dimensions(const json& j, SweepPlan& p) {
 // what the sweep measures.
 void read_job_shapes(const json& j, SweepPlan& p) {
   for (const json& s : list(j, "job_shapes", kMaxJobShapes)) {
-    JobShapePoint shape{named(field(s, "collective"), "collective", parse_collective), named(field(s, "dtype"), "dtype", parse_dtype),
+    JobPoint shape{named(field(s, "collective"), "collective", parse_collective), named(field(s, "dtype"), "dtype", parse_dtype),
                         0};
     const json& size = field(s, "size_bytes");
     if (!size.is_number_unsigned() || size.get<std::uint64_t>() == 0)
@@ -360,6 +360,23 @@ const SweepPlan* plan_of(const Results& results) {
                        "pass a results.json written by cctune sweep (its meta.settings is the resolved plan)");
     }
   });
+}
+
+void seed_plan(ResultSection& settings, SweepPlan plan) {
+  // As plan_from_json(to_json(plan)) would read it back.
+  plan.output_dir.clear();
+  plan.skips.clear();
+  for (ConfigGroup& g : plan.nccl.groups) g.skips.clear();
+  if (plan.backend != BackendChoice::Nccl) plan.nccl = NcclSettings{};
+  if (std::none_of(plan.collectives.begin(), plan.collectives.end(), is_rooted)) plan.root = 0;
+  settings.seed(std::move(plan));
+}
+
+void check_root(const SweepPlan& plan, int nranks) {
+  if (plan.root == kAllRoots || plan.root < nranks) return;
+  if (std::none_of(plan.collectives.begin(), plan.collectives.end(), is_rooted)) return;
+  throw UsageError("--root " + std::to_string(plan.root) + " is not a rank of this " + std::to_string(nranks) + "-rank job",
+                   "use a root from 0 to " + std::to_string(nranks - 1) + ", or --root all");
 }
 
 }  // namespace cctune::runtime

@@ -11,6 +11,7 @@
 #include "collectives/engine.hpp"
 #include "core/collective.hpp"
 #include "core/collective_traits.hpp"
+#include "core/job_point.hpp"
 #include "core/results.hpp"
 #include "runtime/groups.hpp"
 #include "tuner/search/strategy.hpp"
@@ -56,16 +57,6 @@ struct ReplayCallPlan {
 inline constexpr std::size_t kMaxReplayCalls = 4096;
 inline constexpr int kMaxReplayRepeats = 100000;
 
-// One shape of the job that `sweep --workload` measures: its collective, data type and size
-// as the workload states it, NCCL's nBytes, which is the point's size_bytes (docs/TUNING.md
-// "Which bytes"): no factor of the rank count is applied to it.
-struct JobShapePoint {
-  Collective collective = Collective::AllReduce;
-  DType dtype = DType::Float32;
-  std::uint64_t size_bytes = 0;
-  bool operator==(const JobShapePoint&) const = default;
-};
-
 // The most job shapes one plan may carry.
 inline constexpr std::size_t kMaxJobShapes = 4096;
 
@@ -92,7 +83,8 @@ struct SweepPlan {
   // Non-empty: a workload planned the sweep, which measures exactly these shapes (each with
   // the plan's ops, roots, configs and placements) instead of the product of collectives,
   // sizes and dtypes; those still list what the shapes use. JSON: "job_shapes".
-  std::vector<JobShapePoint> job_shapes;
+  // Each is a call shape only (collective, dtype, size_bytes): the JSON holds no more.
+  std::vector<JobPoint> job_shapes;
 };
 
 // The plan's JSON. "dtype" and "op" are a string for one value (as before lists existed, so
@@ -114,5 +106,12 @@ SweepPlan plan_from_json(const nlohmann::json& j);
 // line, "meta.settings is not a sweep's plan: " and the key plan_from_json names. The parts
 // other modules write beside the plan have their own accessors (core/results.hpp says which).
 const SweepPlan* plan_of(const Results& results);
+// Puts `plan` in place as the value plan_of reads, for settings written in this process from
+// to_json(plan): what the JSON leaves out (output_dir, a group's skips) is left out here too.
+void seed_plan(ResultSection& settings, SweepPlan plan);
+
+// Throws UsageError when the plan's root is not a rank of an `nranks`-rank job (and a rooted
+// collective is planned): called once the rank count is known, before measuring.
+void check_root(const SweepPlan& plan, int nranks);
 
 }  // namespace cctune::runtime

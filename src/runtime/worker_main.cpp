@@ -11,6 +11,7 @@
 
 #include "collectives/nccl/nccl_module.hpp"
 #include "core/error.hpp"
+#include "core/error_record.hpp"
 #include "core/text.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/module_loader.hpp"
@@ -80,12 +81,9 @@ int run_worker_query(const std::string& executable) {
   try {
     auto module = load_worker_module(executable);
     out = {{"device_count", module->device_count()}, {"nccl_version", module->nccl_version()}, {"cuda", module->cuda_versions()}};
-  } catch (const Error& e) {
-    out = {{"error", e.what_only()}, {"fix", e.fix()}, {"kind", to_string(error_kind_of(e))}};
-    code = dynamic_cast<const EnvironmentError*>(&e) ? exit_code::environment : exit_code::failure;
   } catch (const std::exception& e) {
-    out = {{"error", e.what()}, {"fix", ""}, {"kind", to_string(ErrorKind::Failure)}};
-    code = exit_code::failure;
+    out = {{"error", to_json(record_of(e))}};
+    code = dynamic_cast<const EnvironmentError*>(&e) ? exit_code::environment : exit_code::failure;
   }
   std::printf("%s\n", text::dump_json(out).c_str());
   std::fflush(stdout);
@@ -108,10 +106,8 @@ int run_worker_versions(const std::string& executable) {
     } catch (const std::exception& e) {
       out["cuda_error"] = e.what();
     }
-  } catch (const Error& e) {
-    out = {{"error", e.what_only()}};
   } catch (const std::exception& e) {
-    out = {{"error", e.what()}};
+    out = {{"error", to_json(record_of(e))}};
   }
   std::printf("%s\n", text::dump_json(out).c_str());
   std::fflush(stdout);

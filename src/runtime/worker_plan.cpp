@@ -89,7 +89,7 @@ std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   // A workload's shapes: each its own series of one size. Their size_bytes is already what
   // collective_bytes takes for every collective (the receive buffer of allgather, the send
   // buffer of reducescatter), so it is passed as is, never scaled by the rank count.
-  for (const JobShapePoint& shape : plan.job_shapes)
+  for (const JobPoint& shape : plan.job_shapes)
     for (const std::optional<P2pImpl> impl : impls_of(plan, shape.collective))
       for (ReduceOp op : ops_of(plan, shape.collective))
         for (int root : roots_of(plan, shape.collective, nranks)) {

@@ -131,18 +131,18 @@ WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_size
   const auto to = bucket_sizes(entries, max_sizes);
   plan.distinct_sizes = to.size();
   plan.bucketed = plan.distinct_sizes > max_sizes;
-  std::map<std::pair<Collective, std::uint64_t>, WorkloadPoint> points;
+  std::map<std::pair<Collective, std::uint64_t>, JobPoint> points;
   std::map<std::pair<Collective, std::uint64_t>, std::map<DType, double>> dtype_time;
   for (const Entry& e : entries) {
     const auto key = std::pair(e.collective, to.at(e.bytes));
-    WorkloadPoint& p = points[key];
+    JobPoint& p = points[key];
     p.collective = e.collective;
     p.nranks = job.nranks;
     p.nnodes = job.nnodes;
     p.size_bytes = key.second;
     p.calls_per_step += e.calls_per_step;
     p.time_us_per_step += e.time_us_per_step;
-    p.estimated = p.estimated || e.estimated;
+    p.time_estimated = p.time_estimated || e.estimated;
     ++p.shapes;
     dtype_time[key][e.dtype] += e.time_us_per_step;
   }

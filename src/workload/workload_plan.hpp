@@ -7,29 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/job_point.hpp"
 #include "workload/workload.hpp"
 
 namespace cctune::workload {
-
-// The communicator shape this allocation gives NCCL (nodes: NCCL hosts, emulated ones too).
-struct JobShape {
-  int nranks = 0;
-  int nnodes = 0;
-};
-
-// One size the sweep measures for the job: a collective at a size, with the job's calls and
-// time at it (summed over the shapes, communicators and bucket it stands for).
-struct WorkloadPoint {
-  Collective collective = Collective::AllReduce;
-  DType dtype = DType::Float32;  // of the shape with the most time in the point
-  int nranks = 0;
-  int nnodes = 0;
-  std::uint64_t size_bytes = 0;  // NCCL's nBytes = the sweep's size_bytes (docs/TUNING.md "Which bytes")
-  double calls_per_step = 0;
-  double time_us_per_step = 0;   // the weight: calls per step x per-call time
-  bool estimated = false;        // some per-call time came from the size model, not the capture
-  std::size_t shapes = 0;        // job shapes folded into this point
-};
 
 struct UnplannedShape {
   std::string comm_id;
@@ -40,7 +21,7 @@ struct UnplannedShape {
 };
 
 struct WorkloadPlan {
-  std::vector<WorkloadPoint> points;      // by (collective, size)
+  std::vector<JobPoint> points;           // by (collective, size)
   std::vector<UnplannedShape> unplanned;  // one per shape that cannot run here, with the reason
   bool per_step = false;                  // the capture knew its steps; otherwise "per capture"
   bool bucketed = false;                  // more distinct sizes than the limit: log-spaced buckets

@@ -6,13 +6,14 @@
 
 namespace cctune::tuner {
 
-MappedWeights map_job_weights(const std::vector<JobWeight>& weights, const std::set<SizeKey>& measured) {
+MappedWeights map_job_weights(const std::vector<JobPoint>& weights, const std::set<SizeKey>& measured) {
   MappedWeights out;
   std::map<ShapeKey, std::vector<std::uint64_t>> sizes_of;
   for (const auto& [shape, size] : measured) sizes_of[shape].push_back(size);
   std::size_t far = 0, unmeasured = 0;
-  for (const JobWeight& w : weights) {
-    auto it = sizes_of.find(w.shape);
+  for (const JobPoint& w : weights) {
+    const ShapeKey shape{w.collective, w.nranks, w.nnodes};
+    auto it = sizes_of.find(shape);
     if (it == sizes_of.end() || w.size_bytes == 0) {
       ++unmeasured;
       continue;
@@ -23,7 +24,7 @@ MappedWeights map_job_weights(const std::vector<JobWeight>& weights, const std::
       if (std::abs(std::log(static_cast<double>(s)) - target) < std::abs(std::log(static_cast<double>(best)) - target)) best = s;
     // A size more than 12 % away (a grid's step is 2x) is another size: say so, still use it.
     if (std::abs(std::log(static_cast<double>(best)) - target) > std::log(1.12)) ++far;
-    out.calls_per_step[{w.shape, best}] += w.calls_per_step;
+    out.calls_per_step[{shape, best}] += w.calls_per_step;
   }
   if (far)
     out.notes.push_back(std::to_string(far) + " of the job's sizes were not measured as such; each is weighed at the nearest measured size "
@@ -33,10 +34,9 @@ MappedWeights map_job_weights(const std::vector<JobWeight>& weights, const std::
   return out;
 }
 
-std::map<Collective, DType> job_dtypes(const std::vector<JobWeight>& weights) {
+std::map<Collective, DType> job_dtypes(const std::vector<JobPoint>& weights) {
   std::map<Collective, std::map<DType, double>> calls;
-  for (const JobWeight& w : weights)
-    if (w.dtype) calls[w.shape.collective][*w.dtype] += w.calls_per_step;
+  for (const JobPoint& w : weights) calls[w.collective][w.dtype] += w.calls_per_step;
   std::map<Collective, DType> out;
   for (const auto& [c, by_type] : calls)
     out[c] = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;

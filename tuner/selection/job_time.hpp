@@ -10,21 +10,15 @@
 #include <utility>
 #include <vector>
 
+#include "core/job_point.hpp"
 #include "tuner/selection/candidates.hpp"
 
 namespace cctune::tuner {
 
-// How often a job calls one shape at one size (per training step, or per capture when the
-// capture did not know its steps), as `cctune sweep --workload` records it.
-struct JobWeight {
-  ShapeKey shape;
-  std::uint64_t size_bytes = 0;
-  double calls_per_step = 0;
-  std::optional<DType> dtype;  // the job's, where known: tune compares points of it
-};
-
 // Per collective the data type of the job's most frequent calls (what tune compares).
-std::map<Collective, DType> job_dtypes(const std::vector<JobWeight>& weights);
+// `weights`: how often the job calls each shape at each size (core/job_point.hpp), per training
+// step or per capture when the capture did not know its steps, as `sweep --workload` records it.
+std::map<Collective, DType> job_dtypes(const std::vector<JobPoint>& weights);
 
 using SizeKey = std::pair<ShapeKey, std::uint64_t>;
 
@@ -35,7 +29,7 @@ struct MappedWeights {
   std::map<SizeKey, double> calls_per_step;
   std::vector<std::string> notes;
 };
-MappedWeights map_job_weights(const std::vector<JobWeight>& weights, const std::set<SizeKey>& measured);
+MappedWeights map_job_weights(const std::vector<JobPoint>& weights, const std::set<SizeKey>& measured);
 
 // One size's share of the job: its calls, and the time of one call each way.
 struct JobTerm {

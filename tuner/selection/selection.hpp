@@ -31,7 +31,7 @@ struct TuneOptions {
   std::string cctune_version;
   // A job's calls per step (`cctune sweep --workload`, `tune --workload`): when given, the group
   // is chosen by the job's collective time and rules are written at the job's sizes only.
-  std::vector<JobWeight> job_weights;
+  std::vector<JobPoint> job_weights;
   bool job_per_step = true;  // false: the weights count calls per capture (steps unknown)
 };
 

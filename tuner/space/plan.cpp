@@ -103,7 +103,7 @@ SizeTable size_table(const PlanDimensions& d, const SpaceContext& ctx) {
   SizeTable table;
   for (Collective c : d.collectives)
     for (DType dtype : d.dtypes) table[{c, dtype}] = d.shapes.empty() ? sizes_for(d, c, dtype, ctx) : std::vector<std::uint64_t>{};
-  for (const PlanDimensions::Shape& s : d.shapes) table[{s.collective, s.dtype}].push_back(s.size_bytes);
+  for (const JobPoint& s : d.shapes) table[{s.collective, s.dtype}].push_back(s.size_bytes);
   return table;
 }
 

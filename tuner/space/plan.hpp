@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/job_point.hpp"
 #include "core/results.hpp"
 #include "tuner/space/feasibility.hpp"
 #include "tuner/space/space.hpp"
@@ -45,12 +46,7 @@ struct PlanDimensions {
   // Non-empty (`sweep --workload`): exactly these shapes, at their stated bytes, instead of
   // collectives x dtypes x sizes (which then list what the shapes use), as enumerate_points
   // measures a plan's job_shapes.
-  struct Shape {
-    Collective collective = Collective::AllReduce;
-    DType dtype = DType::Float32;
-    std::uint64_t size_bytes = 0;
-  };
-  std::vector<Shape> shapes;
+  std::vector<JobPoint> shapes;
 };
 PlanDimensions dimensions_of(const SearchSpace& space);
 

@@ -11,11 +11,10 @@
 #include "app/diagnose/diagnose_job.hpp"
 #include "app/diagnose/diagnose_options.hpp"
 #include "app/metrics/metrics.hpp"
-#include "app/nccl_sweep.hpp"
 #include "app/report/report.hpp"
 #include "app/session.hpp"
-#include "app/signals.hpp"
-#include "app/sweep_job.hpp"
+#include "runtime/signals.hpp"
+#include "app/job_run.hpp"
 #include "app/sweep_outputs.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
@@ -40,7 +39,7 @@ class DiagnoseCommand : public Command {
   bool selected() const override { return cmd_->parsed(); }
 
   int run(Session& session) override {
-    install_stop_handlers();
+    runtime::install_stop_handlers();
     const dg::PairSelection pairs = dg::parse_pair_selection(args_.pairs);
     if (args_.dry_run && args_.nodes > 0) {
       if (!args_.prometheus.empty()) prometheus::check_prom_file_name(args_.prometheus);
@@ -52,11 +51,11 @@ class DiagnoseCommand : public Command {
       throw UsageError("--nodes plans a cluster for --dry-run and does not shape a measuring job",
                        "add --dry-run, or launch diagnose on the nodes with mpirun/srun");
     std::optional<runtime::GpuQuery> gpus;
-    if (args_.backend == "nccl" || args_.backend == "auto") gpus = query_nccl_backend(session, args_.backend == "nccl");
+    if (args_.backend == "nccl" || args_.backend == "auto") gpus = runtime::query_nccl_backend(session.comm(), session.executable(), args_.backend == "nccl");
     const SweepPlan plan = resolve_diagnose_plan(args_, gpus.has_value(), gpus && gpus->device_count > 0);
     if (plan.backend != BackendChoice::Nccl) gpus.reset();
     std::optional<net::ProbeOptions> probe = resolve_probe(args_);
-    if (probe) probe->stop_requested = [] { return stop_signal() != 0; };  // a stalled pair ends on SIGTERM too (F14)
+    if (probe) probe->stop_requested = [] { return runtime::stop_signal() != 0; };  // a stalled pair ends on SIGTERM too (F14)
     const NodeMap map = map_nodes(session, plan.nccl.test_shared_gpu > 0);
     const StageContext ctx{session, map, plan, gpus};
     const std::vector<int> per_node = gpus_per_node(ctx);
@@ -76,7 +75,7 @@ class DiagnoseCommand : public Command {
         baseline = load_diagnosis(args_.baseline);
         check_same_cluster(*baseline, shape);
       });
-    open_job_files(session, plan.output_dir);
+    open_job_files(session, plan.output_dir, args_.force ? ExistingResults::Replace : ExistingResults::Refuse);
     const Meta meta = sweep_meta(session, plan, gpus);
     Results topology;
     attach_topology(session, topology);  // rank 0: the cluster's, for the physical limits
@@ -88,7 +87,7 @@ class DiagnoseCommand : public Command {
     }
     // Every rank exits alike, so that the launcher's exit status is the verdict's. A stopped
     // job judged what it had measured (written above) but is not a verdict: 130/143.
-    if (out.stop_signal != 0) return exit_code_for_stop(out.stop_signal);
+    if (out.stop_signal != 0) return runtime::exit_code_for_stop(out.stop_signal);
     return session.world().max(suspects) > 0 ? exit_code::suspects : exit_code::ok;
   }
 

@@ -7,7 +7,7 @@
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/session.hpp"
-#include "app/signals.hpp"
+#include "runtime/signals.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/units.hpp"
@@ -55,18 +55,18 @@ class ProbeCommand : public Command {
     o_.before_respond = session.seams().probe_before_respond;
     // SIGINT/SIGTERM end the probe between pairs and inside waits for a peer (review F14);
     // the pairs measured so far are still printed and written.
-    install_stop_handlers();
-    o_.stop_requested = [] { return stop_signal() != 0; };
+    runtime::install_stop_handlers();
+    o_.stop_requested = [] { return runtime::stop_signal() != 0; };
     const auto net = net::run_network_probe(
         comm, o_, [](const std::string& note) { std::cerr << "cctune: " << note << "\n" << std::flush; }, session.layout().hosts);
-    const bool stopped = comm.any(stop_signal() != 0);
+    const bool stopped = comm.any(runtime::stop_signal() != 0);
     if (stopped && comm.rank() == 0)
       std::cerr << "cctune: probe interrupted by a signal; the pairs measured before it are reported\n" << std::flush;
     if (comm.rank() == 0) {
       if (!output_.empty()) write_file_atomically(output_, text::dump_json(net, 1) + "\n");
       std::cout << (json_ ? text::dump_json(net, 1) + "\n" : net::format_network_probe(net)) << std::flush;
     }
-    if (stopped) return exit_code_for_stop(agreed_stop_signal());
+    if (stopped) return runtime::exit_code_for_stop(runtime::agreed_stop_signal());
     return net["summary"].value("pairs_failed", 0) > 0 ? exit_code::failure : exit_code::ok;
   }
 

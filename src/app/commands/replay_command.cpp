@@ -10,23 +10,22 @@
 
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/nccl_sweep.hpp"
 #include "app/plan_agreement.hpp"
 #include "app/replay/replay_report.hpp"
 #include "app/session.hpp"
-#include "app/signals.hpp"
-#include "app/sweep_job.hpp"
+#include "app/job_run.hpp"
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_groups.hpp"
 #include "app/version_check.hpp"
+#include "app/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "core/json_depth.hpp"
-#include "core/results_json.hpp"
 #include "core/text.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/profile/profile.hpp"
+#include "runtime/nccl_job.hpp"
+#include "runtime/signals.hpp"
 #include "workload/replay_plan.hpp"
 #include "workload/workload_json.hpp"
 
@@ -34,16 +33,6 @@ namespace cctune::app {
 namespace {
 
 namespace wl = cctune::workload;
-
-constexpr std::size_t kMaxWorkloadBytes = std::size_t{256} << 20;
-
-wl::Workload load_workload(const std::string& path) {
-  const std::string text = read_file(path, kMaxWorkloadBytes);
-  if (json_nests_deeper_than(text)) throw UsageError(path + " nests deeper than " + std::to_string(max_json_depth) + " levels", "pass a workload.json");
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw UsageError(path + " is not valid JSON", "pass a workload.json written by cctune workload import or merge");
-  return wl::workload_from_json(j);
-}
 
 void print_step(const wl::ReplayStep& step) {
   // Communicator ids come from the capture: each printed line is escaped for the terminal.
@@ -92,38 +81,30 @@ class ReplayCommand : public Command {
     cmd_->add_option("--tolerance", tolerance_, "with --profile: slower when the whole speedup CI is below 1/(1+tolerance)")
         ->capture_default_str();
     cmd_->add_flag("--dry-run", dry_run_, "print the step that would be issued; measure nothing");
+    cmd_->add_flag("--force", force_, "replace the results in the -o directory (without it, replay refuses to start)");
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return !dry_run_; }
 
   int run(Session& session) override {
     if (dry_run_) return dry_run();
-    install_stop_handlers();
+    runtime::install_stop_handlers();
     RankComm& comm = session.comm();
     check_flags();
-    wl::Workload w;
-    tuner::Profile profile;
-    std::string profile_abs, plugin;
+    const wl::Workload w = load_workload_on_rank0(session, workload_).workload;  // one file for every rank
+    ProfileUnderTest under_test;
     agree_on_errors(comm, [&] {
-      w = load_workload(workload_);
-      if (profile_.empty()) return;
-      auto loaded = tuner::load_profile(profile_);
-      if (!loaded.profile) throw UsageError(loaded.error, "pass a profile.json written by cctune tune");
-      profile = *loaded.profile;
-      profile_abs = std::filesystem::absolute(profile_).lexically_normal().string();
-      bool found = false;
-      plugin = tuner::find_tuner_plugin(session.executable(), &found);
-      if (!found)
-        throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + plugin + ")",
-                               "build the nccl-tuner-cctune target, or install it next to cctune");
+      if (!profile_.empty()) under_test = load_profile_under_test(profile_, session.executable());
     });
-    const auto gpus = query_nccl_backend(session, /*required=*/true);
+    const std::string& profile_abs = under_test.path;
+    const auto gpus = runtime::query_nccl_backend(comm, session.executable(), /*required=*/true);
     PlanOverrides placeholder;  // replaced by the step's own calls below, once the rank count is known
     placeholder.collectives = std::vector<Collective>{Collective::AllReduce};
     placeholder.sizes = SizeSequence{.list = {8}};
     placeholder.dtypes = std::vector<DType>{DType::Float32};
     SweepPlan plan = resolve_sweep(args_, true, gpus->device_count > 0, placeholder);
-    const int nranks = nccl_job_shape(session, plan, *gpus).nranks;
+    const runtime::NcclJob job(supervisor_of(session), plan.nccl, gpus->device_count);  // placed once
+    const int nranks = job.shape().nranks;
     wl::ReplayStep step;
     agree_on_errors(comm, [&] {
       if (ranks_ > 0 && ranks_ != nranks)
@@ -133,12 +114,11 @@ class ReplayCommand : public Command {
       put_step_in_plan(step, plan);
     });
     const bool ab = !profile_.empty();
-    plan.nccl.groups = ab ? ab_round_groups(profile, plugin, profile_abs, rounds_)
+    plan.nccl.groups = ab ? ab_round_groups(under_test.profile, under_test.plugin, profile_abs, rounds_)
                           : std::vector<runtime::ConfigGroup>(static_cast<std::size_t>(rounds_), runtime::ConfigGroup{"default", {}, {}});
     agree_on_plan(comm, to_json(plan));
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});
-    JobFiles files = open_job_files(session, plan.output_dir);
-    const std::string path = files.results_path;
+    JobFiles files = open_job_files(session, plan.output_dir, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
     Results initial;
     initial.meta = sweep_meta(session, plan, gpus);  // collective: every rank takes part
     if (comm.rank() == 0) {
@@ -149,28 +129,17 @@ class ReplayCommand : public Command {
         std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its times are not performance\n",
                     plan.nccl.test_shared_gpu);
     }
-    JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/false);
-    const SweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, reporters.all);
-    if (outcome.interrupted()) {
-      reporters.all.finish(MetaStatus::Interrupted);
-      return exit_code_for_stop(outcome.stop_signal);
-    }
-    reporters.all.finish(MetaStatus::Complete);
-    int code = exit_code::ok;
-    if (reporters.json) {
-      try {  // every rank must reach the exit-status agreement below
-        code = report(load_results(path), step, plan.output_dir);
-      } catch (const Error& e) {
-        std::fprintf(stderr, "cctune: error: %s\n", text::terminal_text(e.describe()).c_str());
-        code = exit_code::failure;
-      }
-    }
-    return static_cast<int>(comm.max(static_cast<double>(code)));  // the same exit status on every rank
+    JobRun run;
+    run.initial = std::move(initial);
+    run.files = std::move(files);
+    run.measure = [&](Reporter& reporters) { return job.run(plan, reporters); };
+    run.conclude = [&](const Results& results, const runtime::SweepOutcome&) { return report(results, step, plan.output_dir); };
+    return run_job(session, std::move(run));
   }
 
  private:
   int dry_run() const {
-    const wl::Workload w = load_workload(workload_);
+    const wl::Workload w = load_workload(workload_).workload;
     const int nranks = ranks_ > 0 ? ranks_ : largest_communicator(w);
     print_step(wl::plan_replay(w, nranks));
     if (!profile_.empty())
@@ -185,8 +154,7 @@ class ReplayCommand : public Command {
       if (cmd_->count(flag) > 0)
         throw UsageError(std::string(flag) + " does not apply to replay", "replay issues the captured step's own calls: drop " + std::string(flag));
     if (args_.backend != "nccl") throw UsageError("replay runs on the NCCL backend only", "drop --backend");
-    if (rounds_ < 1 || rounds_ > 100) throw UsageError("--rounds must be 1..100", "use e.g. --rounds 6");
-    if (!(tolerance_ >= 0)) throw UsageError("--tolerance must not be negative", "use e.g. --tolerance 0.02");
+    check_ab_flags(rounds_, tolerance_);
   }
 
   int report(const Results& results, const wl::ReplayStep& step, const std::string& dir) const {
@@ -228,6 +196,7 @@ class ReplayCommand : public Command {
   int rounds_ = 6;
   double tolerance_ = 0.02;
   bool dry_run_ = false;
+  bool force_ = false;  // --force: replace the results in -o
 };
 
 }  // namespace

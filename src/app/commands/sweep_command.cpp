@@ -8,15 +8,13 @@
 #include "app/commands/commands_list.hpp"
 #include "app/metrics/metrics.hpp"
 #include "app/mpi_sweep.hpp"
-#include "app/nccl_sweep.hpp"
 #include "app/plan_agreement.hpp"
 #include "app/resume.hpp"
 #include "app/run_meta.hpp"
 #include "app/session.hpp"
-#include "app/signals.hpp"
 #include "app/space_sweep.hpp"
 #include "app/sweep_options.hpp"
-#include "app/sweep_job.hpp"
+#include "app/job_run.hpp"
 #include "app/sweep_outputs.hpp"
 #include "app/version_check.hpp"
 #include "app/workload_sweep.hpp"
@@ -24,6 +22,8 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/prometheus_text.hpp"
+#include "runtime/nccl_job.hpp"
+#include "runtime/signals.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
 #include "comm/rank_comm_typed.hpp"
@@ -35,18 +35,16 @@ namespace {
 // The space's plan for this job: ranks and nodes from the GPUs every rank owns (unknown on a
 // dry run without GPUs, unless --gpus says), nearest NICs from rank 0's topology.
 tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& space, SweepPlan& plan,
-                                    const std::optional<Placement>& placed, const Results& topology) {
+                                    const std::optional<runtime::NcclJob>& placed, const Results& topology) {
   RankComm& comm = session.comm();
   tuner::SpaceContext context;
   if (placed) {
-    context.nranks = placed->layout.nranks;
-    context.nnodes = placed->nnodes;
+    context.nranks = placed->shape().nranks;
+    context.nnodes = placed->shape().nnodes;
   } else {
-    const int nhosts = session.layout().nnodes();
-    const int per_gpu = std::max(1, plan.nccl.test_shared_gpu);
-    context.nranks = plan.nccl.gpus > 0 ? plan.nccl.gpus * nhosts * per_gpu : 0;
-    // The shared-GPU test mode makes every worker a node; unknown worker count, unknown nodes.
-    context.nnodes = plan.nccl.test_shared_gpu > 0 ? std::max(1, context.nranks) : nhosts * plan.nccl.emulate_nodes;
+    const JobShape planned = runtime::planned_shape(plan.nccl, session.layout().nnodes());
+    context.nranks = planned.nranks;
+    context.nnodes = std::max(1, planned.nnodes);  // the test mode with unknown workers: unknown nodes
   }
   std::vector<std::string> nics;
   agree_on_errors(comm, [&] {  // rank 0 reads the topology: its error must not leave the others waiting
@@ -68,16 +66,14 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
 
 // The communicator shape NCCL will see in this job: placed workers, or on a dry run without
 // GPUs what --gpus, --test-shared-gpu and --emulate-nodes say; the MPI backend's ranks.
-workload::JobShape job_shape_of(Session& session, const SweepPlan& plan, const std::optional<Placement>& placed) {
+JobShape job_shape_of(Session& session, const SweepPlan& plan, const std::optional<runtime::NcclJob>& placed) {
   const int nhosts = session.layout().nnodes();
   if (plan.backend != BackendChoice::Nccl) return {session.comm().size(), nhosts};
-  if (placed) return {placed->layout.nranks, placed->nnodes};
-  const int per_gpu = std::max(1, plan.nccl.test_shared_gpu);
-  const int nranks = plan.nccl.gpus * nhosts * per_gpu;
-  if (nranks <= 0)
+  const JobShape shape = placed ? placed->shape() : runtime::planned_shape(plan.nccl, nhosts);
+  if (shape.nranks <= 0)
     throw UsageError("--workload: no GPU is visible here, so the job's rank count is unknown",
                      "add --gpus N (GPUs per node) to plan the dry run, or run it on the GPU nodes");
-  return {nranks, plan.nccl.test_shared_gpu > 0 ? nranks : nhosts * plan.nccl.emulate_nodes};
+  return {shape.nranks, shape.nnodes};
 }
 
 // Rank 0 reads the space file and hands its text to every rank, so that node-local copies
@@ -96,9 +92,8 @@ tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name
 
 // What every rank must agree on before anything runs: the resolved plan as meta.settings
 // holds it, the space's resolved groups included.
-nlohmann::json plan_settings(const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
-                             const std::optional<tuner::SpacePlan>& planned, const nlohmann::json& workload) {
-  return app::plan_settings(plan, space ? space_settings(*space, *planned) : nlohmann::json(), workload);
+nlohmann::json agreed_settings(const SweepPlan& plan, const SettingsParts& parts) {
+  return plan_settings(plan, parts.space, parts.workload);
 }
 
 class SweepCommand : public Command {
@@ -124,7 +119,7 @@ class SweepCommand : public Command {
   bool selected() const override { return cmd_->parsed(); }
 
   int run(Session& session) override {
-    install_stop_handlers();
+    runtime::install_stop_handlers();
     RankComm& comm = session.comm();
     // Every rank checks the name; one line for the job (agreed), before anything runs.
     if (!prom_path_.empty()) agree_on_errors(comm, [&] { prometheus::check_prom_file_name(prom_path_); });
@@ -146,7 +141,7 @@ class SweepCommand : public Command {
     // when it cannot be loaded or sees no GPU.
     std::optional<runtime::GpuQuery> gpus;
     if (args_.backend == "nccl" || args_.backend == "auto")
-      gpus = query_nccl_backend(session, args_.backend == "nccl" || (space && !args_.dry_run));
+      gpus = runtime::query_nccl_backend(comm, session.executable(), args_.backend == "nccl" || (space && !args_.dry_run));
     if (!resume_dir_.empty()) args_.output_dir = resume_dir_;
     // A dry run plans NCCL groups even where no GPU is visible (a login node).
     const bool nccl_usable = gpus.has_value() || args_.dry_run;
@@ -160,13 +155,12 @@ class SweepCommand : public Command {
                              "run it on the GPU nodes (check nvidia-smi and CUDA_VISIBLE_DEVICES), or add --dry-run to see the plan");
     }
     // Worker placement, once per job: planning and the sweep both use it.
-    std::optional<Placement> placed;
-    if (plan.backend == BackendChoice::Nccl && gpus) placed = place_workers(session, plan.nccl, gpus->device_count);
+    std::optional<runtime::NcclJob> placed;
+    if (plan.backend == BackendChoice::Nccl && gpus) placed.emplace(supervisor_of(session), plan.nccl, gpus->device_count);
     if (loaded) {
       const bool gpus_present = nccl_usable && (!gpus || gpus->device_count > 0);
       if (plan_for_workload(session, *loaded, plan, overrides, space, placed, nccl_usable, gpus_present)) return exit_code::ok;
     }
-    const nlohmann::json& job_settings = job_settings_;
     if (plan.backend == BackendChoice::Mpi) check_root(plan, comm.size());  // NCCL: once its ranks are placed
     if (space && !resume_dir_.empty())
       throw UsageError("--resume cannot be combined with --space", "re-run the space sweep without --resume");
@@ -178,7 +172,7 @@ class SweepCommand : public Command {
     if (space) {
       planned = plan_space_for_job(session, *space, plan, placed, topology_holder);
       if (args_.dry_run) {
-        agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));  // a dry run promises only what the run does
+        agree_on_plan(comm, agreed_settings(plan, settings_parts(space, planned)));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
         if (comm.rank() == 0 && job_plan_)
           std::printf("%s", format_workload_plan(*loaded, job_shape_of(session, plan, placed), *job_plan_, nullptr).c_str());
@@ -186,8 +180,9 @@ class SweepCommand : public Command {
       }
       apply_space_plan(*planned, plan);
     }
-    agree_on_plan(comm, plan_settings(plan, space, planned, job_settings));
-    return measure(session, plan, space, planned, gpus, placed, std::move(topology_holder.topology), job_settings);
+    const SettingsParts parts = settings_parts(space, planned);
+    agree_on_plan(comm, agreed_settings(plan, parts));
+    return measure(session, plan, parts, gpus, placed, std::move(topology_holder.topology));
   }
 
  private:
@@ -195,10 +190,10 @@ class SweepCommand : public Command {
   // types of the flags (and of the space); the plan is resolved again with them. True when a
   // dry run without a space printed the plan: the command is done.
   bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, PlanOverrides& overrides,
-                         std::optional<tuner::SearchSpace>& space, const std::optional<Placement>& placed, bool nccl_usable,
+                         std::optional<tuner::SearchSpace>& space, const std::optional<runtime::NcclJob>& placed, bool nccl_usable,
                          bool gpus_present) {
     RankComm& comm = session.comm();
-    const workload::JobShape job = job_shape_of(session, plan, placed);
+    const JobShape job = job_shape_of(session, plan, placed);
     agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_)); });
     if (space) {
       space->collectives = job_plan_->collectives();
@@ -211,19 +206,29 @@ class SweepCommand : public Command {
     plan = resolve_sweep(args_, nccl_usable, gpus_present, overrides);
     job_settings_ = workload_settings(loaded, job, *job_plan_);
     if (!args_.dry_run || space) return false;
-    agree_on_plan(comm, plan_settings(plan, space, std::nullopt, job_settings_));
+    agree_on_plan(comm, agreed_settings(plan, settings_parts(space, std::nullopt)));
     if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &plan).c_str());
     return true;
   }
 
+  // meta.settings beside the plan: the space's record and the workload's, when there are.
+  SettingsParts settings_parts(const std::optional<tuner::SearchSpace>& space, const std::optional<tuner::SpacePlan>& planned) const {
+    SettingsParts parts;
+    if (space && planned) {
+      parts.space = space_settings(*space, *planned);
+      parts.space_name = space->name;
+    }
+    parts.workload = job_settings_;
+    parts.job = job_plan_ ? &*job_plan_ : nullptr;
+    return parts;
+  }
+
   // Everything from the output files to the last line: the plan is settled.
-  int measure(Session& session, const SweepPlan& plan, const std::optional<tuner::SearchSpace>& space,
-              const std::optional<tuner::SpacePlan>& planned, const std::optional<runtime::GpuQuery>& gpus,
-              const std::optional<Placement>& placed, ResultSection topology, const nlohmann::json& job_settings) {
+  int measure(Session& session, const SweepPlan& plan, const SettingsParts& parts, const std::optional<runtime::GpuQuery>& gpus,
+              const std::optional<runtime::NcclJob>& placed, ResultSection topology) {
     RankComm& comm = session.comm();
     Results initial;
-    initial.meta = sweep_meta(session, plan, gpus);
-    initial.meta.settings = ResultSection(plan_settings(plan, space, planned, job_settings));  // as agree_on_plan compared it
+    initial.meta = sweep_meta(session, plan, gpus, parts);  // meta.settings as agree_on_plan compared it
     std::optional<ResumeState> resume;
     if (!resume_dir_.empty()) {
       if (plan.backend != BackendChoice::Mpi)
@@ -234,23 +239,22 @@ class SweepCommand : public Command {
       initial = resume->carry_over(std::move(initial.meta), {{"mpi", "default"}});
     }
     const ExistingResults existing = resume ? ExistingResults::Resume : force_ ? ExistingResults::Replace : ExistingResults::Refuse;
-    JobFiles files = open_job_files(session, plan.output_dir, csv_path_, existing);
+    JobFiles files = open_job_files(session, plan.output_dir, existing, csv_path_, /*resumable=*/true);
     if (resume && comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
-    const std::string path = files.results_path;
     initial.topology = std::move(topology);
     attach_network_probe(session, initial, probe_);
-    JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/true);
-
-    const SweepOutcome outcome = plan.backend == BackendChoice::Nccl ? run_nccl_sweep(session, plan, *placed, reporters.all)
-                                                                    : run_mpi_sweep(session, plan, reporters.all, resume ? &*resume : nullptr);
-    if (outcome.interrupted()) {
-      reporters.all.finish(MetaStatus::Interrupted);
-      if (reporters.json) say_interrupted(session, plan, outcome.stop_signal, path);
-      return exit_code_for_stop(outcome.stop_signal);
-    }
-    reporters.all.finish(MetaStatus::Complete);
-    if (reporters.json) say_complete(session, plan, reporters.json->results(), path, outcome);
-    return outcome.failed_groups > 0 ? exit_code::failure : exit_code::ok;
+    JobRun run;
+    run.initial = std::move(initial);
+    run.files = std::move(files);
+    run.table = true;
+    run.measure = [&](Reporter& reporters) {
+      return plan.backend == BackendChoice::Nccl ? placed->run(plan, reporters) : run_mpi_sweep(session, plan, reporters, resume ? &*resume : nullptr);
+    };
+    run.conclude = [&](const Results& results, const runtime::SweepOutcome& outcome) {
+      return say_complete(session, plan, results, outcome);
+    };
+    run.interrupted = [&](int signal, const std::string& path) { say_interrupted(session, plan, signal, path); };
+    return run_job(session, std::move(run));
   }
 
   void say_interrupted(Session& session, const SweepPlan& plan, int signal, const std::string& path) const {
@@ -265,9 +269,10 @@ class SweepCommand : public Command {
       std::fprintf(stderr, "cctune: NCCL sweeps cannot be resumed in this build; run the sweep again to measure everything\n");
   }
 
-  // Rank 0, after a complete sweep: the files derived from the results, and where they are.
-  void say_complete(Session& session, const SweepPlan& plan, const Results& results, const std::string& path,
-                    const SweepOutcome& outcome) const {
+  // Rank 0, after a complete sweep: the files derived from the results, and where they are;
+  // returns the exit status.
+  int say_complete(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome) const {
+    const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
     for (const auto& line : straggler_lines(results)) std::printf("# %s\n", text::terminal_text(line).c_str());  // host names
     std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
     if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
@@ -286,6 +291,7 @@ class SweepCommand : public Command {
     if (outcome.failed_groups > 0)
       std::fprintf(stderr, "cctune: %d of %d config groups failed; their reasons are in %s\n", outcome.failed_groups, outcome.groups,
                    path.c_str());
+    return outcome.failed_groups > 0 ? exit_code::failure : exit_code::ok;
   }
 
   CLI::App* cmd_ = nullptr;

@@ -2,18 +2,14 @@
 // are tuner/selection's, the files tuner/export's; this is the thin CLI around them.
 #include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/run_meta.hpp"
 #include "app/session.hpp"
-#include "app/space_sweep.hpp"
-#include "app/workload_sweep.hpp"
+#include "app/tune_options.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
-#include "topology/topology_section.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/selection/selection.hpp"
 
@@ -70,16 +66,9 @@ class TuneCommand : public Command {
     if (mode.empty() && functional_check_)
       throw UsageError("--functional-check is for test-mode results, and " + results_ + " is a real measurement",
                        "drop --functional-check");
-    tuner::TuneOptions options;
-    options.min_gain = min_gain_;
-    options.min_gain_us = min_gain_us_;
-    options.extend_edges = !no_extend_;
-    options.results_path = fs::absolute(results_).lexically_normal().string();
-    options.created = utc_now_iso8601();
-    options.cctune_version = CCTUNE_VERSION;
-    options.space = space_name_of(results);
-    if (const topo::Topology* t = topo::topology_of(results)) options.topology_fingerprint = topo::single_group_fingerprint(*t);
-    set_job_weights(results, options);
+    const tuner::TuneOptions options = tune_options_for(
+        results, results_, {.min_gain = min_gain_, .min_gain_us = min_gain_us_, .extend_edges = !no_extend_, .workload_path = workload_,
+                            .grid = grid_});
     tuner::TuneOutputs outputs = tuner::tune_results(results, options);
     if (!mode.empty()) {
       outputs.profile.provenance.test_mode = mode;
@@ -113,38 +102,6 @@ class TuneCommand : public Command {
   }
 
  private:
-  // The job's weights: --workload planned for each measured (ranks, nodes) shape, else what the
-  // sweep recorded, else none (every size alike).
-  void set_job_weights(const Results& results, tuner::TuneOptions& options) const {
-    if (grid_) {
-      if (!workload_.empty()) throw UsageError("--grid and --workload contradict each other", "pass one of them");
-      return;
-    }
-    if (workload_.empty()) {
-      if (const RecordedWorkload* recorded = recorded_workload_of(results)) {
-        options.job_weights = recorded->weights;
-        options.job_per_step = recorded->per_step;
-      }
-      return;
-    }
-    const LoadedWorkload w = load_workload(workload_);
-    std::set<std::pair<int, int>> shapes;
-    for (const RunResult& run : results.runs) shapes.insert({run.nranks, run.nnodes});
-    for (const auto& [nranks, nnodes] : shapes) {
-      try {
-        const workload::WorkloadPlan plan = workload::plan_workload(w.workload, {nranks, nnodes}, workload::default_workload_sizes);
-        const auto weights = job_weights_of(plan);
-        options.job_weights.insert(options.job_weights.end(), weights.begin(), weights.end());
-        options.job_per_step = plan.per_step;
-      } catch (const UsageError&) {
-        // No shape of the job at this (ranks, nodes): the next measured shape may have some.
-      }
-    }
-    if (options.job_weights.empty())
-      throw UsageError("--workload " + workload_ + ": none of its communicators has the ranks and nodes measured in " + results_,
-                       "sweep on an allocation of the job's shape: cctune sweep --workload " + workload_);
-  }
-
   CLI::App* cmd_ = nullptr;
   std::string workload_;
   bool grid_ = false;

@@ -11,11 +11,11 @@
 
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/nccl_sweep.hpp"
 #include "app/plan_agreement.hpp"
 #include "app/session.hpp"
-#include "app/signals.hpp"
-#include "app/sweep_job.hpp"
+#include "app/job_run.hpp"
+#include "runtime/nccl_job.hpp"
+#include "runtime/signals.hpp"
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "app/verify/ab_groups.hpp"
@@ -117,6 +117,7 @@ class VerifyCommand : public Command {
         ->capture_default_str();
     cmd_->add_option("--workload", workload_path_,
                      "A/B on this job's shapes (workload.json) and judge the job's collective time per step; exit 4 when the profile is slower");
+    cmd_->add_flag("--force", force_, "replace the results in the -o directory (without it, verify refuses to start)");
     cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
@@ -124,69 +125,53 @@ class VerifyCommand : public Command {
   bool selected() const override { return cmd_->parsed(); }
 
   int run(Session& session) override {
-    install_stop_handlers();
+    runtime::install_stop_handlers();
     RankComm& comm = session.comm();
     for (const char* flag : {"--transport", "--env-group", "--configs"})
       if (cmd_->count(flag) > 0)
         throw UsageError(std::string(flag) + " does not apply to verify", "verify measures exactly two groups: NCCL's default and the profile");
     if (args_.backend != "nccl") throw UsageError("verify runs the NCCL backend only", "drop --backend");
-    if (rounds_ < 1 || rounds_ > 100) throw UsageError("--rounds must be 1..100", "use e.g. --rounds 6");
-    if (!(tolerance_ >= 0)) throw UsageError("--tolerance must not be negative", "use e.g. --tolerance 0.02");
+    check_ab_flags(rounds_, tolerance_);
 
-    tuner::Profile profile;
-    std::string profile_abs, plugin;
-    agree_on_errors(comm, [&] {
-      auto loaded = tuner::load_profile(profile_path_);
-      if (!loaded.profile) throw UsageError(loaded.error, "pass a profile.json written by cctune tune");
-      profile = *loaded.profile;
-      profile_abs = std::filesystem::absolute(profile_path_).lexically_normal().string();
-      bool found = false;
-      plugin = tuner::find_tuner_plugin(session.executable(), &found);
-      if (!found)
-        throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + plugin + ")",
-                               "build the nccl-tuner-cctune target, or install it next to cctune");
-    });
+    ProfileUnderTest under_test;
+    agree_on_errors(comm, [&] { under_test = load_profile_under_test(profile_path_, session.executable()); });
+    const tuner::Profile& profile = under_test.profile;
+    const std::string& profile_abs = under_test.path;
     const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
-    const auto gpus = query_nccl_backend(session, /*required=*/true);
-    SweepPlan plan = workload_path_.empty()
-                         ? resolve_sweep(args_, true, gpus && gpus->device_count > 0,
-                                         verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
-                         : plan_for_workload(session, *gpus);
-    plan.nccl.groups = ab_round_groups(profile, plugin, profile_abs, rounds_);
+    const auto gpus = runtime::query_nccl_backend(comm, session.executable(), /*required=*/true);
+    SweepPlan plan = resolve_sweep(args_, true, gpus->device_count > 0,
+                                   workload_path_.empty() ? verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0)
+                                                          : PlanOverrides{});
+    const runtime::NcclJob job(supervisor_of(session), plan.nccl, gpus->device_count);  // placed once
+    if (!workload_path_.empty()) plan = plan_for_workload(session, job.shape());
+    plan.nccl.groups = ab_round_groups(profile, under_test.plugin, profile_abs, rounds_);
     agree_on_plan(comm, to_json(plan));  // node-local profiles that differ would give ranks other sizes
     check_job_consistency(session, {{"nccl", gpus->nccl_version}});
-    JobFiles files = open_job_files(session, plan.output_dir);
-    const std::string path = files.results_path;
+    JobFiles files = open_job_files(session, plan.output_dir, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
     Results initial;
-    initial.meta = sweep_meta(session, plan, gpus, job_settings_);  // collective: every rank takes part
+    SettingsParts parts;
+    parts.workload = job_settings_;
+    parts.job = job_plan_ ? &*job_plan_ : nullptr;
+    initial.meta = sweep_meta(session, plan, gpus, parts);  // collective: every rank takes part
     if (comm.rank() == 0) {
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
       if (plan.nccl.test_shared_gpu > 0)
         std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its verdicts are not performance\n",
                     plan.nccl.test_shared_gpu);
     }
-    JobReporters reporters = make_job_reporters(comm, std::move(initial), std::move(files), /*table=*/false);
-    const SweepOutcome outcome = run_nccl_sweep(session, plan, *gpus, reporters.all);
-    if (outcome.interrupted()) {
-      reporters.all.finish(MetaStatus::Interrupted);
-      return exit_code_for_stop(outcome.stop_signal);
-    }
-    reporters.all.finish(MetaStatus::Complete);
-    int code = exit_code::ok;
-    if (reporters.json) {
-      try {  // every rank must reach the exit-status agreement below
-        code = report(load_results(path), profile, profile_abs, plan.output_dir, outcome);
-      } catch (const Error& e) {
-        std::fprintf(stderr, "cctune: error: %s\n", text::terminal_text(e.describe()).c_str());
-        code = exit_code::failure;
-      }
-    }
-    return static_cast<int>(comm.max(static_cast<double>(code)));  // the same exit status on every rank
+    JobRun run;
+    run.initial = std::move(initial);
+    run.files = std::move(files);
+    run.measure = [&](Reporter& reporters) { return job.run(plan, reporters); };
+    run.conclude = [&](const Results& results, const runtime::SweepOutcome& outcome) {
+      return report(results, profile, profile_abs, plan.output_dir, outcome);
+    };
+    return run_job(session, std::move(run));
   }
 
  private:
   int report(const Results& results, const tuner::Profile& profile, const std::string& profile_abs, const std::string& dir,
-             const SweepOutcome& outcome) const {
+             const runtime::SweepOutcome& outcome) const {
     const VerifySamples in = collect_samples(results, rounds_);
     const int nranks = in.nranks, nnodes = in.nnodes;
     const std::vector<SampleKey>& keys = in.keys;
@@ -259,28 +244,24 @@ class VerifyCommand : public Command {
 
   // --workload: the job's shapes this allocation reproduces are the plan's collectives, sizes
   // and types (as `sweep --workload` plans them).
-  SweepPlan plan_for_workload(Session& session, const runtime::GpuQuery& gpus) {
+  SweepPlan plan_for_workload(Session& session, JobShape shape) {
     RankComm& comm = session.comm();
     const LoadedWorkload loaded = load_workload_on_rank0(session, workload_path_);
-    SweepPlan plan = resolve_sweep(args_, true, gpus.device_count > 0);
-    const JobShape shape = nccl_job_shape(session, plan, gpus);
-    const workload::JobShape job{shape.nranks, shape.nnodes};
+    const JobShape job = shape;
     agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_)); });
     PlanOverrides overrides;
     apply_workload(*job_plan_, overrides);
     job_settings_ = workload_settings(loaded, job, *job_plan_);
-    SweepPlan planned = resolve_sweep(args_, true, gpus.device_count > 0, overrides);
+    SweepPlan planned = resolve_sweep(args_, true, true, overrides);
     if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &planned).c_str());
     return planned;
   }
 
   // The job's collective time per step, round by round: NCCL's default (A) against the profile (B).
   AbRow job_step_row(const VerifySamples& in, const AbOptions& options) const {
-    std::vector<RowId> rows;
+    std::vector<JobPoint> rows;
     for (const SampleKey& k : in.keys) rows.push_back({k.collective, k.dtype, k.size});
-    std::vector<JobPoint> job;
-    for (const auto& p : job_plan_->points) job.push_back({p.collective, p.dtype, p.size_bytes, p.calls_per_step});
-    return analyze_pair(job_step_samples(in.samples, row_weights(rows, job)), options);
+    return analyze_pair(job_step_samples(in.samples, row_weights(rows, job_plan_->points)), options);
   }
 
   void print_job_step(const AbRow& r) const {
@@ -301,6 +282,7 @@ class VerifyCommand : public Command {
   std::string profile_path_;
   int rounds_ = 6;
   double tolerance_ = 0.02;
+  bool force_ = false;  // --force: replace the results in -o
 };
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "app/report/report_inputs.hpp"
-#include "app/signals.hpp"
+#include "runtime/signals.hpp"
 #include "diagnose/attribution.hpp"
 #include "diagnose/outliers.hpp"
 #include "diagnose/straggler.hpp"
@@ -159,8 +159,8 @@ void add_probe(JobOutcome& out, const PairProbe& p) {
 // SIGINT/SIGTERM (install_stop_handlers): the running sweep ends at its next point boundary;
 // no further stage or round starts. Collective over the world, between stages and rounds.
 bool stop_agreed(const StageContext& ctx, JobOutcome& out) {
-  if (!ctx.session.world().any(stop_signal() != 0)) return false;
-  out.stop_signal = agreed_stop_signal();
+  if (!ctx.session.world().any(runtime::stop_signal() != 0)) return false;
+  out.stop_signal = runtime::agreed_stop_signal();
   return true;
 }
 

@@ -16,6 +16,7 @@ void add_diagnose_options(CLI::App& cmd, DiagnoseArgs& a) {
   cmd.add_option("--bandwidth-size", a.bandwidth_size, "the bandwidth-bound size (default 64M with nccl, 4M with mpi)");
   cmd.add_option("--max-time", a.max_time_s, "time cap per measured point in seconds")->capture_default_str();
   cmd.add_option("-o,--output", a.output_dir, "directory for diagnosis.json, the stages' results and report.html")->capture_default_str();
+  cmd.add_flag("--force", a.force, "replace an earlier run's results in the -o directory (without it, diagnose refuses to start)");
   cmd.add_option("--probe", a.probe, "pair probe transport: auto (ibverbs when every node has RDMA, else TCP), ib, tcp, none")
       ->capture_default_str();
   cmd.add_option("--socket-ifname", a.socket_ifname, "TCP probe interface, NCCL_SOCKET_IFNAME syntax; default as NCCL");

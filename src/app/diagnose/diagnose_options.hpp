@@ -21,6 +21,7 @@ struct DiagnoseArgs {
   std::string bandwidth_size;  // empty: 64M with NCCL, 4M with MPI
   double max_time_s = 1.0;
   std::string output_dir = "cctune-diagnose";
+  bool force = false;  // --force: replace an earlier run's results in output_dir
   std::string probe = "auto";  // auto | ib | tcp | none
   std::string socket_ifname;
   std::string probe_bytes = "1M";

@@ -6,9 +6,10 @@
 
 #include "app/json_reporter.hpp"
 #include "app/mpi_sweep.hpp"
-#include "app/nccl_sweep.hpp"
+#include "app/job_run.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "comm/rank_agreement.hpp"
+#include "core/error_record.hpp"
 #include "core/results_json.hpp"
 #include "net/probe.hpp"
 #include "comm/rank_comm_typed.hpp"
@@ -51,7 +52,7 @@ nlohmann::json sweep_part(const StageContext& ctx, const std::string& stage, std
   plan.output_dir = (std::filesystem::path(ctx.plan.output_dir) / "parts" / part).string();
   const auto start = std::chrono::steady_clock::now();
   if (ctx.gpus)
-    run_nccl_sweep(ctx.session, plan, *ctx.gpus, collect);
+    runtime::NcclJob(supervisor_of(ctx.session), plan.nccl, ctx.gpus->device_count).run(plan, collect);
   else
     run_mpi_sweep(ctx.session, plan, collect);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,6 +78,13 @@ int pair_index(const net::Round& round, int node) {
 
 std::vector<std::string> pair_names(const NodeMap& map, const net::RankPair& p) {
   return {map.names[static_cast<std::size_t>(p.first)], map.names[static_cast<std::size_t>(p.second)]};
+}
+
+// A pair's probe error as its part sent it: the message, or empty for none.
+std::string error_of(const nlohmann::json& error) {
+  if (error.is_null()) return {};
+  const auto record = error_record_from_json(error);
+  return record ? record->message : "the probe failed and its error could not be read";
 }
 
 }  // namespace
@@ -117,7 +125,8 @@ std::vector<PartRun> run_all_nodes(const StageContext& ctx) {
 
 std::vector<int> gpus_per_node(const StageContext& ctx) {
   const auto parts = on_parts(ctx.session, ctx.map.my_node, [&]() -> nlohmann::json {
-    const int n = ctx.gpus ? nccl_job_shape(ctx.session, ctx.plan, *ctx.gpus).nranks : ctx.session.comm().size();
+    const int n = ctx.gpus ? runtime::NcclJob(supervisor_of(ctx.session), ctx.plan.nccl, ctx.gpus->device_count).shape().nranks
+                           : ctx.session.comm().size();
     return {{"node", ctx.map.my_node}, {"gpus", n}};
   });
   std::vector<int> out(ctx.map.names.size(), 0);
@@ -130,20 +139,20 @@ std::vector<PairProbe> probe_pair_round(const StageContext& ctx, const net::Roun
   const bool leader = ctx.map.leader[static_cast<std::size_t>(ctx.map.my_node)] == rank;
   const int pair = leader ? pair_index(round, ctx.map.my_node) : -1;
   const auto parts = on_parts(ctx.session, pair, [&]() -> nlohmann::json {
-    nlohmann::json out = {{"nodes", pair_names(ctx.map, round.pairs[static_cast<std::size_t>(pair)])}, {"net", nullptr}, {"error", ""}};
+    nlohmann::json out = {{"nodes", pair_names(ctx.map, round.pairs[static_cast<std::size_t>(pair)])}, {"net", nullptr}, {"error", nullptr}};
     // A pair that cannot be probed (no usable interface, a refused connection) is a finding of
     // its own, not the end of the diagnosis: both ranks of the pair see the same error.
     try {
       RankComm& comm = ctx.session.comm();
       agree_on_errors(comm, [&] { out["net"] = net::run_network_probe(comm, options, {}, ctx.session.layout().hosts); });
     } catch (const Error& e) {
-      out["error"] = e.what_only();
+      out["error"] = to_json(record_of(e));
     }
     return out;
   });
   std::vector<PairProbe> out;
   for (const auto& j : parts)
-    out.push_back({j.at("nodes").get<std::vector<std::string>>(), j.at("net"), j.at("error").get<std::string>()});
+    out.push_back({j.at("nodes").get<std::vector<std::string>>(), j.at("net"), error_of(j.at("error"))});
   return out;
 }
 

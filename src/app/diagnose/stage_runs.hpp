@@ -1,6 +1,6 @@
 #pragma once
 // The measuring half of `cctune diagnose`: the job's ranks grouped into nodes, and the sweep
-// machinery (run_mpi_sweep / run_nccl_sweep, net::run_network_probe) run unchanged on parts of
+// machinery (run_mpi_sweep, runtime::NcclJob, net::run_network_probe) run unchanged on parts of
 // the job at once: every node alone, the node pairs of one round, all nodes. Each part's result
 // reaches world rank 0. docs/DIAGNOSE.md describes the stages.
 #include <optional>

@@ -1,12 +1,34 @@
 #include "app/verify/ab_groups.hpp"
 
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "tuner/export/outputs.hpp"
+
 namespace cctune::app {
+
+ProfileUnderTest load_profile_under_test(const std::string& path, const std::string& executable) {
+  auto loaded = tuner::load_profile(path);
+  if (!loaded.profile) throw UsageError(loaded.error, "pass a profile.json written by cctune tune");
+  ProfileUnderTest out{*loaded.profile, std::filesystem::absolute(path).lexically_normal().string(), {}};
+  bool found = false;
+  out.plugin = tuner::find_tuner_plugin(executable, &found);
+  if (!found)
+    throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + out.plugin + ")",
+                           "build the nccl-tuner-cctune target, or install it next to cctune");
+  return out;
+}
+
+void check_ab_flags(int rounds, double tolerance) {
+  if (rounds < 1 || rounds > 100) throw UsageError("--rounds must be 1..100", "use e.g. --rounds 6");
+  if (!(tolerance >= 0)) throw UsageError("--tolerance must not be negative", "use e.g. --tolerance 0.02");
+}
 
 std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin,
                                                   const std::string& profile_abs, int rounds) {
   const runtime::ConfigGroup a{"default", {}, {}};
   runtime::ConfigGroup b{"profile", profile.env, {}};
-  // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (nccl_sweep.cpp).
+  // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (runtime/nccl_job.cpp).
   b.env["NCCL_TUNER_PLUGIN"] = plugin;
   b.env["CCTUNE_PROFILE"] = profile_abs;
   std::vector<runtime::ConfigGroup> groups;

@@ -10,6 +10,20 @@
 
 namespace cctune::app {
 
+// The profile an A/B comparison runs as B, with the production plugin that applies it.
+struct ProfileUnderTest {
+  tuner::Profile profile;
+  std::string path;    // absolute: B's workers read it from any directory
+  std::string plugin;  // absolute path of libnccl-tuner-cctune.so
+};
+// Reads `path` and finds the plugin next to `executable`; throws UsageError for a profile
+// that is none, EnvironmentError when the plugin is missing. Every rank calls it (under
+// agree_on_errors: a node-local file may be missing on one node only).
+ProfileUnderTest load_profile_under_test(const std::string& path, const std::string& executable);
+
+// --rounds (1..100) and --tolerance (not negative); UsageError naming the flag.
+void check_ab_flags(int rounds, double tolerance);
+
 // `rounds` rounds of the two groups in alternating order (A B, B A, A B, ...), so that
 // whatever favours the first or the second group of a round cancels out (on one H100, A-then-B
 // verifies of a profile with no rule for the job had the second group slower in 105 of 144

@@ -6,17 +6,17 @@
 
 namespace cctune::app {
 
-std::vector<double> row_weights(const std::vector<RowId>& rows, const std::vector<JobPoint>& job) {
+std::vector<double> row_weights(const std::vector<JobPoint>& rows, const std::vector<JobPoint>& job) {
   std::vector<double> w(rows.size(), 0.0);
   for (const JobPoint& p : job) {
     double best = std::numeric_limits<double>::infinity();
-    for (const RowId& r : rows)
+    for (const JobPoint& r : rows)
       if (r.collective == p.collective && r.size_bytes > 0 && p.size_bytes > 0)
         best = std::min(best, std::abs(std::log(static_cast<double>(r.size_bytes) / static_cast<double>(p.size_bytes))));
     if (!std::isfinite(best)) continue;  // its collective was not measured
     std::vector<std::size_t> at, same_type;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const RowId& r = rows[i];
+      const JobPoint& r = rows[i];
       if (r.collective != p.collective || r.size_bytes == 0) continue;
       if (std::abs(std::log(static_cast<double>(r.size_bytes) / static_cast<double>(p.size_bytes))) != best) continue;
       at.push_back(i);

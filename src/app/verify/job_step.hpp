@@ -5,25 +5,14 @@
 #include <vector>
 
 #include "app/verify/ab_analysis.hpp"
+#include "core/job_point.hpp"
 
 namespace cctune::app {
 
-// One measured row of verify (what its table shows) and one of the job's planned points.
-struct RowId {
-  Collective collective = Collective::AllReduce;
-  DType dtype = DType::Float32;
-  std::uint64_t size_bytes = 0;
-};
-struct JobPoint {
-  Collective collective = Collective::AllReduce;
-  DType dtype = DType::Float32;
-  std::uint64_t size_bytes = 0;
-  double calls_per_step = 0;
-};
-
 // Calls per step of each row: a job point goes to the rows of its collective at the measured
 // size nearest in log distance, of its data type where one was measured, else split evenly.
-std::vector<double> row_weights(const std::vector<RowId>& rows, const std::vector<JobPoint>& job);
+// `rows`: verify's measured rows (their call shapes); `job`: the job's planned points.
+std::vector<double> row_weights(const std::vector<JobPoint>& rows, const std::vector<JobPoint>& job);
 
 // Per round, sum over rows of weight x the round's time, for A and for B: one AbSamples to
 // analyze_pair (its speedup is the job's, per step). A round where a weighted row lacks either

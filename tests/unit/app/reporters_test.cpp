@@ -11,7 +11,7 @@
 #include "app/csv_reporter.hpp"
 #include "app/json_reporter.hpp"
 #include "app/progress.hpp"
-#include "app/reporter.hpp"
+#include "core/reporter.hpp"
 #include "app/table_reporter.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"

@@ -3,7 +3,7 @@
 // and carried in the plan's JSON (one value stays a string, as older results have it).
 #include <gtest/gtest.h>
 
-#include "app/sections.hpp"
+#include "runtime/sections.hpp"
 #include "app/sweep_options.hpp"
 #include "collectives/capabilities.hpp"
 #include "core/error.hpp"
@@ -39,16 +39,16 @@ TEST(TypeLists, ListsBecomeOneSeriesPerCombination) {
   // 3 reductions x 2 dtypes x 2 ops + 6 others x 2 dtypes, each 2 sizes x 2 placements.
   ASSERT_EQ(points.size(), (3u * 4u + 6u * 2u) * 4u);
   EXPECT_EQ(points.size() / runtime::points_per_block(plan), 24u);
-  std::vector<SectionKey> sections;
+  std::vector<runtime::SectionKey> sections;
   for (const PointSpec& p : points)
-    if (sections.empty() || sections.back() != section_of(p)) sections.push_back(section_of(p));
+    if (sections.empty() || sections.back() != runtime::section_of(p)) sections.push_back(runtime::section_of(p));
   ASSERT_EQ(sections.size(), 24u);
-  EXPECT_EQ(section_suffix(sections[0]), ", int32, op sum");
-  EXPECT_EQ(section_suffix(sections[1]), ", int32, op max");
-  EXPECT_EQ(section_suffix(sections[3]), ", float32, op max");
-  EXPECT_EQ(section_suffix(sections[4]), ", int32");  // allgather: no op
+  EXPECT_EQ(runtime::section_suffix(sections[0]), ", int32, op sum");
+  EXPECT_EQ(runtime::section_suffix(sections[1]), ", int32, op max");
+  EXPECT_EQ(runtime::section_suffix(sections[3]), ", float32, op max");
+  EXPECT_EQ(runtime::section_suffix(sections[4]), ", int32");  // allgather: no op
   // Block i of point_index is the i-th section.
-  EXPECT_EQ(section_of(points[runtime::point_index(plan, 3, 1, 0, 1)]), sections[3]);
+  EXPECT_EQ(runtime::section_of(points[runtime::point_index(plan, 3, 1, 0, 1)]), sections[3]);
   for (const PointSpec& p : points)
     if (!is_reduction(p.collective)) {
       EXPECT_EQ(p.op, ReduceOp::Sum);  // carried, ignored

@@ -24,7 +24,7 @@ struct Scenario {
   GroupOutcome outcome;
   double seconds = 0;
   long points = 0;
-  std::vector<nlohmann::json> recorded;
+  std::vector<PointResult> recorded;
 };
 
 // The group's plan in these tests: allreduce float32 of 8 B and 1 KiB on 2 ranks.
@@ -71,7 +71,7 @@ Scenario run_script(const std::string& script, double group_timeout_s = 20, int 
   w.spec.rank = rank;
   Scenario s;
   GroupCallbacks cb;
-  cb.on_point = [&](long, const nlohmann::json& j) {
+  cb.on_point = [&](long, const PointResult& j) {
     ++s.points;
     s.recorded.push_back(j);
   };
@@ -129,8 +129,8 @@ TEST(GroupRunner, BandwidthIsRecomputedFromSizeAndTime) {
   }) + "; " + done_line);
   ASSERT_EQ(s.points, 1) << s.outcome.reason;
   // 1 KiB in 2 us: 0.512 GB/s; allreduce on 2 ranks moves 2 (n-1)/n of it per rank.
-  EXPECT_NEAR(s.recorded[0].at("algbw_GBps").get<double>(), 0.512, 1e-9);
-  EXPECT_NEAR(s.recorded[0].at("busbw_GBps").get<double>(), 0.512, 1e-9);
+  EXPECT_NEAR(s.recorded[0].algbw_GBps, 0.512, 1e-9);
+  EXPECT_NEAR(s.recorded[0].busbw_GBps, 0.512, 1e-9);
 }
 
 // Item 5: a message with a field missing or of the wrong type fails the group, not the supervisor.

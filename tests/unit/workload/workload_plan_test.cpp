@@ -42,7 +42,7 @@ TEST(WorkloadPlan, PlansTheShapesOfThisAllocationAndSaysWhyNotTheOthers) {
                      comm("0xc", 2, 1, {call(Collective::AllReduce, DType::Float32, 1024, 2, 4)})};
   const WorkloadPlan plan = plan_workload(w, {2, 2}, 24);
   ASSERT_EQ(plan.points.size(), 1u);
-  const WorkloadPoint& p = plan.points[0];
+  const JobPoint& p = plan.points[0];
   EXPECT_EQ(p.collective, Collective::AllGather);
   EXPECT_EQ(p.dtype, DType::BFloat16);
   // NCCL's nBytes for AllGather is the receive buffer: what the sweep's -b/-e (size_bytes) means.
@@ -86,7 +86,7 @@ TEST(WorkloadPlan, BucketsByTheJobsTimeWithDurationsWhereKnown) {
   EXPECT_DOUBLE_EQ(plan.points[1].calls_per_step, 60.0);
   const double small = 10 * estimated_call_us(4u << 20) + 10 * estimated_call_us(1u << 20);
   EXPECT_DOUBLE_EQ(plan.points[1].time_us_per_step, 40 * 5000.0 + small);
-  EXPECT_TRUE(plan.points[1].estimated);
+  EXPECT_TRUE(plan.points[1].time_estimated);
   EXPECT_EQ(plan.sizes().size(), 2u);
 }
 

@@ -74,7 +74,7 @@ if selftest and os.path.exists(selftest):
     out = os.path.join(scratch, "selftest-sweep")
     p = subprocess.run([cctune, "sweep", "--backend", "nccl", "--workload", ddp, "--gpus", "2", "--emulate-nodes", "2",
                         "--configs", "auto,ring/simple", "--placement", "out", "--max-time", "0.05", "--min-iters", "5",
-                        "--no-tune", "-o", out], capture_output=True, text=True, timeout=240, env=env)
+                        "-o", out], capture_output=True, text=True, timeout=240, env=env)
     if p.returncode != 0:
         failures.append(f"selftest sweep --workload: rc {p.returncode}: {p.stderr[-600:]}")
     else:
@@ -91,6 +91,22 @@ if selftest and os.path.exists(selftest):
             failures.append(f"measured shapes {sorted(measured)} are not the job's {sorted(planned)}")
         if any((run["nranks"], run["nnodes"]) != (2, 2) for run in res["runs"]):
             failures.append(f"runs not on 2 ranks x 2 nodes: {[(r['nranks'], r['nnodes']) for r in res['runs']]}")
+        # The sweep's own profile is what `cctune tune` writes from the same results: both weigh by
+        # the job's recorded time (they once differed: the sweep's end judged by the grid).
+        again = os.path.join(scratch, "selftest-tune")
+        t = run("tune", os.path.join(out, "results.json"), "-o", again)
+
+        def without_time(doc):
+            if isinstance(doc, dict):
+                return {k: without_time(v) for k, v in doc.items() if k != "created"}
+            return [without_time(v) for v in doc] if isinstance(doc, list) else doc
+        for name in ("profile.json", "job_time.json"):
+            mine, theirs = os.path.join(out, name), os.path.join(again, name)
+            if not (os.path.exists(mine) and os.path.exists(theirs)):
+                failures.append(f"{name}: written by the sweep {os.path.exists(mine)}, by tune {os.path.exists(theirs)}")
+            elif without_time(json.load(open(mine))) != without_time(json.load(open(theirs))):
+                failures.append(f"the sweep's {name} differs from tune's:\n{open(mine).read()}\n---\n{open(theirs).read()}")
+        expect(p.stdout, r"collective time per step", "the sweep's own tune weighs by the job")
 elif selftest:
     failures.append(f"selftest module {selftest} is not built")
 

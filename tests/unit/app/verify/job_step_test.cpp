@@ -6,18 +6,23 @@
 namespace cctune::app {
 namespace {
 
+// One of the job's planned points: its call shape and calls per step.
+JobPoint job(Collective c, DType t, std::uint64_t size, double calls) {
+  return {.collective = c, .dtype = t, .size_bytes = size, .calls_per_step = calls};
+}
+
 TEST(JobStep, WeightsGoToTheNearestSizeOfTheJobsTypeElseSplit) {
-  const std::vector<RowId> rows{{Collective::AllReduce, DType::Float32, 4 << 20},
+  const std::vector<JobPoint> rows{{Collective::AllReduce, DType::Float32, 4 << 20},
                                 {Collective::AllReduce, DType::BFloat16, 4 << 20},
                                 {Collective::AllReduce, DType::Float32, 64 << 20},
                                 {Collective::Broadcast, DType::Int32, 8}};
-  const std::vector<double> w = row_weights(rows, {{Collective::AllReduce, DType::Float32, 4200000, 6},   // 4 MiB float32
-                                                   {Collective::AllReduce, DType::Float16, 60 << 20, 1},  // 64 MiB, only float32 there
-                                                   {Collective::Broadcast, DType::Int32, 28, 2},
-                                                   {Collective::AllGather, DType::Float32, 1024, 5}});  // not measured
+  const std::vector<double> w = row_weights(rows, {job(Collective::AllReduce, DType::Float32, 4200000, 6),   // 4 MiB float32
+                                                   job(Collective::AllReduce, DType::Float16, 60 << 20, 1),  // 64 MiB, only float32 there
+                                                   job(Collective::Broadcast, DType::Int32, 28, 2),
+                                                   job(Collective::AllGather, DType::Float32, 1024, 5)});  // not measured
   EXPECT_EQ(w, (std::vector<double>{6, 0, 1, 2}));
   // A type measured twice at the nearest size splits when neither row is the job's type.
-  const std::vector<double> split = row_weights(rows, {{Collective::AllReduce, DType::Float16, 4 << 20, 4}});
+  const std::vector<double> split = row_weights(rows, {job(Collective::AllReduce, DType::Float16, 4 << 20, 4)});
   EXPECT_EQ(split, (std::vector<double>{2, 2, 0, 0}));
 }
 

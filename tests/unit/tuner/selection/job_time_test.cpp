@@ -15,9 +15,9 @@ constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
 
 Results ddp_fixture() { return load_results(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuning/ddp_job.results.json"); }
 
-std::vector<JobWeight> ddp_job(const std::vector<std::pair<std::uint64_t, double>>& calls) {
-  std::vector<JobWeight> out;
-  for (const auto& [size, cps] : calls) out.push_back({{Collective::AllReduce, 8, 1}, size, cps, DType::Float32});
+std::vector<JobPoint> ddp_job(const std::vector<std::pair<std::uint64_t, double>>& calls) {
+  std::vector<JobPoint> out;
+  for (const auto& [size, cps] : calls) out.push_back({Collective::AllReduce, DType::Float32, size, 8, 1, cps});
   return out;
 }
 
@@ -109,7 +109,7 @@ TEST(JobTime, TheJobsDataTypeIsWhatIsCompared) {
     return 0.0;
   };
   TuneOptions options;
-  options.job_weights = {{{Collective::AllReduce, 8, 1}, 8 * MiB, 6, DType::Int32}};
+  options.job_weights = {{Collective::AllReduce, DType::Int32, 8 * MiB, 8, 1, 6}};
   EXPECT_DOUBLE_EQ(at_8mib(tune_results(r, options)), 126.0);  // buffsize-8M's int32 default
   options.job_weights[0].dtype = DType::Float32;
   EXPECT_DOUBLE_EQ(at_8mib(tune_results(r, options)), 63.0);
@@ -118,7 +118,7 @@ TEST(JobTime, TheJobsDataTypeIsWhatIsCompared) {
 
 TEST(JobTime, NoMeasuredShapeOfTheJobIsAUsageError) {
   TuneOptions options;
-  options.job_weights = {{{Collective::AllReduce, 16, 2}, 8 * MiB, 6, {}}};
+  options.job_weights = {{Collective::AllReduce, DType::Float32, 8 * MiB, 16, 2, 6}};
   EXPECT_THROW(tune_results(ddp_fixture(), options), UsageError);
 }
 

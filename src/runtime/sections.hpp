@@ -9,7 +9,7 @@
 #include "collectives/backend.hpp"
 #include "core/results.hpp"
 
-namespace cctune::app {
+namespace cctune::runtime {
 
 struct SectionKey {
   Collective collective = Collective::AllReduce;
@@ -42,4 +42,4 @@ inline std::string section_suffix(const SectionKey& k) {
   return s;
 }
 
-}  // namespace cctune::app
+}  // namespace cctune::runtime

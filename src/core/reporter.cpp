@@ -1,8 +1,8 @@
-#include "app/reporter.hpp"
+#include "core/reporter.hpp"
 
 #include "core/error.hpp"
 
-namespace cctune::app {
+namespace cctune {
 
 void Reporters::begin_sweep(long total_steps) {
   for (auto& r : list_) r->begin_sweep(total_steps);
@@ -47,4 +47,4 @@ void write_on_rank0(const std::function<void()>& write) {
   }
 }
 
-}  // namespace cctune::app
+}  // namespace cctune

@@ -1,10 +1,10 @@
-#include "app/signals.hpp"
+#include "runtime/signals.hpp"
 
 #include <csignal>
 
 #include "core/error.hpp"
 
-namespace cctune::app {
+namespace cctune::runtime {
 namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;  // the only state a signal handler may touch
 extern "C" void on_stop(int sig) { g_stop_signal = sig; }
@@ -24,4 +24,4 @@ int agreed_stop_signal() { return g_stop_signal != 0 ? g_stop_signal : SIGTERM; 
 
 int exit_code_for_stop(int signal) { return signal == SIGINT ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm; }
 
-}  // namespace cctune::app
+}  // namespace cctune::runtime

@@ -14,7 +14,7 @@
 
 #include "core/results.hpp"
 
-namespace cctune::app {
+namespace cctune {
 
 class Reporter {
  public:
@@ -69,4 +69,4 @@ class Reporters final : public Reporter {
 // than leave them waiting in their next collective.
 void write_on_rank0(const std::function<void()>& write);
 
-}  // namespace cctune::app
+}  // namespace cctune

@@ -1,7 +1,7 @@
 #pragma once
 // SIGINT/SIGTERM during a sweep: remember the signal; the sweep stops at the next point
 // boundary (agreed by all ranks), writes what it has, and exits 130/143.
-namespace cctune::app {
+namespace cctune::runtime {
 
 void install_stop_handlers();
 // 0 when no stop was requested, else the signal number.
@@ -13,4 +13,4 @@ int agreed_stop_signal();
 // exit_code::interrupted_sigterm otherwise.
 int exit_code_for_stop(int signal);
 
-}  // namespace cctune::app
+}  // namespace cctune::runtime

@@ -1,6 +1,6 @@
 #pragma once
 // What a backend's sweep returns to its command, the same for every backend and every rank.
-namespace cctune::app {
+namespace cctune::runtime {
 
 struct SweepOutcome {
   int stop_signal = 0;    // non-zero (SIGINT or SIGTERM) when the sweep was interrupted
@@ -9,4 +9,4 @@ struct SweepOutcome {
   bool interrupted() const { return stop_signal != 0; }
 };
 
-}  // namespace cctune::app
+}  // namespace cctune::runtime

@@ -1,29 +1,21 @@
-#include "app/nccl_sweep.hpp"
-#include "app/sections.hpp"
+#include "runtime/nccl_job.hpp"
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <chrono>
-#include <functional>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <algorithm>
-#include <regex>
 
-#include "app/signals.hpp"
 #include "comm/rank_agreement.hpp"
+#include "comm/rank_comm_typed.hpp"
 #include "core/error.hpp"
-#include "core/results_json.hpp"
-#include "core/units.hpp"
 #include "runtime/group_runner.hpp"
 #include "runtime/groups.hpp"
+#include "runtime/sections.hpp"
+#include "runtime/signals.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
-#include "comm/rank_comm_typed.hpp"
 
-namespace cctune::app {
+namespace cctune::runtime {
 namespace {
 
 std::string scratch_dir() {
@@ -32,9 +24,8 @@ std::string scratch_dir() {
   return ec ? std::string("/tmp") : d.string();
 }
 
-
 // NCCL ranks follow the supervisors' order, each supervisor's workers in device order
-// (runtime::layout_workers), so the supervisors' device lists, concatenated, place them all.
+// (layout_workers), so the supervisors' device lists, concatenated, place them all.
 std::vector<RankPlace> worker_places(RankComm& comm, const JobLayout& job, const std::vector<int>& devices) {
   const std::vector<nlohmann::json> all = allgather_json(comm, devices);
   std::vector<RankPlace> places;
@@ -44,30 +35,23 @@ std::vector<RankPlace> worker_places(RankComm& comm, const JobLayout& job, const
   return places;
 }
 
-}  // namespace
-
-Placement place_workers(Session& session, const NcclSettings& ns, int device_count) {
-  RankComm& comm = session.comm();
-  const JobLayout& job = session.layout();
+Placement place_workers(RankComm& comm, const JobLayout& job, const NcclSettings& ns, int device_count) {
   Placement p;
   const bool shared = ns.test_shared_gpu > 0;
   agree_on_errors(comm, [&] {
-    p.devices = runtime::worker_devices(runtime::owned_devices(job.host(), job.ranks_on_node, job.local_rank, device_count, ns.gpus, shared),
-                                        ns.test_shared_gpu);
+    p.devices = worker_devices(owned_devices(job.host(), job.ranks_on_node, job.local_rank, device_count, ns.gpus, shared), ns.test_shared_gpu);
   });
   const std::vector<int> counts = allgather_as(comm, static_cast<int>(p.devices.size()));
-  std::vector<runtime::SupervisorSlot> slots;
+  std::vector<SupervisorSlot> slots;
   for (std::size_t r = 0; r < job.hosts.size(); ++r) slots.push_back({job.hosts[r], counts[r]});
-  p.layout = runtime::layout_workers(slots, comm.rank());
+  p.layout = layout_workers(slots, comm.rank());
   agree_on_errors(comm, [&] {
-    p.host_ids = runtime::worker_host_ids(job.host(), p.layout, static_cast<int>(p.devices.size()), ns.emulate_nodes, shared);
+    p.host_ids = worker_host_ids(job.host(), p.layout, static_cast<int>(p.devices.size()), ns.emulate_nodes, shared);
   });
-  p.nnodes = runtime::job_nodes(p.layout, ns.emulate_nodes, shared);
+  p.nnodes = job_nodes(p.layout, ns.emulate_nodes, shared);
   p.places = worker_places(comm, job, p.devices);
   return p;
 }
-
-namespace {
 
 // The points of one group as reporter events, as they arrive: a section per collective;
 // screening measurements (halving strategy) are reported as such, outside the sections. A
@@ -76,8 +60,7 @@ class PointFeed {
  public:
   using Context = std::function<std::string(const SectionKey&)>;
   PointFeed(Reporter& reporters, Context context) : reporters_(reporters), context_(std::move(context)) {}
-  void add(const nlohmann::json& j) {
-    const PointResult p = j.get<PointResult>();
+  void add(const PointResult& p) {
     if (p.screen_round >= 0) {
       reporters_.screened(p);
       return;
@@ -104,20 +87,19 @@ class PointFeed {
 
 // This supervisor's workers of `group`. Their plan is the sweep's, with the configs the
 // group's space plan skips.
-std::vector<runtime::LocalWorker> group_workers(Session& session, const Placement& place, const SweepPlan& plan,
-                                                const runtime::ConfigGroup& group) {
+std::vector<LocalWorker> group_workers(const Supervisor& who, const Placement& place, const SweepPlan& plan, const ConfigGroup& group) {
   SweepPlan group_plan = plan;
   group_plan.skips = group.skips;
   const nlohmann::json plan_json = to_json(group_plan);
-  std::vector<runtime::LocalWorker> workers;
+  std::vector<LocalWorker> workers;
   for (std::size_t i = 0; i < place.devices.size(); ++i) {
-    runtime::LocalWorker w;
+    LocalWorker w;
     w.spec.group = group.label;
     w.spec.nranks = place.layout.nranks;
     w.spec.rank = place.layout.first_rank + static_cast<int>(i);
     w.spec.device = place.devices[i];
     w.spec.nnodes = place.nnodes;
-    w.spec.host = session.hostname();
+    w.spec.host = who.hostname;
     w.spec.graph = plan.nccl.graph;
     w.spec.plan = plan_json;
     if (!place.host_ids[i].empty()) w.env["NCCL_HOSTID"] = place.host_ids[i];
@@ -127,7 +109,7 @@ std::vector<runtime::LocalWorker> group_workers(Session& session, const Placemen
 }
 
 // The line above each of the group's table sections (`section`: its dtype, op and root).
-std::string group_context(const runtime::ConfigGroup& group, const Placement& place, const SweepPlan& plan, const SectionKey& section) {
+std::string group_context(const ConfigGroup& group, const Placement& place, const SweepPlan& plan, const SectionKey& section) {
   const int shared = plan.nccl.test_shared_gpu;
   return "backend nccl, group " + group.label + ", " + std::to_string(place.layout.nranks) + " ranks on " + std::to_string(place.nnodes) +
          " node" + (place.nnodes == 1 ? "" : "s") + section_suffix(section) +
@@ -137,13 +119,12 @@ std::string group_context(const runtime::ConfigGroup& group, const Placement& pl
 
 // The group's run record before its points: its own settings (what a profile may carry)
 // and everything NCCL reads in the workers, the caller's NCCL_* variables as well.
-RunResult group_run(const runtime::ConfigGroup& effective, const runtime::GroupSettings& settings, const Placement& place,
-                    const NcclSettings& ns) {
+RunResult group_run(const ConfigGroup& effective, const GroupSettings& settings, const Placement& place, const NcclSettings& ns) {
   RunResult run;
   run.backend = "nccl";
   run.group = effective.label;
   run.env = effective.env;
-  run.nccl_env = runtime::nccl_variables(runtime::worker_environment(settings.base_env, effective.env));
+  run.nccl_env = nccl_variables(worker_environment(settings.base_env, effective.env));
   if (ns.emulate_nodes > 1) run.env["NCCL_HOSTID"] = "<host>-emu<j>: " + std::to_string(ns.emulate_nodes) + " emulated nodes per host";
   if (ns.test_shared_gpu > 0) {
     run.env["NCCL_HOSTID"] = "<host>-shared<j>: one NCCL host per worker (shared-GPU test mode)";
@@ -158,24 +139,24 @@ RunResult group_run(const runtime::ConfigGroup& effective, const runtime::GroupS
 
 // Runs one group's workers through the points, reporting as results arrive. `first_step`:
 // the progress count of the group's first point.
-runtime::GroupOutcome measure_group(RankComm& comm, const runtime::ConfigGroup& effective, const std::vector<runtime::LocalWorker>& workers,
-                                    const std::vector<PointSpec>& points, const runtime::GroupSettings& settings, Reporter& reporters,
-                                    const PointFeed::Context& context, long first_step) {
+GroupOutcome measure_group(RankComm& comm, const ConfigGroup& effective, const std::vector<LocalWorker>& workers,
+                           const std::vector<PointSpec>& points, const GroupSettings& settings, Reporter& reporters,
+                           const PointFeed::Context& context, long first_step) {
   PointFeed feed(reporters, context);
-  runtime::GroupCallbacks callbacks;
+  GroupCallbacks callbacks;
   const auto group_start = std::chrono::steady_clock::now();
   double startup_s = 0;
   auto since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - group_start).count(); };
-  callbacks.on_point = [&](long, const nlohmann::json& result) {
+  callbacks.on_point = [&](long, const PointResult& result) {
     if (startup_s == 0) startup_s = since_start();
     feed.add(result);
   };
   callbacks.on_progress = [&](long index) {
     if (index >= 0 && index < static_cast<long>(points.size()))
-      reporters.measuring(first_step + index, effective.label + ": " + runtime::describe(points[static_cast<std::size_t>(index)]));
+      reporters.measuring(first_step + index, effective.label + ": " + describe(points[static_cast<std::size_t>(index)]));
   };
   callbacks.stop_requested = [] { return stop_signal() != 0; };
-  const auto result = runtime::run_group(comm, effective, workers, points, settings, callbacks);
+  const auto result = run_group(comm, effective, workers, points, settings, callbacks);
   feed.close();
   reporters.run_timing(since_start(), startup_s);
   return result;
@@ -183,14 +164,13 @@ runtime::GroupOutcome measure_group(RankComm& comm, const runtime::ConfigGroup& 
 
 }  // namespace
 
-std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool required) {
-  RankComm& comm = session.comm();
-  const auto env = runtime::worker_environment(runtime::current_environment(), {});
-  std::optional<runtime::GpuQuery> q;
+std::optional<GpuQuery> query_nccl_backend(RankComm& comm, const std::string& executable, bool required) {
+  const auto env = worker_environment(current_environment(), {});
+  std::optional<GpuQuery> q;
   if (required) {
     agree_on_errors(comm, [&] {
       try {
-        q = runtime::query_gpus(session.executable(), env, scratch_dir());
+        q = query_gpus(executable, env, scratch_dir());
       } catch (const RuntimeFailure& e) {
         throw EnvironmentError(e.what_only(), e.fix());
       }
@@ -198,7 +178,7 @@ std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool requi
     return q;
   }
   try {
-    q = runtime::query_gpus(session.executable(), env, scratch_dir());
+    q = query_gpus(executable, env, scratch_dir());
   } catch (const Error&) {
     q.reset();
   }
@@ -206,39 +186,38 @@ std::optional<runtime::GpuQuery> query_nccl_backend(Session& session, bool requi
   return q;
 }
 
-void record_versions(const runtime::GpuQuery& q, Meta& meta) {
+void record_versions(const GpuQuery& q, Meta& meta) {
   meta.versions["nccl"] = q.nccl_version;
-  std::smatch m;
-  static const std::regex split("runtime ([^,]+), driver (.+)");
-  if (std::regex_match(q.cuda, m, split)) {
-    meta.versions["cuda_runtime"] = m[1];
-    meta.versions["cuda_driver"] = m[2];
+  if (!q.cuda_runtime.empty()) {
+    meta.versions["cuda_runtime"] = q.cuda_runtime;
+    meta.versions["cuda_driver"] = q.cuda_driver;
   } else {
     meta.versions["cuda"] = q.cuda;
   }
 }
 
-JobShape nccl_job_shape(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus) {
-  const Placement place = place_workers(session, plan.nccl, gpus.device_count);
-  return {place.layout.nranks, place.nnodes};
+JobShape planned_shape(const NcclSettings& ns, int hosts) {
+  const int nranks = ns.gpus > 0 ? ns.gpus * hosts * std::max(1, ns.test_shared_gpu) : 0;
+  return {nranks, nccl_nodes(hosts, nranks, ns.emulate_nodes, ns.test_shared_gpu > 0)};
 }
 
-SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const runtime::GpuQuery& gpus, Reporter& reporters) {
-  return run_nccl_sweep(session, plan, place_workers(session, plan.nccl, gpus.device_count), reporters);
-}
+NcclJob::NcclJob(Supervisor who, const NcclSettings& placement, int device_count)
+    : who_(std::move(who)), placed_for_(placement), place_(place_workers(who_.comm, who_.layout, placement, device_count)) {}
 
-SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const Placement& place, Reporter& reporters) {
-  RankComm& comm = session.comm();
+SweepOutcome NcclJob::run(const SweepPlan& plan, Reporter& reporters) const {
+  RankComm& comm = who_.comm;
   const NcclSettings& ns = plan.nccl;
-  const int nranks = place.layout.nranks;
+  if (ns.gpus != placed_for_.gpus || ns.emulate_nodes != placed_for_.emulate_nodes || ns.test_shared_gpu != placed_for_.test_shared_gpu)
+    throw RuntimeFailure("internal: the plan's GPUs, emulated nodes or test mode differ from those its workers were placed for");
+  const int nranks = place_.layout.nranks;
   check_root(plan, nranks);
 
-  const auto points = runtime::enumerate_points(plan, nranks);
-  runtime::GroupSettings settings;
-  settings.executable = session.executable();
+  const auto points = enumerate_points(plan, nranks);
+  GroupSettings settings;
+  settings.executable = who_.executable;
   // Workers on nodes that do not share the output directory log to a private scratch folder.
-  agree_on_errors(comm, [&] { settings.log_dir = runtime::make_worker_log_dir(plan.output_dir, scratch_dir()); });
-  settings.base_env = runtime::current_environment();
+  agree_on_errors(comm, [&] { settings.log_dir = make_worker_log_dir(plan.output_dir, scratch_dir()); });
+  settings.base_env = current_environment();
   settings.point_timeout_s = ns.point_timeout_s;
   // Automatic deadline: start-up plus three time caps per point, generously.
   settings.group_timeout_s = ns.group_timeout_s > 0 ? ns.group_timeout_s
@@ -255,27 +234,27 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const Place
     }
     // The executable exports cctune's tuner plugin; workers use it to force and observe
     // NCCL's algorithm, protocol and channel choices.
-    runtime::ConfigGroup effective = group;
+    ConfigGroup effective = group;
     // A group that names its own plugin keeps it (cctune verify runs the production .so).
     effective.env.try_emplace("NCCL_TUNER_PLUGIN", "STATIC_PLUGIN");
-    const auto workers = group_workers(session, place, plan, group);
-    reporters.begin_run(group_run(effective, settings, place, ns));
+    const auto workers = group_workers(who_, place_, plan, group);
+    reporters.begin_run(group_run(effective, settings, place_, ns));
     const long first_step = static_cast<long>(outcome.groups++) * static_cast<long>(points.size());
     const auto result = measure_group(comm, effective, workers, points, settings, reporters,
-                                      [&](const SectionKey& k) { return group_context(group, place, plan, k); }, first_step);
+                                      [&](const SectionKey& k) { return group_context(group, place_, plan, k); }, first_step);
     switch (result.status) {
-      case runtime::GroupStatus::Ok: break;
-      case runtime::GroupStatus::Interrupted:
+      case GroupStatus::Ok: break;
+      case GroupStatus::Interrupted:
         outcome.stop_signal = agreed_stop_signal();
         return outcome;
-      case runtime::GroupStatus::Failed:
+      case GroupStatus::Failed:
         ++outcome.failed_groups;
         reporters.fail_run(result.reason);
         reporters.note("group " + group.label + " FAILED: " + result.reason);
         break;
-      case runtime::GroupStatus::Aborted:
+      case GroupStatus::Aborted:
         // The worker's own one-line error (bad size, missing library): the same for every
-        // group, so the sweep stops with it.
+        // group, so the job stops with it.
         reporters.fail_run(result.reason);
         reporters.finish(MetaStatus::Failed);
         throw_error(result.error_kind, result.reason, result.error_fix);
@@ -284,4 +263,4 @@ SweepOutcome run_nccl_sweep(Session& session, const SweepPlan& plan, const Place
   return outcome;
 }
 
-}  // namespace cctune::app
+}  // namespace cctune::runtime
