@@ -157,6 +157,8 @@ void LogReader::call(std::string_view process, std::string_view thread, const Ca
   }
   ++stats.call_lines;
   auto& pending = thread_state(thread, line_number).pending;
+  // A new group on this communicator: the last one's calls have had their TUNING lines.
+  if (c.launched) std::erase_if(pending, [&](const Pending& p) { return p.comm == &c; });
   if (pending.size() >= kMaxPending) pending.pop_front();
   pending.push_back({&c, m.kind, m.count * dtype_size(m.dtype), shape.bytes, target});
   group_member(c, m.op_count, shape);
@@ -182,7 +184,9 @@ void LogReader::close_run(Comm& c, bool is_group) {
 }
 
 // A TUNING line belongs to the oldest call on its thread with the same function (when the
-// line names it) and bytes; calls before that one got none (point-to-point calls never do).
+// line names it) and bytes. NCCL plans a group's calls in its own order (by size), so calls
+// before the match keep waiting; point-to-point calls never get one and are dropped when
+// their communicator starts its next group.
 void LogReader::tuning(std::string_view thread, const TuningMessage& t, long line_number) {
   auto it = threads_.find(thread);
   if (it == threads_.end() || it->second.pending.empty()) return;
@@ -206,7 +210,7 @@ void LogReader::tuning(std::string_view thread, const TuningMessage& t, long lin
     add_applied(*match->stats, t);
     ++stats.tuning_lines;
   }
-  pending.erase(pending.begin(), match + 1);
+  pending.erase(match);
 }
 
 void LogReader::finish() {
