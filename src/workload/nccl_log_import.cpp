@@ -10,18 +10,19 @@ namespace {
 
 constexpr std::size_t kMaxLine = 64 * 1024;
 
+std::string where(const LogImportOptions& options, long number) {
+  return (options.source.empty() ? "" : options.source + " ") + (number > 0 ? "line " + std::to_string(number) : "at its end");
+}
+
 // One line through the reader: a line the reader cannot take is skipped and counted, whatever
-// went wrong; running past a bound stops the import, naming the line.
+// went wrong; running past a bound (the reader's, or the builder's on shapes) stops the
+// import with a UsageError naming the line.
 void read_line(nccl_log::LogReader& reader, std::string_view line, long number, const LogImportOptions& options) {
   ++reader.stats.lines;
   try {
     reader.line(line, number);
-  } catch (const UsageError&) {
-    throw;  // the reader's own, which names the line
   } catch (const Error& e) {
-    // The builder's bound on distinct shapes does not know the line.
-    throw UsageError((options.source.empty() ? "" : options.source + " ") + "line " + std::to_string(number) + ": " + e.what_only(),
-                     e.fix());
+    throw UsageError(where(options, number) + ": " + e.what_only(), e.fix());
   } catch (const std::exception&) {
     reader.skip(number);
   }
@@ -57,7 +58,11 @@ LogImportStats import_nccl_log(std::istream& in, WorkloadBuilder& builder, const
     end_line();
   }
   if (too_long || !line.empty()) end_line();
-  reader.finish();
+  try {
+    reader.finish();
+  } catch (const Error& e) {
+    throw UsageError(where(options, 0) + ": " + e.what_only(), e.fix());
+  }
   return reader.stats;
 }
 

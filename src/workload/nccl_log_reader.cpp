@@ -49,23 +49,22 @@ void LogReader::skip(long line_number) {
   if (stats.skipped_lines++ == 0) stats.first_skipped_line = line_number;
 }
 
-void LogReader::check_budget(long line_number) const {
+void LogReader::check_budget() const {
   if (processes_.size() + comms_.size() < max_workload_shapes) return;
-  throw UsageError((options_.source.empty() ? "" : options_.source + " ") + "line " + std::to_string(line_number) +
-                       ": the log names more than " + std::to_string(max_workload_shapes) + " processes and communicators",
+  throw UsageError("the log names more than " + std::to_string(max_workload_shapes) + " processes and communicators",
                    "capture fewer processes per file, or split the log by process (NCCL_DEBUG_FILE=...%h.%p)");
 }
 
-LogReader::Comm& LogReader::comm(std::string_view process, std::string_view ptr, long line_number) {
+LogReader::Comm& LogReader::comm(std::string_view process, std::string_view ptr) {
   auto p = processes_.find(process);
   if (p == processes_.end()) {
-    check_budget(line_number);
+    check_budget();
     p = processes_.emplace(std::string(process), static_cast<std::uint32_t>(processes_.size())).first;
   }
   const std::uint64_t address = to_u64(ptr, 16).value_or(0);  // parse_* checked it is hex
   auto it = comms_.find({p->second, address});
   if (it == comms_.end()) {
-    check_budget(line_number);
+    check_budget();
     it = comms_.emplace(std::pair{p->second, address}, Comm{}).first;
     it->second.first_seen = static_cast<std::uint32_t>(comms_.size());
     it->second.local_id = printable(process) + "/" + printable(ptr);
@@ -103,7 +102,7 @@ void LogReader::line(std::string_view text, long line_number) {
   switch (form) {
     case Form::Init:
       if (const auto m = parse_init_complete(parts->message)) {
-        Comm& c = comm(process, m->comm, line_number);
+        Comm& c = comm(process, m->comm);
         if (!c.run.empty() || c.op_count) {  // NCCL reused a destroyed communicator's address
           close_run(c, c.op_count_moved || c.launched);
           const std::uint32_t reuse = ++generation_;
@@ -120,7 +119,7 @@ void LogReader::line(std::string_view text, long line_number) {
       return skip(line_number);
     case Form::Nodes:
       if (const auto m = parse_nodes(parts->message)) {
-        Comm& c = comm(process, m->comm, line_number);
+        Comm& c = comm(process, m->comm);
         c.nnodes = m->nnodes;
         if (c.rank < 0) c.rank = m->rank;
         if (c.nranks == 0) c.nranks = m->nranks;
@@ -139,7 +138,7 @@ void LogReader::line(std::string_view text, long line_number) {
 }
 
 void LogReader::call(std::string_view process, std::string_view thread, const CallMessage& m, long line_number) {
-  Comm& c = comm(process, m.comm, line_number);
+  Comm& c = comm(process, m.comm);
   const CallShape shape = make_shape(m.kind, m.dtype, m.op, m.root, m.count, m.nranks);
   CallStats* target = nullptr;
   if (!c.id.empty()) {

@@ -32,7 +32,8 @@ namespace cctune::workload::nccl_log {
 class LogReader {
  public:
   LogReader(WorkloadBuilder& builder, const LogImportOptions& options) : builder_(builder), options_(options) {}
-  // One line (without its newline); line_number is 1-based. Throws only UsageError (bounds).
+  // One line (without its newline); line_number is 1-based. Throws cctune::Error only past a
+  // bound (without the line: the caller adds it).
   void line(std::string_view text, long line_number);
   void skip(long line_number);
   // Closes open groups and adds the communicators without a commId.
@@ -68,13 +69,13 @@ class LogReader {
     std::deque<Pending> pending;
   };
 
-  Comm& comm(std::string_view process, std::string_view ptr, long line_number);
+  Comm& comm(std::string_view process, std::string_view ptr);
   void call(std::string_view process, std::string_view thread, const CallMessage& m, long line_number);
   void tuning(std::string_view thread, const TuningMessage& t, long line_number);
   void group_member(Comm& c, std::uint64_t op_count, const CallShape& shape);
   void close_run(Comm& c, bool is_group);
   Thread& thread_state(std::string_view thread, long line_number);
-  void check_budget(long line_number) const;
+  void check_budget() const;  // throws UsageError past the bound; the caller names the line
 
   WorkloadBuilder& builder_;
   WorkloadBuilder unmapped_;  // calls of communicators without a commId, until they are matched

@@ -140,5 +140,20 @@ TEST(NcclLogForms, TooManyCommunicatorsIsRefusedNamingTheLine) {
   }
 }
 
+// The builder's bound on distinct shapes names the line too.
+TEST(NcclLogForms, TooManyShapesIsRefusedNamingTheLine) {
+  std::string log = kInit;
+  log.reserve(std::size_t{170} * (max_workload_shapes + 2));
+  for (std::size_t i = 0; i <= max_workload_shapes; ++i) log += call_line("h1:100:100", "AllReduce", i + 1, "0");
+  std::istringstream in(log);
+  WorkloadBuilder b;
+  try {
+    import_nccl_log(in, b, {"shapes.log", false});
+    FAIL() << "not refused";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what_only()).find("shapes.log line 200002: "), std::string::npos) << e.what_only();
+  }
+}
+
 }  // namespace
 }  // namespace cctune::workload
