@@ -35,7 +35,7 @@ measure() {  # measure NAME EXPECTED_RC
   /usr/bin/time -f "%e %M" -o "$out/$1.time" "$build/cctune" workload import "$out/$1.log" -o "$out/$1.json" \
     > "$out/$1.stdout" 2> "$out/$1.stderr"
   local rc=$? secs kb
-  read -r secs kb < "$out/$1.time"
+  read -r secs kb < <(tail -n 1 "$out/$1.time")  # time prepends "Command exited ..." on failure
   local mb=$(( $(stat -c %s "$out/$1.log") / 1000000 ))
   local verdict=ok
   if [ "$rc" -ne "$2" ] || [ "$kb" -ge "$limit" ]; then verdict=FAIL; fail=1; fi
