@@ -140,6 +140,18 @@ TEST(NcclLogForms, TooManyCommunicatorsIsRefusedNamingTheLine) {
   }
 }
 
+// NCCL 2.27+ symmetric kernels print no algorithm or protocol; the line still says the call
+// was launched alone (on 8646a77 the two lone calls below, both opCount 0, were one group).
+TEST(NcclLogForms, SymmetricKernelLinesCloseTheCallWithoutAChoice) {
+  const std::string tuning = "h1:100:100 [0] NCCL INFO AllReduce [Symmetric]: 256 Bytes -> Kernel AllReduce_ST nchannels 4 nthreads 512 nWorks 1\n";
+  const Imported r = import(kInit + call_line("h1:100:100", "AllReduce", 64) + tuning + call_line("h1:100:100", "AllReduce", 64) + tuning);
+  const CallStats& s = only_call(r.workload);
+  EXPECT_EQ(s.calls, 2u);
+  EXPECT_TRUE(s.applied.empty());
+  EXPECT_TRUE(r.workload.communicators[0].groups.empty());
+  EXPECT_EQ(r.stats.skipped_lines, 0);
+}
+
 // The builder's bound on distinct shapes names the line too.
 TEST(NcclLogForms, TooManyShapesIsRefusedNamingTheLine) {
   std::string log = kInit;
