@@ -5,9 +5,11 @@
 
 #include <string>
 
+#include "app/job_run.hpp"
 #include "app/space_sweep.hpp"
 #include "app/workload_sweep.hpp"
 #include "core/error.hpp"
+#include "../runtime/sample_plan.hpp"
 
 namespace cctune::app {
 namespace {
@@ -62,9 +64,9 @@ TEST(SettingsSections, WorkloadWeightsAreTheRecordedPoints) {
   EXPECT_EQ(recorded_workload_of(r), w);  // parsed once
   EXPECT_FALSE(w->per_step);
   ASSERT_EQ(w->weights.size(), 1u);
-  EXPECT_EQ(w->weights[0].shape.collective, Collective::AllReduce);
-  EXPECT_EQ(w->weights[0].shape.nranks, 8);
-  EXPECT_EQ(w->weights[0].shape.nnodes, 1);
+  EXPECT_EQ(w->weights[0].collective, Collective::AllReduce);
+  EXPECT_EQ(w->weights[0].nranks, 8);
+  EXPECT_EQ(w->weights[0].nnodes, 1);
   EXPECT_EQ(w->weights[0].size_bytes, 1048576u);
   EXPECT_DOUBLE_EQ(w->weights[0].calls_per_step, 2.0);
   EXPECT_EQ(w->weights[0].dtype, DType::BFloat16);
@@ -84,6 +86,43 @@ TEST(SettingsSections, AMalformedWorkloadIsOneLineNamingTheField) {
             "meta.settings.workload.points[0].collective \"allreduce2\" is not a collective");
   EXPECT_EQ(refusal({{"workload", 3}}, weights), "meta.settings.workload: expected an object, got an integer");
   EXPECT_EQ(refusal({{"workload", {{"points", "x"}}}}, weights), "meta.settings.workload.points: expected an array, got a string");
+}
+
+// A run's own meta.settings carry their writers' values (nothing in the process parses them
+// back), and those values are exactly what a reader of the written JSON gets.
+TEST(SettingsSections, SeededSettingsAreWhatTheirReadersParse) {
+  runtime::SweepPlan plan = runtime::samples::sample_nccl_plan();
+  plan.nccl.test_shared_gpu = 2;
+  plan.nccl.groups[0].skips.push_back({Collective::AllReduce, PointConfig{}, "a space's skip"});  // not in the JSON
+  workload::WorkloadPlan job;
+  job.per_step = false;
+  job.points.push_back({Collective::AllReduce, DType::BFloat16, 1048576, 8, 1, 2.0, 30.0, true, 3});
+  SettingsParts parts;
+  parts.space = {{"name", "default"}, {"source", "builtin"}};
+  parts.space_name = "default";
+  parts.workload = recorded_workload(recorded_point());
+  parts.workload["points"][0] = {{"collective", "allreduce"}, {"dtype", "bfloat16"}, {"nranks", 8},  {"nnodes", 1},
+                                 {"size_bytes", 1048576u},    {"calls_per_step", 2.0}, {"time_us_per_step", 30.0},
+                                 {"time_estimated", true},    {"shapes", 3}};
+  parts.job = &job;
+  Results mine;
+  mine.meta.settings = settings_section(plan, parts);
+  const Results read = with_settings(json::parse(mine.meta.settings.json().dump()));
+  EXPECT_EQ(space_name_of(mine), space_name_of(read));
+  EXPECT_EQ(test_mode_of(mine), test_mode_of(read));
+  EXPECT_EQ(test_mode_of(mine), "shared-gpu");
+  ASSERT_NE(recorded_workload_of(mine), nullptr);
+  EXPECT_EQ(recorded_workload_of(mine)->weights, recorded_workload_of(read)->weights);
+  EXPECT_EQ(recorded_workload_of(mine)->per_step, recorded_workload_of(read)->per_step);
+  EXPECT_EQ(runtime::to_json(*runtime::plan_of(mine)), runtime::to_json(*runtime::plan_of(read)));
+  EXPECT_TRUE(runtime::plan_of(mine)->nccl.groups[0].skips.empty());
+  EXPECT_TRUE(runtime::plan_of(mine)->output_dir.empty());
+}
+
+// A seeded value is never parsed: even JSON its parser would refuse reads as the writer's value.
+TEST(SettingsSections, ASeededValueIsNotParsedAgain) {
+  const ResultSection s = ResultSection::seeded(json("not a plan"), std::string("the writer's"));
+  EXPECT_EQ(s.get<std::string>([](const json&) -> std::string { throw UsageError("parsed"); }), "the writer's");
 }
 
 }  // namespace
