@@ -47,7 +47,7 @@ struct WorkloadSettings {
   std::string directory;  // empty: the profiler half records nothing
   std::string problem;    // why not, when CCTUNE_WORKLOAD is set but unusable (one line)
   std::string note;       // a setting that was ignored (bad interval or mode), with what is used instead
-  std::uint64_t interval_s = 60;  // 0: only at finalize and exit
+  std::uint64_t interval_s = 60;  // 0: only when the last live communicator is destroyed and at exit
   EventMode mode = EventMode::Timing;
   std::uint64_t timing_every = 100;  // one call in this many is followed, on average (1: every call)
   std::uint64_t follow_gap_ms = 10;  // at most one followed call per this many ms on a thread (0: no bound)
