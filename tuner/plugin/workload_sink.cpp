@@ -222,12 +222,8 @@ WorkloadSink::Removed WorkloadSink::remove(CommRecorder* recorder) {
 
 std::string WorkloadSink::dropped_warning() {
   return "cctune profiler: this process destroyed more communicators than the " + std::to_string(FinishedComms::default_max_records) +
-         " the workload file keeps; those with the fewest calls are not recorded (docs/WORKLOAD.md, \"Processes and communicators over a job's life\")";
-}
-
-std::uint64_t WorkloadSink::communicators_dropped() {
-  std::lock_guard lock(mutex_);
-  return finished_.dropped_communicators();
+         " the workload file keeps; those with the fewest calls are not recorded"
+         " (docs/WORKLOAD.md, \"Processes and communicators over a job's life\")";
 }
 
 void WorkloadSink::forget_in_child() noexcept {

@@ -103,7 +103,6 @@ class WorkloadSink {
   // In a forked child, which holds a copy of the parent's sink (perhaps with a lock another
   // parent thread held at the fork): asks NCCL for no more events, takes no lock.
   void forget_in_child() noexcept;
-  std::uint64_t communicators_dropped();
   // Judge each write's shapes against `profile` (production_watch.hpp); findings go into the
   // file and, once per (communicator, collective, size), into NCCL's log through `log`.
   void watch_with(const Profile* profile, nccl_abi::Logger log);
