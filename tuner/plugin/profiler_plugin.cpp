@@ -4,6 +4,8 @@
 // (WorkloadSink). Like the tuner half it must never take a job down: every entry point
 // returns ncclSuccess and catches everything; on the first failure it warns once through
 // NCCL's logger, switches every communicator's events off and records nothing more.
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -69,6 +71,16 @@ void give_up(const char* where, const std::exception* e) noexcept {
   }
 }
 
+// pthread_atfork's child handler: a forked child's stale copy must not overwrite the parent's file at exit, nor
+// block on a lock a parent thread held at the fork. It records nothing, takes no lock (one thread: plain stores).
+void forget_in_child() noexcept {
+  ProfilerProcess& p = process();
+  p.stopped = true;
+  if (p.sink) p.sink->forget_in_child();
+  p.sink = nullptr;  // finalize, the exit hook and cctune_profiler_events see none
+  ThreadState::forget_after_fork();
+}
+
 WorkloadSink* sink(Logger log) {
   ProfilerProcess& p = process();
   std::call_once(p.once, [&] {
@@ -79,6 +91,7 @@ WorkloadSink* sink(Logger log) {
     if (s.directory.empty()) return;
     if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);
     p.sink = new WorkloadSink(s);
+    (void)pthread_atfork(nullptr, nullptr, &forget_in_child);  // fails only without memory; write() checks the pid too
     // The tuner half's profile (the same library, so the same process-wide copy): its
     // measured busbw is the production watch's reference.
     const ProductionProfile& production = production_profile();
@@ -318,8 +331,11 @@ Result finalize(void* context) noexcept {
   try {
     if (WorkloadSink* s = process().sink) {
       if (ThreadState* t = ThreadState::of_this_thread()) t->group.close();  // this thread's last group may hold its calls
-      s->remove(recorder);
-      if (!process().stopped) s->write();
+      // Only the last live communicator's destroy writes (the others wait for the interval or
+      // exit): a job that splits and destroys communicators often would rewrite its file each time.
+      const WorkloadSink::Removed removed = s->remove(recorder);
+      if (removed.first_dropped) log_line(process().log.load(), nccl_abi::kLogWarn, WorkloadSink::dropped_warning());
+      if (removed.none_live && !process().stopped) s->write();
     }
   } catch (const std::exception& e) {
     give_up("writing the workload file", &e);

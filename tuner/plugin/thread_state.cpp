@@ -63,6 +63,11 @@ struct ExitHook {
 
 }  // namespace
 
+CCTUNE_COLD void ThreadState::forget_after_fork() noexcept {
+  ended = true;
+  mine = nullptr;
+}
+
 CCTUNE_COLD ThreadState* ThreadState::of_this_thread() noexcept {
   if (mine || ended) return mine;
   mine = adopt();

@@ -27,6 +27,9 @@ struct alignas(64) ThreadState {
   static ThreadState* of_caller(std::atomic<ThreadState*>& remembered) noexcept;
   // The calling thread's own state, through the thread-local (nullptr as above).
   static ThreadState* of_this_thread() noexcept;
+  // In a forked child (pthread_atfork), on its one thread: that thread's state is left as it is
+  // and the thread counts as ended, so its exit takes no lock a parent thread may have held.
+  static void forget_after_fork() noexcept;
 
   std::atomic<std::uintptr_t> owner{0};  // its thread's thread pointer; 0: on the free list
   GroupCollector group;  // right after `owner`: both and the first member share a line

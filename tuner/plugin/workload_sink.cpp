@@ -121,7 +121,7 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
   return s;
 }
 
-WorkloadSink::WorkloadSink(WorkloadSettings settings)
+WorkloadSink::WorkloadSink(WorkloadSettings settings, WorkloadFile::TagSource tags)
     : interval_s_(settings.interval_s),
       timing_every_(settings.timing_every),
       follow_gap_ns_(settings.follow_gap_ms * 1000000ull),
@@ -129,13 +129,17 @@ WorkloadSink::WorkloadSink(WorkloadSettings settings)
       followed_mask_(0),
       next_write_ns_(0),
       settings_(std::move(settings)),
+      owner_pid_(::getpid()),
+      file_(settings_.directory, host_for_file_name(), owner_pid_, tags),
       mode_(settings_.mode) {
   apply_masks();
-  const std::string host = host_for_file_name();
-  const std::string pid = std::to_string(::getpid());
-  path_ = settings_.directory + "/workload." + host + "." + pid + ".json";
-  source_ = "nccl-profiler:" + host + ":" + pid;
+  source_ = "nccl-profiler:" + host_for_file_name() + ":" + std::to_string(owner_pid_);
   if (settings_.interval_s > 0) next_write_ns_ = host_now_ns() + interval_ns(settings_.interval_s);
+}
+
+std::string WorkloadSink::path() {
+  std::lock_guard lock(write_mutex_);
+  return file_.path();
 }
 
 int WorkloadSink::activation_mask() const noexcept {
@@ -201,14 +205,32 @@ CCTUNE_HOT void WorkloadSink::sample_next_call(FollowSampler& sampler) noexcept 
     __atomic_store_n(nccl, activation_mask(), __ATOMIC_RELAXED);
 }
 
-void WorkloadSink::remove(CommRecorder* recorder) {
+WorkloadSink::Removed WorkloadSink::remove(CommRecorder* recorder) {
   std::lock_guard lock(mutex_);
+  Removed out;
   for (auto it = live_.begin(); it != live_.end(); ++it) {
     if (*it != recorder) continue;
-    finished_.push_back(recorder->snapshot());
+    const std::uint64_t dropped_before = finished_.dropped_communicators();
+    finished_.add(recorder->snapshot());
+    out.first_dropped = dropped_before == 0 && finished_.dropped_communicators() > 0;
     live_.erase(it);
-    return;
+    out.none_live = live_.empty();
+    return out;
   }
+  return out;
+}
+
+std::string WorkloadSink::dropped_warning() {
+  return "cctune profiler: this process destroyed more communicators than the " + std::to_string(FinishedComms::default_max_records) +
+         " the workload file keeps; those with the fewest calls are not recorded"
+         " (docs/WORKLOAD.md, \"Processes and communicators over a job's life\")";
+}
+
+void WorkloadSink::forget_in_child() noexcept {
+  silenced_ = true;  // no lock: only the forking thread lives on in the child
+  every_mask_ = 0;
+  followed_mask_ = 0;
+  if (int* nccl = nccl_mask_.load(std::memory_order_relaxed)) __atomic_store_n(nccl, 0, __ATOMIC_RELAXED);
 }
 
 void WorkloadSink::apply_control_file() {
@@ -270,28 +292,30 @@ void WorkloadSink::report(const workload::Communicator& comm) {
                   "the profile's sweep measured at %llu bytes (%s)",
                   comm.id.c_str(), f.rank, to_string(f.collective).c_str(), static_cast<unsigned long long>(f.bytes),
                   f.live_busbw_GBps, 100.0 * f.shortfall, f.profile_busbw_GBps,
-                  static_cast<unsigned long long>(f.profile_bytes), path_.c_str());
+                  static_cast<unsigned long long>(f.profile_bytes), file_.path().c_str());
     log_(nccl_abi::kLogWarn, nccl_abi::kSubsysInit, __FILE__, __LINE__, "%s", text::log_text(line, 1024).c_str());
   }
 }
 
 void WorkloadSink::write() {
+  if (::getpid() != owner_pid_) return;  // the parent's file is not this process's to replace
+  std::lock_guard write_lock(write_mutex_);
   workload::Workload w;
   w.format = "nccl-profiler";
   w.sources = {source_};
   {
     std::lock_guard lock(mutex_);
-    w.communicators = finished_;
-    for (CommRecorder* r : live_) w.communicators.push_back(r->snapshot());
+    std::vector<workload::Communicator> live;
+    live.reserve(live_.size());
+    for (CommRecorder* r : live_) live.push_back(r->snapshot());
+    w.communicators = finished_.with(live);  // sorted by id
     if (profile_)
       for (workload::Communicator& c : w.communicators) {
         c.watch = watch_communicator(c, *profile_);
         report(c);
       }
   }
-  std::stable_sort(w.communicators.begin(), w.communicators.end(),
-                   [](const auto& a, const auto& b) { return a.id < b.id; });
-  write_file_atomically(path_, text::dump_json(workload::to_json(w), 1) + "\n");
+  file_.write(text::dump_json(workload::to_json(w), 1) + "\n");
 }
 
 }  // namespace cctune::tuner

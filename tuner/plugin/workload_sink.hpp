@@ -1,8 +1,11 @@
 #pragma once
-// Where the profiler half's records go: one file per process,
-// $CCTUNE_WORKLOAD/workload.<host>.<pid>.json (cctune.workload/1, format "nccl-profiler"),
-// replaced atomically every CCTUNE_WORKLOAD_INTERVAL seconds, when a communicator is
-// finalized and at exit. The settings are read once per process (WorkloadSettings).
+// Where the profiler half's records go: one file per process (WorkloadFile,
+// $CCTUNE_WORKLOAD/workload.<host>.<pid>.<tag>.json, cctune.workload/1, format "nccl-profiler"),
+// replaced atomically every CCTUNE_WORKLOAD_INTERVAL seconds, when the last live communicator
+// is finalized and at exit; a destroy while others live only keeps its records (FinishedComms),
+// so a job that splits and destroys communicators often pays no write per destroy. Only the
+// process that made the sink writes: a forked child's copy stays quiet (forget_in_child). The
+// settings are read once per process (WorkloadSettings).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -14,8 +17,10 @@
 #include <vector>
 
 #include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/finished_comms.hpp"
 #include "tuner/plugin/follow_sampler.hpp"
 #include "tuner/plugin/nccl_tuner_abi.hpp"
+#include "tuner/plugin/workload_file.hpp"
 #include "tuner/profile/profile.hpp"
 
 namespace cctune::tuner {
@@ -42,7 +47,7 @@ struct WorkloadSettings {
   std::string directory;  // empty: the profiler half records nothing
   std::string problem;    // why not, when CCTUNE_WORKLOAD is set but unusable (one line)
   std::string note;       // a setting that was ignored (bad interval or mode), with what is used instead
-  std::uint64_t interval_s = 60;  // 0: only at finalize and exit
+  std::uint64_t interval_s = 60;  // 0: only when the last live communicator is destroyed and at exit
   EventMode mode = EventMode::Timing;
   std::uint64_t timing_every = 100;  // one call in this many is followed, on average (1: every call)
   std::uint64_t follow_gap_ms = 10;  // at most one followed call per this many ms on a thread (0: no bound)
@@ -55,9 +60,11 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
 
 class WorkloadSink {
  public:
-  explicit WorkloadSink(WorkloadSettings settings);
+  // `tags`: where the file name's tag comes from (WorkloadFile; tests give their own).
+  explicit WorkloadSink(WorkloadSettings settings, WorkloadFile::TagSource tags = &random_file_tag);
   const WorkloadSettings& settings() const noexcept { return settings_; }
-  const std::string& path() const noexcept { return path_; }
+  // The file, as planned before the first write (WorkloadFile::path()).
+  std::string path();
   // Whether NCCL delivers v5's API events (set by the first communicator's init: NCCL loaded
   // the v5 or the v4 interface). Until then, v5 is assumed.
   void use_api_events(bool yes);
@@ -82,10 +89,20 @@ class WorkloadSink {
   // sample_next_call() flips it, it says whether this group's calls are followed.
   bool following_now() const noexcept;
   // Keeps what it recorded for the file, then forgets it (the caller deletes it).
-  void remove(CommRecorder* recorder);
+  struct Removed {
+    bool none_live = false;      // it was the last live communicator: time to write
+    bool first_dropped = false;  // the finished store was full: the first communicator not kept
+  };
+  Removed remove(CommRecorder* recorder);
+  static std::string dropped_warning();  // for NCCL's log, once, at first_dropped
   // Cheap unless an interval has passed: then re-reads the control file and writes.
   void tick();
-  void write();  // throws EnvironmentError when the file cannot be written
+  // Throws EnvironmentError when the file cannot be written. A no-op in any process but the
+  // one that made the sink (a child forked without the plugin's fork handler, as clone() does).
+  void write();
+  // In a forked child, which holds a copy of the parent's sink (perhaps with a lock another
+  // parent thread held at the fork): asks NCCL for no more events, takes no lock.
+  void forget_in_child() noexcept;
   // Judge each write's shapes against `profile` (production_watch.hpp); findings go into the
   // file and, once per (communicator, collective, size), into NCCL's log through `log`.
   void watch_with(const Profile* profile, nccl_abi::Logger log);
@@ -109,15 +126,17 @@ class WorkloadSink {
   std::atomic<bool> follow_next_{false};
 
   WorkloadSettings settings_;
-  std::string path_;
+  const long owner_pid_;
   std::string source_;
+  std::mutex write_mutex_;  // one write at a time, each from its own snapshot; taken before mutex_
+  WorkloadFile file_;       // with write_mutex_ held
   EventMode mode_;        // with mutex_ held
   bool silenced_ = false;  // with mutex_ held
   std::atomic<bool> api_events_{true};
   std::atomic<bool> api_events_known_{false};
   std::mutex mutex_;  // taken before any recorder's
   std::vector<CommRecorder*> live_;
-  std::vector<workload::Communicator> finished_;
+  FinishedComms finished_;
   const Profile* profile_ = nullptr;
   nccl_abi::Logger log_ = nullptr;
   std::set<std::tuple<std::string, Collective, std::uint64_t>> warned_;

@@ -1,7 +1,7 @@
 """Checks one capture's profiler-half files against its NCCL log and the job's own counts:
   check_profiler_workload.py CCTUNE SCHEMA CAPTURE_DIR
 CAPTURE_DIR is one workload's folder from capture_workloads.sh run with CCTUNE_PROFILER_SO set:
-nccl.rank<R>.log, counts.rank<R>.json and profiler/workload.<host>.<pid>.json (one per process).
+nccl.rank<R>.log, counts.rank<R>.json and profiler/workload.<host>.<pid>.<tag>.json (one per process).
 PASS when
   - every profiler file satisfies the schema and `cctune workload merge` combines them;
   - per (collective, dtype, count, bytes) the profiler counted exactly the calls the COLL-log

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -28,12 +29,16 @@ void quiet_logger(int level, unsigned long, const char*, int, const char* fmt, .
   if (level <= cctune::nccl_abi::kLogWarn) std::fprintf(stderr, "plugin warned (%s)\n", fmt);
 }
 
+// workload.<host>.<pid>.<tag>.json: the tag is the plugin's random draw, so the file is found.
 std::string own_file() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   std::string h;
   for (const char* c = host; *c; ++c) h.push_back(std::isalnum(static_cast<unsigned char>(*c)) || *c == '-' || *c == '.' || *c == '_' ? *c : '_');
-  return std::string(std::getenv("CCTUNE_WORKLOAD")) + "/workload." + h + "." + std::to_string(getpid()) + ".json";
+  const std::string prefix = "workload." + h + "." + std::to_string(getpid()) + ".";
+  for (const auto& e : std::filesystem::directory_iterator(std::getenv("CCTUNE_WORKLOAD")))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) return e.path().string();
+  return "";
 }
 
 int threads() {

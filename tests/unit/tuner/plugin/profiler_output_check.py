@@ -1,7 +1,7 @@
 """The profiler half's files as the rest of cctune reads them:
   profiler_output_check.py DRIVER CCTUNE SOURCE_DIR SCRATCH
 Two driver processes (ranks 0 and 1 of one communicator) each write
-workload.<host>.<pid>.json; both satisfy configs/schema/workload.schema.json and
+workload.<host>.<pid>.<tag>.json; both satisfy configs/schema/workload.schema.json and
 `cctune workload merge` combines them (collective and group counts agree, sends and receives add up)."""
 import glob
 import json

@@ -11,62 +11,14 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
-#include "plugin_scenario.hpp"
-#include "profiler_driver.hpp"
-#include "workload/workload_json.hpp"
+#include "profiler_so_support.hpp"
 
 namespace cctune::tuner {
 namespace {
 
 using namespace scenario;
+using namespace so_support;
 namespace fs = std::filesystem;
-
-const nccl_abi::ProfilerV5& profiler_v5() {
-  static const auto* p = static_cast<const nccl_abi::ProfilerV5*>(dlsym(open_plugin(), "ncclProfiler_v5"));
-  if (!p) std::_Exit(3);
-  return *p;
-}
-
-testing::ProfilerDriver driver() { return testing::ProfilerDriver{&profiler_v5()}; }
-
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = std::string(CCTUNE_BINARY_DIR) + "/tests/profiler_so_test/" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string own_file(const std::string& dir) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  std::string h;
-  for (const char* c = host; *c; ++c) h.push_back(std::isalnum(static_cast<unsigned char>(*c)) || *c == '-' || *c == '.' || *c == '_' ? *c : '_');
-  return dir + "/workload." + h + "." + std::to_string(getpid()) + ".json";
-}
-
-workload::Workload read_workload(const std::string& path) {
-  std::ifstream in(path);
-  SCENARIO_CHECK(in.good());
-  return workload::workload_from_json(nlohmann::json::parse(in));
-}
-
-std::size_t rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6));
-  return 0;
-}
-
-constexpr int api_events = testing::ProfilerDriver::api_events;
-constexpr int task_events = nccl_abi::kProfileColl | nccl_abi::kProfileP2p;
-
-void use_workload(const std::string& dir, const char* interval = "0", const char* events = nullptr) {
-  setenv("CCTUNE_WORKLOAD", dir.c_str(), 1);
-  setenv("CCTUNE_WORKLOAD_INTERVAL", interval, 1);
-  if (events) setenv("CCTUNE_WORKLOAD_EVENTS", events, 1);
-  else unsetenv("CCTUNE_WORKLOAD_EVENTS");
-}
 
 TEST(ProfilerSo, ExportsBothVersionsNextToTheTuner) {
   void* handle = dlopen(CCTUNE_TUNER_PLUGIN_SO, RTLD_NOW | RTLD_LOCAL);

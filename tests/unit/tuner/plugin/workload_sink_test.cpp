@@ -1,0 +1,192 @@
+// The profiler half's file and its finished communicators, without NCCL: WorkloadSink,
+// WorkloadFile and FinishedComms linked from their sources (the reliability review of
+// 2026-11-27, N2 and N13).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "tuner/plugin/comm_recorder.hpp"
+#include "tuner/plugin/finished_comms.hpp"
+#include "tuner/plugin/workload_file.hpp"
+#include "tuner/plugin/workload_sink.hpp"
+#include "workload/workload_json.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = std::string(CCTUNE_BINARY_DIR) + "/tests/workload_sink_test/" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+workload::Workload read_workload(const std::string& path) { return workload::workload_from_json(nlohmann::json::parse(read_file(path))); }
+
+void count(CommRecorder& r, std::size_t n_calls, std::uint64_t count) {
+  ShapeKey key{workload::CallKind::Collective, Collective::AllReduce, DType::Float32, -1, count};
+  ShapeStats* stats = nullptr;
+  for (std::size_t i = 0; i < n_calls; ++i) {
+    if (i == 0) r.count_call(key, stats);
+    else stats->count_one();
+  }
+}
+
+// Two processes with the same host name and pid (containers with host networking, each job
+// pid 1 in its own PID namespace) are two sinks of one host and pid here: each must keep a
+// file of its own. They shared workload.<host>.<pid>.json, and the last write won.
+TEST(WorkloadSink, SameHostAndPidGiveTwoFiles) {
+  const std::string dir = fresh_dir("same-pid");
+  WorkloadSettings s = read_workload_settings(dir.c_str(), "0", nullptr);
+  ASSERT_TRUE(s.problem.empty()) << s.problem;
+  int mask_a = 0, mask_b = 0;
+  WorkloadSink a(s), b(s);
+  auto* ra = new CommRecorder(0xaaa, 2, 1, 0, &mask_a);
+  auto* rb = new CommRecorder(0xbbb, 2, 1, 0, &mask_b);
+  a.add(ra);
+  b.add(rb);
+  count(*ra, 1000, 256);
+  count(*rb, 3000, 256);
+  a.write();
+  b.write();
+  a.write();  // later writes replace each process's own file only
+  const std::vector<std::string> files = files_in(dir);
+  ASSERT_EQ(files.size(), 2u);
+  std::vector<std::string> ids;
+  for (const std::string& f : files) {
+    const workload::Workload w = read_workload(f);
+    ASSERT_EQ(w.communicators.size(), 1u);
+    EXPECT_EQ(w.sources, std::vector<std::string>{"nccl-profiler:" + w.sources.at(0).substr(14)});  // nccl-profiler:<host>:<pid>
+    EXPECT_NE(w.sources.at(0).find(":" + std::to_string(getpid())), std::string::npos);
+    ids.push_back(w.communicators[0].id);
+    EXPECT_EQ(w.communicators[0].calls.at(0).calls, w.communicators[0].id == "0xaaa" ? 1000u : 3000u);
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"0xaaa", "0xbbb"}));
+  a.remove(ra);
+  b.remove(rb);
+  delete ra;
+  delete rb;
+}
+
+std::string tag_a() { return "aaaaaaaaaaaa"; }
+int tags_drawn = 0;
+std::string tag_a_then_b() { return tags_drawn++ == 0 ? "aaaaaaaaaaaa" : "bbbbbbbbbbbb"; }
+
+// The first write creates the file exclusively: a name another process holds (the same tag
+// drawn, or a file planted there) is never replaced; another tag is drawn.
+TEST(WorkloadFile, ANameAnotherProcessHoldsIsNeverReplaced) {
+  const std::string dir = fresh_dir("taken");
+  const std::string taken = dir + "/workload.h.1.aaaaaaaaaaaa.json";
+  std::ofstream(taken) << "another process's";
+  tags_drawn = 0;
+  WorkloadFile file(dir, "h", 1, &tag_a_then_b);
+  EXPECT_EQ(file.path(), taken);
+  file.write("mine 1");
+  file.write("mine 2");
+  EXPECT_EQ(file.path(), dir + "/workload.h.1.bbbbbbbbbbbb.json");
+  EXPECT_EQ(read_file(taken), "another process's");
+  EXPECT_EQ(read_file(file.path()), "mine 2");
+  // Every draw taken: an error naming the folder, nothing replaced.
+  WorkloadFile stuck(dir, "h", 1, &tag_a);
+  EXPECT_THROW(stuck.write("x"), EnvironmentError);
+  EXPECT_EQ(read_file(taken), "another process's");
+}
+
+TEST(WorkloadFile, TagsAreTwelveHexDigitsAndDiffer) {
+  const std::string a = random_file_tag(), b = random_file_tag();
+  EXPECT_EQ(a.size(), 12u);
+  EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_NE(a, b);
+}
+
+workload::Communicator lifetime(const std::string& id, int rank, std::uint64_t calls, std::uint64_t first_count, std::size_t shapes) {
+  workload::Communicator c;
+  c.id = id;
+  c.nranks = 4;
+  c.nnodes = 1;
+  c.ranks = {rank};
+  for (std::size_t i = 0; i < shapes; ++i) {
+    workload::CallStats s;
+    s.shape.count = first_count + i;
+    s.shape.bytes = 4 * (first_count + i);
+    s.calls = calls;
+    s.applied = {{Algorithm::Ring, Protocol::LL, 2, 1}};
+    s.durations.add(10.0);
+    c.calls.push_back(s);
+  }
+  c.groups = {{{c.calls.at(0).shape, c.calls.at(0).shape}, 1}};
+  return c;
+}
+
+// Lifetimes of one communicator on one rank add up into one record; another rank's or
+// another shape of communicator (nranks) stays apart.
+TEST(FinishedComms, LifetimesOfOneCommunicatorAreOneRecord) {
+  FinishedComms f;
+  EXPECT_TRUE(f.add(lifetime("0x1", 0, 10, 100, 3)));
+  EXPECT_TRUE(f.add(lifetime("0x1", 0, 5, 101, 3)));  // shapes 101, 102 shared; 103 new
+  EXPECT_TRUE(f.add(lifetime("0x1", 1, 7, 100, 1)));
+  workload::Communicator other_shape = lifetime("0x1", 0, 1, 100, 1);
+  other_shape.nranks = 8;
+  EXPECT_TRUE(f.add(other_shape));
+  EXPECT_EQ(f.records(), 3u);
+  const std::vector<workload::Communicator> all = f.with({lifetime("0x1", 0, 1, 100, 1)});  // a live one coalesces too
+  ASSERT_EQ(all.size(), 3u);
+  const workload::Communicator& r0 = all[0].nranks == 4 && all[0].ranks == std::vector<int>{0} ? all[0] : all[1];
+  ASSERT_EQ(r0.calls.size(), 4u);
+  EXPECT_EQ(r0.calls[0].calls, 11u);  // 100: 10 + the live 1
+  EXPECT_EQ(r0.calls[1].calls, 15u);  // 101
+  EXPECT_EQ(r0.calls[3].calls, 5u);   // 103
+  EXPECT_EQ(r0.calls[1].applied.at(0).calls, 2u);
+  EXPECT_EQ(r0.calls[1].durations.samples, 2u);
+  EXPECT_EQ(r0.groups.size(), 2u);  // (100,100) three times, (101,101) once
+}
+
+// Past the entries' bound new shapes are counted, not kept; past the records' bound the
+// record with the fewest calls goes (or the newcomer, when it has fewer), counted.
+TEST(FinishedComms, StaysWithinItsBounds) {
+  FinishedComms f(/*max_entries=*/10, /*max_records=*/3);
+  EXPECT_TRUE(f.add(lifetime("0xa", 0, 2, 1, 4)));  // 8 calls; 4 shapes + a group of 2: 6 entries
+  EXPECT_TRUE(f.add(lifetime("0xb", 0, 3, 1, 4)));  // room for 4 shapes; its group finds none
+  EXPECT_EQ(f.entries(), 10u);
+  EXPECT_TRUE(f.add(lifetime("0xc", 0, 5, 1, 2)));  // no room: its identity and counts only
+  EXPECT_FALSE(f.add(lifetime("0xd", 0, 1, 1, 1)));  // 1 call: fewer than any record's
+  EXPECT_EQ(f.records(), 3u);
+  EXPECT_EQ(f.dropped_communicators(), 1u);
+  EXPECT_EQ(f.dropped_calls(), 1u);
+  std::vector<workload::Communicator> all = f.with({});
+  EXPECT_EQ(all[1].calls.size(), 4u);
+  EXPECT_EQ(all[1].groups_not_recorded, 1u);
+  EXPECT_TRUE(all[2].calls.empty());
+  EXPECT_EQ(all[2].calls_not_recorded, 10u);
+  EXPECT_EQ(all[2].groups_not_recorded, 1u);
+  EXPECT_FALSE(f.add(lifetime("0xe", 0, 100, 1, 1)));  // 100 calls: 0xa (8) makes room
+  EXPECT_EQ(f.records(), 3u);
+  EXPECT_EQ(f.dropped_communicators(), 2u);
+  EXPECT_EQ(f.dropped_calls(), 9u);
+  EXPECT_EQ(f.entries(), 10u - 6u + 3u);
+  all = f.with({});
+  EXPECT_EQ(all[0].id, "0xb");
+  EXPECT_EQ(all[2].id, "0xe");
+  EXPECT_EQ(all[2].calls.at(0).calls, 100u);
+}
+
+}  // namespace
+}  // namespace cctune::tuner
