@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -30,6 +31,16 @@ std::optional<std::uint64_t> uint_field(const json& obj, const char* key, std::u
   else return std::nullopt;
   if (v > max) return std::nullopt;
   return v;
+}
+
+// coll_exec_time_us: an integer in older Inspectors, a float (fractions of a microsecond) in
+// 2.30; finite, >= 0 and under kMaxExecUs, else the record keeps no duration.
+std::optional<double> exec_time_us(const json& perf) {
+  const auto it = perf.find("coll_exec_time_us");
+  if (it == perf.end() || !it->is_number()) return std::nullopt;
+  const double us = it->get<double>();
+  if (!std::isfinite(us) || us < 0 || us > static_cast<double>(kMaxExecUs)) return std::nullopt;
+  return us;
 }
 
 // Inspector writes NCCL's commHash as hex; it lands in workload.json and on the terminal.
@@ -85,6 +96,9 @@ bool InspectorReader::line(std::string_view text) {
   const auto bytes = uint_field(perf, "coll_msg_size_bytes", kMaxMsgBytes);
   // Inspector follows NCCL's collective events only; a point-to-point name here is not its.
   if (!func || func->kind != CallKind::Collective || !sn || !bytes || *bytes == 0) return false;
+  // Per-rank bytes times ranks for the collectives that split their buffer: past max_call_bytes
+  // it is no real call.
+  if (!nbytes_of(func->kind, func->collective, DType::Uint8, *bytes, static_cast<int>(*nranks))) return false;
 
   PerRank& pr = ranks_[{header["id"].get<std::string>(), static_cast<int>(*rank)}];
   if (pr.records == 0) {
@@ -101,10 +115,10 @@ bool InspectorReader::line(std::string_view text) {
                      "capture fewer steps, or split the capture by communicator");
   CallStats& s = it->second;
   ++s.calls;
-  if (const auto us = uint_field(perf, "coll_exec_time_us", kMaxExecUs)) {
+  if (const auto us = exec_time_us(perf)) {
     const std::string clock = clock_of(perf);
     Durations one;
-    one.add(static_cast<double>(*us));
+    one.add(*us);
     one.clock = clock;
     s.durations.merge(one);
   }

@@ -241,3 +241,27 @@ INSTANTIATE_TEST_SUITE_P(Jobs, InspectorCapture, ::testing::Values("ddp", "fsdp"
 
 }  // namespace
 }  // namespace cctune::workload
+
+namespace cctune::workload {
+namespace {
+
+// Inspector 2.30 writes coll_exec_time_us as a float; 8646a77 dropped it silently.
+TEST(InspectorFormat, AFloatExecTimeIsRead) {
+  std::string line = record(kComm, 0, 2, "AllReduce", 0, 4096, 12);
+  line.replace(line.find(R"("coll_exec_time_us":12)"), 22, R"("coll_exec_time_us":12.625)");
+  const Imported r = import_lines({line + "\n"});
+  ASSERT_EQ(r.w.communicators.size(), 1u);
+  EXPECT_EQ(r.w.communicators[0].calls[0].durations.samples, 1u);
+  EXPECT_DOUBLE_EQ(r.w.communicators[0].calls[0].durations.sum_us, 12.625);
+}
+
+// A size that times its ranks passes max_call_bytes is skipped, not recorded as a wrapped size.
+TEST(InspectorFormat, ASizePastTheBoundIsSkipped) {
+  const Imported r = import_lines({record(kComm, 0, 1 << 20, "AllGather", 0, std::uint64_t{1} << 30) + "\n" +
+                                   record(kComm, 0, 1 << 20, "AllReduce", 0, 64) + "\n"});
+  EXPECT_EQ(r.stats.skipped, 1);
+  EXPECT_EQ(r.stats.records, 1);
+}
+
+}  // namespace
+}  // namespace cctune::workload
