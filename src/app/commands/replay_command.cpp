@@ -19,10 +19,10 @@
 #include "app/sweep_options.hpp"
 #include "app/verify/ab_groups.hpp"
 #include "app/version_check.hpp"
+#include "app/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "core/json_depth.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
 #include "tuner/export/outputs.hpp"
@@ -34,16 +34,6 @@ namespace cctune::app {
 namespace {
 
 namespace wl = cctune::workload;
-
-constexpr std::size_t kMaxWorkloadBytes = std::size_t{256} << 20;
-
-wl::Workload load_workload(const std::string& path) {
-  const std::string text = read_file(path, kMaxWorkloadBytes);
-  if (json_nests_deeper_than(text)) throw UsageError(path + " nests deeper than " + std::to_string(max_json_depth) + " levels", "pass a workload.json");
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw UsageError(path + " is not valid JSON", "pass a workload.json written by cctune workload import or merge");
-  return wl::workload_from_json(j);
-}
 
 void print_step(const wl::ReplayStep& step) {
   // Communicator ids come from the capture: each printed line is escaped for the terminal.
@@ -105,7 +95,7 @@ class ReplayCommand : public Command {
     tuner::Profile profile;
     std::string profile_abs, plugin;
     agree_on_errors(comm, [&] {
-      w = load_workload(workload_);
+      w = load_workload(workload_).workload;
       if (profile_.empty()) return;
       auto loaded = tuner::load_profile(profile_);
       if (!loaded.profile) throw UsageError(loaded.error, "pass a profile.json written by cctune tune");
@@ -170,7 +160,7 @@ class ReplayCommand : public Command {
 
  private:
   int dry_run() const {
-    const wl::Workload w = load_workload(workload_);
+    const wl::Workload w = load_workload(workload_).workload;
     const int nranks = ranks_ > 0 ? ranks_ : largest_communicator(w);
     print_step(wl::plan_replay(w, nranks));
     if (!profile_.empty())
