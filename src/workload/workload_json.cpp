@@ -57,6 +57,8 @@ json call_json(const CallStats& c, std::optional<double> steps) {
   throw UsageError("workload: " + where + " " + what, "pass a workload.json written by cctune workload import or merge");
 }
 
+// Callers check with it and then take j[key]: GCC 13 reads a reference bound to its result as
+// dangling (-Wdangling-reference).
 const json& need(const json& j, const char* key, const std::string& where) {
   if (!j.is_object() || !j.contains(key)) bad(where + "." + key, "is missing");
   return j[key];
@@ -66,7 +68,8 @@ const json& need(const json& j, const char* key, const std::string& where) {
 // narrowed (nlohmann's get<int>() of 4294967298 gives 2).
 template <typename T>
 T whole_in(const json& j, const char* key, const std::string& where, T min_value, T max_value) {
-  const json& v = need(j, key, where);
+  need(j, key, where);
+  const json& v = j[key];
   bool ok = false;
   if (v.is_number_unsigned()) ok = v.get<std::uint64_t>() <= static_cast<std::uint64_t>(max_value) && (min_value <= 0 || v.get<std::uint64_t>() >= static_cast<std::uint64_t>(min_value));
   else if (v.is_number_integer()) ok = v.get<std::int64_t>() >= static_cast<std::int64_t>(min_value) && (v.get<std::int64_t>() < 0 || static_cast<std::uint64_t>(v.get<std::int64_t>()) <= static_cast<std::uint64_t>(max_value));
@@ -82,13 +85,15 @@ constexpr int kMaxChannels = 1024;
 
 // A duration field: finite and not negative (nlohmann writes infinity as null).
 double duration_in(const json& j, const char* key, const std::string& where) {
-  const json& v = need(j, key, where);
+  need(j, key, where);
+  const json& v = j[key];
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) bad(where + "." + key, "must be a finite number >= 0");
   return v.get<double>();
 }
 
 std::string text(const json& j, const char* key, const std::string& where) {
-  const json& v = need(j, key, where);
+  need(j, key, where);
+  const json& v = j[key];
   if (!v.is_string()) bad(where + "." + key, "must be a string");
   return v.get<std::string>();
 }
@@ -164,7 +169,8 @@ std::vector<CallGroup> groups_from(const json& j, const std::string& where, int 
     const std::string w = where + "[" + std::to_string(i) + "]";
     CallGroup g;
     g.calls = whole_in<std::uint64_t>(j[i], "calls", w, 0, kMaxCalls);
-    const json& members = need(j[i], "members", w);
+    need(j[i], "members", w);
+    const json& members = j[i]["members"];
     if (!members.is_array() || members.size() < 2 || members.size() > max_group_members)
       bad(w + ".members", "must be a list of 2 to " + std::to_string(max_group_members) + " call shapes");
     if ((shapes += members.size()) > max_workload_shapes) bad(w, "passes " + std::to_string(max_workload_shapes) + " call shapes and group members");
@@ -225,7 +231,8 @@ Communicator communicator_from(const json& j, const std::string& where, std::siz
   if (!valid_communicator_id(c.id)) bad(where + ".id", "is not a communicator id (0x and hex digits, pg and a number, or pg and 40 hex digits)");
   c.nranks = whole_in<int>(j, "nranks", where, 1, max_workload_ranks);
   if (j.contains("nnodes") && !j["nnodes"].is_null()) c.nnodes = whole_in<int>(j, "nnodes", where, 1, c.nranks);
-  const json& ranks = need(j, "ranks", where);
+  need(j, "ranks", where);
+  const json& ranks = j["ranks"];
   if (!ranks.is_array()) bad(where + ".ranks", "must be a list");
   for (const json& r : ranks) {
     if (!r.is_number_integer() || r.get<long long>() < -1 || r.get<long long>() >= c.nranks) bad(where + ".ranks", "holds a rank outside the communicator");
@@ -233,7 +240,8 @@ Communicator communicator_from(const json& j, const std::string& where, std::siz
   }
   if (j.contains("calls_not_recorded")) c.calls_not_recorded = whole_in<std::uint64_t>(j, "calls_not_recorded", where, 0, kMaxCalls);
   if (j.contains("watch")) c.watch = watch_from(j["watch"], where + ".watch", c.nranks);
-  const json& calls = need(j, "calls", where);
+  need(j, "calls", where);
+  const json& calls = j["calls"];
   if (!calls.is_array()) bad(where + ".calls", "must be a list");
   if ((shapes += calls.size()) > max_workload_shapes)
     bad(where + ".calls", "passes " + std::to_string(max_workload_shapes) + " call shapes in the file (memory stays bounded by it)");
@@ -282,7 +290,8 @@ Workload workload_from_json(const json& j) {
     bad("schema", std::string("must be \"") + workload_schema + "\"");
   Workload w;
   w.format = text(j, "format", "");
-  const json& sources = need(j, "sources", "");
+  need(j, "sources", "");
+  const json& sources = j["sources"];
   if (!sources.is_array() || !std::all_of(sources.begin(), sources.end(), [](const json& s) { return s.is_string(); }))
     bad("sources", "must be a list of strings");
   w.sources = sources.get<std::vector<std::string>>();
@@ -291,7 +300,8 @@ Workload workload_from_json(const json& j) {
       bad("steps", "must be a positive number or null");
     w.steps = j["steps"].get<double>();
   }
-  const json& comms = need(j, "communicators", "");
+  need(j, "communicators", "");
+  const json& comms = j["communicators"];
   if (!comms.is_array()) bad("communicators", "must be a list");
   std::size_t shapes = 0;
   std::set<std::string> ids;
