@@ -41,24 +41,14 @@ int dump_rank(const std::string& path, int rank_flag) {
   return std::stoi(stem.substr(begin, end - begin));
 }
 
-// A cctune.workload/1 document (a profiler file, or an earlier import): its schema is its
-// first key as cctune writes it.
-bool looks_like_workload(std::string_view head) {
-  const auto first = head.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos || head[first] != '{') return false;
-  const std::string_view start = head.substr(first, 256);
-  return start.find("\"schema\"") != std::string_view::npos && start.find(wl::workload_schema) != std::string_view::npos;
-}
-
 std::string detect_format(const std::string& path) {
   // read_file_head refuses a FIFO or device by fstat before it could block.
   const std::string head = read_file_head(path, 64 * 1024);
   if (looks_like_pickle(head)) return "flight-recorder";
-  if (looks_like_workload(head)) return "workload";
   // Inspector's records are JSON objects one per line, so its test comes before the dump's '{'.
   if (wl::looks_like_inspector(head)) return "inspector";
   const auto first = head.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && head[first] == '{') return "flight-recorder";
+  if (first != std::string::npos && head[first] == '{') return "json";  // a dump or a workload file: import_json_doc tells
   if (wl::looks_like_nccl_log(head)) return "nccl-log";
   throw UsageError(path + " is neither NCCL's log, a PyTorch flight-recorder dump (JSON or pickle), NCCL Inspector's JSON nor a "
                           "cctune.workload/1 file",
@@ -91,8 +81,15 @@ void import_log(const std::string& path, wl::WorkloadBuilder& builder) {
     std::cerr << "# " << text::terminal_text(path) << ": " << stats.skipped_lines << " call-like lines could not be read and were skipped\n";
 }
 
-void import_dump(const std::string& path, int rank, wl::WorkloadBuilder& builder) {
-  const wl::FlightImportStats stats = wl::import_flight_recorder(read_workload_doc(path, WorkloadDoc::FlightRecorder), rank, builder, path);
+// True when the document is a cctune.workload/1 file (the profiler half's, or an earlier import).
+// Its keys are written sorted, so "schema" may come last: the whole text is looked at.
+bool is_workload_text(const std::string& text) {
+  return text.find(std::string("\"") + wl::workload_schema + "\"") != std::string::npos && text.find("\"communicators\"") != std::string::npos;
+}
+
+void import_dump(const std::string& path, const std::string& text, int rank, wl::WorkloadBuilder& builder) {
+  const wl::FlightImportStats stats =
+      wl::import_flight_recorder(parse_workload_doc(text, path, WorkloadDoc::FlightRecorder), rank, builder, path);
   if (stats.entries == 0) std::cerr << "# " << text::terminal_text(path) << ": the dump holds no entries (nothing was recorded)\n";
   else if (stats.skipped > 0)
     std::cerr << "# " << text::terminal_text(path) << ": " << stats.skipped << " of " << stats.entries
@@ -158,22 +155,35 @@ class WorkloadCommand : public Command {
       // Two names of one file (a glob that matches a link or the file twice) would be summed.
       if (!seen.insert(file_identity(path)).second)
         throw UsageError(path + " is a file already given (the same file, or another path to it)", "give each capture once");
-      if (format == "nccl-log") import_log(path, builder);
-      else if (format == "inspector") import_inspector(path, inspector);
-      else if (format == "workload") documents.push_back(wl::workload_from_json(read_workload_doc(path, WorkloadDoc::Workload)));
-      else import_dump(path, dump_rank(path, rank_), builder);
-      if (formats.find(format) == std::string::npos) formats += (formats.empty() ? "" : "+") + format;
+      const std::string named = import_one(path, format, builder, inspector, documents);
+      if (formats.find(named) == std::string::npos) formats += (formats.empty() ? "" : "+") + named;
     }
     inspector.add_to(builder);
     wl::Workload w = builder.finish(formats, files_);
     if (!documents.empty()) {
-      if (!w.communicators.empty()) documents.push_back(w);
+      const bool only_documents = w.communicators.empty();
+      if (!only_documents) documents.push_back(w);
       w = wl::merge(documents);
-      w.format = formats;
+      if (!only_documents) w.format = formats;  // else the documents' own ("nccl-profiler")
       w.sources = files_;
     }
     if (steps_ > 0) w.steps = steps_;
     return w;
+  }
+  // One capture into `builder`, `inspector` or `documents`; returns the format it was read as.
+  std::string import_one(const std::string& path, const std::string& format, wl::WorkloadBuilder& builder, wl::InspectorReader& inspector,
+                         std::vector<wl::Workload>& documents) const {
+    if (format == "nccl-log") import_log(path, builder);
+    if (format == "inspector") import_inspector(path, inspector);
+    if (format == "nccl-log" || format == "inspector") return format;
+    // A JSON document or a pickle, read once, bounded (read_file refuses special files).
+    const std::string text = read_file(path, max_workload_doc_bytes);
+    if (format == "workload" || (format == "json" && is_workload_text(text))) {
+      documents.push_back(wl::workload_from_json(parse_workload_doc(text, path, WorkloadDoc::Workload)));
+      return "workload";
+    }
+    import_dump(path, text, dump_rank(path, rank_), builder);
+    return "flight-recorder";
   }
   wl::Workload merge_files() const {
     std::vector<wl::Workload> parts;
