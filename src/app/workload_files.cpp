@@ -11,7 +11,7 @@
 #include "core/json_budget.hpp"
 #include "core/json_depth.hpp"
 #include "workload/pickle_decoder.hpp"
-#include "workload/workload.hpp"
+#include "workload/workload_json.hpp"
 
 namespace cctune::app {
 namespace {
@@ -82,6 +82,14 @@ nlohmann::json parse_workload_doc(const std::string& text, const std::string& so
   nlohmann::json j = nlohmann::json::parse(text, dump ? nlohmann::json::parser_callback_t(keep_what_the_importer_reads) : nullptr, false);
   if (j.is_discarded()) throw UsageError(source + " is not valid JSON", fix_for(kind));
   return j;
+}
+
+workload::Workload workload_of(const nlohmann::json& doc, const std::string& source) {
+  try {
+    return workload::workload_from_json(doc);
+  } catch (const UsageError& e) {
+    throw UsageError(source + ": " + e.what_only(), e.fix());
+  }
 }
 
 nlohmann::json read_workload_doc(const std::string& path, WorkloadDoc kind) {

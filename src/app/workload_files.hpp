@@ -10,6 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "workload/workload.hpp"
+
 namespace cctune::app {
 
 enum class WorkloadDoc { FlightRecorder, Workload };
@@ -29,6 +31,9 @@ std::pair<unsigned long long, unsigned long long> file_identity(const std::strin
 nlohmann::json parse_workload_doc(const std::string& text, const std::string& source, WorkloadDoc kind);
 // The file read bounded (read_file: regular files only) and parsed as parse_workload_doc.
 nlohmann::json read_workload_doc(const std::string& path, WorkloadDoc kind);
+
+// workload_from_json of `doc`, its errors naming `source` ("<source>: communicators[0].id ...").
+workload::Workload workload_of(const nlohmann::json& doc, const std::string& source);
 
 // True when `head` starts as a pickle does (protocol 2 or later).
 bool looks_like_pickle(std::string_view head);

@@ -27,7 +27,7 @@ constexpr std::size_t max_recorded_points = 100000;
 // budget, then the typed checks of workload_from_json.
 LoadedWorkload parse_workload(const std::string& path, const std::string& text) {
   const nlohmann::json j = parse_workload_doc(text, "--workload " + path, WorkloadDoc::Workload);
-  LoadedWorkload out{path, sha256_hex(text), workload::workload_from_json(j)};
+  LoadedWorkload out{path, sha256_hex(text), workload_of(j, "--workload " + path)};
   return out;
 }
 

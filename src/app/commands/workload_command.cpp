@@ -179,7 +179,7 @@ class WorkloadCommand : public Command {
     // A JSON document or a pickle, read once, bounded (read_file refuses special files).
     const std::string text = read_file(path, max_workload_doc_bytes);
     if (format == "workload" || (format == "json" && is_workload_text(text))) {
-      documents.push_back(wl::workload_from_json(parse_workload_doc(text, path, WorkloadDoc::Workload)));
+      documents.push_back(workload_of(parse_workload_doc(text, path, WorkloadDoc::Workload), path));
       return "workload";
     }
     import_dump(path, text, dump_rank(path, rank_), builder);
@@ -187,7 +187,7 @@ class WorkloadCommand : public Command {
   }
   wl::Workload merge_files() const {
     std::vector<wl::Workload> parts;
-    for (const std::string& path : files_) parts.push_back(wl::workload_from_json(read_workload_doc(path, WorkloadDoc::Workload)));
+    for (const std::string& path : files_) parts.push_back(workload_of(read_workload_doc(path, WorkloadDoc::Workload), path));
     return wl::merge(parts);
   }
   // Ids, sources and paths come from files: each printed line is escaped for the terminal.

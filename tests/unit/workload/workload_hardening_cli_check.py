@@ -12,7 +12,7 @@ import sys
 import time
 
 cctune, src, scratch = sys.argv[1:4]
-caps = os.path.join(src, "tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9")
+caps = os.path.join(os.path.abspath(src), "tests/fixtures/workload/captures-h100-torch2.11-nccl2.28.9")
 shutil.rmtree(scratch, ignore_errors=True)
 os.makedirs(scratch)
 failures = []
