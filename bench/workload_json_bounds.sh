@@ -57,7 +57,7 @@ measure() {  # measure NAME COMMAND...
   local name=$1; shift
   "$timer" -f "%e %M" -o "$t/$name.time" "$@" > "$t/$name.stdout" 2> "$t/$name.stderr"
   local rc=$?
-  read -r secs kb < "$t/$name.time"
+  read -r secs kb < <(tail -1 "$t/$name.time")  # GNU time puts "Command exited with ..." first
   printf '%-14s exit %-3s %7.2f s %8d MB RSS  %s\n' "$name" "$rc" "$secs" $((kb / 1024)) "$(head -c 160 "$t/$name.stderr" | head -1)"
 }
 
