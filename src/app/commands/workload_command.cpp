@@ -48,7 +48,7 @@ std::string detect_format(const std::string& path) {
   // Inspector's records are JSON objects one per line, so its test comes before the dump's '{'.
   if (wl::looks_like_inspector(head)) return "inspector";
   const auto first = head.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && head[first] == '{') return "json";  // a dump or a workload file: import_json_doc tells
+  if (first != std::string::npos && head[first] == '{') return "json";  // a dump or a workload file: import_one tells
   if (wl::looks_like_nccl_log(head)) return "nccl-log";
   throw UsageError(path + " is neither NCCL's log, a PyTorch flight-recorder dump (JSON or pickle), NCCL Inspector's JSON nor a "
                           "cctune.workload/1 file",
@@ -112,7 +112,8 @@ class WorkloadCommand : public Command {
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("workload", "a job's collectives from its captures (docs/WORKLOAD.md)");
     cmd_->require_subcommand(1);
-    import_ = cmd_->add_subcommand("import", "NCCL logs, PyTorch flight-recorder dumps or NCCL Inspector output -> workload.json");
+    import_ = cmd_->add_subcommand(
+        "import", "NCCL logs, PyTorch flight-recorder dumps (JSON or pickle), NCCL Inspector output or profiler files -> workload.json");
     import_->add_option("files", files_, "captures: one per process (NCCL_DEBUG_FILE) or per rank (flight recorder)")->required();
     import_->add_option("--format", format_, "auto | nccl-log | flight-recorder | inspector | workload")
         ->check(CLI::IsMember({"auto", "nccl-log", "flight-recorder", "inspector", "workload"}));
