@@ -45,7 +45,7 @@ bool valid_communicator_id(std::string_view id) {
   // reduced to these characters (nccl_log_import.cpp).
   if (id.starts_with("unmapped:"))
     return id.size() <= 300 && std::all_of(id.begin(), id.end(), [](char ch) {
-             return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch != '\0' && std::strchr(".-_:?/", ch));
+             return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch != '\0' && std::strchr(".-_:?/#", ch));
            });
   if (!id.starts_with("pg")) return false;
   const std::string_view rest = id.substr(2);
@@ -218,9 +218,12 @@ WorkloadBuilder::PerRank& WorkloadBuilder::per_rank(const std::string& comm_id, 
 
 namespace {
 
-// What workload_from_json refuses, refused where it is recorded: an importer never writes it.
+// The numbers workload_from_json refuses, refused where they are recorded: an importer never
+// writes them. Ids are the importers' own (each checks what it takes from a capture; builders
+// also hold intermediate ids, as the log importer's per-process communicators) and are checked
+// on read.
 void check_recordable(const std::string& comm_id, int nranks, int rank, const CallShape& shape) {
-  if (!valid_communicator_id(comm_id) || nranks < 1 || nranks > max_workload_ranks || rank < -1 || rank >= nranks)
+  if (nranks < 1 || nranks > max_workload_ranks || rank < -1 || rank >= nranks)
     throw UsageError("workload: communicator " + comm_id + " of " + std::to_string(nranks) + " ranks cannot hold rank " + std::to_string(rank),
                      "pass a capture of the job as its processes wrote it");
   if (!bytes_match(shape, nranks))

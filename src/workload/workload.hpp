@@ -146,7 +146,8 @@ struct Workload {
 
 // Collects the calls one capture holds, keyed by (communicator, rank); finish() merges the
 // ranks as merge() does. add_call and add_group refuse (UsageError) a shape whose bytes are not
-// nbytes_of its count, a rank or root outside the communicator: importers check first and skip.
+// nbytes_of its count, a rank or root outside the communicator, a communicator of more than
+// max_workload_ranks: importers check first and skip.
 class WorkloadBuilder {
  public:
   // The stats of `shape` on communicator `comm_id` as seen by `rank`, its call count already
@@ -184,7 +185,7 @@ Workload merge(const std::vector<Workload>& parts);
 // A communicator id as cctune's importers write them: NCCL's hash ("0x" and 1 to 32 hex
 // digits), a PyTorch process group ("pg" and its number), or a PyTorch group named by a hash
 // ("pg" and 40 hex digits: split_group, new_group(use_local_synchronization=True)), or the log
-// importer's "unmapped:<host>:<pid>/<pointer>" in letters, digits and ".-_:?/".
+// importer's "unmapped:<host>:<pid>/<pointer>[#<n>]" in letters, digits and ".-_:?/#".
 bool valid_communicator_id(std::string_view id);
 
 }  // namespace cctune::workload

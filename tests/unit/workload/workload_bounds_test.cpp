@@ -49,7 +49,6 @@ TEST(WorkloadBounds, BuilderRefusesWhatTheReaderRefuses) {
   CallShape rooted = make_shape({CallKind::Collective, Collective::Broadcast}, DType::Float32, std::nullopt, 7, 16, 4);
   EXPECT_THROW(b.add_call("0x1", 4, 0, 0, rooted), UsageError);
   EXPECT_THROW(b.add_call("0x1", 4, 0, 5, make_shape({}, DType::Float32, ReduceOp::Sum, 0, 16, 4)), UsageError);
-  EXPECT_THROW(b.add_call("0x1\x1b]0;x\a", 4, 0, 0, make_shape({}, DType::Float32, ReduceOp::Sum, 0, 16, 4)), UsageError);
 }
 
 // Each mutation of the valid file, and the field its refusal names.
@@ -86,7 +85,8 @@ TEST(WorkloadBounds, EveryFieldIsRangeChecked) {
 }
 
 TEST(WorkloadBounds, IdsOfEveryImporterAreAccepted) {
-  for (const char* id : {"0xabc", "0x1234567890abcdef1234567890abcdef", "pg0", "pg12", "pg" "0123456789abcdef0123456789abcdef01234567"}) {
+  for (const char* id : {"0xabc", "0x1234567890abcdef1234567890abcdef", "pg0", "pg12", "pg" "0123456789abcdef0123456789abcdef01234567",
+                         "unmapped:h1:100:100/0x10", "unmapped:h1:100/0x10#2"}) {
     json j = one_call();
     j["communicators"][0]["id"] = id;
     EXPECT_EQ(refusal(j), "") << id;
