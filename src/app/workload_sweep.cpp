@@ -1,5 +1,7 @@
 #include "app/workload_sweep.hpp"
 
+#include "app/workload_files.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -8,7 +10,6 @@
 #include "comm/rank_comm_typed.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "core/json_depth.hpp"
 #include "core/json_fields.hpp"
 #include "core/sha256.hpp"
 #include "core/text.hpp"
@@ -19,19 +20,14 @@
 namespace cctune::app {
 namespace {
 
-// As `cctune workload import` bounds what it parses.
-constexpr std::size_t max_workload_file_bytes = std::size_t{256} << 20;
 // A record in results is ours, but results files travel: bound what tune trusts.
 constexpr std::size_t max_recorded_points = 100000;
 
-LoadedWorkload parse_workload(const std::string& path, std::string text) {
-  if (json_nests_deeper_than(text))
-    throw UsageError("--workload " + path + " nests deeper than " + std::to_string(max_json_depth) + " levels",
-                     "pass a workload.json written by `cctune workload import`");
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded())
-    throw UsageError("--workload " + path + " is not valid JSON", "pass a workload.json written by `cctune workload import`");
-  LoadedWorkload out{path, sha256_hex(text), workload::workload_from_json(j)};
+// Through the one guarded reader of workload files (app/workload_files.hpp): depth, value
+// budget, then the typed checks of workload_from_json.
+LoadedWorkload parse_workload(const std::string& path, const std::string& text) {
+  const nlohmann::json j = parse_workload_doc(text, "--workload " + path, WorkloadDoc::Workload);
+  LoadedWorkload out{path, sha256_hex(text), workload_of(j, "--workload " + path)};
   return out;
 }
 
@@ -43,13 +39,13 @@ std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_p
 
 }  // namespace
 
-LoadedWorkload load_workload(const std::string& path) { return parse_workload(path, read_file(path, max_workload_file_bytes)); }
+LoadedWorkload load_workload(const std::string& path) { return parse_workload(path, read_file(path, max_workload_doc_bytes)); }
 
 LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path) {
   RankComm& comm = session.comm();
   std::string text;
   agree_on_errors(comm, [&] {
-    if (comm.rank() == 0) text = read_file(path, max_workload_file_bytes);
+    if (comm.rank() == 0) text = read_file(path, max_workload_doc_bytes);
   });
   const nlohmann::json shared = broadcast_json(comm, {{"text", text}}, 0);
   LoadedWorkload out;

@@ -76,10 +76,15 @@ bool Exposition::add(const std::string& name, const Labels& labels, double value
     series += label + "=\"" + text::prometheus_label_value(val) + "\"";
   }
   if (open) series += "}";
-  // A linear scan keeps this simple; files hold thousands of series, not millions.
-  if (std::find(f.series.begin(), f.series.end(), series) != f.series.end()) return false;
+  // A hash set: a workload of 200 000 shapes writes about a million series' candidates.
+  if (f.series.contains(series)) return false;
+  if (series_ >= max_series_) {
+    ++left_out_;
+    return false;
+  }
   f.lines.push_back(series + " " + format_value(value));
-  f.series.push_back(std::move(series));
+  f.series.insert(std::move(series));
+  ++series_;
   return true;
 }
 
@@ -91,6 +96,8 @@ std::string Exposition::text() const {
     out += "# TYPE " + f.name + " " + type_name(f.type) + "\n";
     for (const std::string& line : f.lines) out += line + "\n";
   }
+  if (left_out_ > 0)
+    out += "# cctune: " + std::to_string(left_out_) + " series left out: more than " + std::to_string(max_series_) + " in one file\n";
   return out;
 }
 

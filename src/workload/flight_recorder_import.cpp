@@ -1,6 +1,8 @@
 #include "workload/flight_recorder_import.hpp"
 
 #include <array>
+#include <cmath>
+#include <optional>
 #include <utility>
 
 #include "core/error.hpp"
@@ -10,6 +12,9 @@ namespace cctune::workload {
 namespace {
 
 using nlohmann::json;
+
+// A call that took longer than a day is not a duration the recorder measured.
+constexpr double kMaxDurationMs = 86400.0 * 1000.0;
 
 // How NCCL's count follows from a tensor's element count for each PyTorch call name.
 enum class CountFrom { Input, Output, InputPerPeer };
@@ -47,38 +52,50 @@ const TorchCall* find_call(std::string_view profiling_name) {
   return nullptr;
 }
 
-[[noreturn]] void bad(const std::string& where, const std::string& what) {
-  throw UsageError("flight recorder dump: " + where + " " + what, "pass the JSON dump PyTorch wrote (_dump_nccl_trace_json)");
+[[noreturn]] void bad(const std::string& source, const std::string& where, const std::string& what) {
+  throw UsageError(source + ": flight recorder dump: " + where + " " + what,
+                   "pass the dump PyTorch wrote (JSON from _dump_nccl_trace_json, or the pickle TORCH_NCCL_DEBUG_INFO_TEMP_FILE names)");
+}
+
+// A process group's name: its number ("0", "3"), or the SHA-1 hex digest PyTorch names a group
+// by for split_group and new_group(use_local_synchronization=True). It lands in workload.json
+// and on the terminal, so nothing else is taken.
+bool valid_pg_name(const std::string& pg) {
+  if (pg.empty()) return false;
+  if (pg.find_first_not_of("0123456789") == std::string::npos) return pg.size() <= 20;
+  return pg.size() == 40 && pg.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 // Process group id -> number of ranks, from pg_config's "ranks": "[0, 1]" strings.
-int group_size(const json& dump, const std::string& pg) {
+int group_size(const json& dump, const std::string& pg, const std::string& source) {
   const json* cfg = dump.contains("pg_config") && dump["pg_config"].is_object() && dump["pg_config"].contains(pg)
                         ? &dump["pg_config"][pg] : nullptr;
   if (!cfg || !cfg->is_object() || !cfg->contains("ranks") || !(*cfg)["ranks"].is_string())
-    bad("pg_config." + pg + ".ranks", "is missing or not a string");
+    bad(source, "pg_config." + pg + ".ranks", "is missing or not a string");
   const std::string& ranks = (*cfg)["ranks"].get_ref<const std::string&>();
   if (ranks.find_first_of("0123456789") == std::string::npos) return 0;
-  int n = 1;
+  std::size_t n = 1;
   for (char c : ranks) n += c == ',';
-  return n;
+  if (n > static_cast<std::size_t>(max_workload_ranks)) bad(source, "pg_config." + pg + ".ranks", "lists more ranks than a job has");
+  return static_cast<int>(n);
 }
 
-std::string pg_of(const json& e, const std::string& where) {
+std::string pg_of(const json& e, const std::string& where, const std::string& source) {
   if (!e.contains("process_group") || !e["process_group"].is_array() || e["process_group"].empty() ||
       !e["process_group"][0].is_string())
-    bad(where + ".process_group", "is not a [id, name] list");
+    bad(source, where + ".process_group", "is not a [id, name] list");
   std::string pg = e["process_group"][0].get<std::string>();
-  // Lands in workload.json and on the terminal: PyTorch's group ids are small integers.
-  if (pg.empty() || pg.size() > 20 || pg.find_first_not_of("0123456789") != std::string::npos) bad(where + ".process_group", "has an id that is not a number");
+  if (!valid_pg_name(pg)) bad(source, where + ".process_group", "has a name that is neither a number nor a 40-digit hex hash");
   return pg;
 }
 
-std::uint64_t numel_of(const json& sizes) {
+// The tensor's element count: 0 when a dimension is not a count (the tensor is skipped),
+// nullopt when the product overflows (the dump is refused).
+std::optional<std::uint64_t> numel_of(const json& sizes) {
   std::uint64_t n = 1;
   for (const json& d : sizes) {
     if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<long long>() >= 0)) return 0;
-    n *= d.get<std::uint64_t>();
+    if (__builtin_mul_overflow(n, d.get<std::uint64_t>(), &n)) return std::nullopt;
   }
   return n;
 }
@@ -129,44 +146,63 @@ class GroupReader {
 
 }  // namespace
 
+// PyTorch leaves "entries" out of a dump that recorded nothing (its dump_json writes the list
+// only when it has entries), so a dump is known by its "version" and "pg_config".
 bool looks_like_flight_recorder(const json& doc) {
-  return doc.is_object() && doc.contains("entries") && doc["entries"].is_array() && doc.contains("pg_config");
+  if (!doc.is_object() || !doc.contains("pg_config")) return false;
+  return doc.contains("entries") ? doc["entries"].is_array() : doc.contains("version");
 }
 
-FlightImportStats import_flight_recorder(const json& dump, int rank, WorkloadBuilder& builder) {
-  if (!looks_like_flight_recorder(dump)) bad("top level", "has no \"entries\" list and \"pg_config\"");
+FlightImportStats import_flight_recorder(const json& dump, int rank, WorkloadBuilder& builder, const std::string& source) {
+  if (!looks_like_flight_recorder(dump)) bad(source, "top level", "has no \"pg_config\" with an \"entries\" list or a \"version\"");
   FlightImportStats stats;
+  if (!dump.contains("entries")) return stats;
   GroupReader groups(builder, rank);
   const json& entries = dump["entries"];
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const json& e = entries[i];
     const std::string where = "entries[" + std::to_string(i) + "]";
-    if (!e.is_object() || !e.contains("profiling_name") || !e["profiling_name"].is_string()) bad(where, "has no profiling_name");
+    if (!e.is_object() || !e.contains("profiling_name") || !e["profiling_name"].is_string()) bad(source, where, "has no profiling_name");
     ++stats.entries;
     const TorchCall* call = find_call(e["profiling_name"].get<std::string>());
     if (!call) {
       ++stats.skipped;
       continue;
     }
-    const std::string pg = pg_of(e, where);
-    const int nranks = group_size(dump, pg);
+    const std::string pg = pg_of(e, where, source);
+    const int nranks = group_size(dump, pg, source);
     const bool from_output = call->count == CountFrom::Output;
     const json& sizes = e.value(from_output ? "output_sizes" : "input_sizes", json::array());
     const json& dtypes = e.value(from_output ? "output_dtypes" : "input_dtypes", json::array());
-    if (!sizes.is_array() || !dtypes.is_array() || sizes.size() != dtypes.size() || nranks <= 0) bad(where, "has unreadable sizes");
+    if (!sizes.is_array() || !dtypes.is_array() || sizes.size() != dtypes.size() || nranks <= 0) bad(source, where, "has unreadable sizes");
+    if (rank >= nranks) bad(source, where, "is from rank " + std::to_string(rank) + " of a " + std::to_string(nranks) + "-rank group (pass --rank R)");
+    std::optional<double> duration_us;
+    if (e.contains("duration_ms") && e["duration_ms"].is_number()) {
+      const double ms = e["duration_ms"].get<double>();
+      if (!std::isfinite(ms) || ms < 0 || ms > kMaxDurationMs) bad(source, where + ".duration_ms", "is not a duration (finite, >= 0, under a day)");
+      duration_us = ms * 1000.0;
+    }
     // A coalesced call is one NCCL call per tensor inside a group.
     for (std::size_t t = 0; t < sizes.size(); ++t) {
-      const auto type = dtypes[t].is_string() ? dtype_from_torch(dtypes[t].get<std::string>()) : std::nullopt;
-      std::uint64_t count = sizes[t].is_array() ? numel_of(sizes[t]) : 0;
+      // Plain values, not optionals: GCC's -Wmaybe-uninitialized misreads an optional's payload here.
+      DType type = DType::Uint8;
+      bool typed = false;
+      if (dtypes[t].is_string())
+        if (const auto known = dtype_from_torch(dtypes[t].get<std::string>())) type = *known, typed = true;
+      const auto numel = sizes[t].is_array() ? numel_of(sizes[t]) : std::optional<std::uint64_t>(0);
+      const bool wrapped = !numel;
+      std::uint64_t count = numel.value_or(0);
       if (call->count == CountFrom::InputPerPeer) count /= static_cast<std::uint64_t>(nranks);
-      if (!type || count == 0) {
+      if (typed && (wrapped || (count > 0 && !nbytes_of(call->kind.kind, call->kind.collective, type, count, nranks))))
+        bad(source, where + (from_output ? ".output_sizes" : ".input_sizes"), "gives more than " + std::to_string(max_call_bytes >> 30) + " GiB in one call");
+      if (!typed || count == 0) {
         ++stats.skipped;
         continue;
       }
-      CallShape shape = make_shape(call->kind, *type, std::nullopt, 0, count, nranks);
+      CallShape shape = make_shape(call->kind, type, std::nullopt, 0, count, nranks);
       shape.root.reset();  // not recorded either
       CallStats& s = builder.add_call("pg" + pg, nranks, 0, rank, shape);
-      if (e.contains("duration_ms") && e["duration_ms"].is_number() && t == 0) s.durations.add(e["duration_ms"].get<double>() * 1000.0);
+      if (duration_us && t == 0) s.durations.add(*duration_us);
       groups.member(group_key_of(e, pg), nranks, shape);
     }
   }

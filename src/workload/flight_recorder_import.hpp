@@ -21,9 +21,13 @@ struct FlightImportStats {
   long skipped = 0;   // entries of calls NCCL does not make as collectives (barriers by send/recv...) or unknown names
 };
 
-// Adds the calls of one rank's dump to `builder`. Throws UsageError naming the field for a
-// dump that is not one (no "entries" list, a malformed entry or process group).
-FlightImportStats import_flight_recorder(const nlohmann::json& dump, int rank, WorkloadBuilder& builder);
+// Adds the calls of one rank's dump to `builder`. Throws UsageError naming `source` and the
+// field for a dump that is not one (no "pg_config", a malformed entry or process group, a size
+// past max_call_bytes, a duration that is negative or not finite). A dump without "entries"
+// (PyTorch leaves the list out when nothing was recorded) adds nothing. Process groups are
+// named by number or, for split_group and new_group(use_local_synchronization=True), by a
+// 40-digit hex hash; the communicator is "pg" and that name.
+FlightImportStats import_flight_recorder(const nlohmann::json& dump, int rank, WorkloadBuilder& builder, const std::string& source);
 
 bool looks_like_flight_recorder(const nlohmann::json& doc);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -32,6 +33,16 @@ std::optional<std::uint64_t> uint_field(const json& obj, const char* key, std::u
   return v;
 }
 
+// coll_exec_time_us: an integer in older Inspectors, a float (fractions of a microsecond) in
+// 2.30; finite, >= 0 and under kMaxExecUs, else the record keeps no duration.
+std::optional<double> exec_time_us(const json& perf, const std::string& prefix) {
+  const auto it = perf.find(prefix + "exec_time_us");
+  if (it == perf.end() || !it->is_number()) return std::nullopt;
+  const double us = it->get<double>();
+  if (!std::isfinite(us) || us < 0 || us > static_cast<double>(kMaxExecUs)) return std::nullopt;
+  return us;
+}
+
 // Inspector writes NCCL's commHash as hex; it lands in workload.json and on the terminal.
 bool is_hash(const json& v) {
   if (!v.is_string()) return false;
@@ -41,8 +52,8 @@ bool is_hash(const json& v) {
 }
 
 // coll_timing_source: the kernel's GPU timer, else host clocks around the kernel or the call.
-std::string clock_of(const json& perf) {
-  const auto it = perf.find("coll_timing_source");
+std::string clock_of(const json& perf, const std::string& prefix) {
+  const auto it = perf.find(prefix + "timing_source");
   if (it == perf.end() || !it->is_string()) return "";
   const std::string& s = it->get_ref<const std::string&>();
   if (s == "kernel_gpu") return "gpu";
@@ -57,8 +68,18 @@ std::optional<json> parse_line(std::string_view text) {
   return j;
 }
 
+// A collective's record ("coll_perf") or, from Inspector 2.30, a send's or receive's ("p2p_perf").
 bool is_record(const json& j) {
-  return j.contains("header") && j["header"].is_object() && j.contains("coll_perf") && j["coll_perf"].is_object();
+  if (!j.contains("header") || !j["header"].is_object()) return false;
+  return (j.contains("coll_perf") && j["coll_perf"].is_object()) || (j.contains("p2p_perf") && j["p2p_perf"].is_object());
+}
+
+// The call a record names: NCCL's function names, and Inspector 2.30's "All2All".
+std::optional<CallKindOf> func_of(const json& perf, const char* key) {
+  const auto it = perf.find(key);
+  if (it == perf.end() || !it->is_string()) return std::nullopt;
+  const std::string& name = it->get_ref<const std::string&>();
+  return nccl_func_kind(name == "All2All" ? "AlltoAll" : name);
 }
 
 }  // namespace
@@ -73,18 +94,23 @@ bool InspectorReader::line(std::string_view text) {
   const std::optional<json> parsed = parse_line(text);
   if (!parsed || !is_record(*parsed)) return false;
   const json& header = (*parsed)["header"];
-  const json& perf = (*parsed)["coll_perf"];
+  const bool p2p = !parsed->contains("coll_perf");
+  const json& perf = (*parsed)[p2p ? "p2p_perf" : "coll_perf"];
+  const std::string prefix = p2p ? "p2p_" : "coll_";
   const auto nranks = uint_field(header, "n_ranks", kMaxRanks);
   const auto rank = uint_field(header, "rank", kMaxRanks);
   const auto nnodes = uint_field(header, "nnodes", kMaxRanks);
   if (!header.contains("id") || !is_hash(header["id"]) || !nranks || *nranks == 0 || !rank || *rank >= *nranks ||
       (nnodes && *nnodes > *nranks))
     return false;
-  const auto func = perf.contains("coll") && perf["coll"].is_string() ? nccl_func_kind(perf["coll"].get<std::string>()) : std::nullopt;
-  const auto sn = uint_field(perf, "coll_sn", kMaxSeq);
-  const auto bytes = uint_field(perf, "coll_msg_size_bytes", kMaxMsgBytes);
-  // Inspector follows NCCL's collective events only; a point-to-point name here is not its.
-  if (!func || func->kind != CallKind::Collective || !sn || !bytes || *bytes == 0) return false;
+  const auto func = func_of(perf, p2p ? "p2p" : "coll");
+  const auto sn = uint_field(perf, (prefix + "sn").c_str(), kMaxSeq);
+  const auto bytes = uint_field(perf, (prefix + "msg_size_bytes").c_str(), kMaxMsgBytes);
+  // A collective's record names a collective, a point-to-point record a send or a receive.
+  if (!func || (func->kind == CallKind::Collective) == p2p || !sn || !bytes || *bytes == 0) return false;
+  // Per-rank bytes times ranks for the collectives that split their buffer: past max_call_bytes
+  // it is no real call.
+  if (!nbytes_of(func->kind, func->collective, DType::Uint8, *bytes, static_cast<int>(*nranks))) return false;
 
   PerRank& pr = ranks_[{header["id"].get<std::string>(), static_cast<int>(*rank)}];
   if (pr.records == 0) {
@@ -101,43 +127,86 @@ bool InspectorReader::line(std::string_view text) {
                      "capture fewer steps, or split the capture by communicator");
   CallStats& s = it->second;
   ++s.calls;
-  if (const auto us = uint_field(perf, "coll_exec_time_us", kMaxExecUs)) {
-    const std::string clock = clock_of(perf);
+  if (const auto us = exec_time_us(perf, prefix)) {
+    const std::string clock = clock_of(perf, prefix);
     Durations one;
-    one.add(static_cast<double>(*us));
+    one.add(*us);
     one.clock = clock;
     s.durations.merge(one);
   }
-  auto& [seen, highest] = pr.seq[func->collective];
-  ++seen;
-  highest = std::max(highest, *sn);
+  // How p2p_sn numbers sends and receives is not documented, so lost calls are counted for
+  // collectives only; sends and receives add what was seen.
+  if (!p2p) {
+    auto& [seen, highest] = pr.seq[func->collective];
+    ++seen;
+    highest = std::max(highest, *sn);
+  }
   ++pr.records;
   return true;
 }
 
+namespace {
+
+// Brace depth outside strings, fed one character at a time: where a pretty-printed record ends.
+struct Depth {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  void feed(char c) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+};
+
+bool is_lone_brace(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  return first != std::string_view::npos && text[first] == '{' && text.find_first_not_of(" \t\r", first + 1) == std::string_view::npos;
+}
+
+}  // namespace
+
 InspectorImportStats InspectorReader::read(std::istream& in, const std::string& source) {
   InspectorImportStats stats;
   std::string text;
-  long number = 1;
+  long number = 1, first_line = 1;
+  Depth depth;
+  bool pretty = false;  // the record began with a lone "{": read to its closing brace
   auto take = [&] {
     if (text.find_first_not_of(" \t\r") == std::string::npos) return;
     ++stats.lines;
     if (line(text)) ++stats.records;
     else ++stats.skipped;
   };
-  // Lines are read with a bound: a longer one is refused before it is held whole.
+  // Records are read with a bound: a longer one is refused before it is held whole.
   std::streambuf* buf = in.rdbuf();
   for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
     if (c != '\n') {
       if (text.size() == max_inspector_line)
-        throw UsageError(source + ":" + std::to_string(number) + " is longer than " + std::to_string(max_inspector_line) + " bytes",
-                         "pass NCCL Inspector's JSON output (one record per line), unchanged");
+        throw UsageError(source + ":" + std::to_string(first_line) + " is longer than " + std::to_string(max_inspector_line) + " bytes",
+                         "pass NCCL Inspector's JSON output (one record per line, or pretty-printed records), unchanged");
       text.push_back(static_cast<char>(c));
+      depth.feed(static_cast<char>(c));
+      continue;
+    }
+    ++number;
+    if (depth.depth > 0 && (pretty || is_lone_brace(text))) {
+      pretty = true;
+      text.push_back(' ');
       continue;
     }
     take();
     text.clear();
-    ++number;
+    depth = Depth{};
+    pretty = false;
+    first_line = number;
   }
   take();
   return stats;
@@ -165,8 +234,22 @@ void InspectorReader::add_to(WorkloadBuilder& builder) const {
 bool looks_like_inspector(std::string_view head) {
   const auto first = head.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || head[first] != '{') return false;
-  const auto end = head.find('\n', first);
-  // A file cut inside its first line is still Inspector's: every record starts with its header.
+  auto end = head.find('\n', first);
+  if (end != std::string_view::npos && is_lone_brace(head.substr(first, end - first))) {
+    // Pretty-printed: the first record ends where its braces close.
+    Depth depth;
+    end = std::string_view::npos;
+    for (std::size_t k = first; k < head.size(); ++k) {
+      depth.feed(head[k]);
+      if (depth.depth == 0) {
+        end = k + 1;
+        break;
+      }
+    }
+    const auto key = head.find_first_not_of(" \t\r\n", first + 1);
+    if (end == std::string_view::npos) return key != std::string_view::npos && head.substr(key).starts_with(R"("header")");
+  }
+  // A file cut inside its first record is still Inspector's: every record starts with its header.
   if (end == std::string_view::npos) return head.substr(first).starts_with(R"({"header":{)");
   const std::optional<json> parsed = parse_line(head.substr(first, end - first));
   return parsed && is_record(*parsed);

@@ -89,7 +89,7 @@ CallShape make_shape(CallKindOf kind, DType t, std::optional<ReduceOp> op, int r
   if (kind.kind == CallKind::Collective && is_reduction(kind.collective)) s.op = op;
   if (kind.kind == CallKind::Collective && is_rooted(kind.collective)) s.root = root;
   s.count = count;
-  s.bytes = nbytes_of(s.kind, s.collective, t, count, nranks);
+  s.bytes = nbytes_of(s.kind, s.collective, t, count, nranks).value_or(0);  // 0: no call is that large
   return s;
 }
 

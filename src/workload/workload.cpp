@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
+#include "core/collective_traits.hpp"
 #include "core/error.hpp"
 
 namespace cctune::workload {
@@ -17,18 +19,37 @@ std::string to_string(CallKind k) {
   return "collective";
 }
 
-std::uint64_t nbytes_of(CallKind kind, Collective c, DType t, std::uint64_t count, int nranks) {
-  const std::uint64_t elem = dtype_size(t);
+std::optional<std::uint64_t> nbytes_of(CallKind kind, Collective c, DType t, std::uint64_t count, int nranks) {
   const std::uint64_t n = nranks > 0 ? static_cast<std::uint64_t>(nranks) : 1;
-  if (kind != CallKind::Collective) return count * elem;
-  switch (c) {
-    case Collective::AllGather:
-    case Collective::ReduceScatter:
-    case Collective::AllToAll:
-    case Collective::Gather:
-    case Collective::Scatter: return count * n * elem;
-    default: return count * elem;
-  }
+  const bool per_rank = kind == CallKind::Collective && splits_over_ranks(c);
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(dtype_size(t)), &bytes)) return std::nullopt;
+  if (per_rank && __builtin_mul_overflow(bytes, n, &bytes)) return std::nullopt;
+  if (bytes > max_call_bytes) return std::nullopt;
+  return bytes;
+}
+
+bool bytes_match(const CallShape& s, int nranks) {
+  const auto b = nbytes_of(s.kind, s.collective, s.dtype, s.count, nranks);
+  return b && *b == s.bytes;
+}
+
+bool valid_communicator_id(std::string_view id) {
+  auto all = [](std::string_view s, bool hex) {
+    for (char ch : s)
+      if (!(ch >= '0' && ch <= '9') && !(hex && ((ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F')))) return false;
+    return !s.empty();
+  };
+  if (id.starts_with("0x")) return id.size() <= 34 && all(id.substr(2), true);
+  // The log importer's communicator without an Init line: its process and pointer, already
+  // reduced to these characters (nccl_log_import.cpp).
+  if (id.starts_with("unmapped:"))
+    return id.size() <= 300 && std::all_of(id.begin(), id.end(), [](char ch) {
+             return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch != '\0' && std::strchr(".-_:?/#", ch));
+           });
+  if (!id.starts_with("pg")) return false;
+  const std::string_view rest = id.substr(2);
+  return (rest.size() <= 20 && all(rest, false)) || (rest.size() == 40 && all(rest, true));
 }
 
 void Durations::add(double us) {
@@ -176,7 +197,16 @@ Workload merge(const std::vector<Workload>& parts) {
       if (!fresh) merge_communicator(it->second, c);
     }
   }
-  for (auto& [id, c] : comms) out.communicators.push_back(std::move(c));
+  std::size_t shapes = 0;
+  for (auto& [id, c] : comms) {
+    shapes += c.calls.size();
+    for (const CallGroup& g : c.groups) shapes += g.members.size();
+    out.communicators.push_back(std::move(c));
+  }
+  if (shapes > max_workload_shapes)
+    throw UsageError("workload: the merged captures hold " + std::to_string(shapes) + " distinct calls and group members, more than " +
+                         std::to_string(max_workload_shapes),
+                     "merge fewer captures, or split them by communicator");
   return out;
 }
 
@@ -186,7 +216,30 @@ WorkloadBuilder::PerRank& WorkloadBuilder::per_rank(const std::string& comm_id, 
   return pr;
 }
 
+namespace {
+
+// The numbers workload_from_json refuses, refused where they are recorded: an importer never
+// writes them. Ids are the importers' own (each checks what it takes from a capture; builders
+// also hold intermediate ids, as the log importer's per-process communicators) and are checked
+// on read.
+void check_recordable(const std::string& comm_id, int nranks, int rank, const CallShape& shape) {
+  if (nranks < 1 || nranks > max_workload_ranks || rank < -1 || rank >= nranks)
+    throw UsageError("workload: communicator " + comm_id + " of " + std::to_string(nranks) + " ranks cannot hold rank " + std::to_string(rank),
+                     "pass a capture of the job as its processes wrote it");
+  if (!bytes_match(shape, nranks))
+    throw UsageError("workload: communicator " + comm_id + ": " + shape_text(shape) + " on " + std::to_string(nranks) +
+                         " ranks is more than " + std::to_string(max_call_bytes >> 30) + " GiB per call",
+                     "pass a capture of the job as its processes wrote it");
+  if (shape.root && (*shape.root < 0 || *shape.root >= nranks))
+    throw UsageError("workload: communicator " + comm_id + ": " + shape_text(shape) + " has root " + std::to_string(*shape.root) +
+                         ", not a rank of its " + std::to_string(nranks),
+                     "pass a capture of the job as its processes wrote it");
+}
+
+}  // namespace
+
 CallStats& WorkloadBuilder::add_call(const std::string& comm_id, int nranks, int nnodes, int rank, const CallShape& shape) {
+  check_recordable(comm_id, nranks, rank, shape);
   PerRank& pr = per_rank(comm_id, nranks, nnodes, rank);
   auto [it, fresh] = pr.calls.try_emplace(shape, CallStats{shape, 0, {}, {}, pr.calls_seen});
   if (fresh && ++shapes_ > max_workload_shapes)
@@ -203,6 +256,7 @@ void WorkloadBuilder::add_not_recorded(const std::string& comm_id, int nranks, i
 
 void WorkloadBuilder::add_group(const std::string& comm_id, int nranks, int nnodes, int rank, const std::vector<CallShape>& members) {
   if (members.size() < 2) return;
+  for (const CallShape& m : members) check_recordable(comm_id, nranks, rank, m);
   PerRank& pr = per_rank(comm_id, nranks, nnodes, rank);
   if (members.size() > max_group_members) {
     ++pr.comm.groups_not_recorded;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/algo_proto.hpp"
@@ -31,10 +32,19 @@ struct CallShape {
   auto operator<=>(const CallShape&) const = default;
 };
 
-// NCCL's nBytes for a call (docs/TUNING.md "Which bytes"): type size × count, × nranks for
-// AllGather and ReduceScatter; for the point-to-point collectives nccl-tests' size (the larger
-// of what a rank sends and receives).
-std::uint64_t nbytes_of(CallKind kind, Collective c, DType t, std::uint64_t count, int nranks);
+// The largest nBytes of one call any importer or workload.json may hold (256 GiB per rank, as
+// NCCL Inspector bounds its sizes): far from overflow when later multiplied by ranks or calls.
+inline constexpr std::uint64_t max_call_bytes = std::uint64_t{1} << 38;
+// The most ranks a communicator may have in a workload.
+inline constexpr int max_workload_ranks = 1 << 24;
+
+// NCCL's nBytes for a call (docs/TUNING.md "Which bytes"): type size × count, × nranks for the
+// collectives that split their buffer over ranks (core/collective_traits.hpp); for the
+// point-to-point collectives nccl-tests' size (the larger of what a rank sends and receives).
+// nullopt when the product overflows or passes max_call_bytes: no real call is that large.
+std::optional<std::uint64_t> nbytes_of(CallKind kind, Collective c, DType t, std::uint64_t count, int nranks);
+// The shape's bytes as nbytes_of gives them for `nranks`; false for a shape no call can have.
+bool bytes_match(const CallShape& s, int nranks);
 
 // What NCCL applied to some of a shape's calls (its TUNING line, or the profiler's event).
 struct Applied {
@@ -135,7 +145,9 @@ struct Workload {
 };
 
 // Collects the calls one capture holds, keyed by (communicator, rank); finish() merges the
-// ranks as merge() does.
+// ranks as merge() does. add_call and add_group refuse (UsageError) a shape whose bytes are not
+// nbytes_of its count, a rank or root outside the communicator, a communicator of more than
+// max_workload_ranks: importers check first and skip.
 class WorkloadBuilder {
  public:
   // The stats of `shape` on communicator `comm_id` as seen by `rank`, its call count already
@@ -166,7 +178,14 @@ inline constexpr std::size_t max_workload_shapes = 200000;
 
 // Combines captures of several ranks of the same job: the ranks of one communicator must
 // agree on every shape's call count (collectives are issued by every rank); a disagreement
-// is a UsageError naming the communicator, shape and ranks. Ranks must not repeat.
+// is a UsageError naming the communicator, shape and ranks. Ranks must not repeat. More than
+// max_workload_shapes distinct shapes in the result is refused, as an import's.
 Workload merge(const std::vector<Workload>& parts);
+
+// A communicator id as cctune's importers write them: NCCL's hash ("0x" and 1 to 32 hex
+// digits), a PyTorch process group ("pg" and its number), or a PyTorch group named by a hash
+// ("pg" and 40 hex digits: split_group, new_group(use_local_synchronization=True)), or the log
+// importer's "unmapped:<host>:<pid>/<pointer>[#<n>]" in letters, digits and ".-_:?/#".
+bool valid_communicator_id(std::string_view id);
 
 }  // namespace cctune::workload

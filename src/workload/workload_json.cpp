@@ -1,6 +1,8 @@
 #include "workload/workload_json.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 
 #include "core/error.hpp"
 
@@ -55,21 +57,43 @@ json call_json(const CallStats& c, std::optional<double> steps) {
   throw UsageError("workload: " + where + " " + what, "pass a workload.json written by cctune workload import or merge");
 }
 
+// Callers check with it and then take j[key]: GCC 13 reads a reference bound to its result as
+// dangling (-Wdangling-reference).
 const json& need(const json& j, const char* key, const std::string& where) {
   if (!j.is_object() || !j.contains(key)) bad(where + "." + key, "is missing");
   return j[key];
 }
 
+// Every integer field through one bounded getter: an integer in [min_value, max_value], never
+// narrowed (nlohmann's get<int>() of 4294967298 gives 2).
 template <typename T>
-T number(const json& j, const char* key, const std::string& where, T min_value) {
-  const json& v = need(j, key, where);
-  if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < static_cast<long long>(min_value)))
-    bad(where + "." + key, "must be an integer >= " + std::to_string(min_value));
-  return v.get<T>();
+T whole_in(const json& j, const char* key, const std::string& where, T min_value, T max_value) {
+  need(j, key, where);
+  const json& v = j[key];
+  bool ok = false;
+  if (v.is_number_unsigned()) ok = v.get<std::uint64_t>() <= static_cast<std::uint64_t>(max_value) && (min_value <= 0 || v.get<std::uint64_t>() >= static_cast<std::uint64_t>(min_value));
+  else if (v.is_number_integer()) ok = v.get<std::int64_t>() >= static_cast<std::int64_t>(min_value) && (v.get<std::int64_t>() < 0 || static_cast<std::uint64_t>(v.get<std::int64_t>()) <= static_cast<std::uint64_t>(max_value));
+  if (!ok) bad(where + "." + key, "must be an integer from " + std::to_string(min_value) + " to " + std::to_string(max_value));
+  return v.is_number_unsigned() ? static_cast<T>(v.get<std::uint64_t>()) : static_cast<T>(v.get<std::int64_t>());
+}
+
+// Calls of one shape on one rank: a million a second for eleven days. Sums over every shape of
+// a workload stay far from overflow.
+constexpr std::uint64_t kMaxCalls = 1000000000000ULL;
+constexpr std::uint64_t kMaxIndex = std::uint64_t{1} << 62;
+constexpr int kMaxChannels = 1024;
+
+// A duration field: finite and not negative (nlohmann writes infinity as null).
+double duration_in(const json& j, const char* key, const std::string& where) {
+  need(j, key, where);
+  const json& v = j[key];
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) bad(where + "." + key, "must be a finite number >= 0");
+  return v.get<double>();
 }
 
 std::string text(const json& j, const char* key, const std::string& where) {
-  const json& v = need(j, key, where);
+  need(j, key, where);
+  const json& v = j[key];
   if (!v.is_string()) bad(where + "." + key, "must be a string");
   return v.get<std::string>();
 }
@@ -90,8 +114,8 @@ Applied applied_from(const json& j, const std::string& where) {
   a.algo = parse_algorithm(algo);
   a.proto = parse_protocol(proto);
   if ((!a.algo && algo != kAutoName) || (!a.proto && proto != kAutoName)) bad(where, "names an unknown algorithm or protocol");
-  a.calls = number<std::uint64_t>(j, "calls", where, 0);
-  if (j.contains("channels")) a.channels = number<int>(j, "channels", where, 0);
+  a.calls = whole_in<std::uint64_t>(j, "calls", where, 0, kMaxCalls);
+  if (j.contains("channels")) a.channels = whole_in<int>(j, "channels", where, 0, kMaxChannels);
   return a;
 }
 
@@ -101,14 +125,15 @@ std::map<int, std::uint64_t> histogram_from(const json& j, const std::string& wh
   std::map<int, std::uint64_t> h;
   for (const json& pair : j) {
     if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_unsigned() ||
-        pair[0].get<long long>() < 0 || pair[0].get<long long>() >= duration_buckets)
-      bad(where, "must hold [bucket, calls] pairs with 0 <= bucket < " + std::to_string(duration_buckets));
+        pair[0].get<long long>() < 0 || pair[0].get<long long>() >= duration_buckets || pair[1].get<std::uint64_t>() > kMaxCalls)
+      bad(where, "must hold [bucket, calls] pairs with 0 <= bucket < " + std::to_string(duration_buckets) + " and calls <= " + std::to_string(kMaxCalls));
     h[pair[0].get<int>()] += pair[1].get<std::uint64_t>();
   }
   return h;
 }
 
-CallShape shape_from(const json& j, const std::string& where) {
+// The shape as a call on `nranks` ranks can have it: root a rank, bytes NCCL's nBytes of count.
+CallShape shape_from(const json& j, const std::string& where, int nranks) {
   CallShape s;
   const std::string kind = text(j, "kind", where);
   if (kind == "send") s.kind = CallKind::Send;
@@ -118,9 +143,14 @@ CallShape shape_from(const json& j, const std::string& where) {
   if (s.kind != CallKind::Collective) s.collective = Collective::SendRecv;
   s.dtype = parsed(j, "dtype", where, parse_dtype);
   if (j.contains("op")) s.op = parsed(j, "op", where, parse_reduce_op);
-  if (j.contains("root")) s.root = number<int>(j, "root", where, 0);
-  s.count = number<std::uint64_t>(j, "count", where, 0);
-  s.bytes = number<std::uint64_t>(j, "bytes", where, 0);
+  if (j.contains("root")) s.root = whole_in<int>(j, "root", where, 0, nranks - 1);
+  s.count = whole_in<std::uint64_t>(j, "count", where, 0, max_call_bytes);
+  s.bytes = whole_in<std::uint64_t>(j, "bytes", where, 0, max_call_bytes);
+  const auto expected = nbytes_of(s.kind, s.collective, s.dtype, s.count, nranks);
+  if (!expected) bad(where, "count " + std::to_string(s.count) + " is more than " + std::to_string(max_call_bytes) + " bytes per call");
+  if (*expected != s.bytes)
+    bad(where + ".bytes", "is " + std::to_string(s.bytes) + " but count " + std::to_string(s.count) + " of " + to_string(s.dtype) + " on " +
+                              std::to_string(nranks) + " ranks is " + std::to_string(*expected));
   return s;
 }
 
@@ -132,28 +162,31 @@ json group_json(const CallGroup& g, std::optional<double> steps) {
   return j;
 }
 
-std::vector<CallGroup> groups_from(const json& j, const std::string& where) {
+std::vector<CallGroup> groups_from(const json& j, const std::string& where, int nranks, std::size_t& shapes) {
   if (!j.is_array()) bad(where, "must be a list");
   std::vector<CallGroup> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const std::string w = where + "[" + std::to_string(i) + "]";
     CallGroup g;
-    g.calls = number<std::uint64_t>(j[i], "calls", w, 0);
-    const json& members = need(j[i], "members", w);
+    g.calls = whole_in<std::uint64_t>(j[i], "calls", w, 0, kMaxCalls);
+    need(j[i], "members", w);
+    const json& members = j[i]["members"];
     if (!members.is_array() || members.size() < 2 || members.size() > max_group_members)
       bad(w + ".members", "must be a list of 2 to " + std::to_string(max_group_members) + " call shapes");
-    for (std::size_t k = 0; k < members.size(); ++k) g.members.push_back(shape_from(members[k], w + ".members[" + std::to_string(k) + "]"));
+    if ((shapes += members.size()) > max_workload_shapes) bad(w, "passes " + std::to_string(max_workload_shapes) + " call shapes and group members");
+    for (std::size_t k = 0; k < members.size(); ++k)
+      g.members.push_back(shape_from(members[k], w + ".members[" + std::to_string(k) + "]", nranks));
     out.push_back(std::move(g));
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-CallStats call_from(const json& j, const std::string& where) {
+CallStats call_from(const json& j, const std::string& where, int nranks) {
   CallStats c;
-  c.shape = shape_from(j, where);
-  c.calls = number<std::uint64_t>(j, "calls", where, 0);
-  if (j.contains("first_call")) c.first_call = number<std::uint64_t>(j, "first_call", where, 0);
+  c.shape = shape_from(j, where, nranks);
+  c.calls = whole_in<std::uint64_t>(j, "calls", where, 0, kMaxCalls);
+  if (j.contains("first_call")) c.first_call = whole_in<std::uint64_t>(j, "first_call", where, 0, kMaxIndex);
   if (j.contains("applied")) {
     if (!j["applied"].is_array()) bad(where + ".applied", "must be a list");
     for (std::size_t i = 0; i < j["applied"].size(); ++i)
@@ -162,35 +195,66 @@ CallStats call_from(const json& j, const std::string& where) {
   if (j.contains("duration_us")) {
     const json& d = j["duration_us"];
     const std::string w = where + ".duration_us";
-    c.durations.samples = number<std::uint64_t>(d, "samples", w, 0);
-    for (auto [key, field] : {std::pair{"sum", &c.durations.sum_us}, {"min", &c.durations.min_us}, {"max", &c.durations.max_us}}) {
-      if (!need(d, key, w).is_number()) bad(w + "." + key, "must be a number");
-      *field = d[key].get<double>();
-    }
+    c.durations.samples = whole_in<std::uint64_t>(d, "samples", w, 0, kMaxCalls);
+    for (auto [key, field] : {std::pair{"sum", &c.durations.sum_us}, {"min", &c.durations.min_us}, {"max", &c.durations.max_us}})
+      *field = duration_in(d, key, w);
+    if (c.durations.min_us > c.durations.max_us) bad(w + ".min", "is larger than its max");
     if (d.contains("clock")) c.durations.clock = text(d, "clock", w);
     if (d.contains("histogram")) c.durations.histogram = histogram_from(d["histogram"], w + ".histogram");
   }
   return c;
 }
 
-std::vector<WatchFinding> watch_from(const json& j, const std::string& where) {
+std::vector<WatchFinding> watch_from(const json& j, const std::string& where, int nranks) {
   if (!j.is_array()) bad(where, "must be a list");
   std::vector<WatchFinding> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const std::string w = where + "[" + std::to_string(i) + "]";
     WatchFinding f;
-    f.rank = number<int>(j[i], "rank", w, 0);
+    f.rank = whole_in<int>(j[i], "rank", w, 0, nranks - 1);
     f.collective = parsed(j[i], "collective", w, parse_collective);
-    f.bytes = number<std::uint64_t>(j[i], "bytes", w, 0);
-    f.profile_bytes = number<std::uint64_t>(j[i], "profile_bytes", w, 0);
-    for (auto [key, field] : {std::pair{"live_busbw_GBps", &f.live_busbw_GBps}, {"profile_busbw_GBps", &f.profile_busbw_GBps},
-                              {"shortfall", &f.shortfall}}) {
-      if (!need(j[i], key, w).is_number()) bad(w + "." + key, "must be a number");
-      *field = j[i][key].get<double>();
-    }
+    f.bytes = whole_in<std::uint64_t>(j[i], "bytes", w, 0, max_call_bytes);
+    f.profile_bytes = whole_in<std::uint64_t>(j[i], "profile_bytes", w, 0, max_call_bytes);
+    for (auto [key, field] : {std::pair{"live_busbw_GBps", &f.live_busbw_GBps}, {"profile_busbw_GBps", &f.profile_busbw_GBps}})
+      *field = duration_in(j[i], key, w);
+    if (!need(j[i], "shortfall", w).is_number() || !std::isfinite(j[i]["shortfall"].get<double>())) bad(w + ".shortfall", "must be a finite number");
+    f.shortfall = j[i]["shortfall"].get<double>();
     out.push_back(f);
   }
   return out;
+}
+
+// One communicator; `shapes` counts call shapes and group members over the whole file.
+Communicator communicator_from(const json& j, const std::string& where, std::size_t& shapes) {
+  Communicator c;
+  c.id = text(j, "id", where);
+  if (!valid_communicator_id(c.id)) bad(where + ".id", "is not a communicator id (0x and hex digits, pg and a number, or pg and 40 hex digits)");
+  c.nranks = whole_in<int>(j, "nranks", where, 1, max_workload_ranks);
+  if (j.contains("nnodes") && !j["nnodes"].is_null()) c.nnodes = whole_in<int>(j, "nnodes", where, 1, c.nranks);
+  need(j, "ranks", where);
+  const json& ranks = j["ranks"];
+  if (!ranks.is_array()) bad(where + ".ranks", "must be a list");
+  for (const json& r : ranks) {
+    if (!r.is_number_integer() || r.get<long long>() < -1 || r.get<long long>() >= c.nranks) bad(where + ".ranks", "holds a rank outside the communicator");
+    c.ranks.push_back(static_cast<int>(r.get<long long>()));
+  }
+  if (j.contains("calls_not_recorded")) c.calls_not_recorded = whole_in<std::uint64_t>(j, "calls_not_recorded", where, 0, kMaxCalls);
+  if (j.contains("watch")) c.watch = watch_from(j["watch"], where + ".watch", c.nranks);
+  need(j, "calls", where);
+  const json& calls = j["calls"];
+  if (!calls.is_array()) bad(where + ".calls", "must be a list");
+  if ((shapes += calls.size()) > max_workload_shapes)
+    bad(where + ".calls", "passes " + std::to_string(max_workload_shapes) + " call shapes in the file (memory stays bounded by it)");
+  std::set<CallShape> seen;
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    const std::string w = where + ".calls[" + std::to_string(k) + "]";
+    c.calls.push_back(call_from(calls[k], w, c.nranks));
+    if (!seen.insert(c.calls.back().shape).second) bad(w, "repeats a shape already listed in this communicator");
+  }
+  std::sort(c.calls.begin(), c.calls.end(), [](const CallStats& a, const CallStats& b) { return a.shape < b.shape; });
+  if (j.contains("groups_not_recorded")) c.groups_not_recorded = whole_in<std::uint64_t>(j, "groups_not_recorded", where, 0, kMaxCalls);
+  if (j.contains("groups")) c.groups = groups_from(j["groups"], where + ".groups", c.nranks, shapes);
+  return c;
 }
 
 }  // namespace
@@ -226,38 +290,25 @@ Workload workload_from_json(const json& j) {
     bad("schema", std::string("must be \"") + workload_schema + "\"");
   Workload w;
   w.format = text(j, "format", "");
-  const json& sources = need(j, "sources", "");
+  need(j, "sources", "");
+  const json& sources = j["sources"];
   if (!sources.is_array() || !std::all_of(sources.begin(), sources.end(), [](const json& s) { return s.is_string(); }))
     bad("sources", "must be a list of strings");
   w.sources = sources.get<std::vector<std::string>>();
   if (j.contains("steps") && !j["steps"].is_null()) {
-    if (!j["steps"].is_number() || j["steps"].get<double>() <= 0) bad("steps", "must be a positive number or null");
+    if (!j["steps"].is_number() || !std::isfinite(j["steps"].get<double>()) || j["steps"].get<double>() <= 0)
+      bad("steps", "must be a positive number or null");
     w.steps = j["steps"].get<double>();
   }
-  const json& comms = need(j, "communicators", "");
+  need(j, "communicators", "");
+  const json& comms = j["communicators"];
   if (!comms.is_array()) bad("communicators", "must be a list");
+  std::size_t shapes = 0;
+  std::set<std::string> ids;
   for (std::size_t i = 0; i < comms.size(); ++i) {
     const std::string where = "communicators[" + std::to_string(i) + "]";
-    Communicator c;
-    c.id = text(comms[i], "id", where);
-    c.nranks = number<int>(comms[i], "nranks", where, 1);
-    if (comms[i].contains("nnodes") && !comms[i]["nnodes"].is_null()) c.nnodes = number<int>(comms[i], "nnodes", where, 1);
-    const json& ranks = need(comms[i], "ranks", where);
-    if (!ranks.is_array()) bad(where + ".ranks", "must be a list");
-    for (const json& r : ranks) {
-      if (!r.is_number_integer() || r.get<long long>() < -1 || r.get<long long>() >= c.nranks) bad(where + ".ranks", "holds a rank outside the communicator");
-      c.ranks.push_back(r.get<int>());
-    }
-    if (comms[i].contains("calls_not_recorded"))
-      c.calls_not_recorded = number<std::uint64_t>(comms[i], "calls_not_recorded", where, 0);
-    if (comms[i].contains("watch")) c.watch = watch_from(comms[i]["watch"], where + ".watch");
-    const json& calls = need(comms[i], "calls", where);
-    if (!calls.is_array()) bad(where + ".calls", "must be a list");
-    for (std::size_t k = 0; k < calls.size(); ++k) c.calls.push_back(call_from(calls[k], where + ".calls[" + std::to_string(k) + "]"));
-    if (comms[i].contains("groups_not_recorded"))
-      c.groups_not_recorded = number<std::uint64_t>(comms[i], "groups_not_recorded", where, 0);
-    if (comms[i].contains("groups")) c.groups = groups_from(comms[i]["groups"], where + ".groups");
-    w.communicators.push_back(std::move(c));
+    w.communicators.push_back(communicator_from(comms[i], where, shapes));
+    if (!ids.insert(w.communicators.back().id).second) bad(where + ".id", "repeats another communicator's id");
   }
   return w;
 }

@@ -6,12 +6,15 @@
 #include <iostream>
 #include <sstream>
 
+#include <set>
+#include <string_view>
+
 #include "app/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/metrics/metrics.hpp"
+#include "app/workload_files.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "core/json_depth.hpp"
 #include "core/prometheus_text.hpp"
 #include "core/text.hpp"
 #include "workload/flight_recorder_import.hpp"
@@ -23,18 +26,6 @@ namespace cctune::app {
 namespace {
 
 namespace wl = cctune::workload;
-using nlohmann::json;
-
-// A flight-recorder dump or workload.json is parsed whole; this bounds what that can cost.
-constexpr std::size_t kMaxJsonBytes = std::size_t{256} << 20;
-
-json parse_json_file(const std::string& path) {
-  const std::string text = read_file(path, kMaxJsonBytes);
-  if (json_nests_deeper_than(text)) throw UsageError(path + " nests deeper than " + std::to_string(max_json_depth) + " levels", "pass a capture or workload file");
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw UsageError(path + " is not valid JSON", "pass the JSON dump or workload.json unchanged");
-  return j;
-}
 
 // The rank a flight-recorder dump came from: --rank, else the digits its file name ends with
 // (PyTorch names dumps <prefix><rank>).
@@ -51,18 +42,17 @@ int dump_rank(const std::string& path, int rank_flag) {
 }
 
 std::string detect_format(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw EnvironmentError("cannot read " + path, "check the path and its permissions");
-  std::string head(64 * 1024, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
+  // read_file_head refuses a FIFO or device by fstat before it could block.
+  const std::string head = read_file_head(path, 64 * 1024);
+  if (looks_like_pickle(head)) return "flight-recorder";
   // Inspector's records are JSON objects one per line, so its test comes before the dump's '{'.
   if (wl::looks_like_inspector(head)) return "inspector";
   const auto first = head.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && head[first] == '{') return "flight-recorder";
+  if (first != std::string::npos && head[first] == '{') return "json";  // a dump or a workload file: import_one tells
   if (wl::looks_like_nccl_log(head)) return "nccl-log";
-  throw UsageError(path + " is neither NCCL's log, a PyTorch flight-recorder dump nor NCCL Inspector's JSON lines",
-                   "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING, dump the flight recorder as JSON, or pass "
+  throw UsageError(path + " is neither NCCL's log, a PyTorch flight-recorder dump (JSON or pickle), NCCL Inspector's JSON nor a "
+                          "cctune.workload/1 file",
+                   "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING, dump the flight recorder, or pass "
                    "Inspector's <host>-pid<pid>.log (docs/WORKLOAD.md)");
 }
 
@@ -87,6 +77,23 @@ void import_log(const std::string& path, wl::WorkloadBuilder& builder) {
   const wl::LogImportStats stats = wl::import_nccl_log(in, builder);
   if (stats.call_lines == 0)
     throw UsageError(path + " holds no per-call lines of NCCL", "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING");
+  if (stats.skipped_lines > 0)
+    std::cerr << "# " << text::terminal_text(path) << ": " << stats.skipped_lines << " call-like lines could not be read and were skipped\n";
+}
+
+// True when the document is a cctune.workload/1 file (the profiler half's, or an earlier import).
+// Its keys are written sorted, so "schema" may come last: the whole text is looked at.
+bool is_workload_text(const std::string& text) {
+  return text.find(std::string("\"") + wl::workload_schema + "\"") != std::string::npos && text.find("\"communicators\"") != std::string::npos;
+}
+
+void import_dump(const std::string& path, const std::string& text, int rank, wl::WorkloadBuilder& builder) {
+  const wl::FlightImportStats stats =
+      wl::import_flight_recorder(parse_workload_doc(text, path, WorkloadDoc::FlightRecorder), rank, builder, path);
+  if (stats.entries == 0) std::cerr << "# " << text::terminal_text(path) << ": the dump holds no entries (nothing was recorded)\n";
+  else if (stats.skipped > 0)
+    std::cerr << "# " << text::terminal_text(path) << ": " << stats.skipped << " of " << stats.entries
+              << " entries (or their tensors) are not NCCL calls cctune reads and were skipped\n";
 }
 
 // Inspector's files (one per process) are read into one reader: which rank of a communicator
@@ -105,9 +112,11 @@ class WorkloadCommand : public Command {
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("workload", "a job's collectives from its captures (docs/WORKLOAD.md)");
     cmd_->require_subcommand(1);
-    import_ = cmd_->add_subcommand("import", "NCCL logs, PyTorch flight-recorder dumps or NCCL Inspector output -> workload.json");
+    import_ = cmd_->add_subcommand(
+        "import", "NCCL logs, PyTorch flight-recorder dumps (JSON or pickle), NCCL Inspector output or profiler files -> workload.json");
     import_->add_option("files", files_, "captures: one per process (NCCL_DEBUG_FILE) or per rank (flight recorder)")->required();
-    import_->add_option("--format", format_, "auto | nccl-log | flight-recorder | inspector")->check(CLI::IsMember({"auto", "nccl-log", "flight-recorder", "inspector"}));
+    import_->add_option("--format", format_, "auto | nccl-log | flight-recorder | inspector | workload")
+        ->check(CLI::IsMember({"auto", "nccl-log", "flight-recorder", "inspector", "workload"}));
     import_->add_option("--rank", rank_, "the rank a flight-recorder dump came from (default: from its file name)")->check(CLI::NonNegativeNumber);
     import_->add_option("--steps", steps_, "training steps the capture covers (gives calls per step)")->check(CLI::PositiveNumber);
     import_->add_option("-o,--output", output_, "where to write workload.json")->required();
@@ -123,9 +132,15 @@ class WorkloadCommand : public Command {
   int run(Session&) override {
     if (!prom_path_.empty()) prometheus::check_prom_file_name(prom_path_);
     const wl::Workload w = import_->parsed() ? import_files() : merge_files();
-    write_file_atomically(output_, wl::to_json(w).dump(1) + "\n");
-    if (!prom_path_.empty()) metrics::write_metrics(prom_path_, metrics::workload_metrics(w));
-    print_summary(w);
+    // dump_json: source paths need not be UTF-8.
+    write_file_atomically(output_, text::dump_json(wl::to_json(w), 1) + "\n");
+    std::size_t left_out = 0;
+    if (!prom_path_.empty()) {
+      const prometheus::Exposition e = metrics::workload_metrics(w);
+      metrics::write_metrics(prom_path_, e);
+      left_out = e.left_out();
+    }
+    print_summary(w, left_out);
     return exit_code::ok;
   }
 
@@ -133,35 +148,65 @@ class WorkloadCommand : public Command {
   wl::Workload import_files() const {
     wl::WorkloadBuilder builder;
     wl::InspectorReader inspector;
+    std::vector<wl::Workload> documents;  // cctune.workload/1 files among the captures
     std::string formats;
+    std::set<std::pair<unsigned long long, unsigned long long>> seen;
     for (const std::string& path : files_) {
       const std::string format = format_ == "auto" ? detect_format(path) : format_;
-      if (format == "nccl-log") import_log(path, builder);
-      else if (format == "inspector") import_inspector(path, inspector);
-      else wl::import_flight_recorder(parse_json_file(path), dump_rank(path, rank_), builder);
-      if (formats.find(format) == std::string::npos) formats += (formats.empty() ? "" : "+") + format;
+      // Two names of one file (a glob that matches a link or the file twice) would be summed.
+      if (!seen.insert(file_identity(path)).second)
+        throw UsageError(path + " is a file already given (the same file, or another path to it)", "give each capture once");
+      const std::string named = import_one(path, format, builder, inspector, documents);
+      if (formats.find(named) == std::string::npos) formats += (formats.empty() ? "" : "+") + named;
     }
     inspector.add_to(builder);
     wl::Workload w = builder.finish(formats, files_);
+    if (!documents.empty()) {
+      const bool only_documents = w.communicators.empty();
+      if (!only_documents) documents.push_back(w);
+      w = wl::merge(documents);
+      if (!only_documents) w.format = formats;  // else the documents' own ("nccl-profiler")
+      w.sources = files_;
+    }
     if (steps_ > 0) w.steps = steps_;
     return w;
   }
+  // One capture into `builder`, `inspector` or `documents`; returns the format it was read as.
+  std::string import_one(const std::string& path, const std::string& format, wl::WorkloadBuilder& builder, wl::InspectorReader& inspector,
+                         std::vector<wl::Workload>& documents) const {
+    if (format == "nccl-log") import_log(path, builder);
+    if (format == "inspector") import_inspector(path, inspector);
+    if (format == "nccl-log" || format == "inspector") return format;
+    // A JSON document or a pickle, read once, bounded (read_file refuses special files).
+    const std::string text = read_file(path, max_workload_doc_bytes);
+    if (format == "workload" || (format == "json" && is_workload_text(text))) {
+      documents.push_back(workload_of(parse_workload_doc(text, path, WorkloadDoc::Workload), path));
+      return "workload";
+    }
+    import_dump(path, text, dump_rank(path, rank_), builder);
+    return "flight-recorder";
+  }
   wl::Workload merge_files() const {
     std::vector<wl::Workload> parts;
-    for (const std::string& path : files_) parts.push_back(wl::workload_from_json(parse_json_file(path)));
+    for (const std::string& path : files_) parts.push_back(workload_of(read_workload_doc(path, WorkloadDoc::Workload), path));
     return wl::merge(parts);
   }
-  void print_summary(const wl::Workload& w) const {
+  // Ids, sources and paths come from files: each printed line is escaped for the terminal.
+  void print_summary(const wl::Workload& w, std::size_t series_left_out) const {
     for (const wl::Communicator& c : w.communicators) {
       std::uint64_t calls = 0;
       for (const auto& s : c.calls) calls += s.calls;
-      std::cout << "# communicator " << c.id << ": " << c.nranks << " ranks" << (c.nnodes ? ", " + std::to_string(c.nnodes) + " nodes" : "")
-                << ", " << c.calls.size() << " call shapes, " << calls << " calls per rank"
+      std::cout << "# communicator " << text::terminal_text(c.id) << ": " << c.nranks << " ranks"
+                << (c.nnodes ? ", " + std::to_string(c.nnodes) + " nodes" : "") << ", " << c.calls.size() << " call shapes, " << calls
+                << " calls per rank"
                 << (c.groups.empty() ? "" : ", " + std::to_string(c.groups.size()) + " groups of calls issued together")
                 << " (ranks captured: " << c.ranks.size() << ")\n";
     }
-    std::cout << "# workload: " << output_ << "\n";
-    if (!prom_path_.empty()) std::cout << "# metrics: " << text::terminal_text(prom_path_) << "\n";
+    if (w.communicators.empty()) std::cout << "# no calls: the captures recorded none\n";
+    std::cout << "# workload: " << text::terminal_text(output_) << "\n";
+    if (!prom_path_.empty())
+      std::cout << "# metrics: " << text::terminal_text(prom_path_)
+                << (series_left_out ? " (" + std::to_string(series_left_out) + " series left out: more than the file's cap)" : "") << "\n";
   }
 
   CLI::App* cmd_ = nullptr;

@@ -32,7 +32,7 @@ Workload from_flight(const std::string& job) {
   WorkloadBuilder b;
   for (int r : {0, 1}) {
     std::ifstream in(kCaptures + job + "/flight.rank" + std::to_string(r) + ".json");
-    import_flight_recorder(nlohmann::json::parse(in), r, b);
+    import_flight_recorder(nlohmann::json::parse(in), r, b, "flight.rank" + std::to_string(r) + ".json");
   }
   return b.finish("flight-recorder", {});
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -238,6 +239,69 @@ TEST_P(InspectorCapture, AgreesWithTheCollLogOfTheSameRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Jobs, InspectorCapture, ::testing::Values("ddp", "fsdp", "alltoall"));
+
+}  // namespace
+}  // namespace cctune::workload
+
+namespace cctune::workload {
+namespace {
+
+// Inspector 2.30 writes coll_exec_time_us as a float; 8646a77 dropped it silently.
+TEST(InspectorFormat, AFloatExecTimeIsRead) {
+  std::string line = record(kComm, 0, 2, "AllReduce", 0, 4096, 12);
+  line.replace(line.find(R"("coll_exec_time_us":12)"), 22, R"("coll_exec_time_us":12.625)");
+  const Imported r = import_lines({line + "\n"});
+  ASSERT_EQ(r.w.communicators.size(), 1u);
+  EXPECT_EQ(r.w.communicators[0].calls[0].durations.samples, 1u);
+  EXPECT_DOUBLE_EQ(r.w.communicators[0].calls[0].durations.sum_us, 12.625);
+}
+
+// Inspector 2.30's point-to-point records and its "All2All" name; 8646a77 skipped both as
+// "not Inspector records". The p2p record's fields follow ext-profiler/inspector's own
+// converter (p2p, p2p_sn, p2p_peer, p2p_msg_size_bytes, p2p_exec_time_us, p2p_timing_source).
+TEST(InspectorFormat, PointToPointAndAll2AllRecordsAreRead) {
+  const std::string send = R"({"header":{"id":")" + kComm + R"(","rank":0,"n_ranks":2,"nnodes":1},"metadata":{"inspector_output_format_version":"v4.0"},)"
+                           R"("p2p_perf":{"p2p":"Send","p2p_sn":0,"p2p_peer":1,"p2p_msg_size_bytes":1048576,"p2p_exec_time_us":40.5,"p2p_timing_source":"kernel_gpu"}})";
+  std::string a2a = record(kComm, 0, 2, "All2All", 0, 4096);
+  const Imported r = import_lines({send + "\n" + a2a + "\n"});
+  EXPECT_EQ(r.stats.records, 2);
+  EXPECT_EQ(r.stats.skipped, 0);
+  ASSERT_EQ(r.w.communicators.size(), 1u);
+  const auto& calls = r.w.communicators[0].calls;
+  ASSERT_EQ(calls.size(), 2u);
+  const bool a2a_first = calls[0].shape.kind == CallKind::Collective;
+  const CallStats& alltoall = calls[a2a_first ? 0 : 1];
+  const CallStats& sent = calls[a2a_first ? 1 : 0];
+  EXPECT_EQ(alltoall.shape.collective, Collective::AllToAll);
+  EXPECT_EQ(alltoall.shape.bytes, 8192u);  // 4096 per rank x 2 ranks
+  EXPECT_EQ(sent.shape.kind, CallKind::Send);
+  EXPECT_EQ(sent.shape.bytes, 1048576u);
+  EXPECT_DOUBLE_EQ(sent.durations.sum_us, 40.5);
+}
+
+// A pretty-printed file (records over several lines) is detected and read; 8646a77 took it for
+// a flight-recorder dump.
+TEST(InspectorFormat, PrettyPrintedRecordsAreDetectedAndRead) {
+  std::string pretty;
+  for (int sn = 0; sn < 2; ++sn)
+    pretty += nlohmann::ordered_json::parse(record(kComm, 0, 2, "AllReduce", sn, 4096)).dump(2) + "\n";
+  EXPECT_TRUE(looks_like_inspector(pretty));
+  EXPECT_TRUE(looks_like_inspector(pretty.substr(0, 40)));  // cut inside its first record
+  const Imported r = import_lines({pretty});
+  EXPECT_EQ(r.stats.records, 2);
+  EXPECT_EQ(r.stats.skipped, 0);
+  ASSERT_EQ(r.w.communicators.size(), 1u);
+  EXPECT_EQ(r.w.communicators[0].calls[0].calls, 2u);
+  EXPECT_FALSE(looks_like_inspector("{\n  \"pg_config\": {}\n}\n"));
+}
+
+// A size that times its ranks passes max_call_bytes is skipped, not recorded as a wrapped size.
+TEST(InspectorFormat, ASizePastTheBoundIsSkipped) {
+  const Imported r = import_lines({record(kComm, 0, 1 << 20, "AllGather", 0, std::uint64_t{1} << 30) + "\n" +
+                                   record(kComm, 0, 1 << 20, "AllReduce", 0, 64) + "\n"});
+  EXPECT_EQ(r.stats.skipped, 1);
+  EXPECT_EQ(r.stats.records, 1);
+}
 
 }  // namespace
 }  // namespace cctune::workload

@@ -28,13 +28,15 @@ CallShape collective(Collective c, std::uint64_t count) {
 Workload two_rank_job() {
   WorkloadBuilder b;
   for (int rank = 0; rank < 2; ++rank) {
-    b.add_call("c2", 2, 1, rank, collective(Collective::Broadcast, 7));
+    b.add_call("0xc2", 2, 1, rank, collective(Collective::Broadcast, 7));
     for (int step = 0; step < 4; ++step) {
-      b.add_call("c2", 2, 1, rank, collective(Collective::AllReduce, 1 << 20));
-      b.add_call("c2", 2, 1, rank, collective(Collective::AllReduce, 1024));
-      b.add_call("c2", 2, 1, rank, collective(Collective::AllReduce, 1024));
+      b.add_call("0xc2", 2, 1, rank, collective(Collective::AllReduce, 1 << 20));
+      b.add_call("0xc2", 2, 1, rank, collective(Collective::AllReduce, 1024));
+      b.add_call("0xc2", 2, 1, rank, collective(Collective::AllReduce, 1024));
     }
-    b.add_call("c4", 4, 1, rank, collective(Collective::AllGather, 64));
+    CallShape gathered = collective(Collective::AllGather, 64);
+    gathered.bytes = 64 * 4 * 4;  // NCCL's nBytes: count x type size x 4 ranks
+    b.add_call("0xc4", 4, 1, rank, gathered);
   }
   Workload w = b.finish("nccl-log", {});
   w.steps = 4;
@@ -52,7 +54,7 @@ TEST(ReplayPlan, CaptureOrderAndCallsPerStep) {
   // The start-up broadcast (0.25 per step) and the 4-rank communicator are left out, said.
   ASSERT_EQ(step.notes.size(), 2u);
   EXPECT_NE(step.notes[1].find("c4 (4 ranks) left out"), std::string::npos) << step.notes[1];
-  EXPECT_NE(step.notes[0].find("broadcast float32 root 0 28 B on c2 left out: 0.25 calls per step"), std::string::npos) << step.notes[0];
+  EXPECT_NE(step.notes[0].find("broadcast float32 root 0 28 B on 0xc2 left out: 0.25 calls per step"), std::string::npos) << step.notes[0];
 }
 
 TEST(ReplayPlan, FirstCallSurvivesJsonAndMergeTakesTheEarliest) {
@@ -82,10 +84,10 @@ TEST(ReplayPlan, NoRecordedOrderFallsBackToShapeOrderAndSaysSo) {
 TEST(ReplayPlan, AWorkloadWithoutGroupsPrintsAsBefore) {
   EXPECT_EQ(format_replay(plan_replay(two_rank_job(), 2)),
             "# replay: one step on 2 ranks, 2 call shapes, in capture order\n"
-            "  1 x allreduce float32 sum 4 MiB (1048576 elements) on c2\n"
-            "  2 x allreduce float32 sum 4 KiB (1024 elements) on c2\n"
-            "# note: broadcast float32 root 0 28 B on c2 left out: 0.25 calls per step (start-up or occasional calls)\n"
-            "# note: communicator c4 (4 ranks) left out: this job has 2\n");
+            "  1 x allreduce float32 sum 4 MiB (1048576 elements) on 0xc2\n"
+            "  2 x allreduce float32 sum 4 KiB (1024 elements) on 0xc2\n"
+            "# note: broadcast float32 root 0 28 B on 0xc2 left out: 0.25 calls per step (start-up or occasional calls)\n"
+            "# note: communicator 0xc4 (4 ranks) left out: this job has 2\n");
 }
 
 // A shape as the profiler half records it: no op, and data that is not reduced as int8 bytes.
@@ -108,11 +110,11 @@ Workload grouped_job(int group_issues, int extra = 0) {
   WorkloadBuilder b;
   for (int rank = 0; rank < 2; ++rank) {
     for (int i = 0; i < group_issues; ++i) {
-      b.add_call("c2", 2, 1, rank, ar);
-      b.add_call("c2", 2, 1, rank, ag_task);
-      b.add_group("c2", 2, 1, rank, {ar, ag_member});
+      b.add_call("0xc2", 2, 1, rank, ar);
+      b.add_call("0xc2", 2, 1, rank, ag_task);
+      b.add_group("0xc2", 2, 1, rank, {ar, ag_member});
     }
-    for (int i = 0; i < 4 + extra; ++i) b.add_call("c2", 2, 1, rank, ar);
+    for (int i = 0; i < 4 + extra; ++i) b.add_call("0xc2", 2, 1, rank, ar);
   }
   Workload w = b.finish("nccl-profiler", {});
   w.steps = 4;
@@ -138,7 +140,7 @@ TEST(ReplayPlan, AGroupTakesItsMembersFromTheShapesThatStandForThem) {
   EXPECT_TRUE(step.notes.empty()) << step.notes.front();
   const std::string text = format_replay(step);
   EXPECT_NE(text.find("# replay: one step on 2 ranks, 1 call shapes and 1 group, in capture order\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("\n  1 x group of 2: allreduce float32 512 KiB (131072 elements), allgather bfloat16 16 KiB (4096 elements) on c2\n"),
+  EXPECT_NE(text.find("\n  1 x group of 2: allreduce float32 512 KiB (131072 elements), allgather bfloat16 16 KiB (4096 elements) on 0xc2\n"),
             std::string::npos)
       << text;
 }
@@ -167,7 +169,7 @@ TEST(ReplayPlan, GroupsAreRoundedOrLeftOutLikeShapes) {
   ASSERT_FALSE(step.calls.empty());
   EXPECT_EQ(step.calls[0].repeats, 2u);
   ASSERT_EQ(step.notes.size(), 1u);
-  EXPECT_EQ(step.notes[0], "group of 2 starting with allreduce float32 512 KiB on c2: 1.50 times per step, replayed 2 per step");
+  EXPECT_EQ(step.notes[0], "group of 2 starting with allreduce float32 512 KiB on 0xc2: 1.50 times per step, replayed 2 per step");
 
   // Once in 4 steps: a start-up group, left out with its members' calls; one lone allreduce
   // more than the steps leaves 1.25 per step outside the group.
@@ -177,10 +179,10 @@ TEST(ReplayPlan, GroupsAreRoundedOrLeftOutLikeShapes) {
   EXPECT_EQ(step.calls[0].shape.collective, Collective::AllReduce);
   EXPECT_EQ(step.calls[0].repeats, 1u);
   ASSERT_EQ(step.notes.size(), 2u);
-  EXPECT_NE(step.notes[0].find("group of 2 starting with allreduce float32 512 KiB on c2 left out: 0.25 times per step"),
+  EXPECT_NE(step.notes[0].find("group of 2 starting with allreduce float32 512 KiB on 0xc2 left out: 0.25 times per step"),
             std::string::npos)
       << step.notes[0];
-  EXPECT_NE(step.notes[1].find("allreduce float32 512 KiB on c2: 1.25 calls per step outside groups, replayed 1 per step"), std::string::npos)
+  EXPECT_NE(step.notes[1].find("allreduce float32 512 KiB on 0xc2: 1.25 calls per step outside groups, replayed 1 per step"), std::string::npos)
       << step.notes[1];
 }
 
@@ -191,9 +193,9 @@ TEST(ReplayPlan, GroupsWithSendsOrReceivesAreLeftOutTheirCollectivesIssuedAlone)
   WorkloadBuilder b;
   for (int rank = 0; rank < 2; ++rank)
     for (int i = 0; i < 4; ++i) {
-      b.add_call("c2", 2, 1, rank, ar);
-      b.add_call("c2", 2, 1, rank, send);
-      b.add_group("c2", 2, 1, rank, {ar, send});
+      b.add_call("0xc2", 2, 1, rank, ar);
+      b.add_call("0xc2", 2, 1, rank, send);
+      b.add_group("0xc2", 2, 1, rank, {ar, send});
     }
   Workload w = b.finish("nccl-profiler", {});
   w.steps = 4;
@@ -203,8 +205,8 @@ TEST(ReplayPlan, GroupsWithSendsOrReceivesAreLeftOutTheirCollectivesIssuedAlone)
   EXPECT_EQ(step.calls[0].repeats, 1u);
   EXPECT_EQ(step.calls[0].group, -1);
   ASSERT_EQ(step.notes.size(), 2u);
-  EXPECT_NE(step.notes[0].find("send int8 4 KiB on c2 left out: point-to-point calls are not replayed"), std::string::npos) << step.notes[0];
-  EXPECT_EQ(step.notes[1], "group of 2 starting with allreduce float32 4 KiB on c2 left out: it holds sends or receives, which are not "
+  EXPECT_NE(step.notes[0].find("send int8 4 KiB on 0xc2 left out: point-to-point calls are not replayed"), std::string::npos) << step.notes[0];
+  EXPECT_EQ(step.notes[1], "group of 2 starting with allreduce float32 4 KiB on 0xc2 left out: it holds sends or receives, which are not "
                           "replayed (its collectives are issued alone)");
 }
 

@@ -15,7 +15,7 @@ CallStats call(Collective c, DType t, std::uint64_t count, int nranks, std::uint
   s.shape.collective = c;
   s.shape.dtype = t;
   s.shape.count = count;
-  s.shape.bytes = nbytes_of(CallKind::Collective, c, t, count, nranks);
+  s.shape.bytes = nbytes_of(CallKind::Collective, c, t, count, nranks).value();
   s.calls = calls;
   return s;
 }

@@ -13,7 +13,7 @@ CallShape allreduce(std::uint64_t count) {
   s.dtype = DType::Float32;
   s.op = ReduceOp::Sum;
   s.count = count;
-  s.bytes = nbytes_of(CallKind::Collective, Collective::AllReduce, DType::Float32, count, 4);
+  s.bytes = nbytes_of(CallKind::Collective, Collective::AllReduce, DType::Float32, count, 4).value();
   return s;
 }
 
