@@ -72,13 +72,15 @@ std::ifstream open_stream(const std::string& path, const char* what) {
   return in;
 }
 
-void import_log(const std::string& path, wl::WorkloadBuilder& builder) {
+// `keyless`: --format nccl-log was given, so lines without a host:pid:tid key are taken too.
+void import_log(const std::string& path, wl::WorkloadBuilder& builder, bool keyless) {
   std::ifstream in = open_stream(path, "NCCL's log file (NCCL_DEBUG_FILE)");
-  const wl::LogImportStats stats = wl::import_nccl_log(in, builder);
+  const wl::LogImportStats stats = wl::import_nccl_log(in, builder, {text::terminal_text(path), keyless});
   if (stats.call_lines == 0)
     throw UsageError(path + " holds no per-call lines of NCCL", "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING");
   if (stats.skipped_lines > 0)
-    std::cerr << "# " << text::terminal_text(path) << ": " << stats.skipped_lines << " call-like lines could not be read and were skipped\n";
+    std::cerr << "# " << text::terminal_text(path) << ": " << stats.skipped_lines
+              << " call-like lines could not be read and were skipped (the first: line " << stats.first_skipped_line << ")\n";
 }
 
 // True when the document is a cctune.workload/1 file (the profiler half's, or an earlier import).
@@ -174,7 +176,7 @@ class WorkloadCommand : public Command {
   // One capture into `builder`, `inspector` or `documents`; returns the format it was read as.
   std::string import_one(const std::string& path, const std::string& format, wl::WorkloadBuilder& builder, wl::InspectorReader& inspector,
                          std::vector<wl::Workload>& documents) const {
-    if (format == "nccl-log") import_log(path, builder);
+    if (format == "nccl-log") import_log(path, builder, /*keyless=*/format_ == "nccl-log");
     if (format == "inspector") import_inspector(path, inspector);
     if (format == "nccl-log" || format == "inspector") return format;
     // A JSON document or a pickle, read once, bounded (read_file refuses special files).
