@@ -166,7 +166,7 @@ std::optional<Topology> gather_cluster_topology(RankComm& comm, const std::vecto
     if (!j.is_object() || !j.contains("error")) continue;
     ErrorRecord error = error_record_from_json(j["error"]).value_or(ErrorRecord{ErrorKind::Environment, "no reason given", {}, {}});
     // Every rank throws the same error, which happened at rank r: agreed, with its site.
-    error.message = "topology probe failed: " + error.message;
+    error.message = "topology probe failed on " + hosts[r] + " (rank " + std::to_string(r) + "): " + error.message;
     error.site = ErrorSite{hosts[r], static_cast<int>(r), -1};
     rethrow(error);
   }

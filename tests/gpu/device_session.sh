@@ -17,6 +17,9 @@
 #           its COLL log and its own counts, groups included (check_profiler_workload.py), and a job
 #           that switches recording off and on itself (switched, check_profiler_switch.py); needs
 #           PyTorch. CAPTURE_WORKLOADS picks the jobs (default: ddp fsdp alltoall grouped switched)
+#   workload_multi  tests/gpu/workload/multi_gpu_chain.sh: a PyTorch DDP job with one process per
+#           GPU (NVLink), profiler half and COLL log in one run, checked against each other, imported
+#           with its steps and replayed on the same GPUs (issue #34)
 #   inspector  the same capture with NCCL Inspector loaded instead (NVIDIA/nccl ext-profiler/
 #           inspector, built beforehand: CCTUNE_INSPECTOR_SO, default .devcarry-inspector/
 #           libnccl-profiler-inspector.so in the repository); its files come back in
@@ -40,7 +43,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_tune, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -84,6 +87,8 @@ for run in r["runs"]:
     # shellcheck disable=SC2086  # CAPTURE_WORKLOADS: a space-separated list of capture_job.py's jobs
     TAIL_LINES=80 CCTUNE_PROFILER_SO=$so CCTUNE_BIN=$b/cctune step workload 500 tests/gpu/workload/capture_workloads.sh "$g/workload" \
       ${CAPTURE_WORKLOADS:-ddp fsdp alltoall grouped switched} ;;
+  workload_multi)  # one process per GPU on every GPU of the host (2 or 4): the chain of multi_gpu_chain.sh
+    TAIL_LINES=80 step workload_multi 500 tests/gpu/workload/multi_gpu_chain.sh "$b" "$g/multi" ;;
   inspector)
     so=${CCTUNE_INSPECTOR_SO:-.devcarry-inspector/libnccl-profiler-inspector.so}
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;

@@ -37,6 +37,11 @@ void add_groups(workload::Communicator& c, const GroupTable& table, int nranks) 
     out.calls = g.calls;
     for (const ShapeKey& k : g.members)
       out.members.push_back(workload::make_shape({k.kind, k.collective}, k.dtype, std::nullopt, k.root, k.count, nranks));
+    // A member beyond any real call's bytes would make a file the reader refuses: not recorded.
+    if (std::any_of(out.members.begin(), out.members.end(), [](const auto& m) { return m.bytes == 0 && m.count > 0; })) {
+      c.groups_not_recorded += g.calls;
+      continue;
+    }
     c.groups.push_back(std::move(out));
   }
   std::sort(c.groups.begin(), c.groups.end());

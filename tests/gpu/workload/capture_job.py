@@ -176,7 +176,7 @@ def dump_flight_recorder(out_dir, rank):
 def main():
     workload, out_dir = sys.argv[1], sys.argv[2]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    dev = torch.device("cuda", 0)
+    dev = torch.device("cuda", int(os.environ.get("CAPTURE_DEVICE", "0")))  # capture_workloads.sh: CAPTURE_GPUS
     torch.cuda.set_device(dev)
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=dev)
     counter = Counter()

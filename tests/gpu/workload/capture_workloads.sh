@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Captures real NCCL workloads of a small PyTorch job for the workload importers (issue #25):
 #   tests/gpu/workload/capture_workloads.sh OUTPUT_DIR [WORKLOAD...]   (default: ddp fsdp alltoall grouped)
-# Two processes share GPU 0, each its own NCCL host (distinct NCCL_HOSTID, socket transport over
-# loopback): functional captures, never performance. Per workload, OUTPUT_DIR/<workload>/ gets
+# CAPTURE_RANKS processes (default 2). With CAPTURE_GPUS=1 (default) they share GPU 0, each its
+# own NCCL host (distinct NCCL_HOSTID, socket transport over loopback): functional captures, never
+# performance. With CAPTURE_GPUS=N>1, rank r runs on GPU r % N, and when every rank has its own GPU
+# they are one NCCL host: a real job's NVLink (or PCIe) communicator. Per workload, OUTPUT_DIR/<workload>/ gets
 # each rank's NCCL log (NCCL_DEBUG=INFO, subsystems INIT,COLL,TUNING: the per-call lines, the
 # communicators' "Init COMPLETE" lines and the algorithm chosen), PyTorch's flight-recorder dump
 # and the job's own call counts (capture_job.py says what each holds).
@@ -41,6 +43,9 @@ if [[ -n ${CCTUNE_INSPECTOR_SO:-} ]]; then
   [[ -f $CCTUNE_INSPECTOR_SO ]] || { echo "FAIL: $CCTUNE_INSPECTOR_SO is not a file; build Inspector first (docs/WORKLOAD.md)"; exit 2; }
   CCTUNE_INSPECTOR_SO=$(cd "$(dirname "$CCTUNE_INSPECTOR_SO")" && pwd)/$(basename "$CCTUNE_INSPECTOR_SO")
 fi
+ranks=${CAPTURE_RANKS:-2} gpus=${CAPTURE_GPUS:-1}
+have=$(nvidia-smi -L | grep -c '^GPU ')
+((gpus <= have)) || { echo "FAIL: CAPTURE_GPUS=$gpus, but this host has $have GPUs"; exit 2; }
 failed=0
 for w in "${workloads[@]}"; do
   dir=$out/$w
@@ -62,15 +67,17 @@ for w in "${workloads[@]}"; do
   fi
   port=$(( 29500 + RANDOM % 2000 ))
   pids=()
-  for r in 0 1; do
-    env "${profiler_env[@]}" RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port NCCL_HOSTID=capture-host$r \
+  for ((r = 0; r < ranks; r++)); do
+    host_env=(CAPTURE_DEVICE=$((r % gpus)))
+    ((gpus < ranks)) && host_env+=(NCCL_HOSTID=capture-host$r)
+    env "${profiler_env[@]}" "${host_env[@]}" RANK=$r WORLD_SIZE=$ranks MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
       NCCL_DEBUG_FILE=$dir/nccl.rank$r.log timeout 180 python3 "$here/capture_job.py" "$w" "$dir" \
       > "$dir/stdout.rank$r.txt" 2>&1 &
     pids+=($!)
   done
   rc=0
   for p in "${pids[@]}"; do wait "$p" || rc=$?; done
-  if [[ $rc -eq 0 && -s $dir/counts.rank0.json && -s $dir/counts.rank1.json ]]; then
+  if [[ $rc -eq 0 && -s $dir/counts.rank0.json && -s $dir/counts.rank$((ranks - 1)).json ]]; then
     echo "PASS: capture $w ($(grep -c ' opCount ' "$dir/nccl.rank0.log") COLL lines on rank 0)"
   else
     echo "FAIL: capture $w (rc $rc)"; tail -n 20 "$dir"/stdout.rank*.txt; failed=1
@@ -81,7 +88,7 @@ for w in "${workloads[@]}"; do
     else echo "FAIL: inspector $w wrote no records (NCCL's log says why: grep -i profiler $dir/nccl.rank0.log)"; grep -ih 'profiler' "$dir"/nccl.rank0.log | head -5; failed=1; fi
     if [[ -n ${CCTUNE_BIN:-} ]]; then
       "$CCTUNE_BIN" workload import "$dir"/dump/*.log -o "$dir/workload.inspector.json" || failed=1
-      "$CCTUNE_BIN" workload import "$dir"/nccl.rank0.log "$dir"/nccl.rank1.log -o "$dir/workload.log.json" || failed=1
+      "$CCTUNE_BIN" workload import "$dir"/nccl.rank*.log -o "$dir/workload.log.json" || failed=1
     fi
   fi
   if [[ -n ${CCTUNE_PROFILER_SO:-} && -n ${CCTUNE_BIN:-} ]]; then

@@ -87,9 +87,11 @@ def by_shape(w):
     return out
 
 
+counts0 = json.load(open(os.path.join(cap, "counts.rank0.json")))
+world = counts0["world_size"]  # every rank issues the same calls
 prof_files = sorted(glob.glob(os.path.join(cap, "profiler", "workload.*.json")))
-if len(prof_files) != 2:
-    failures.append(f"expected 2 profiler files (one per process), found {len(prof_files)}: {prof_files}")
+if len(prof_files) != world:
+    failures.append(f"expected {world} profiler files (one per process), found {len(prof_files)}: {prof_files}")
 for f in prof_files:
     try:
         w = load(f)
@@ -100,12 +102,12 @@ for f in prof_files:
 merged = os.path.join(cap, "profiler.merged.json")
 log_import = os.path.join(cap, "log.json")
 run("merge", *prof_files, "-o", merged)
-run("import", os.path.join(cap, "nccl.rank0.log"), os.path.join(cap, "nccl.rank1.log"), "-o", log_import)
+run("import", *(os.path.join(cap, f"nccl.rank{r}.log") for r in range(world)), "-o", log_import)
 if failures:
     print("\n".join("FAIL: " + f for f in failures))
     sys.exit(1)
 prof, log = by_shape(load(merged)), by_shape(load(log_import))
-log_alltoall_as_p2p(log, 2)
+log_alltoall_as_p2p(log, world)
 # Profiler files count per process; the log import counts per rank: both are per rank.
 for k in sorted(set(prof) | set(log)):
     pc, lc = prof.get(k, {}).get("calls", 0), log.get(k, {}).get("calls", 0)
@@ -118,16 +120,15 @@ for k in sorted(set(prof) | set(log)):
 torch_to_nccl = {"all_reduce": ("allreduce", 0), "barrier": ("allreduce", 0), "all_gather_into_tensor": ("allgather", 0),
                  "reduce_scatter_tensor": ("reducescatter", 1), "all_to_all_single": ("alltoall", 2),
                  "send": ("send", 0), "recv": ("recv", 0)}
-counts0 = json.load(open(os.path.join(cap, "counts.rank0.json")))
 job = {}
 for row in counts0["calls"]:
     coll, rule = torch_to_nccl[row["op"]]
     if coll == "alltoall":
         continue  # reaches the profiler as send/recv: checked against the log above
-    count = row["input_numel"] if rule == 0 else row["output_numel"] if rule == 1 else row["input_numel"] // 2
+    count = row["input_numel"] if rule == 0 else row["output_numel"] if rule == 1 else row["input_numel"] // world
     k = (coll, row["dtype"], count) if coll in REDUCING else (coll, "bytes", count * TYPE_SIZE[row["dtype"]])
-    # Sends and receives are summed over the ranks in a merged file; this job's two ranks issue the same.
-    job[k] = job.get(k, 0) + row["calls"] * (2 if coll in ("send", "recv") else 1)
+    # Sends and receives are summed over the ranks in a merged file; this job's ranks issue the same.
+    job[k] = job.get(k, 0) + row["calls"] * (world if coll in ("send", "recv") else 1)
 prof_counts = {}
 for (coll, dtype, count, _), e in prof.items():
     prof_counts[(coll, dtype, count)] = prof_counts.get((coll, dtype, count), 0) + e["calls"]
@@ -142,7 +143,7 @@ def group_key(members):
 want_groups = {}
 for g in counts0.get("extra", {}).get("groups", []):
     p2p = any(m[0] in ("send", "recv") for m in g["members"])
-    want_groups[tuple(tuple(m) for m in g["members"])] = g["calls_per_rank"] * (2 if p2p else 1)
+    want_groups[tuple(tuple(m) for m in g["members"])] = g["calls_per_rank"] * (world if p2p else 1)
 # NCCL 2.28 builds each AlltoAll from one group of a send and a receive per peer, and the profiler
 # sees that group (the COLL log prints the AlltoAll): one per AlltoAll call and rank.
 for comm in load(log_import)["communicators"]:

@@ -14,6 +14,7 @@ Knobs read_knobs() {
   k.init_error = text("CCTUNE_SELFTEST_INIT_ERROR");
   k.record_step = text("CCTUNE_SELFTEST_RECORD_STEP");
   k.slow_rank = test_env::parse_slow_rank(text("CCTUNE_TEST_SLOW_RANK"));
+  if (const auto v = text("CCTUNE_SELFTEST_NCCL_VERSION"); !v.empty()) k.nccl_version = v;
   return k;
 }
 

@@ -19,6 +19,7 @@ struct Knobs {
   std::string init_error;                   // CCTUNE_SELFTEST_INIT_ERROR: create_backend() fails with it
   std::string record_step;                  // CCTUNE_SELFTEST_RECORD_STEP: file prefix for replayed steps' calls
   SlowRank slow_rank;                       // CCTUNE_TEST_SLOW_RANK, as NCCL ranks
+  std::string nccl_version = "selftest";    // CCTUNE_SELFTEST_NCCL_VERSION: nccl_version() (a release, for a tune at a sweep's end)
 };
 
 // Throws UsageError naming the variable when CCTUNE_TEST_SLOW_RANK is malformed; the other

@@ -184,7 +184,7 @@ class SelftestModule : public NcclModule {
  public:
   SelftestModule() : knobs_(read_knobs()) {}
   int device_count() override { return knobs_.gpus; }
-  std::string nccl_version() override { return "selftest"; }
+  std::string nccl_version() override { return knobs_.nccl_version; }
   std::string cuda_versions() override { return "none (selftest)"; }
   std::string pci_bus_id(int) override { return ""; }
   std::string new_unique_id_hex() override {

@@ -70,7 +70,8 @@ if len([l for l in p.stdout.splitlines() if re.match(r"^(allreduce|allgather|red
 # (no GPU, no NCCL): 2 ranks on 2 emulated nodes, exactly the job's shapes, the weights recorded.
 if selftest and os.path.exists(selftest):
     import jsonschema
-    env = dict(os.environ, CCTUNE_NCCL_MODULE=selftest, CCTUNE_SELFTEST_GPUS="2")
+    # A release number: the sweep's own tune (at its end) needs one to write a profile.
+    env = dict(os.environ, CCTUNE_NCCL_MODULE=selftest, CCTUNE_SELFTEST_GPUS="2", CCTUNE_SELFTEST_NCCL_VERSION="2.28.9")
     out = os.path.join(scratch, "selftest-sweep")
     p = subprocess.run([cctune, "sweep", "--backend", "nccl", "--workload", ddp, "--gpus", "2", "--emulate-nodes", "2",
                         "--configs", "auto,ring/simple", "--placement", "out", "--max-time", "0.05", "--min-iters", "5",

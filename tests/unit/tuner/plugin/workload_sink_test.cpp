@@ -15,6 +15,7 @@
 #include "core/files.hpp"
 #include "tuner/plugin/comm_recorder.hpp"
 #include "tuner/plugin/finished_comms.hpp"
+#include "tuner/plugin/shape_table.hpp"
 #include "tuner/plugin/workload_file.hpp"
 #include "tuner/plugin/workload_sink.hpp"
 #include "workload/workload_json.hpp"
@@ -186,6 +187,23 @@ TEST(FinishedComms, StaysWithinItsBounds) {
   EXPECT_EQ(all[0].id, "0xb");
   EXPECT_EQ(all[2].id, "0xe");
   EXPECT_EQ(all[2].calls.at(0).calls, 100u);
+}
+
+// A call whose bytes no real call can have (count x ranks x type size past the bound) is counted
+// as not recorded, never written as 0 bytes: the reader refuses such a file (review N10).
+TEST(ShapeTable, CallsBeyondAnyRealSizeAreNotRecordedButCounted) {
+  ShapeTable table;
+  const ShapeKey huge{workload::CallKind::Collective, Collective::AllGather, DType::Float32, -1, std::uint64_t{1} << 62};
+  const ShapeKey fine{workload::CallKind::Collective, Collective::AllReduce, DType::Float32, -1, 1024};
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(table.count(huge));  // count() records one call each
+  ASSERT_TRUE(table.count(fine));
+  const workload::Communicator c = to_communicator(table, 0x1f, 4, 1, 0);
+  ASSERT_EQ(c.calls.size(), 1u);
+  EXPECT_EQ(c.calls[0].shape.collective, Collective::AllReduce);
+  EXPECT_EQ(c.calls_not_recorded, 3u);
+  workload::Workload w;
+  w.communicators.push_back(c);
+  EXPECT_NO_THROW(workload::workload_from_json(workload::to_json(w)));
 }
 
 }  // namespace
