@@ -78,7 +78,8 @@ TEST(Decisions, NoiseAtSmallSizesDoesNotBecomeRulesNorVetoAGroup) {
   // 8-128 B: 8% at ~12 us with 1.5% intervals clears neither the 0.75 us floor at the ends of
   // the intervals: no rule (on 8646a77, ring/ll ch=4 from 0 B to 128 B).
   for (const ProfileRule& rule : out.profile.rules) EXPECT_GE(rule.min_bytes, MiB) << rule.min_bytes;
-  // The group slower at 8 and 16 B is chosen on the weighted total, its loss printed.
+  // The group slower at 8 and 16 B is chosen on the weighted total, its loss printed (on
+  // 8646a77: "not eligible: slower than NCCL's default at 8 bytes (allreduce)").
   EXPECT_EQ(out.group, "channels-16");
   const GroupScore& s = score_of(out, "channels-16");
   ASSERT_EQ(s.costs.size(), 2u);
