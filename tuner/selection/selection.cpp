@@ -216,6 +216,18 @@ std::vector<JobTime> job_times_of(const Decisions& kept, const Decisions& ref_de
   return sum_job_time(terms);
 }
 
+// NCCL's default at every size measured, changed by a rule or not: the production watch's
+// reference where the profile keeps NCCL's choice (issue 35).
+std::vector<MeasuredBaseline> measured_baseline_of(const Decisions& decisions) {
+  std::vector<MeasuredBaseline> out;
+  for (const auto& [key, d] : decisions)
+    if (d.baseline_timing.time_us > 0)
+      out.push_back({key.first.collective, key.first.nranks, key.first.nnodes, key.second, d.baseline_timing.time_us,
+                     static_cast<double>(key.second) / (d.baseline_timing.time_us * 1e3) *
+                         bus_factor(key.first.collective, key.first.nranks)});
+  return out;
+}
+
 }  // namespace
 
 bool has_nccl_measurements(const Results& results) {
@@ -301,14 +313,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
     if (counts(key)) kept.emplace(key, d);
   for (const auto& [key, d] : kept) out.decisions.push_back(d);
   profile.rules = rules_from(kept, out.rule_observed_channels);
-  // NCCL's default at every size measured, changed by a rule or not: the production watch's
-  // reference where the profile keeps NCCL's choice (issue 35).
-  for (const auto& [key, d] : per_group[chosen])
-    if (d.baseline_timing.time_us > 0)
-      profile.measured_baseline.push_back({key.first.collective, key.first.nranks, key.first.nnodes, key.second,
-                                           d.baseline_timing.time_us,
-                                           static_cast<double>(key.second) / (d.baseline_timing.time_us * 1e3) *
-                                               bus_factor(key.first.collective, key.first.nranks)});
+  profile.measured_baseline = measured_baseline_of(per_group[chosen]);
   if (weighted) {
     out.job_weighted = true;
     out.job_per_step = options.job_per_step;
