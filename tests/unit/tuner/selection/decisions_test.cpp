@@ -25,10 +25,11 @@ const GroupScore& score_of(const TuneOutputs& out, const std::string& group) {
 }
 
 // The job recorded in startup_veto.results.json's meta.settings.workload.
-std::vector<JobWeight> startup_job() {
-  const ShapeKey ar{Collective::AllReduce, 4, 2}, bc{Collective::Broadcast, 4, 2};
-  return {{ar, 16 * MiB, 10, DType::Float32}, {ar, 32 * MiB, 2, DType::Float32}, {ar, 4, 1, DType::Float32},
-          {bc, 28, 0.03, DType::Float32}, {bc, 192 * MiB, 0.03, DType::Float32}};
+std::vector<JobPoint> startup_job() {
+  const auto ar = Collective::AllReduce, bc = Collective::Broadcast;
+  const auto f32 = DType::Float32;
+  return {{ar, f32, 16 * MiB, 4, 2, 10}, {ar, f32, 32 * MiB, 4, 2, 2}, {ar, f32, 4, 4, 2, 1},
+          {bc, f32, 28, 4, 2, 0.03}, {bc, f32, 192 * MiB, 4, 2, 0.03}};
 }
 
 TEST(Decisions, AStartUpCallDoesNotVetoAGroupTheJobGainsFrom) {
