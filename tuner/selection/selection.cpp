@@ -83,12 +83,12 @@ std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const
   d.speedup = base->timing.time_us / chosen.timing.time_us;
   const double noise = base->timing.halfwidth_us / base->timing.time_us;
   if (best) {
-    d.why = percent(1.0 - best->timing.time_us / base->timing.time_us) + " faster than NCCL's default, beyond noise (default +/-" +
+    d.why = percent(1.0 - best->timing.time_us / base->timing.time_us) + " faster than NCCL's default, clearing the minimum with both intervals (default +/-" +
             percent(noise) + ", this +/-" + percent(best->timing.halfwidth_us / best->timing.time_us) + ")";
   } else if (fastest && fastest->timing.time_us < base->timing.time_us) {
     d.why = "NCCL's default kept: the fastest alternative (" + describe(label_of(*fastest, set)) + ") is " +
-            percent(1.0 - fastest->timing.time_us / base->timing.time_us) + " faster, within noise or under the " +
-            percent(options.min_gain) + " / " + fmt_us(options.min_gain_us) + " minimum";
+            percent(1.0 - fastest->timing.time_us / base->timing.time_us) + " faster, within noise: under the " +
+            percent(options.min_gain) + " / " + fmt_us(options.min_gain_us) + " minimum at the ends of both intervals";
   } else {
     d.why = fastest ? "NCCL's default is the fastest measured" : "only NCCL's default was measured";
   }
