@@ -68,7 +68,9 @@ TEST(JobTime, WeightsLandOnTheNearestMeasuredSizeAndSaySo) {
   const ShapeKey ar{Collective::AllReduce, 8, 1};
   const std::set<SizeKey> measured{{ar, 4}, {ar, 8 * MiB}, {ar, 16 * MiB}};
   const MappedWeights m = map_job_weights(
-      {{ar, 8396800, 3, {}}, {ar, 8433704, 3, {}}, {ar, 2 * MiB, 1, {}}, {{Collective::AllGather, 8, 1}, 4096, 2, {}}}, measured);
+      {{Collective::AllReduce, DType::Float32, 8396800, 8, 1, 3}, {Collective::AllReduce, DType::Float32, 8433704, 8, 1, 3},
+       {Collective::AllReduce, DType::Float32, 2 * MiB, 8, 1, 1}, {Collective::AllGather, DType::Float32, 4096, 8, 1, 2}},
+      measured);
   // Both DDP buckets (within 1 % of 8 MiB), and 2 MiB: two doublings from 8 MiB, 19 from 4 B.
   EXPECT_DOUBLE_EQ(m.calls_per_step.at({ar, 8 * MiB}), 7.0);
   EXPECT_EQ(m.calls_per_step.size(), 1u);
