@@ -77,16 +77,23 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
     s += ")";
   }
   s += "\n";
+  if (!outputs.weights_note.empty()) s += "# " + outputs.weights_note + "\n";
   for (const GroupScore& g : outputs.groups) {
-    if (g.eligible && outputs.job_weighted)
-      std::snprintf(line, sizeof line, "#   group %-20s x%.3f over NCCL defaults in the job's collective time (%zu sizes; geometric mean x%.3f)\n",
-                    shown(g.group).c_str(), g.job_speedup, g.sizes, g.geomean_speedup);
-    else if (g.eligible)
-      std::snprintf(line, sizeof line, "#   group %-20s x%.3f over NCCL defaults (geometric mean of %zu sizes)\n", shown(g.group).c_str(),
-                    g.geomean_speedup, g.sizes);
+    if (g.eligible)
+      std::snprintf(line, sizeof line, "#   group %-20s x%.3f [%.3f, %.3f] over NCCL defaults in the weighted time (%zu sizes; geometric mean x%.3f)\n",
+                    shown(g.group).c_str(), g.job_speedup, g.speedup_low, g.speedup_high, g.sizes, g.geomean_speedup);
     else
       std::snprintf(line, sizeof line, "#   group %-20s not eligible: %s\n", shown(g.group).c_str(), shown(g.reason).c_str());
     s += line;
+    // The trade-off: where the group loses beyond noise, at what weight and cost. Never a veto.
+    constexpr std::size_t kShownCosts = 8;
+    for (std::size_t i = 0; i < g.costs.size() && i < kShownCosts; ++i) {
+      const GroupCost& c = g.costs[i];
+      std::snprintf(line, sizeof line, "#     slower at %s %s: x%.3f, %.3g calls per step, costs %.2f us per step\n",
+                    to_string(c.shape.collective).c_str(), format_size(c.size_bytes).c_str(), c.slowdown, c.weight, c.cost_us);
+      s += line;
+    }
+    if (g.costs.size() > kShownCosts) s += "#     ... and " + std::to_string(g.costs.size() - kShownCosts) + " more slower size(s)\n";
   }
   if (outputs.profile.rules.empty()) s += "# no rules: NCCL's own choices were best (or not beaten beyond noise) at every size\n";
   else {

@@ -18,6 +18,7 @@
 
 #include "core/collective_traits.hpp"
 #include "core/json_depth.hpp"
+#include "tuner/profile/baseline_json.hpp"
 
 namespace cctune::tuner {
 namespace {
@@ -210,6 +211,7 @@ Profile read_profile(const json& doc, std::string& error) {
   }
   profile.rules.reserve(rules->size());
   for (std::size_t i = 0; i < rules->size() && error.empty(); ++i) profile.rules.push_back(read_rule((*rules)[i], i, error));
+  read_measured_baseline(doc, profile.measured_baseline, error);
   return profile;
 }
 

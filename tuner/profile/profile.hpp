@@ -73,10 +73,25 @@ struct ProfileRule {
   bool operator==(const ProfileRule&) const = default;
 };
 
+// What the sweep measured for NCCL's default (the chosen group's "auto" point) at one size,
+// whether or not a rule changes it: the production watch's reference for every shape measured
+// (issue 35). Optional in cctune.profile/1 ("measured_baseline"); older profiles have none.
+struct MeasuredBaseline {
+  Collective collective = Collective::AllReduce;  // any of the nine (the watch sees them all)
+  int nranks = 0;
+  int nnodes = 0;
+  std::uint64_t size_bytes = 0;
+  double time_us = 0;     // median per call
+  double busbw_GBps = 0;  // from time_us
+  bool operator==(const MeasuredBaseline&) const = default;
+};
+inline constexpr std::size_t kMaxMeasuredBaseline = 100000;
+
 struct Profile {
   ProfileProvenance provenance;
   std::map<std::string, std::string> env;  // process-level NCCL_* settings (nccl.env)
   std::vector<ProfileRule> rules;
+  std::vector<MeasuredBaseline> measured_baseline{};
   bool operator==(const Profile&) const = default;
 };
 

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "tuner/profile/baseline_json.hpp"
 #include "tuner/profile/profile.hpp"
 
 namespace cctune::tuner {
@@ -43,6 +44,7 @@ std::string format_profile(const Profile& profile) {
     }
     doc["rules"].push_back(std::move(rule));
   }
+  if (!profile.measured_baseline.empty()) doc["measured_baseline"] = measured_baseline_json(profile.measured_baseline);
   return doc.dump(2) + "\n";
 }
 

@@ -83,12 +83,12 @@ std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const
   d.speedup = base->timing.time_us / chosen.timing.time_us;
   const double noise = base->timing.halfwidth_us / base->timing.time_us;
   if (best) {
-    d.why = percent(1.0 - best->timing.time_us / base->timing.time_us) + " faster than NCCL's default, beyond noise (default +/-" +
+    d.why = percent(1.0 - best->timing.time_us / base->timing.time_us) + " faster than NCCL's default, clearing the minimum with both intervals (default +/-" +
             percent(noise) + ", this +/-" + percent(best->timing.halfwidth_us / best->timing.time_us) + ")";
   } else if (fastest && fastest->timing.time_us < base->timing.time_us) {
     d.why = "NCCL's default kept: the fastest alternative (" + describe(label_of(*fastest, set)) + ") is " +
-            percent(1.0 - fastest->timing.time_us / base->timing.time_us) + " faster, within noise or under the " +
-            percent(options.min_gain) + " / " + fmt_us(options.min_gain_us) + " minimum";
+            percent(1.0 - fastest->timing.time_us / base->timing.time_us) + " faster, within noise: under the " +
+            percent(options.min_gain) + " / " + fmt_us(options.min_gain_us) + " minimum at the ends of both intervals";
   } else {
     d.why = fastest ? "NCCL's default is the fastest measured" : "only NCCL's default was measured";
   }
@@ -119,7 +119,7 @@ std::size_t reference_group(const CandidateSet& set) {
 
 using Decisions = std::map<std::pair<ShapeKey, std::uint64_t>, SizeDecision>;
 
-std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOptions& options, std::vector<int>& observed) {
+std::vector<ProfileRule> rules_from(const Decisions& decisions, std::vector<int>& observed) {
   std::vector<ProfileRule> rules;
   std::map<ShapeKey, std::vector<const SizeDecision*>> by_shape;
   for (const auto& [key, d] : decisions) by_shape[key.first].push_back(&d);
@@ -140,13 +140,13 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
       }
       labels.push_back(label);
     }
-    for (LabelRange r : merge_ranges(sizes, labels, options.extend_edges)) {
+    for (LabelRange r : merge_ranges(sizes, labels, false)) {
       if (r.label < 0) continue;
-      // Toward NCCL's default, and above the largest size, a rule stops at its last measured
-      // win: the gain shrinks toward a crossover, and a midpoint guess lost 3.6% at 32 MiB
-      // AllGather on 2xH200 (ring/LL128 won at 16 MiB by 3%, lost at 64 MiB).
-      if (r.first > 0 && labels[r.first - 1] < 0) r.min_bytes = sizes[r.first];
-      if (r.last + 1 == sizes.size() || labels[r.last + 1] < 0) r.max_bytes = sizes[r.last];
+      // A rule covers the sizes measured to win, from its first to its last: never sizes
+      // below, above, or between it and another choice, which nobody measured (a midpoint guess
+      // lost 3.6% at 32 MiB AllGather on 2xH200; a 24 MiB win stretched to 0 B read "same").
+      r.min_bytes = sizes[r.first];
+      r.max_bytes = sizes[r.last];
       double log_sum = 0;
       int channels_seen = 0;
       for (std::size_t i = r.first; i <= r.last; ++i) {
@@ -169,41 +169,37 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, const TuneOption
   return rules;
 }
 
-// Group `g` against the reference group's NCCL defaults: eligible when measured everywhere the
-// reference was and never slower beyond noise; the geometric mean of its speedups and, with a
-// job's weights (`job`), its speedup in the job's collective time, over the sizes the job issues.
+// Group `g` against the reference group's NCCL defaults at every size the weights count: its
+// weighted total time with an interval (group_score.hpp), and the sizes where it loses. A size
+// the reference measured and the group did not leaves it unscored: its cost there is unknown.
 GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, const std::vector<Decisions>& per_group,
-                       const TuneOptions& options, const MappedWeights* job) {
+                       const TuneOptions& options, const std::map<SizeKey, double>& weights) {
   const Decisions& ref_decisions = per_group[ref];
-  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, job ? job->calls_per_step.size() : ref_decisions.size(), 0, false};
-  double log_sum = 0, job_default_us = 0, job_group_us = 0, job_variance = 0;
-  for (const auto& [key, ref_d] : ref_decisions) {
-    if (job && !job->calls_per_step.count(key)) continue;
+  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, weights.size(), 0, 0, 0, false, 0, 0, {}};
+  double log_sum = 0;
+  std::vector<GroupTerm> terms;
+  for (const auto& [key, weight] : weights) {
+    const SizeDecision& ref_d = ref_decisions.at(key);
     auto it = per_group[g].find(key);
     if (it == per_group[g].end()) {
       score.eligible = false;
       score.reason = "not measured at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
       return score;
     }
-    // Another group's environment applies to every size: it must not lose where it has no
-    // rule to correct it (NCCL_BUFFSIZE=8M cost 3% at 512 MiB reducescatter on 2xH200).
-    if (g != ref && significantly_faster(ref_d.baseline_timing, it->second.choice_timing, options.min_gain, options.min_gain_us)) {
-      score.eligible = false;
-      score.reason = "slower than NCCL's default at " + std::to_string(key.second) + " bytes (" + to_string(key.first.collective) + ")";
-      return score;
-    }
+    // Another group's environment applies to every size, so it is judged by what it runs at
+    // each, its best rule included: its losses count at their weight, and no more.
     log_sum += std::log(ref_d.baseline_timing.time_us / it->second.choice_timing.time_us);
-    if (job) {
-      job_default_us += job->calls_per_step.at(key) * ref_d.baseline_timing.time_us;
-      job_group_us += job->calls_per_step.at(key) * it->second.choice_timing.time_us;
-      const double a = job->calls_per_step.at(key) * ref_d.baseline_timing.halfwidth_us;
-      const double b = job->calls_per_step.at(key) * it->second.choice_timing.halfwidth_us;
-      job_variance += a * a + b * b;
-    }
+    terms.push_back({key.first, key.second, weight, ref_d.baseline_timing, it->second.choice_timing});
   }
-  score.geomean_speedup = std::exp(log_sum / static_cast<double>(score.sizes));
-  score.job_speedup = job_group_us > 0 ? job_default_us / job_group_us : 0;
-  score.job_beyond_noise = job_default_us - job_group_us > std::sqrt(job_variance);
+  const WeightedTotal total = total_of(terms, options.min_gain, options.min_gain_us);
+  score.geomean_speedup = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, score.sizes)));
+  score.job_speedup = total.speedup;
+  score.speedup_low = total.speedup_low;
+  score.speedup_high = total.speedup_high;
+  score.job_beyond_noise = total.speedup_low >= 1.0 + options.min_gain;
+  score.default_us = total.default_us;
+  score.group_us = total.group_us;
+  score.costs = total.costs;
   return score;
 }
 
@@ -218,6 +214,18 @@ std::vector<JobTime> job_times_of(const Decisions& kept, const Decisions& ref_de
     terms.push_back({key.first, cps, ref_decisions.at(key).baseline_timing, profile_time});
   }
   return sum_job_time(terms);
+}
+
+// NCCL's default at every size measured, changed by a rule or not: the production watch's
+// reference where the profile keeps NCCL's choice (issue 35).
+std::vector<MeasuredBaseline> measured_baseline_of(const Decisions& decisions) {
+  std::vector<MeasuredBaseline> out;
+  for (const auto& [key, d] : decisions)
+    if (d.baseline_timing.time_us > 0)
+      out.push_back({key.first.collective, key.first.nranks, key.first.nnodes, key.second, d.baseline_timing.time_us,
+                     static_cast<double>(key.second) / (d.baseline_timing.time_us * 1e3) *
+                         bus_factor(key.first.collective, key.first.nranks)});
+  return out;
 }
 
 }  // namespace
@@ -280,18 +288,22 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   }
   const auto counts = [&](const SizeKey& key) { return !weighted || mapped.calls_per_step.count(key) > 0; };
 
+  // What the groups' totals weigh: the job's calls per step, else one call per measured size.
+  std::map<SizeKey, double> weights = mapped.calls_per_step;
+  if (!weighted)
+    for (const auto& [key, d] : ref_decisions) weights.emplace(key, 1.0);
+  out.weights_note = weighted ? std::string("groups weighed by the job's calls per ") + (options.job_per_step ? "step" : "capture")
+                              : "no workload: groups weighed by one call of every measured size alike (time per 'step' = one call of each)";
   std::optional<std::size_t> best;
-  const auto score_of = [&](const GroupScore& sc) { return weighted ? sc.job_speedup : sc.geomean_speedup; };
   for (std::size_t g = 0; g < set.groups.size(); ++g) {
-    GroupScore score = score_group(set, g, ref, per_group, options, weighted ? &mapped : nullptr);
-    if (score.eligible && (!best || score_of(score) > score_of(out.groups[*best]))) best = g;
+    GroupScore score = score_group(set, g, ref, per_group, options, weights);
+    if (score.eligible && (!best || score.job_speedup > out.groups[*best].job_speedup)) best = g;
     out.groups.push_back(score);
   }
+  // Another group's environment must gain in the weighted total beyond noise: the lower end of
+  // its interval clears the tolerance.
   std::size_t chosen = ref;
-  // With a job, another group's environment must also gain beyond the noise of the times summed.
-  if (best && *best != ref && score_of(out.groups[*best]) >= score_of(out.groups[ref]) * (1.0 + options.min_gain) &&
-      (!weighted || out.groups[*best].job_beyond_noise))
-    chosen = *best;
+  if (best && *best != ref && out.groups[*best].job_beyond_noise) chosen = *best;
   out.group = set.groups[chosen].name;
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);
@@ -300,7 +312,8 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   for (const auto& [key, d] : per_group[chosen])
     if (counts(key)) kept.emplace(key, d);
   for (const auto& [key, d] : kept) out.decisions.push_back(d);
-  profile.rules = rules_from(kept, options, out.rule_observed_channels);
+  profile.rules = rules_from(kept, out.rule_observed_channels);
+  profile.measured_baseline = measured_baseline_of(per_group[chosen]);
   if (weighted) {
     out.job_weighted = true;
     out.job_per_step = options.job_per_step;

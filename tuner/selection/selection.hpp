@@ -11,6 +11,7 @@
 #include "core/results.hpp"
 #include "tuner/profile/profile.hpp"
 #include "tuner/selection/candidates.hpp"
+#include "tuner/selection/group_score.hpp"
 #include "tuner/selection/job_time.hpp"
 
 namespace cctune::tuner {
@@ -20,8 +21,10 @@ struct TuneOptions {
   // ...and at least this much absolute time: on 2xH200, latency-bound points (~9 us) moved by
   // 0.3-0.7 us between the sweep and verify's fresh processes, so smaller wins were noise.
   double min_gain_us = 0.75;
-  bool extend_edges = true;   // a shape's first rule starts at 0 (rules never reach past their
-                              // largest measured win, nor toward NCCL's default past a win)
+  // Kept for `tune --no-extend`, which now changes nothing: a rule covers only the sizes
+  // measured (from its first to its last measured win), never sizes below or above them
+  // (issue 35: an FSDP2 job's one 24 MiB AllGather win became a rule for 0 B - 24 MiB).
+  bool extend_edges = false;
   std::string space;          // provenance: the search space's name
   // provenance: the cluster's one node-group fingerprint (topo::single_group_fingerprint of the
   // results' topology, which this pure module cannot read); empty: heterogeneous or unknown
@@ -60,11 +63,16 @@ struct GroupScore {
   std::string group;
   std::map<std::string, std::string> env;
   bool eligible = false;
-  std::string reason;              // why not eligible
-  double geomean_speedup = 0;      // over the reference group's NCCL defaults, every size
+  std::string reason;              // why not eligible (a size the reference measured is missing)
+  double geomean_speedup = 0;      // over the reference group's NCCL defaults, every size alike
   std::size_t sizes = 0;
-  double job_speedup = 0;          // job-weighted: the job's time under NCCL defaults / with this group
-  bool job_beyond_noise = false;   // ...and its gain exceeds the half-widths (root-sum-square) of the times summed
+  // The weighted total time of the sizes it governs: the job's calls per step, or for a grid
+  // one call per measured size (TuneOutputs::weights_note). What the group is chosen by.
+  double job_speedup = 0;          // total under NCCL defaults / total with this group
+  double speedup_low = 0, speedup_high = 0;  // its interval (group_score.hpp total_of)
+  bool job_beyond_noise = false;   // speedup_low >= 1 + min_gain
+  double default_us = 0, group_us = 0;  // the weighted totals
+  std::vector<GroupCost> costs;    // sizes where it is slower beyond noise: printed, never a veto
 };
 
 struct TuneOutputs {
@@ -77,6 +85,7 @@ struct TuneOutputs {
   std::vector<int> rule_observed_channels;
   std::vector<std::string> notes;       // what was left out or could not be expressed
   bool job_weighted = false;            // options.job_weights decided
+  std::string weights_note;             // what the groups' totals weigh, in words
   bool job_per_step = true;
   std::vector<JobTime> job_times;       // per (collective, nranks, nnodes), job-weighted only
 };

@@ -15,9 +15,10 @@ struct Timing {
 // with fewer than two samples the half-width is the time itself (nothing can be proven).
 Timing timing_of(const PointResult& point);
 
-// True when `candidate` beats `reference` beyond noise and by at least `min_gain`:
-//   candidate.time + candidate.halfwidth < reference.time - reference.halfwidth, and
-//   candidate.time <= reference.time * (1 - min_gain), and saves at least `min_gain_us`.
+// True when `candidate` beats `reference` by at least `min_gain` and `min_gain_us` even at the
+// unfavourable ends of both intervals (the gain clears the tolerance with its interval):
+//   candidate.time + candidate.halfwidth <= (reference.time - reference.halfwidth) * (1 - min_gain), and
+//   (reference.time - reference.halfwidth) - (candidate.time + candidate.halfwidth) >= min_gain_us.
 bool significantly_faster(const Timing& candidate, const Timing& reference, double min_gain, double min_gain_us = 0);
 
 }  // namespace cctune::tuner

@@ -53,9 +53,12 @@ except jsonschema.ValidationError as e:
     check(False, f"profile.json valid against the schema: {e.message}")
 check(profile["provenance"]["nccl_version"] == "2.28.3", "provenance.nccl_version")
 check(profile["provenance"]["space"] == "default", "provenance.space from the results' settings")
-check(len(profile["rules"]) == 3, f"3 rules, got {len(profile['rules'])}")
+# Issue 35: 2 rules (the 8-512 B ring/ll ch=4 gain no longer clears the tolerance with its
+# interval), each over the sizes measured only.
+check(len(profile["rules"]) == 2, f"2 rules, got {len(profile['rules'])}")
 conf = open(os.path.join(out, "nccl_tuner.conf")).read().splitlines()
-check([l for l in conf if not l.startswith("#")][0] == "allreduce,0,512,ring,ll,4,1,8,-1,-1", "first CSV line")
+check([l for l in conf if not l.startswith("#")][0] == "allreduce,4194304,33554432,ring,simple,32,1,8,-1,-1", "first CSV line")
+check(len(profile.get("measured_baseline", [])) == 10, "NCCL's measured default at each of the 10 sizes")
 
 rc, so, se = run(os.path.join(fixtures, "h200x8_allreduce.results.json"), "-o", os.path.join(work, "fc"), "--functional-check")
 check(rc == 2 and se.count("error:") == 1 and "--functional-check" in se and not os.path.exists(os.path.join(work, "fc")),

@@ -134,10 +134,12 @@ TEST(ExampleTunerConf, ParsesLikeNcclsExamplePlugin) {
     EXPECT_EQ(l.pipe_ops, -1);
     EXPECT_EQ(l.reg_buff, -1);
   }
-  EXPECT_EQ((*lines)[0].channels, 4);
-  EXPECT_EQ((*lines)[1].channels, 32);
-  EXPECT_EQ((*lines)[2].channels, 32);  // NCCL's own count there, as observed (the example pre-sets 1)
-  EXPECT_EQ((*lines)[2].max_bytes, 128u << 20);  // the largest measured size: no extrapolation
+  // Two rules since issue 35 (the 8-512 B ring/ll ch=4 rule no longer clears the tolerance with
+  // its interval): ring/simple ch=32 at 4-32 MiB, tree/simple at 128 MiB.
+  ASSERT_EQ(lines->size(), 2u);
+  EXPECT_EQ((*lines)[0].channels, 32);
+  EXPECT_EQ((*lines)[1].channels, 32);  // NCCL's own count there, as observed (the example pre-sets 1)
+  EXPECT_EQ((*lines)[1].max_bytes, 128u << 20);  // the largest measured size: no extrapolation
 
   const TuneOutputs two = tuned("two_nodes.results.json");
   const auto two_lines = test::read_like_example_tuner(format_example_tuner_conf(two.profile, two.rule_observed_channels), error);

@@ -1,0 +1,47 @@
+#pragma once
+// How a process-level group is judged (issue 35): by the weighted total time of every size it
+// governs against the reference group's NCCL defaults, with an interval; no single size vetoes
+// it. Pure; docs/TUNING.md "Choosing the process-level group".
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tuner/selection/candidates.hpp"
+
+namespace cctune::tuner {
+
+// A size where the group's own best is slower than NCCL's default beyond noise: what it costs.
+struct GroupCost {
+  ShapeKey shape;
+  std::uint64_t size_bytes = 0;
+  double weight = 0;        // calls per step (grid: 1 per measured size)
+  double cost_us = 0;       // weight x (group time - default time): time added per step
+  double slowdown = 1;      // group time / default time
+};
+
+// One size's pair: the reference group's NCCL default and what the group runs there.
+struct GroupTerm {
+  ShapeKey shape;
+  std::uint64_t size_bytes = 0;
+  double weight = 0;
+  Timing defaults;
+  Timing group;
+};
+
+struct WeightedTotal {
+  double default_us = 0, group_us = 0;
+  double speedup = 0;                   // default_us / group_us
+  double speedup_low = 0, speedup_high = 0;  // the interval (see total_of)
+  std::vector<GroupCost> costs;         // sizes slower beyond noise, by shape then size
+};
+
+// Sums weight x time each way. The interval: every point's time has the sweep's distribution-
+// free ~95 % interval for its median (order statistics, rel_noise); where all of them hold, the
+// totals lie within sum weight x (time -/+ half-width), so the speedup lies within
+// [default_low / group_high, default_high / group_low]. Conservative (it assumes the errors
+// conspire), distribution-free, and paired (both sides at the same sizes and weights).
+WeightedTotal total_of(const std::vector<GroupTerm>& terms, double min_gain, double min_gain_us);
+
+}  // namespace cctune::tuner
