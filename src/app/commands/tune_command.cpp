@@ -37,7 +37,7 @@ class TuneCommand : public Command {
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str();
     cmd_->add_option("--plugin", plugin_, "absolute path of libnccl-tuner-cctune.so for nccl.env (default: the one built next to cctune)");
-    cmd_->add_flag("--no-extend", no_extend_, "do not extend the first rule of each shape down to 0 bytes");
+    cmd_->add_flag("--no-extend", no_extend_, "kept for scripts; changes nothing: every rule covers only measured sizes (docs/TUNING.md)");
     cmd_->add_option("--workload", workload_,
                      "decide by this job's collective time (workload.json; default: the weights a `sweep --workload` recorded)");
     cmd_->add_flag("--grid", grid_, "ignore the workload a `sweep --workload` recorded: judge every measured size alike");

@@ -9,6 +9,7 @@ bucket AllReduces. Scenarios:
              the step time line, replay.json, exit 0
   regress    a profile whose env makes the stand-in 3x slower: exit 4, verdict slower
   faster     ... 0.3x: exit 0, verdict faster
+  (defaults also: a second replay into the same -o is refused, --force replaces it)
   bad_input  one-line refusals: exit 2 (a flag replay does not take, --ranks other than the
              allocation's, a workload without a step count), exit 3 (a missing workload)
   groups     a workload with captured groups (tests/fixtures/workload/replay_groups.workload.json):
@@ -130,6 +131,16 @@ def main():
     check(len(times) == rounds and all(t is not None and t >= 0.8 for t in times), "a default step time per round, the calls' sum", times)
     if o.scenario == "defaults":
         check("profile_step_ms" not in doc and len(doc["default_ci_ms"]) == 2, "defaults only: no profile side, an interval", doc)
+        # A second replay into the same -o keeps the first one's results (review N1: a replay once
+        # replaced a sweep's 31 832 points); --force replaces them.
+        before = open(os.path.join(out, "results.json"), "rb").read()
+        p, text = run(args, timeout=120)
+        errors = [l for l in p.stderr.splitlines() if l.startswith("cctune")]
+        check(p.returncode == 2 and errors and "results.json exists" in errors[0] and "--force" in errors[0],
+              "a second replay into the same -o is refused in one line naming --force", text)
+        check(open(os.path.join(out, "results.json"), "rb").read() == before, "the first replay's results.json is untouched", text)
+        p, text = run(args + ["--force"])
+        check(p.returncode == 0 and open(os.path.join(out, "results.json"), "rb").read() != before, "--force replaces them", text)
         return
     check("\u2192 profile " in step_lines[0], "the line compares defaults with the profile", step_lines)
     ratio = doc["profile_median_ms"] / doc["default_median_ms"]
