@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/json_reporter.hpp"
 #include "app/progress.hpp"
 #include "app/run_meta.hpp"
 #include "app/space_sweep.hpp"

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "app/csv_reporter.hpp"
-#include "app/json_reporter.hpp"
 #include "app/output_lock.hpp"
 #include "app/session.hpp"
 #include "app/sweep_options.hpp"

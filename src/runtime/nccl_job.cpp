@@ -202,12 +202,16 @@ JobShape planned_shape(const NcclSettings& ns, int hosts) {
 }
 
 NcclJob::NcclJob(Supervisor who, const NcclSettings& placement, int device_count)
-    : who_(std::move(who)), placed_for_(placement), place_(place_workers(who_.comm, who_.layout, placement, device_count)) {}
+    : who_(std::move(who)),
+      gpus_(placement.gpus),
+      emulate_nodes_(placement.emulate_nodes),
+      test_shared_gpu_(placement.test_shared_gpu),
+      place_(place_workers(who_.comm, who_.layout, placement, device_count)) {}
 
 SweepOutcome NcclJob::run(const SweepPlan& plan, Reporter& reporters) const {
   RankComm& comm = who_.comm;
   const NcclSettings& ns = plan.nccl;
-  if (ns.gpus != placed_for_.gpus || ns.emulate_nodes != placed_for_.emulate_nodes || ns.test_shared_gpu != placed_for_.test_shared_gpu)
+  if (ns.gpus != gpus_ || ns.emulate_nodes != emulate_nodes_ || ns.test_shared_gpu != test_shared_gpu_)
     throw RuntimeFailure("internal: the plan's GPUs, emulated nodes or test mode differ from those its workers were placed for");
   const int nranks = place_.layout.nranks;
   check_root(plan, nranks);

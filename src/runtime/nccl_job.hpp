@@ -68,7 +68,8 @@ class NcclJob {
 
  private:
   Supervisor who_;
-  NcclSettings placed_for_;  // the placement settings, to check a plan against
+  // What the placement depends on (--gpus, --emulate-nodes, --test-shared-gpu), to check a plan against.
+  int gpus_, emulate_nodes_, test_shared_gpu_;
   Placement place_;
 };
 
