@@ -166,6 +166,7 @@ void merge_communicator(Communicator& into, const Communicator& part) {
   into.calls_not_recorded += part.calls_not_recorded;
   into.groups_not_recorded += part.groups_not_recorded;
   into.watch.insert(into.watch.end(), part.watch.begin(), part.watch.end());
+  if (part.cadence && (!into.cadence || part.cadence->timed_steps > into.cadence->timed_steps)) into.cadence = part.cadence;
   into.ranks.insert(into.ranks.end(), part.ranks.begin(), part.ranks.end());
   std::sort(into.ranks.begin(), into.ranks.end());
   merge_calls(into, part);
@@ -207,7 +208,22 @@ Workload merge(const std::vector<Workload>& parts) {
     throw UsageError("workload: the merged captures hold " + std::to_string(shapes) + " distinct calls and group members, more than " +
                          std::to_string(max_workload_shapes),
                      "merge fewer captures, or split them by communicator");
+  if (!out.steps) out.steps = steps_from_cadence(out);
   return out;
+}
+
+std::optional<double> steps_from_cadence(const Workload& w) {
+  const Communicator* busiest = nullptr;
+  std::uint64_t most = 0;
+  for (const Communicator& c : w.communicators) {
+    if (!c.cadence || c.ranks.empty()) continue;
+    std::uint64_t calls = 0;
+    for (const CallStats& s : c.calls) calls += s.calls;
+    calls /= c.ranks.size();
+    if (!busiest || calls > most) busiest = &c, most = calls;
+  }
+  if (!busiest) return std::nullopt;
+  return busiest->cadence->steps;
 }
 
 WorkloadBuilder::PerRank& WorkloadBuilder::per_rank(const std::string& comm_id, int nranks, int nnodes, int rank) {

@@ -12,6 +12,7 @@
 
 #include "core/algo_proto.hpp"
 #include "core/collective.hpp"
+#include "workload/step_cadence.hpp"
 
 namespace cctune::workload {
 
@@ -133,6 +134,9 @@ struct Communicator {
   // Groups the capture saw but could not keep (too many members, or the profiler's group table
   // full); their calls are still in `calls`.
   std::uint64_t groups_not_recorded = 0;
+  // The steps its calls show (profiler files; step_cadence.hpp); merged, the rank that timed
+  // the most steps.
+  std::optional<StepCadence> cadence{};
   bool operator==(const Communicator&) const = default;
 };
 
@@ -175,6 +179,11 @@ class WorkloadBuilder {
 
 // More distinct call shapes than this in one capture is refused (memory stays bounded by it).
 inline constexpr std::size_t max_workload_shapes = 200000;
+
+// The steps a capture covers as the profiler half saw them: the cadence of the communicator
+// with the most calls per rank (its steady steps, start-up left out); nullopt when no
+// communicator has one. merge() uses it when no capture states its steps.
+std::optional<double> steps_from_cadence(const Workload& w);
 
 // Combines captures of several ranks of the same job: the ranks of one communicator must
 // agree on every shape's call count (collectives are issued by every rank); a disagreement

@@ -224,6 +224,21 @@ std::vector<WatchFinding> watch_from(const json& j, const std::string& where, in
   return out;
 }
 
+json cadence_json(const StepCadence& c) {
+  return {{"calls_per_step", c.calls_per_step}, {"steps", c.steps}, {"timed_steps", c.timed_steps}, {"step_ms", c.step_ms}};
+}
+
+StepCadence cadence_from(const json& j, const std::string& where) {
+  if (!j.is_object()) bad(where, "must be an object");
+  StepCadence c;
+  c.calls_per_step = whole_in<std::uint64_t>(j, "calls_per_step", where, 1, kMaxStepCalls);
+  c.steps = duration_in(j, "steps", where);
+  if (c.steps <= 0 || c.steps > static_cast<double>(kMaxCalls)) bad(where + ".steps", "must be a positive number of steps");
+  c.timed_steps = whole_in<std::uint64_t>(j, "timed_steps", where, 1, kMaxCalls);
+  c.step_ms = duration_in(j, "step_ms", where);
+  return c;
+}
+
 // One communicator; `shapes` counts call shapes and group members over the whole file.
 Communicator communicator_from(const json& j, const std::string& where, std::size_t& shapes) {
   Communicator c;
@@ -254,6 +269,7 @@ Communicator communicator_from(const json& j, const std::string& where, std::siz
   std::sort(c.calls.begin(), c.calls.end(), [](const CallStats& a, const CallStats& b) { return a.shape < b.shape; });
   if (j.contains("groups_not_recorded")) c.groups_not_recorded = whole_in<std::uint64_t>(j, "groups_not_recorded", where, 0, kMaxCalls);
   if (j.contains("groups")) c.groups = groups_from(j["groups"], where + ".groups", c.nranks, shapes);
+  if (j.contains("cadence")) c.cadence = cadence_from(j["cadence"], where + ".cadence");
   return c;
 }
 
@@ -280,6 +296,7 @@ json to_json(const Workload& w) {
       cj["groups"] = json::array();
       for (const CallGroup& g : c.groups) cj["groups"].push_back(group_json(g, w.steps));
     }
+    if (c.cadence) cj["cadence"] = cadence_json(*c.cadence);
     j["communicators"].push_back(std::move(cj));
   }
   return j;

@@ -74,6 +74,7 @@ void CommRecorder::fold(ProfEvent* call) {
 void* CommRecorder::count_call(const ShapeKey& key, ShapeStats*& stats) {
   std::lock_guard lock(mutex_);
   const std::optional<std::size_t> index = table_.count(key);
+  timeline_.record(index ? static_cast<std::uint32_t>(*index) : kUnrecordedShape, host_now_ns());
   if (!index) return nullptr;
   stats = &table_.at(*index);
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(1u | *index << 1 | serial_ << serial_shift));
@@ -91,6 +92,7 @@ ProfEvent* CommRecorder::follow_call(const void* parent, int algo, int proto, in
 ProfEvent* CommRecorder::start_call(const CallInfo& call) {
   std::lock_guard lock(mutex_);
   const std::optional<std::size_t> index = table_.count(call.key);
+  timeline_.record(index ? static_cast<std::uint32_t>(*index) : kUnrecordedShape, host_now_ns());
   return start_followed(index ? &table_.at(*index) : nullptr, call.algo, call.proto, call.channels);
 }
 
@@ -164,12 +166,14 @@ void CommRecorder::count_group_not_recorded() {
   groups_.count_not_recorded();
 }
 
-workload::Communicator CommRecorder::snapshot() {
+workload::Communicator CommRecorder::snapshot(std::optional<std::uint64_t> job_steps) {
   std::lock_guard lock(mutex_);
   for (ProfEvent& e : pool_)
     if (e.kind == ProfEvent::Kind::Call && e.stopped && e.open_channels == 0) fold(&e);
   workload::Communicator c = to_communicator(table_, comm_hash_, nranks_, nnodes_, rank_);
   add_groups(c, groups_, nranks_);
+  const std::vector<workload::TimedCall> calls = timeline_.ordered();
+  c.cadence = workload::find_cadence({&calls, timeline_.total(), job_steps});
   return c;
 }
 

@@ -13,14 +13,19 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include "tuner/plugin/call_timeline.hpp"
 #include "tuner/plugin/group_table.hpp"
 #include "tuner/plugin/shape_table.hpp"
 
 namespace cctune::tuner {
 
 class CommRecorder;
+
+// CLOCK_MONOTONIC in ns, for versions or events without GPU timestamps, and call issue times.
+std::uint64_t host_now_ns() noexcept;
 
 struct ProfEvent {
   enum class Kind : std::uint8_t { Call, KernelChannel };
@@ -63,6 +68,11 @@ class alignas(64) CommRecorder {
   // when the table is full). `stats`: the shape's stats, for CallMemo (never moved).
   void* count_call(const ShapeKey& key, ShapeStats*& stats);
   std::uint64_t serial() const noexcept { return serial_; }
+  // A repeated call counted from the thread's memo (no lock): its place in the step timeline.
+  // `handle`: the call handle count_call gave its shape.
+  void time_repeated_call(const void* handle) noexcept {
+    timeline_.record(static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(handle) & 0xffffffffu) >> 1), host_now_ns());
+  }
   // The state of the thread that last called in on this communicator (ThreadState::of_caller).
   std::atomic<ThreadState*>& last_caller() noexcept { return last_caller_; }
   static bool is_call_handle(const void* handle) noexcept { return reinterpret_cast<std::uintptr_t>(handle) & 1u; }
@@ -80,8 +90,10 @@ class alignas(64) CommRecorder {
   void add_group(const ShapeKey* members, std::size_t n);
   void count_group_not_recorded();
 
-  // What it recorded so far, as cctune.workload/1 has it (finished calls folded in first).
-  workload::Communicator snapshot();
+  // What it recorded so far, as cctune.workload/1 has it (finished calls folded in first), with
+  // the step cadence its calls show; `job_steps`: the steps the job says it runs
+  // (CCTUNE_WORKLOAD_STEPS).
+  workload::Communicator snapshot(std::optional<std::uint64_t> job_steps = std::nullopt);
   void set_activation_mask(int mask) noexcept;
   int* activation_mask_pointer() const noexcept { return activation_mask_; }
   std::uint64_t comm_hash() const noexcept { return comm_hash_; }
@@ -103,13 +115,11 @@ class alignas(64) CommRecorder {
   int* activation_mask_;
   ShapeTable table_;
   GroupTable groups_;
+  CallTimeline timeline_;
   std::vector<ProfEvent> pool_;
   std::vector<std::uint32_t> free_;  // a ring of pool indices, oldest released first
   std::size_t free_head_ = 0, free_count_ = 0;
   std::uint64_t events_dropped_ = 0;
 };
-
-// CLOCK_MONOTONIC in ns, for versions or events without GPU timestamps.
-std::uint64_t host_now_ns() noexcept;
 
 }  // namespace cctune::tuner

@@ -79,6 +79,8 @@ void add_lifetime(workload::Communicator& into, const workload::Communicator& fr
   add_calls(into, from, room);
   add_groups(into, from, room);
   into.watch.clear();
+  // Steps are timed per lifetime: the one that timed the most stands for the communicator.
+  if (from.cadence && (!into.cadence || from.cadence->timed_steps >= into.cadence->timed_steps)) into.cadence = from.cadence;
 }
 
 FinishedComms::FinishedComms(std::size_t max_entries, std::size_t max_records) : max_entries_(max_entries), max_records_(max_records) {}

@@ -86,7 +86,7 @@ WorkloadSink* sink(Logger log) {
   std::call_once(p.once, [&] {
     const WorkloadSettings s = read_workload_settings(std::getenv("CCTUNE_WORKLOAD"), std::getenv("CCTUNE_WORKLOAD_INTERVAL"),
                                                       std::getenv("CCTUNE_WORKLOAD_EVENTS"), std::getenv("CCTUNE_WORKLOAD_TIMING_EVERY"),
-                                                      std::getenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS"));
+                                                      std::getenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS"), std::getenv("CCTUNE_WORKLOAD_STEPS"));
     if (!s.problem.empty()) warn_once("cctune profiler: " + s.problem + ". The job runs on; nothing is recorded.");
     if (s.directory.empty()) return;
     if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);
@@ -202,15 +202,15 @@ CCTUNE_COLD void first_call(ThreadState& t, CommRecorder* recorder, void** handl
   join_group(t, recorder, handle, call.handle, key);
 }
 
-// One call's API event: counted and added to the thread's open group. Only a followed call
-// gets a handle (naming its shape, for its task event); the others get none, so NCCL does not
-// stop them. Repeated calls come from the memo.
+// One call's API event: counted, timed (the step cadence) and added to the thread's open group.
+// Only a followed call gets a handle (naming its shape, for its task event); the others get
+// none, so NCCL does not stop them. Repeated calls come from the memo.
 CCTUNE_HOT void api_call(ThreadState& t, CommRecorder* recorder, void** handle, const char* func, const char* datatype,
                          std::size_t count, int root) {
   const MemoCall* m = t.memo.find(recorder, recorder->serial(), func, datatype, count, root);
   if (!m) [[unlikely]]
     return first_call(t, recorder, handle, func, datatype, count, root);
-  m->stats->count_one();
+  m->stats->count_one(), recorder->time_repeated_call(m->handle);
   join_group(t, recorder, handle, m->handle, m->key());
 }
 

@@ -25,6 +25,7 @@ constexpr std::size_t max_directory_bytes = 1024;  // longer is refused: the fil
 constexpr std::uint64_t max_interval_s = 86400;
 constexpr std::uint64_t max_timing_every = 1000000;
 constexpr std::uint64_t max_follow_gap_ms = 60000;
+constexpr std::uint64_t max_job_steps = 1000000000;
 constexpr const char* control_file_name = "cctune-events";
 
 std::string check_directory(const std::string& dir) {
@@ -90,7 +91,7 @@ EventMasks event_masks_of(EventMode mode, bool api_events, bool polls) {
 }
 
 WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events, const char* timing_every,
-                                        const char* follow_gap_ms) {
+                                        const char* follow_gap_ms, const char* job_steps) {
   WorkloadSettings s;
   if (!directory || !*directory) return s;
   s.problem = check_directory(directory);
@@ -113,6 +114,12 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
     else
       s.note = "CCTUNE_WORKLOAD_FOLLOW_GAP_MS=" + text::log_text(follow_gap_ms, 40) + " is not a number of milliseconds from 0 to " +
                std::to_string(max_follow_gap_ms) + "; using " + std::to_string(s.follow_gap_ms);
+  }
+  if (job_steps && *job_steps) {
+    if (auto v = bounded_number(job_steps, 1, max_job_steps)) s.job_steps = *v;
+    else
+      s.note = "CCTUNE_WORKLOAD_STEPS=" + text::log_text(job_steps, 40) + " is not a number of steps from 1 to " +
+               std::to_string(max_job_steps) + "; finding the steps from the calls";
   }
   if (events && *events) {
     if (auto mode = parse_event_mode(events)) s.mode = *mode;
@@ -211,7 +218,7 @@ WorkloadSink::Removed WorkloadSink::remove(CommRecorder* recorder) {
   for (auto it = live_.begin(); it != live_.end(); ++it) {
     if (*it != recorder) continue;
     const std::uint64_t dropped_before = finished_.dropped_communicators();
-    finished_.add(recorder->snapshot());
+    finished_.add(recorder->snapshot(settings_.job_steps));
     out.first_dropped = dropped_before == 0 && finished_.dropped_communicators() > 0;
     live_.erase(it);
     out.none_live = live_.empty();
@@ -307,7 +314,7 @@ void WorkloadSink::write() {
     std::lock_guard lock(mutex_);
     std::vector<workload::Communicator> live;
     live.reserve(live_.size());
-    for (CommRecorder* r : live_) live.push_back(r->snapshot());
+    for (CommRecorder* r : live_) live.push_back(r->snapshot(settings_.job_steps));
     w.communicators = finished_.with(live);  // sorted by id
     if (profile_)
       for (workload::Communicator& c : w.communicators) {

@@ -109,6 +109,13 @@ std::string nccl_version_of(const Results& results) {
   return m.str(0);
 }
 
+// `tune --job`'s forced group.
+std::size_t group_named(const CandidateSet& set, const std::string& name) {
+  for (std::size_t i = 0; i < set.groups.size(); ++i)
+    if (set.groups[i].name == name) return i;
+  throw UsageError("the results hold no group \"" + name + "\"", "name a group the sweep measured");
+}
+
 std::size_t reference_group(const CandidateSet& set) {
   for (std::size_t i = 0; i < set.groups.size(); ++i)
     if (set.groups[i].name == "default") return i;
@@ -302,8 +309,9 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   }
   // Another group's environment must gain in the weighted total beyond noise: the lower end of
   // its interval clears the tolerance.
-  std::size_t chosen = ref;
-  if (best && *best != ref && out.groups[*best].job_beyond_noise) chosen = *best;
+  const std::size_t chosen = options.force_group.empty()
+                                 ? (best && *best != ref && out.groups[*best].job_beyond_noise ? *best : ref)
+                                 : group_named(set, options.force_group);
   out.group = set.groups[chosen].name;
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);

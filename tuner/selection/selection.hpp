@@ -36,6 +36,9 @@ struct TuneOptions {
   // is chosen by the job's collective time and rules are written at the job's sizes only.
   std::vector<JobPoint> job_weights;
   bool job_per_step = true;  // false: the weights count calls per capture (steps unknown)
+  // `tune --job`'s candidates: this group's environment whatever the scores say (its rules as
+  // the group's own decisions make them); empty: the group the scores choose.
+  std::string force_group;
 };
 
 // What one configuration is, as a user reads it.

@@ -4,9 +4,11 @@
 #include <filesystem>
 
 #include "app/command.hpp"
+#include "app/job/tune_job.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/session.hpp"
 #include "app/tune_options.hpp"
+#include "app/verify/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
@@ -44,6 +46,12 @@ class TuneCommand : public Command {
     cmd_->add_flag("--functional-check", functional_check_,
                    "accept --test-shared-gpu results: the profile (marked test_mode) checks the chain end to end, its rules are no advice");
     cmd_->add_flag("-v,--verbose", verbose_, "print the decision and its reason at every size");
+    add_job_options(*cmd_, job_, job_args_);
+    cmd_->add_option("--candidates", candidates_, "with --job: candidates raced on the job (1..8)")->capture_default_str();
+    cmd_->add_option("--rounds", job_args_.rounds, "with --job: the winner's interleaved pairs against NCCL's defaults, at least")
+        ->capture_default_str();
+    cmd_->add_option("--tolerance", job_args_.tolerance, "with --job: the winner must be faster beyond this fraction")->capture_default_str();
+    cmd_->add_flag("--force", job_args_.force, "with --job: replace earlier job runs in -o");
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return false; }
@@ -69,6 +77,8 @@ class TuneCommand : public Command {
     const tuner::TuneOptions options = tune_options_for(
         results, results_, {.min_gain = min_gain_, .min_gain_us = min_gain_us_, .extend_edges = !no_extend_, .workload_path = workload_,
                             .grid = grid_});
+    if (!job_args_.command.empty() && !job_) throw UsageError("a command after -- is for --job", "add --job to race the candidates on the job");
+    if (job_) return tune_on_job(session, results, options);
     tuner::TuneOutputs outputs = tuner::tune_results(results, options);
     if (!mode.empty()) {
       outputs.profile.provenance.test_mode = mode;
@@ -102,7 +112,34 @@ class TuneCommand : public Command {
   }
 
  private:
+  int tune_on_job(Session& session, const Results& results, const tuner::TuneOptions& options) {
+    if (!test_mode_of(results).empty())
+      std::printf("# TEST MODE results: the race checks the plumbing; its verdict is about the job as it ran here\n");
+    check_ab_flags(job_args_.rounds, job_args_.tolerance);
+    TuneJobRequest request;
+    request.results = &results;
+    request.options = options;
+    request.plugin = plugin_.empty() ? load_profile_plugin(session) : fs::absolute(plugin_).lexically_normal().string();
+    request.output_dir = output_dir_.empty() ? "cctune-tune-job" : output_dir_;
+    job_args_.output_dir = request.output_dir;
+    request.job = job_args_;
+    request.candidates = candidates_;
+    return run_tune_job(request);
+  }
+  // The plugin next to cctune: the job's profiler half and the candidates' tuner.
+  static std::string load_profile_plugin(Session& session) {
+    bool found = false;
+    std::string plugin = tuner::find_tuner_plugin(session.executable(), &found);
+    if (!found)
+      throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + plugin + ")",
+                             "build the nccl-tuner-cctune target, or pass --plugin");
+    return plugin;
+  }
+
   CLI::App* cmd_ = nullptr;
+  bool job_ = false;
+  JobArgs job_args_;
+  int candidates_ = 3;
   std::string workload_;
   bool grid_ = false;
   bool functional_check_ = false;

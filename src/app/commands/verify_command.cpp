@@ -13,6 +13,7 @@
 #include "app/commands/commands_list.hpp"
 #include "app/plan_agreement.hpp"
 #include "app/session.hpp"
+#include "app/job/verify_job.hpp"
 #include "app/job_run.hpp"
 #include "runtime/nccl_job.hpp"
 #include "runtime/signals.hpp"
@@ -121,10 +122,21 @@ class VerifyCommand : public Command {
     cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
+    add_job_options(*cmd_, job_, job_args_);
   }
   bool selected() const override { return cmd_->parsed(); }
+  bool needs_mpi() const override { return !job_; }
 
   int run(Session& session) override {
+    if (job_) {
+      for (const char* flag : {"--workload", "--transport", "--env-group", "--configs", "--csv", "--resume"})
+        if (const CLI::Option* o = cmd_->get_option_no_throw(flag); o && o->count() > 0)
+          throw UsageError(std::string(flag) + " does not apply to verify --job", "verify --job runs the job itself; drop " + std::string(flag));
+      job_args_.rounds = rounds_, job_args_.tolerance = tolerance_, job_args_.force = force_;
+      job_args_.output_dir = cmd_->count("-o") ? args_.output_dir : "cctune-verify-job";
+      return run_verify_job(session, profile_path_, job_args_);
+    }
+    if (!job_args_.command.empty()) throw UsageError("a command after -- is for --job", "add --job to run and time the job");
     runtime::install_stop_handlers();
     RankComm& comm = session.comm();
     for (const char* flag : {"--transport", "--env-group", "--configs"})
@@ -283,6 +295,8 @@ class VerifyCommand : public Command {
   int rounds_ = 6;
   double tolerance_ = 0.02;
   bool force_ = false;  // --force: replace the results in -o
+  bool job_ = false;    // --job: A/B on the user's job (app/job/verify_job.hpp)
+  JobArgs job_args_;
 };
 
 }  // namespace

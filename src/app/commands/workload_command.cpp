@@ -126,6 +126,8 @@ class WorkloadCommand : public Command {
     merge_ = cmd_->add_subcommand("merge", "combine per-rank workload.json files of one job");
     merge_->add_option("files", files_, "workload.json files")->required();
     merge_->add_option("-o,--output", output_, "where to write the merged workload.json")->required();
+    merge_->add_option("--steps", steps_, "training steps the captures cover (default: the profiler's step cadence, where it saw one)")
+        ->check(CLI::PositiveNumber);
     merge_->add_option("--prometheus", prom_path_, kPromHelp);
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -191,7 +193,9 @@ class WorkloadCommand : public Command {
   wl::Workload merge_files() const {
     std::vector<wl::Workload> parts;
     for (const std::string& path : files_) parts.push_back(workload_of(read_workload_doc(path, WorkloadDoc::Workload), path));
-    return wl::merge(parts);
+    wl::Workload w = wl::merge(parts);
+    if (steps_ > 0) w.steps = steps_;
+    return w;
   }
   // Ids, sources and paths come from files: each printed line is escaped for the terminal.
   void print_summary(const wl::Workload& w, std::size_t series_left_out) const {
@@ -205,6 +209,10 @@ class WorkloadCommand : public Command {
                 << " (ranks captured: " << c.ranks.size() << ")\n";
     }
     if (w.communicators.empty()) std::cout << "# no calls: the captures recorded none\n";
+    if (w.steps) {
+      const bool from_cadence = steps_ <= 0 && wl::steps_from_cadence(w) == w.steps;
+      std::cout << "# steps: " << *w.steps << (from_cadence ? " (the profiler's step cadence)" : "") << "\n";
+    }
     std::cout << "# workload: " << text::terminal_text(output_) << "\n";
     if (!prom_path_.empty())
       std::cout << "# metrics: " << text::terminal_text(prom_path_)

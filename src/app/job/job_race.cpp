@@ -1,0 +1,116 @@
+#include "app/job/job_race.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
+#include "runtime/signals.hpp"
+#include "runtime/worker_process.hpp"
+
+namespace cctune::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kRunsFile = "job_runs.json";
+
+// A run's log, created exclusively: a run never appends to an earlier run's output.
+void create_log(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw EnvironmentError("cannot create " + text::terminal_text(path) + ": " + std::strerror(errno),
+                           "choose an output directory (-o) that is writable and holds no earlier runs");
+  ::close(fd);
+}
+
+// "sock-4x4" -> "sock-4x4"; anything outside [A-Za-z0-9._-] becomes '_' (a directory name).
+std::string directory_word(const std::string& name) {
+  std::string out;
+  for (char c : name.substr(0, 64)) out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
+  return out;
+}
+
+}  // namespace
+
+JobRace::JobRace(RaceSettings settings, bool replace) : settings_(std::move(settings)) {
+  ensure_writable_directory(settings_.output_dir);
+  const fs::path runs = fs::path(settings_.output_dir) / kRunsFile;
+  if (fs::exists(runs) && !replace)
+    throw UsageError(text::terminal_text(runs.string()) + " holds earlier job runs",
+                     "choose another -o directory, or pass --force to replace them");
+  if (replace) {
+    std::error_code ec;
+    fs::remove_all(fs::path(settings_.output_dir) / "runs", ec);
+    fs::remove(runs, ec);
+  }
+  progress_.begin_sweep(settings_.planned_runs);
+}
+
+std::pair<double, double> JobRace::run_pair(const JobSide& a, const JobSide& b) {
+  ++pairs_;
+  // Odd pairs run a first, even pairs b first.
+  if (pairs_ % 2 == 1) {
+    const double ta = run_one(a, b);
+    return {ta, run_one(b, a)};
+  }
+  const double tb = run_one(b, a);
+  return {run_one(a, b), tb};
+}
+
+double JobRace::run_one(const JobSide& side, const JobSide& other) {
+  if (const int sig = runtime::stop_signal()) throw Interrupted{sig};
+  const int n = static_cast<int>(runs_.size()) + 1;
+  const fs::path dir = fs::path(settings_.output_dir) / "runs" / (std::to_string(n) + "-" + directory_word(side.name));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_empty(dir))
+    throw EnvironmentError("cannot create an empty " + text::terminal_text(dir.string()) + (ec ? ": " + ec.message() : ""),
+                           "choose a writable output directory (-o)");
+  const std::string log = (dir / "job.log").string();
+  create_log(log);
+  progress_.measuring(n - 1, "pair " + std::to_string(pairs_) + ": " + side.name);
+  const runtime::JobRunResult result = runtime::run_job_command(
+      {settings_.command, run_environment(runtime::current_environment(), side, settings_.plugin, dir.string(), settings_.steps), log,
+       settings_.time_limit});
+  if (result.stop_signal) throw Interrupted{result.stop_signal};
+  if (!result.exited_ok)
+    throw RuntimeFailure("the job's run " + std::to_string(n) + " (" + side.name + ", pair " + std::to_string(pairs_) + ") " +
+                             result.how + "; its output: " + text::terminal_text(log),
+                         "fix the job so that it runs as it is, or raise --job-timeout-s when it needs longer");
+  JobRunRecord r{pairs_, side.name, other.name, 0, read_step_time(dir.string()), result.wall_s, log};
+  r.step_ms = r.step.step_ms;
+  runs_.push_back(r);
+  save();
+  std::printf("# run %d, pair %d, %-12s %10.3f ms/step  (%llu calls a step, %llu steps timed, %d processes, %.1f s)\n", n, pairs_,
+              text::terminal_text(side.name).c_str(), r.step_ms, static_cast<unsigned long long>(r.step.calls_per_step),
+              static_cast<unsigned long long>(r.step.timed_steps), r.step.processes, r.wall_s);
+  std::fflush(stdout);
+  return r.step_ms;
+}
+
+void JobRace::save() const {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const JobRunRecord& r : runs_)
+    runs.push_back({{"pair", r.pair}, {"side", r.side}, {"against", r.against}, {"step_ms", r.step_ms},
+                    {"calls_per_step", r.step.calls_per_step}, {"timed_steps", r.step.timed_steps}, {"processes", r.step.processes},
+                    {"wall_s", r.wall_s}, {"log", r.log}});
+  nlohmann::json argv = settings_.command.argv;
+  write_file_atomically((fs::path(settings_.output_dir) / kRunsFile).string(),
+                        text::dump_json({{"schema", "cctune.job_runs/1"}, {"command", argv}, {"runs", runs}}, 1) + "\n");
+}
+
+AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance) {
+  AbSamples s;
+  for (double v : a_ms) s.a_us.push_back(v * 1000.0);
+  for (double v : b_ms) s.b_us.push_back(v * 1000.0);
+  return analyze_pair(s, AbOptions{.tolerance = tolerance});
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,70 @@
+#pragma once
+// Interleaved runs of a user's job under several sides (job_sides.hpp), each timed by its
+// step time: the one mechanism under `cctune verify --job` (the profile against NCCL's
+// defaults, N pairs) and `cctune tune --job` (candidates raced by successive halving). A pair
+// runs both sides back to back, in alternating order from pair to pair, so that drifts of
+// the machine and whatever favours the first run cancel in the pair's ratio. Every run is
+// recorded in <dir>/job_runs.json as it ends, so a failure or a stop loses nothing.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/job/job_sides.hpp"
+#include "app/progress.hpp"
+#include "app/verify/ab_analysis.hpp"
+#include "runtime/job_command.hpp"
+
+namespace cctune::app {
+
+struct RaceSettings {
+  runtime::JobCommand command;
+  std::string plugin;        // libnccl-tuner-cctune.so: the profiler half on every side
+  std::string output_dir;    // runs/<n>-<side>/ (profiler files, the job's log) and job_runs.json
+  std::optional<std::uint64_t> steps;  // --steps: the steps the job runs
+  std::chrono::seconds time_limit{3600};
+  int planned_runs = 0;      // for the progress line's ETA
+};
+
+struct JobRunRecord {
+  int pair = 0;              // 1-based
+  std::string side;
+  std::string against;       // the pair's other side
+  double step_ms = 0;
+  StepTime step;             // as read_step_time gave it
+  double wall_s = 0;
+  std::string log;           // the job's output
+};
+
+class JobRace {
+ public:
+  // Creates `settings.output_dir` (refusing one that holds job_runs.json unless `replace`).
+  JobRace(RaceSettings settings, bool replace);
+  // One pair: `a` and `b` in alternating order by the pair's number. Returns the two step
+  // times (a, b). Throws RuntimeFailure naming the side, the pair and the log when a run fails
+  // or shows no steps; Interrupted when cctune is asked to stop (the runs so far are kept).
+  std::pair<double, double> run_pair(const JobSide& a, const JobSide& b);
+  const std::vector<JobRunRecord>& runs() const { return runs_; }
+  const std::string& output_dir() const { return settings_.output_dir; }
+
+ private:
+  double run_one(const JobSide& side, const JobSide& other);
+  void save() const;
+
+  RaceSettings settings_;
+  std::vector<JobRunRecord> runs_;
+  int pairs_ = 0;
+  ProgressReporter progress_;
+};
+
+// The paired verdict of `b` against `a` (a_ms[i], b_ms[i] one pair): speedup a/b per pair,
+// its median and distribution-free interval (ab_analysis.hpp).
+AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance);
+
+// Thrown when cctune was asked to stop between or during runs.
+struct Interrupted {
+  int signal = 0;
+};
+
+}  // namespace cctune::app

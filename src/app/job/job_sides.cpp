@@ -1,0 +1,89 @@
+#include "app/job/job_sides.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "app/workload_files.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "workload/workload.hpp"
+
+namespace cctune::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A run's directory holds one file per process; more would be no job cctune can time.
+constexpr std::size_t kMaxProcessFiles = 4096;
+
+}  // namespace
+
+JobSide defaults_side() { return {"default", {}}; }
+
+JobSide profile_side(std::string name, const tuner::Profile& profile, const std::string& profile_abs, const std::string& plugin) {
+  JobSide side{std::move(name), profile.env};
+  side.env["NCCL_TUNER_PLUGIN"] = plugin;
+  side.env["CCTUNE_PROFILE"] = profile_abs;
+  return side;
+}
+
+std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const JobSide& side,
+                                                   const std::string& plugin, const std::string& workload_dir,
+                                                   std::optional<std::uint64_t> steps) {
+  std::map<std::string, std::string> env = base;
+  env.erase("CCTUNE_WORKLOAD_STEPS");
+  env["NCCL_PROFILER_PLUGIN"] = plugin;
+  env["CCTUNE_WORKLOAD"] = workload_dir;
+  env["CCTUNE_WORKLOAD_EVENTS"] = "calls";  // issue times are all the step time needs: no kernel timing
+  if (steps) env["CCTUNE_WORKLOAD_STEPS"] = std::to_string(*steps);
+  for (const auto& [k, v] : side.env) env[k] = v;
+  return env;
+}
+
+StepTime read_step_time(const std::string& workload_dir) {
+  std::vector<double> per_process;
+  StepTime out;
+  std::size_t files = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(workload_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("workload.", 0) != 0 || e.path().extension() != ".json") continue;
+    if (++files > kMaxProcessFiles)
+      throw RuntimeFailure("the job's run left more than " + std::to_string(kMaxProcessFiles) + " profiler files in " +
+                               text::terminal_text(workload_dir),
+                           "time a job of fewer processes");
+    const workload::Workload w = workload_of(read_workload_doc(e.path().string(), WorkloadDoc::Workload), e.path().string());
+    // The process's busiest communicator with a cadence: its steps are the job's.
+    const workload::Communicator* busiest = nullptr;
+    std::uint64_t most = 0;
+    for (const workload::Communicator& c : w.communicators) {
+      if (!c.cadence) continue;
+      std::uint64_t calls = 0;
+      for (const auto& s : c.calls) calls += s.calls;
+      if (!busiest || calls > most) busiest = &c, most = calls;
+    }
+    if (!busiest) continue;
+    per_process.push_back(busiest->cadence->step_ms);
+    out.calls_per_step = std::max(out.calls_per_step, busiest->cadence->calls_per_step);
+    out.timed_steps = out.timed_steps == 0 ? busiest->cadence->timed_steps : std::min(out.timed_steps, busiest->cadence->timed_steps);
+  }
+  if (ec)
+    throw RuntimeFailure("cannot read the job's profiler files in " + text::terminal_text(workload_dir) + ": " + ec.message(),
+                         "check the file system the run directory is on");
+  if (per_process.empty())
+    throw RuntimeFailure(files == 0 ? "the job left no profiler file in " + text::terminal_text(workload_dir) +
+                                          ": NCCL did not load cctune's profiler half"
+                                    : "the job's calls in " + text::terminal_text(workload_dir) +
+                                          " show no repeating step (fewer than 3 steps, or a step of more than 4096 calls)",
+                         files == 0 ? "check that the job uses NCCL (2.23 or later) and passes NCCL_PROFILER_PLUGIN and CCTUNE_WORKLOAD "
+                                      "to its processes (mpirun: -x NCCL_PROFILER_PLUGIN -x CCTUNE_WORKLOAD)"
+                                    : "run more steps, or pass --steps N with the steps the job runs");
+  std::sort(per_process.begin(), per_process.end());
+  const std::size_t n = per_process.size();
+  out.step_ms = n % 2 ? per_process[n / 2] : (per_process[n / 2 - 1] + per_process[n / 2]) / 2;
+  out.processes = static_cast<int>(n);
+  return out;
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,43 @@
+#pragma once
+// What `cctune verify --job` and `tune --job` run the user's job with: one side is NCCL's
+// defaults, another a profile (its nccl.env settings and the tuner plugin reading it). Every
+// side also loads the profiler half, which times the job's steps (workload/step_cadence.hpp)
+// without any change to the job, so both sides carry the same small overhead.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "tuner/profile/profile.hpp"
+
+namespace cctune::app {
+
+struct JobSide {
+  std::string name;                        // "default", "profile", a candidate's name
+  std::map<std::string, std::string> env;  // what it adds to the caller's environment
+};
+
+// NCCL's defaults: nothing added; what the caller's environment sets applies to both sides.
+JobSide defaults_side();
+// `profile` (read from `profile_abs`) applied as a deployment applies it: its env plus the
+// tuner plugin `plugin` with CCTUNE_PROFILE.
+JobSide profile_side(std::string name, const tuner::Profile& profile, const std::string& profile_abs, const std::string& plugin);
+
+// The environment of one run: `base`, then the profiler half (`plugin` as NCCL_PROFILER_PLUGIN,
+// recording into `workload_dir`, told the job's `steps` when given), then `side`'s settings.
+// A caller's NCCL_PROFILER_PLUGIN or CCTUNE_WORKLOAD is replaced: the step time needs ours.
+std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const JobSide& side,
+                                                   const std::string& plugin, const std::string& workload_dir,
+                                                   std::optional<std::uint64_t> steps);
+
+// The job's step time in one run, from the profiler files its processes wrote in `workload_dir`.
+struct StepTime {
+  double step_ms = 0;             // median over the processes that timed steps
+  int processes = 0;              // files that timed steps
+  std::uint64_t calls_per_step = 0;
+  std::uint64_t timed_steps = 0;  // the fewest of any process
+};
+// Throws RuntimeFailure naming `workload_dir` when no file timed any step.
+StepTime read_step_time(const std::string& workload_dir);
+
+}  // namespace cctune::app

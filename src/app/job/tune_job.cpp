@@ -1,0 +1,162 @@
+#include "app/job/tune_job.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/job/job_race.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
+#include "runtime/signals.hpp"
+#include "runtime/worker_process.hpp"
+#include "tuner/export/outputs.hpp"
+
+namespace cctune::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Candidate {
+  std::string name;
+  tuner::TuneOutputs outputs;
+  JobSide side;
+  std::vector<double> a_ms, b_ms;  // its pairs: NCCL defaults, the candidate
+  double median_speedup() const { return job_verdict(a_ms, b_ms, 0).speedup; }
+};
+
+bool changes_nothing(const tuner::Profile& p) { return p.env.empty() && p.rules.empty(); }
+
+bool same_profile(const tuner::Profile& a, const tuner::Profile& b) {
+  if (a.env != b.env || a.rules.size() != b.rules.size()) return false;
+  for (std::size_t i = 0; i < a.rules.size(); ++i) {
+    const auto& x = a.rules[i];
+    const auto& y = b.rules[i];
+    if (x.collective != y.collective || x.nranks != y.nranks || x.nnodes != y.nnodes || x.min_bytes != y.min_bytes ||
+        x.max_bytes != y.max_bytes || x.algorithm != y.algorithm || x.protocol != y.protocol || x.channels != y.channels)
+      return false;
+  }
+  return true;
+}
+
+// The profile tune would write, then the next best groups, then the rules under NCCL's default
+// environment; none that changes nothing, none twice.
+std::vector<Candidate> candidates_of(const TuneJobRequest& r) {
+  std::vector<Candidate> out;
+  auto add = [&](std::string name, tuner::TuneOutputs outputs) {
+    if (out.size() >= static_cast<std::size_t>(r.candidates) || changes_nothing(outputs.profile)) return;
+    for (const Candidate& c : out)
+      if (same_profile(c.outputs.profile, outputs.profile)) return;
+    out.push_back({std::move(name), std::move(outputs), {}, {}, {}});
+  };
+  const tuner::TuneOutputs tuned = tuner::tune_results(*r.results, r.options);
+  add("tuned-" + tuned.group, tuned);
+  std::vector<tuner::GroupScore> groups = tuned.groups;
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.job_speedup > b.job_speedup; });
+  std::string reference;
+  for (const tuner::GroupScore& g : groups) {
+    if (g.env.empty() && reference.empty()) reference = g.group;
+    if (!g.eligible || g.group == tuned.group || g.env.empty()) continue;
+    tuner::TuneOptions forced = r.options;
+    forced.force_group = g.group;
+    add("group-" + g.group, tuner::tune_results(*r.results, forced));
+  }
+  if (!reference.empty() && reference != tuned.group) {
+    tuner::TuneOptions rules_only = r.options;
+    rules_only.force_group = reference;
+    add("rules-only", tuner::tune_results(*r.results, rules_only));
+  }
+  return out;
+}
+
+void write_summary(const TuneJobRequest& r, const std::vector<Candidate>& all, const Candidate* winner, const AbRow* row,
+                   const std::string& status) {
+  nlohmann::json standings = nlohmann::json::array();
+  for (const Candidate& c : all) {
+    const AbRow v = job_verdict(c.a_ms, c.b_ms, r.job.tolerance);
+    standings.push_back({{"candidate", c.name}, {"group", c.outputs.group}, {"rules", c.outputs.profile.rules.size()},
+                         {"env", c.outputs.profile.env}, {"pairs", c.a_ms.size()}, {"speedup", v.speedup},
+                         {"ci_low", v.ci_low}, {"ci_high", v.ci_high}});
+  }
+  nlohmann::json doc = {{"schema", "cctune.tune_job/1"}, {"status", status},       {"command", r.job.command},
+                        {"tolerance", r.job.tolerance},  {"standings", standings}, {"method", "successive halving over interleaved "
+                                                                                               "pairs of NCCL defaults / candidate; "
+                                                                                               "the job's step time from the profiler half"}};
+  if (winner && row)
+    doc["winner"] = {{"candidate", winner->name}, {"default_ms", row->a_median_us / 1000}, {"profile_ms", row->b_median_us / 1000},
+                     {"speedup", row->speedup},   {"ci_low", row->ci_low},              {"ci_high", row->ci_high},
+                     {"ci_confidence", row->ci_confidence}, {"pairs", row->rounds},     {"verdict", to_string(row->verdict)}};
+  write_file_atomically((fs::path(r.output_dir) / "tune_job.json").string(), text::dump_json(doc, 2) + "\n");
+}
+
+}  // namespace
+
+int run_tune_job(const TuneJobRequest& r) {
+  runtime::install_stop_handlers();
+  if (r.candidates < 1 || r.candidates > 8) throw UsageError("--candidates must be 1..8", "use e.g. --candidates 3");
+  std::vector<Candidate> all = candidates_of(r);
+  if (all.empty()) {
+    std::printf("# tune --job: the sweep found nothing that changes NCCL's defaults for this job; nothing to race, no profile written\n");
+    return exit_code::ok;
+  }
+  const fs::path dir = fs::absolute(r.output_dir);
+  // Stages of 2, 4, 8... pairs per survivor, then the winner topped up to --rounds pairs.
+  int planned = 0;
+  for (std::size_t n = all.size(), pairs = 2; n > 1; n = (n + 1) / 2, pairs *= 2) planned += static_cast<int>(2 * n * pairs);
+  planned += 2 * r.job.rounds;
+  JobRace race(race_settings(r.job, r.plugin, planned), r.job.force);  // refuses earlier runs before anything is written
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const fs::path cdir = dir / "candidates" / (std::to_string(i + 1) + "-" + all[i].name);
+    fs::create_directories(cdir);
+    const tuner::OutputPaths paths = tuner::write_tune_outputs(all[i].outputs, cdir.string(), r.plugin);
+    all[i].side = profile_side(all[i].name, all[i].outputs.profile, paths.profile, r.plugin);
+    std::printf("# candidate %zu: %s (group %s, %zu rules)\n", i + 1, text::terminal_text(all[i].name).c_str(),
+                text::terminal_text(all[i].outputs.group).c_str(), all[i].outputs.profile.rules.size());
+  }
+  const JobSide defaults = defaults_side();
+  std::vector<Candidate*> alive;
+  for (Candidate& c : all) alive.push_back(&c);
+  try {
+    for (int pairs = 2; alive.size() > 1; pairs *= 2) {
+      for (int p = 0; p < pairs; ++p)
+        for (Candidate* c : alive) {
+          const auto [a, b] = race.run_pair(defaults, c->side);
+          c->a_ms.push_back(a), c->b_ms.push_back(b);
+        }
+      std::stable_sort(alive.begin(), alive.end(), [](const Candidate* x, const Candidate* y) { return x->median_speedup() > y->median_speedup(); });
+      alive.resize((alive.size() + 1) / 2);
+      std::printf("# stage of %d pairs: %zu left (best %s, median speedup %.3f)\n", pairs, alive.size(),
+                  text::terminal_text(alive[0]->name).c_str(), alive[0]->median_speedup());
+    }
+    Candidate& w = *alive[0];
+    while (static_cast<int>(w.a_ms.size()) < r.job.rounds) {
+      const auto [a, b] = race.run_pair(defaults, w.side);
+      w.a_ms.push_back(a), w.b_ms.push_back(b);
+    }
+  } catch (const Interrupted& stop) {
+    write_summary(r, all, nullptr, nullptr, "interrupted");
+    std::fprintf(stderr, "cctune: tune --job stopped by %s; no profile written; the runs are in %s\n", runtime::signal_name(stop.signal).c_str(),
+                 text::terminal_text(dir.string()).c_str());
+    return runtime::exit_code_for_stop(stop.signal);
+  } catch (const Error&) {
+    write_summary(r, all, nullptr, nullptr, "failed");
+    throw;
+  }
+  const Candidate& w = *alive[0];
+  const AbRow row = job_verdict(w.a_ms, w.b_ms, r.job.tolerance);
+  std::printf("# tune --job: best %s: step time NCCL defaults %.3f ms -> %.3f ms; speedup %.3f [%.3f, %.3f] (%.0f %% interval) over %d pairs: %s\n",
+              text::terminal_text(w.name).c_str(), row.a_median_us / 1000, row.b_median_us / 1000, row.speedup, row.ci_low, row.ci_high,
+              100 * row.ci_confidence, row.rounds, to_string(row.verdict).c_str());
+  if (row.verdict != Verdict::Faster) {
+    write_summary(r, all, &w, &row, "no-gain");
+    std::printf("# tune --job: nothing beats NCCL's defaults on this job beyond noise (tolerance %.1f %%); no profile written\n",
+                100 * r.job.tolerance);
+    return exit_code::ok;
+  }
+  const tuner::OutputPaths paths = tuner::write_tune_outputs(w.outputs, dir.string(), r.plugin);
+  write_summary(r, all, &w, &row, "complete");
+  std::printf("# profile: %s\n# env: %s\n", text::shell_word(paths.profile).c_str(), text::shell_word(paths.env_file).c_str());
+  return exit_code::ok;
+}
+
+}  // namespace cctune::app

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""`cctune verify --job` and `tune --job` end to end, without a GPU: the job is
+cctune_test_profiled_job, which loads the profiler half as NCCL does and prints nothing; a
+setting in its environment makes its steps faster or slower, as a real NCCL setting would.
+
+usage: job_cli_check.py CCTUNE TEST_JOB SOURCE_DIR WORK_DIR (the plugin is the one next to CCTUNE)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+cctune, job, source, work = sys.argv[1:5]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+profile = os.path.join(source, "tests/fixtures/tuner/unit_profile.json")  # env NCCL_MIN_CTAS=32
+socket_results = os.path.join(source, "tests/fixtures/tuning/startup_veto.results.json")  # tunes to sockets 4x4
+failures = []
+
+
+def run(args, env_extra, expect_rc, name):
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith(("TEST_JOB_", "NCCL_", "CCTUNE_")):
+            del env[k]
+    env.update(env_extra)
+    p = subprocess.run([cctune] + args, env=env, capture_output=True, text=True, timeout=300)
+    if p.returncode != expect_rc:
+        failures.append(f"{name}: exit {p.returncode}, expected {expect_rc}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def out(name):
+    return os.path.join(work, name)
+
+
+def verify(name, env, expect_rc, extra=()):
+    return run(["verify", "--job", "--profile", profile, "--rounds", "4", "-o", out(name), *extra, "--", job], env, expect_rc, name)
+
+
+def step(name):
+    with open(os.path.join(out(name), "verify_job.json")) as f:
+        return json.load(f)["job_step"]
+
+
+# Faster: the profile's env halves the step time; the verdict and its interval say so.
+verify("faster", {"TEST_JOB_FASTER_WITH": "NCCL_MIN_CTAS=32", "TEST_JOB_STEP_MS": "10"}, 0)
+if os.path.exists(out("faster/verify_job.json")):
+    s = step("faster")
+    if s["verdict"] != "faster" or not s["ci_low"] > 1.3 or not 8 < s["default_ms"] < 14:
+        failures.append(f"faster: {s}")
+    with open(out("faster/job_runs.json")) as f:
+        runs = json.load(f)["runs"]
+    # Pairs alternate their order: default first in pair 1, the profile first in pair 2.
+    if [r["side"] for r in runs[:4]] != ["default", "profile", "profile", "default"] or len(runs) != 8:
+        failures.append(f"faster: run order {[r['side'] for r in runs]}")
+    if any(r["calls_per_step"] != 3 for r in runs):
+        failures.append(f"faster: calls per step {[r['calls_per_step'] for r in runs]} (the job issues 3)")
+
+# Slower beyond noise: exit 4, as verify.
+p = verify("slower", {"TEST_JOB_FASTER_WITH": "NCCL_MIN_CTAS=32", "TEST_JOB_FACTOR": "2", "TEST_JOB_STEP_MS": "10"}, 4)
+if "longer with the profile" not in p.stderr:
+    failures.append(f"slower: no message: {p.stderr}")
+
+# No effect: "same" (a wide tolerance: the machine may be busy).
+verify("same", {"TEST_JOB_STEP_MS": "10"}, 0, ("--tolerance", "0.5"))
+if os.path.exists(out("same/verify_job.json")) and step("same")["verdict"] != "same":
+    failures.append(f"same: {step('same')}")
+
+# The job's own step count.
+verify("steps", {"TEST_JOB_STEPS": "20", "TEST_JOB_STEP_MS": "5"}, 0, ("--steps", "20", "--tolerance", "0.5"))
+
+# A failing job: exit 1 naming the run and its log; the runs so far are kept.
+p = verify("failing", {"TEST_JOB_EXIT": "5"}, 1)
+if "exit code 5" not in p.stderr or "job.log" not in p.stderr:
+    failures.append(f"failing: {p.stderr}")
+if not os.path.exists(out("failing/verify_job.json")):
+    failures.append("failing: no verify_job.json")
+
+# A job whose calls never repeat enough: a clear error, not a number.
+p = verify("few_steps", {"TEST_JOB_STEPS": "2"}, 1)
+if "no repeating step" not in p.stderr:
+    failures.append(f"few_steps: {p.stderr}")
+
+# A hung job is killed at its limit.
+p = verify("hung", {"TEST_JOB_STEP_MS": "100000"}, 1, ("--job-timeout-s", "2"))
+if "time limit" not in p.stderr:
+    failures.append(f"hung: {p.stderr}")
+
+# Bad input: one line naming it, exit 2.
+for name, args in [("no_command", ["verify", "--job", "--profile", profile, "-o", out("x1")]),
+                   ("missing_command", ["verify", "--job", "--profile", profile, "-o", out("x2"), "--", "no-such-job-cctune"]),
+                   ("one_step", ["verify", "--job", "--profile", profile, "--steps", "1", "-o", out("x3"), "--", job]),
+                   ("command_without_job", ["verify", "--profile", profile, "-o", out("x4"), "--", job]),
+                   ("workload_with_job", ["verify", "--job", "--workload", "w.json", "--profile", profile, "-o", out("x5"), "--", job]),
+                   ("again", ["verify", "--job", "--profile", profile, "-o", out("faster"), "--", job])]:
+    p = run(args, {}, 2, name)
+    if len(p.stderr.strip().splitlines()) != 1:
+        failures.append(f"{name}: not one line: {p.stderr}")
+
+# tune --job: the sockets 4x4 candidate makes the job faster; its profile is written.
+p = run(["tune", socket_results, "--job", "--rounds", "4", "-o", out("tune"), "--", job],
+        {"TEST_JOB_FASTER_WITH": "NCCL_SOCKET_NTHREADS=4", "TEST_JOB_STEP_MS": "8"}, 0, "tune")
+if os.path.exists(out("tune/tune_job.json")):
+    with open(out("tune/tune_job.json")) as f:
+        t = json.load(f)
+    if t["status"] != "complete" or t["winner"]["verdict"] != "faster" or not os.path.exists(out("tune/profile.json")):
+        failures.append(f"tune: {t}")
+    else:
+        with open(out("tune/profile.json")) as f:
+            if json.load(f)["env"].get("NCCL_SOCKET_NTHREADS") != "4":
+                failures.append("tune: the winner's profile lacks its env")
+# tune --job where no candidate helps: says so and writes no profile.
+p = run(["tune", socket_results, "--job", "--rounds", "4", "--tolerance", "0.5", "-o", out("tune_same"), "--", job],
+        {"TEST_JOB_STEP_MS": "8"}, 0, "tune_same")
+if "nothing beats NCCL's defaults" not in p.stdout or os.path.exists(out("tune_same/profile.json")):
+    failures.append(f"tune_same: {p.stdout}")
+
+if failures:
+    print("\n\n".join(failures))
+    sys.exit(1)
+print("job_cli: ok")
