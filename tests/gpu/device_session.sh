@@ -37,13 +37,17 @@
 #           and RUNS pass through
 #   workload_tune  tests/gpu/workload/workload_tune_gpu_check.sh: the captured DDP job's workload
 #           through sweep --workload, tune and verify --workload (issue #25)
+#   job_socket, job_nvlink, job_fsdp2  tests/gpu/workload/job_chain.sh on every GPU of the host
+#           (2 or 4): a real PyTorch job captured, swept with --space default, tuned and verified
+#           on the job itself (verify --job; TUNE_JOB=1 adds tune --job); socket: 2 emulated nodes
+#           (issue #35). STEPS, ROUNDS, TUNE_JOB and CANDIDATES pass through
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, job_socket, job_nvlink, job_fsdp2, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -89,6 +93,8 @@ for run in r["runs"]:
       ${CAPTURE_WORKLOADS:-ddp fsdp alltoall grouped switched} ;;
   workload_multi)  # one process per GPU on every GPU of the host (2 or 4): the chain of multi_gpu_chain.sh
     TAIL_LINES=80 step workload_multi 500 tests/gpu/workload/multi_gpu_chain.sh "$b" "$g/multi" ;;
+  job_socket | job_nvlink | job_fsdp2)
+    TAIL_LINES=120 step "$part" 590 tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
   inspector)
     so=${CCTUNE_INSPECTOR_SO:-.devcarry-inspector/libnccl-profiler-inspector.so}
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;
