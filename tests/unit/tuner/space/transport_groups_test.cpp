@@ -116,11 +116,13 @@ TEST(TransportGroups, RequirementsAndPlaceholdersAreChecked) {
   EXPECT_EQ(ok.groups[0].requires_,
             (std::vector<GroupRequirement>{GroupRequirement::Socket, GroupRequirement::SeveralInterfaces, GroupRequirement::Pcie}));
   for (GroupRequirement r : ok.groups[0].requires_) EXPECT_NE(to_string(r), "?");
+  const std::string bad = std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuning/bad_spaces/unknown_requirement.json";
   try {
-    parse_space(base + R"({"name": "s", "env": {}, "requires": ["ethernet"]}]})", "s.json");
+    load_space(bad, {});
     ADD_FAILURE() << "an unknown requirement was accepted";
   } catch (const UsageError& e) {
-    EXPECT_NE(e.describe().find("s.json"), std::string::npos) << e.describe();
+    EXPECT_NE(e.describe().find("unknown_requirement.json: key \"groups[1].requires\": \"ethernet\" is not allowed"), std::string::npos)
+        << e.describe();
     EXPECT_NE(e.describe().find("net, rdma, socket, several_interfaces, pcie"), std::string::npos) << e.describe();
   }
   EXPECT_THROW(parse_space(base + R"({"name": "s", "env": {"NCCL_SOCKET_IFNAME": "{interfaces}"}}]})", "s.json"), UsageError);
