@@ -1,8 +1,8 @@
 #include "app/transport_context.hpp"
 
+#include <strings.h>
 #include <algorithm>
 #include <cctype>
-#include <strings.h>
 
 #include "app/space_sweep.hpp"
 #include "topology/topology_section.hpp"

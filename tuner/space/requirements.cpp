@@ -36,7 +36,8 @@ std::string unmet_requirement(GroupRequirement r, const SpaceContext& ctx) {
       return {};
     case GroupRequirement::Rdma:
       if (ctx.nearest_nics.empty()) return "needs RDMA NICs near the GPUs; none were found";
-      if (ctx.caller_forces_socket) return "the caller's environment sends traffic between nodes over sockets (NCCL_NET=Socket or NCCL_IB_DISABLE=1)";
+      if (ctx.caller_forces_socket)
+        return "the caller's environment sends traffic between nodes over sockets (NCCL_NET=Socket or NCCL_IB_DISABLE=1)";
       return {};
     case GroupRequirement::Socket: return socket_unmet(ctx);
     case GroupRequirement::SeveralInterfaces:

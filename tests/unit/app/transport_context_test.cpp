@@ -33,7 +33,7 @@ topo::Gpu gpu_with_links(int active_links) {
 
 TEST(TransportContext, InterfacesAreThePhysicalOnesThatAreUpFastestFirst) {
   topo::NodeTopology node;
-  node.net_interfaces = {interface("eno1", "up", 25), interface("ens1f0", "up", 100), interface("docker0", "up", 0, true),
+  node.net_interfaces = {interface("eno1", "up", 25),    interface("ens1f0", "up", 100), interface("docker0", "up", 0, true),
                          interface("ens1f1", "up", 100), interface("ens2", "down", 100), interface("we ird", "up", 100)};
   const Results r = with_node(node);
   std::vector<std::string> names;

@@ -21,7 +21,9 @@ const PlannedGroup& group(const SpacePlan& plan, const std::string& name) {
   throw std::runtime_error("no group " + name);
 }
 
-bool runs(const SpacePlan& plan, const std::string& name) { return group(plan, name).skip_reason.empty() && !group(plan, name).points.empty(); }
+bool runs(const SpacePlan& plan, const std::string& name) {
+  return group(plan, name).skip_reason.empty() && !group(plan, name).points.empty();
+}
 
 SpaceContext job(int nranks, int nnodes) {
   SpaceContext ctx;
@@ -110,9 +112,12 @@ TEST(TransportGroups, InterfaceNamesComeFromTheTopologyWhereThereAreSeveral) {
 }
 
 TEST(TransportGroups, RequirementsAndPlaceholdersAreChecked) {
-  const std::string base = R"({"name": "x", "collectives": ["allreduce"], "sizes": {"min": "8", "max": "1M"}, "algorithms": ["auto"], "protocols": ["auto"], "groups": [)";
+  const std::string base =
+      R"({"name": "x", "collectives": ["allreduce"], "sizes": {"min": "8", "max": "1M"}, "algorithms": ["auto"], "protocols": ["auto"], "groups": [)";
   const SearchSpace ok = parse_space(
-      base + R"({"name": "s", "env": {"NCCL_SOCKET_IFNAME": "{fastest_interfaces}"}, "requires": ["socket", "several_interfaces", "pcie"]}]})", "s.json");
+      base +
+          R"({"name": "s", "env": {"NCCL_SOCKET_IFNAME": "{fastest_interfaces}"}, "requires": ["socket", "several_interfaces", "pcie"]}]})",
+      "s.json");
   EXPECT_EQ(ok.groups[0].requires_,
             (std::vector<GroupRequirement>{GroupRequirement::Socket, GroupRequirement::SeveralInterfaces, GroupRequirement::Pcie}));
   for (GroupRequirement r : ok.groups[0].requires_) EXPECT_NE(to_string(r), "?");
