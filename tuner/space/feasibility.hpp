@@ -24,7 +24,17 @@ struct SpaceContext {
   // (an earlier sweep's runs[].nccl_offered); a collective not listed is unknown.
   std::map<Collective, AlgorithmSet> offered;
   bool caller_disables_nvls = false;  // the caller's environment holds NCCL_NVLS_ENABLE=0
+  // The caller's environment holds NCCL_NET=Socket or NCCL_IB_DISABLE=1: traffic between
+  // nodes takes NCCL's socket transport whatever NICs there are.
+  bool caller_forces_socket = false;
   std::vector<std::string> nearest_nics;  // RDMA devices nearest the GPUs, e.g. mlx5_0
+  // Physical IP interfaces that are up on rank 0's node (the topology's net_interfaces), and
+  // those of them at the highest known link speed: NCCL_SOCKET_IFNAME candidates.
+  std::vector<std::string> ip_interfaces;
+  std::vector<std::string> fastest_interfaces;
+  // Some GPU of the job's nodes has no NVLink (the topology's derived nvlink_GBps is 0), so
+  // GPUs of a node talk over PCIe; false where the topology shows no GPU.
+  bool gpus_without_nvlink = false;
   int channel_ceiling = 0;         // channels NCCL's default communicator has; 0 unknown
 };
 

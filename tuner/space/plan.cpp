@@ -9,6 +9,7 @@
 #include "core/sizes.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "tuner/space/requirements.hpp"
 
 namespace cctune::tuner {
 namespace {
@@ -22,20 +23,12 @@ int env_int(const std::map<std::string, std::string>& env, const char* key) {
 }
 
 std::string resolve_group(const GroupSpec& spec, const SpaceContext& ctx, PlannedGroup& g) {
-  for (GroupRequirement r : spec.requires_) {
-    if (r == GroupRequirement::Net && ctx.nnodes < 2)
-      return "matters only across nodes (the network transport); this job has " + std::to_string(ctx.nnodes) + " node";
-    if (r == GroupRequirement::Rdma && ctx.nearest_nics.empty()) return "needs RDMA NICs near the GPUs; none were found";
-  }
+  for (GroupRequirement r : spec.requires_)
+    if (std::string why = unmet_requirement(r, ctx); !why.empty()) return why;
   for (const auto& [k, v] : spec.env) {
-    if (v != "{nearest_nics}") {
-      g.env[k] = v;
-      continue;
-    }
-    if (ctx.nearest_nics.empty()) return k + " is derived from the NICs nearest the GPUs; none were found";
-    std::string list = "=";  // '=' prefix: exact device names, not prefixes (NCCL_IB_HCA syntax)
-    for (std::size_t i = 0; i < ctx.nearest_nics.size(); ++i) list += (i ? "," : "") + ctx.nearest_nics[i];
-    g.env[k] = list;
+    ResolvedValue resolved = resolve_placeholder(k, v, ctx);
+    if (!resolved.why.empty()) return resolved.why;
+    g.env[k] = std::move(resolved.value);
   }
   return {};
 }

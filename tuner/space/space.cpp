@@ -103,7 +103,16 @@ const std::vector<std::string> kAlgorithms = choice_names(all_algorithms());
 const std::vector<std::string> kProtocols = choice_names(all_protocols());
 const std::vector<std::string> kDtypes = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16",
                                          "float8e4m3", "float8e5m2"};
-const std::vector<std::string> kRequirements = {"net", "rdma"};
+const std::vector<std::string> kRequirements = {"net", "rdma", "socket", "several_interfaces", "pcie"};
+const std::vector<std::string> kPlaceholders = {"{nearest_nics}", "{fastest_interfaces}"};
+
+GroupRequirement requirement_of(const std::string& name) {
+  if (name == "net") return GroupRequirement::Net;
+  if (name == "rdma") return GroupRequirement::Rdma;
+  if (name == "socket") return GroupRequirement::Socket;
+  if (name == "several_interfaces") return GroupRequirement::SeveralInterfaces;
+  return GroupRequirement::Pcie;  // r.strings admitted only kRequirements
+}
 
 SizeSequence read_sizes(const SpaceReader& r, const json& j) {
   r.only_keys(j, "sizes", {"min", "max", "factor", "list"});
@@ -165,16 +174,16 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
       if (k == "NCCL_TUNER_PLUGIN") r.fail(where + ".env." + k, "is set by cctune itself", "other NCCL_* variables");
       if (!v.is_string()) r.fail(where + ".env." + k, "must be a string", "strings such as \"8388608\"");
       const std::string value = v.get<std::string>();
-      const bool placeholder = value == "{nearest_nics}";
+      const bool placeholder = std::find(kPlaceholders.begin(), kPlaceholders.end(), value) != kPlaceholders.end();
       if (!placeholder && !portable_env_value(value))
         r.fail(where + ".env." + k, "value \"" + value + "\" cannot be written to nccl.env unquoted",
-               "letters, digits and _ - . / : , = + @ % ^, or \"{nearest_nics}\"");
+               "letters, digits and _ - . / : , = + @ % ^, or one of " + SpaceReader::join(kPlaceholders));
       g.env[k] = value;
     }
   }
   if (j.contains("requires"))
     for (const std::string& s : r.strings(j.at("requires"), where + ".requires", kRequirements))
-      g.requires_.push_back(s == "net" ? GroupRequirement::Net : GroupRequirement::Rdma);
+      g.requires_.push_back(requirement_of(s));
   return g;
 }
 
@@ -204,7 +213,16 @@ std::vector<PointConfig> in_process_configs(const SearchSpace& space, bool graph
   return out;
 }
 
-std::string to_string(GroupRequirement r) { return r == GroupRequirement::Net ? "net" : "rdma"; }
+std::string to_string(GroupRequirement r) {
+  switch (r) {
+    case GroupRequirement::Net: return "net";
+    case GroupRequirement::Rdma: return "rdma";
+    case GroupRequirement::Socket: return "socket";
+    case GroupRequirement::SeveralInterfaces: return "several_interfaces";
+    case GroupRequirement::Pcie: return "pcie";
+  }
+  return "?";
+}
 
 SearchSpace parse_space(const std::string& json_text, const std::string& source) {
   SpaceReader r(source);

@@ -16,12 +16,19 @@
 
 namespace cctune::tuner {
 
-// Conditions a group needs to be worth running; unmet ones skip it with a reason.
-enum class GroupRequirement { Net, Rdma };  // "net": nnodes > 1; "rdma": NICs near the GPUs
+// Conditions a group needs to be worth running; unmet ones skip it with a reason
+// (tuner/space/requirements.cpp says when each is met).
+enum class GroupRequirement {
+  Net,                // "net": the job spans nodes
+  Rdma,               // "rdma": RDMA NICs near the GPUs, and the caller does not turn them off
+  Socket,             // "socket": traffic between nodes takes NCCL's socket transport
+  SeveralInterfaces,  // "several_interfaces": two or more physical IP interfaces are up
+  Pcie,               // "pcie": GPUs of a node that NVLink does not connect
+};
 
 struct GroupSpec {
   std::string name;
-  std::map<std::string, std::string> env;  // values may hold {nearest_nics}
+  std::map<std::string, std::string> env;  // values may be a placeholder: {nearest_nics}, {fastest_interfaces}
   std::vector<GroupRequirement> requires_;
   std::string description;
 };

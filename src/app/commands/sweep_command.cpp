@@ -16,6 +16,7 @@
 #include "app/sweep_options.hpp"
 #include "app/job_run.hpp"
 #include "app/sweep_outputs.hpp"
+#include "app/transport_context.hpp"
 #include "app/version_check.hpp"
 #include "app/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
@@ -46,15 +47,12 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
     context.nranks = planned.nranks;
     context.nnodes = std::max(1, planned.nnodes);  // the test mode with unknown workers: unknown nodes
   }
-  std::vector<std::string> nics;
+  // Rank 0's topology and environment decide, so every rank plans the same groups and points.
+  nlohmann::json facts;
   agree_on_errors(comm, [&] {  // rank 0 reads the topology: its error must not leave the others waiting
-    if (comm.rank() == 0) nics = nearest_nics_of(topology);
+    if (comm.rank() == 0) facts = transport_facts(topology, runtime::current_environment());
   });
-  context.nearest_nics = broadcast_json(comm, nlohmann::json(nics), 0).get<std::vector<std::string>>();
-  // Rank 0's environment decides, so every rank plans the same points.
-  const auto caller_env = runtime::current_environment();
-  const auto nvls = caller_env.find("NCCL_NVLS_ENABLE");
-  context.caller_disables_nvls = broadcast_as(comm, nvls != caller_env.end() && nvls->second == "0", 0);
+  apply_transport_facts(broadcast_json(comm, facts, 0), context);
   // The resolved plan, not the space alone: flags typed beside --space shape both the dry run
   // and the run.
   tuner::SpacePlan planned = tuner::plan_space(space, context, plan_dimensions(plan));

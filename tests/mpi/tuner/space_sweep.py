@@ -88,9 +88,21 @@ def dry_run(opts):
                  "group p2p-nvl-chunk-1M: NCCL_P2P_NVL_CHUNKSIZE=1048576",
                  "group p2p-channels-32: NCCL_MAX_P2P_NCHANNELS=32 NCCL_MIN_P2P_NCHANNELS=32",
                  "group p2p-net-chunk-512K: skipped: matters only across nodes",
-                 "group net-peer-channels-4: skipped: matters only across nodes"]:
+                 "group net-peer-channels-4: skipped: matters only across nodes",
+                 # transport groups (issue 35): one node, so neither sockets nor the network
+                 "group sockets-4x4: skipped: matters only across nodes (NCCL's socket transport); this job has 1 node",
+                 "group net-gdr-level-sys: skipped: matters only across nodes",
+                 "group p2p-level-sys: skipped: matters only where GPUs lack NVLink"]:
         check(part in text, f"plan mentions {part!r}", p.detail)
     check(not os.path.exists(out), "a dry run writes nothing")
+    # Two emulated nodes talk over NCCL's socket transport (NCCL_IB_DISABLE=1 makes it so on a
+    # machine with RDMA NICs too): the socket groups are planned, the RDMA ones skipped.
+    p = run(opts, ["--space", "default", "--dry-run", "--emulate-nodes", "2", "-o", out], env={"NCCL_IB_DISABLE": "1"})
+    check(p.returncode == 0, "dry run on 2 emulated nodes exits 0", p.detail)
+    for part in ["group sockets-2x2: NCCL_NSOCKS_PERTHREAD=2 NCCL_SOCKET_NTHREADS=2", "group sockets-4x4: NCCL_NSOCKS_PERTHREAD=4 NCCL_SOCKET_NTHREADS=4",
+                 "group sockets-8x8: NCCL_NSOCKS_PERTHREAD=8 NCCL_SOCKET_NTHREADS=8", "group p2p-net-chunk-512K: NCCL_P2P_NET_CHUNKSIZE=524288",
+                 "group ib-qps-4: skipped: ", "group net-gdr-level-sys: skipped: "]:
+        check(part in p.stdout, f"2-node plan mentions {part!r}", p.detail)
     # Without any GPU the plan still prints, and says the rank count is unknown.
     p = run(opts, ["--space", "quick", "--dry-run"], env={"CCTUNE_NCCL_MODULE": "/nonexistent/libcctune-nccl.so"})
     check(p.returncode == 0 and "rank count unknown" in p.stdout and "group default" in p.stdout, "dry run without GPUs", p.detail)
