@@ -16,7 +16,7 @@ namespace {
 constexpr double kMaxSizeRatio = 2.0;          // a measurement this far from the shape's size still compares
 constexpr double kValuesPerHistogram = 1000.0;  // the histogram as about this many representative values
 
-using Measured = std::vector<std::pair<std::uint64_t, double>>;  // (size in nBytes, busbw GB/s), ascending by size
+using Measured = std::vector<std::pair<std::uint64_t, double>>;  // (size in nBytes, busbw GB/s)
 
 bool within_ratio(std::uint64_t a, std::uint64_t b) {
   // The margin keeps exactly kMaxSizeRatio inside whatever the last bit of log() does.
