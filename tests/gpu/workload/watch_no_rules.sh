@@ -55,8 +55,10 @@ mpi=(mpirun --oversubscribe --bind-to none -np "$gpus" -x NCCL_NVLS_ENABLE)
 [[ -n ${LD_LIBRARY_PATH:-} ]] && mpi+=(-x LD_LIBRARY_PATH)
 timeout 300 "${mpi[@]}" "$cctune" sweep --backend nccl --workload "$out/job.workload.json" --configs auto --max-time 0.3 \
   --no-tune -o "$out/sweep" || fail "sweep exited $?"
-"$cctune" tune "$out/sweep/results.json" -o "$out/sweep" > "$out/tune.txt" 2>&1 || { cat "$out/tune.txt"; fail "tune exited $?"; }
+"$cctune" tune "$out/sweep/results.json" -o "$out/sweep" --plugin "$so" > "$out/tune.txt" 2>&1
+rc=$?
 cat "$out/tune.txt"
+((rc == 0)) || fail "tune exited $rc"
 profile=$out/sweep/profile.json envfile=$out/sweep/nccl.env
 python3 - "$profile" "$gpus" "$out/job.workload.json" "$out/shapes/ddp/counts.rank0.json" <<'PY' || exit 1
 import json, sys
