@@ -94,6 +94,10 @@ for r, line in warnings:
 if expect == "none":
     if findings or warnings:
         failures.append(f"{len(findings)} finding(s) and {len(warnings)} warning(s) in a run expected healthy (listed above)")
+        flagged = sorted({f["rank"] for _, f in findings})
+        if flagged and len(flagged) < nranks:
+            print(f"note: findings on ranks {flagged} only, of {nranks}: the pattern of ranks' skew (an early rank's calls wait "
+                  "for the others inside their GPU time), not of a slow link, which slows every rank")
 else:
     if not any(f["collective"] == "allreduce" and f["bytes"] >= 1 << 20 for _, f in findings):
         failures.append("no allreduce of 1 MiB or more was reported")
