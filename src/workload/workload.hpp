@@ -92,6 +92,10 @@ struct CallStats {
   bool operator==(const CallStats&) const = default;
 };
 
+// What a watch finding was compared with: the measured busbw of the profile's rule covering
+// the shape, or NCCL's defaults as the sweep measured them (the profile's measured_baseline).
+enum class WatchReference { Rule, Baseline };
+
 // The profiler half's production watch: a shape whose live busbw on this rank fell well below
 // what the profile's sweep measured on this cluster (core/outliers.hpp's rule).
 struct WatchFinding {
@@ -102,6 +106,8 @@ struct WatchFinding {
   double profile_busbw_GBps = 0;  // the sweep's, at profile_bytes
   std::uint64_t profile_bytes = 0;
   double shortfall = 0;  // (profile - live) / profile
+  // Files written before it was recorded carry no "reference": their findings were all Rule.
+  WatchReference reference = WatchReference::Rule;
   bool operator==(const WatchFinding&) const = default;
 };
 

@@ -205,6 +205,9 @@ CallStats call_from(const json& j, const std::string& where, int nranks) {
   return c;
 }
 
+constexpr const char* kRuleReference = "rule";
+constexpr const char* kBaselineReference = "baseline";
+
 std::vector<WatchFinding> watch_from(const json& j, const std::string& where, int nranks) {
   if (!j.is_array()) bad(where, "must be a list");
   std::vector<WatchFinding> out;
@@ -219,6 +222,11 @@ std::vector<WatchFinding> watch_from(const json& j, const std::string& where, in
       *field = duration_in(j[i], key, w);
     if (!need(j[i], "shortfall", w).is_number() || !std::isfinite(j[i]["shortfall"].get<double>())) bad(w + ".shortfall", "must be a finite number");
     f.shortfall = j[i]["shortfall"].get<double>();
+    if (j[i].contains("reference")) {  // absent in files from before it was recorded: rule findings only
+      const std::string r = text(j[i], "reference", w);
+      if (r != kRuleReference && r != kBaselineReference) bad(w + ".reference", "must be \"rule\" or \"baseline\"");
+      f.reference = r == kBaselineReference ? WatchReference::Baseline : WatchReference::Rule;
+    }
     out.push_back(f);
   }
   return out;
@@ -288,7 +296,8 @@ json to_json(const Workload& w) {
       for (const WatchFinding& f : c.watch)
         cj["watch"].push_back({{"rank", f.rank}, {"collective", to_string(f.collective)}, {"bytes", f.bytes},
                                {"live_busbw_GBps", f.live_busbw_GBps}, {"profile_busbw_GBps", f.profile_busbw_GBps},
-                               {"profile_bytes", f.profile_bytes}, {"shortfall", f.shortfall}});
+                               {"profile_bytes", f.profile_bytes}, {"shortfall", f.shortfall},
+                               {"reference", f.reference == WatchReference::Baseline ? kBaselineReference : kRuleReference}});
     }
     for (const CallStats& s : c.calls) cj["calls"].push_back(call_json(s, w.steps));
     if (c.groups_not_recorded > 0) cj["groups_not_recorded"] = c.groups_not_recorded;

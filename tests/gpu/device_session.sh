@@ -41,13 +41,17 @@
 #           (2 or 4): a real PyTorch job captured, swept with --space default, tuned and verified
 #           on the job itself (verify --job; TUNE_JOB=1 adds tune --job); socket: 2 emulated nodes
 #           (issue #35). STEPS, ROUNDS, TUNE_JOB and CANDIDATES pass through
+#   watch   tests/gpu/workload/watch_no_rules.sh: the production watch on a profile with no rules
+#           (issue #35): the DDP job, one process per GPU (2 or more), its shapes swept under mpirun
+#           with NCCL's defaults only and tuned; rerun with the profile, healthy (no finding) and with
+#           NCCL_MAX_NCHANNELS=1 (reported in NCCL's log and the workload files, with its shortfall)
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, job_socket, job_nvlink, job_fsdp2, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, job_socket, job_nvlink, job_fsdp2, watch, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -95,6 +99,8 @@ for run in r["runs"]:
     TAIL_LINES=80 step workload_multi 500 tests/gpu/workload/multi_gpu_chain.sh "$b" "$g/multi" ;;
   job_socket | job_nvlink | job_fsdp2)
     TAIL_LINES=120 step "$part" 590 tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
+  watch)  # one process per GPU on every GPU of the host (2 or more): watch_no_rules.sh
+    TAIL_LINES=80 step watch 540 tests/gpu/workload/watch_no_rules.sh "$b" "$g/watch" ;;
   inspector)
     so=${CCTUNE_INSPECTOR_SO:-.devcarry-inspector/libnccl-profiler-inspector.so}
     TAIL_LINES=60 CCTUNE_INSPECTOR_SO=$so CCTUNE_BIN=$b/cctune step inspector 500 tests/gpu/workload/capture_workloads.sh "$g/inspector" ;;

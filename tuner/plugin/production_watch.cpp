@@ -1,7 +1,10 @@
 #include "tuner/plugin/production_watch.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <limits>
+#include <cstdio>
+#include <map>
+#include <optional>
 
 #include "core/collective.hpp"
 #include "core/outliers.hpp"
@@ -13,16 +16,36 @@ namespace {
 constexpr double kMaxSizeRatio = 2.0;          // a measurement this far from the shape's size still compares
 constexpr double kValuesPerHistogram = 1000.0;  // the histogram as about this many representative values
 
-// The measurement nearest to `bytes` on a log scale; nullptr when none is within kMaxSizeRatio.
-const std::pair<std::uint64_t, double>* nearest(const std::vector<std::pair<std::uint64_t, double>>& measured, std::uint64_t bytes) {
-  const std::pair<std::uint64_t, double>* best = nullptr;
-  double best_distance = std::numeric_limits<double>::infinity();
-  for (const auto& m : measured) {
-    if (m.first == 0 || bytes == 0) continue;
-    const double d = std::fabs(std::log(static_cast<double>(m.first) / static_cast<double>(bytes)));
-    if (d < best_distance) best = &m, best_distance = d;
-  }
-  return best && best_distance <= std::log(kMaxSizeRatio) ? best : nullptr;
+using Measured = std::vector<std::pair<std::uint64_t, double>>;  // (size in nBytes, busbw GB/s)
+
+bool within_ratio(std::uint64_t a, std::uint64_t b) {
+  // The margin keeps exactly kMaxSizeRatio inside whatever the last bit of log() does.
+  return a > 0 && b > 0 && std::fabs(std::log(static_cast<double>(a) / static_cast<double>(b))) <= std::log(kMaxSizeRatio) + 1e-9;
+}
+
+// The sweep's figure for a shape of `bytes`: the measurement at that size, or between two
+// measured sizes the smaller size's (within kMaxSizeRatio), or the larger's where that is
+// lower and near too. Busbw grows with size up to the link's limit, so a larger size alone
+// would ask more of the shape than the sweep ever showed, and a healthy job between two grid
+// sizes would read as slow. Outside the measured sizes the sweep says nothing: nullopt.
+// Sorts its own copy: a profile's lists are not checked for order when read.
+std::optional<std::pair<std::uint64_t, double>> reference_for(Measured measured, std::uint64_t bytes) {
+  std::sort(measured.begin(), measured.end());
+  auto hi = std::lower_bound(measured.begin(), measured.end(), bytes, [](const auto& m, std::uint64_t b) { return m.first < b; });
+  if (hi == measured.end()) return std::nullopt;
+  if (hi->first == bytes) return *hi;
+  if (hi == measured.begin()) return std::nullopt;
+  const auto lo = std::prev(hi);
+  if (!within_ratio(lo->first, bytes)) return std::nullopt;
+  return within_ratio(hi->first, bytes) && hi->second < lo->second ? *hi : *lo;
+}
+
+// NCCL's defaults as the sweep measured them on a communicator of this shape, per collective.
+std::map<Collective, Measured> baseline_for(const Profile& profile, int nranks, int nnodes) {
+  std::map<Collective, Measured> out;
+  for (const MeasuredBaseline& b : profile.measured_baseline)
+    if (b.nranks == nranks && b.nnodes == nnodes) out[b.collective].emplace_back(b.size_bytes, b.busbw_GBps);
+  return out;
 }
 
 // Busbw per histogram bucket (at the bucket's geometric middle), each bucket weighted by its
@@ -47,12 +70,21 @@ std::vector<workload::WatchFinding> watch_communicator(const workload::Communica
   std::vector<workload::WatchFinding> out;
   if (comm.ranks.empty()) return out;
   const RuleTable rules = RuleTable::for_communicator(profile, comm.nranks, comm.nnodes);
-  if (rules.empty()) return out;
+  const std::map<Collective, Measured> baseline = baseline_for(profile, comm.nranks, comm.nnodes);
+  if (rules.empty() && baseline.empty()) return out;
   for (const workload::CallStats& s : comm.calls) {
     if (s.shape.kind != workload::CallKind::Collective || s.durations.samples < kMinGroup || s.durations.histogram.empty()) continue;
-    const RuleChoice* rule = rules.find(s.shape.collective, s.shape.bytes);
-    if (!rule || rule->rule_index >= profile.rules.size()) continue;
-    const auto* reference = nearest(profile.rules[rule->rule_index].measured_busbw_GBps, s.shape.bytes);
+    // A rule that covers the shape changed what NCCL runs there: only its own measurement
+    // compares (none near: not judged). Elsewhere NCCL's defaults run, as the sweep measured them.
+    std::optional<std::pair<std::uint64_t, double>> reference;
+    auto kind = workload::WatchReference::Rule;
+    if (const RuleChoice* rule = rules.find(s.shape.collective, s.shape.bytes)) {
+      if (rule->rule_index < profile.rules.size())
+        reference = reference_for(profile.rules[rule->rule_index].measured_busbw_GBps, s.shape.bytes);
+    } else if (auto it = baseline.find(s.shape.collective); it != baseline.end()) {
+      reference = reference_for(it->second, s.shape.bytes);
+      kind = workload::WatchReference::Baseline;
+    }
     if (!reference) continue;
     const std::vector<double> values = live_busbw(s.durations, s.shape.bytes, bus_factor(s.shape.collective, comm.nranks));
     const Typical live = typical_of(values);
@@ -61,9 +93,21 @@ std::vector<workload::WatchFinding> watch_communicator(const workload::Communica
     const Typical group{reference->second, live.mad, live.count};
     if (!is_slow(live.median, group, Better::Higher, OutlierRule{})) continue;
     out.push_back({comm.ranks[0], s.shape.collective, s.shape.bytes, live.median, reference->second, reference->first,
-                   shortfall(live.median, reference->second, Better::Higher)});
+                   shortfall(live.median, reference->second, Better::Higher), kind});
   }
   return out;
+}
+
+std::string watch_warning(const std::string& comm_id, const workload::WatchFinding& f, const std::string& workload_path) {
+  const char* measured_with = f.reference == workload::WatchReference::Baseline ? "NCCL's defaults" : "its rule";
+  char line[768];
+  std::snprintf(line, sizeof line,
+                "cctune watch: communicator %s rank %d: %s of %llu bytes runs at %.2f GB/s busbw, %.0f%% below the %.2f GB/s "
+                "the profile's sweep measured with %s at %llu bytes (%s)",
+                comm_id.c_str(), f.rank, to_string(f.collective).c_str(), static_cast<unsigned long long>(f.bytes), f.live_busbw_GBps,
+                100.0 * f.shortfall, f.profile_busbw_GBps, measured_with, static_cast<unsigned long long>(f.profile_bytes),
+                workload_path.c_str());
+  return line;
 }
 
 }  // namespace cctune::tuner

@@ -293,13 +293,7 @@ void WorkloadSink::watch_with(const Profile* profile, nccl_abi::Logger log) {
 void WorkloadSink::report(const workload::Communicator& comm) {
   for (const workload::WatchFinding& f : comm.watch) {
     if (!log_ || !warned_.emplace(comm.id, f.collective, f.bytes).second) continue;
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "cctune watch: communicator %s rank %d: %s of %llu bytes runs at %.2f GB/s busbw, %.0f%% below the %.2f GB/s "
-                  "the profile's sweep measured at %llu bytes (%s)",
-                  comm.id.c_str(), f.rank, to_string(f.collective).c_str(), static_cast<unsigned long long>(f.bytes),
-                  f.live_busbw_GBps, 100.0 * f.shortfall, f.profile_busbw_GBps,
-                  static_cast<unsigned long long>(f.profile_bytes), file_.path().c_str());
+    const std::string line = watch_warning(comm.id, f, file_.path());
     log_(nccl_abi::kLogWarn, nccl_abi::kSubsysInit, __FILE__, __LINE__, "%s", text::log_text(line, 1024).c_str());
   }
 }
