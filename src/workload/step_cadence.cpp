@@ -1,9 +1,13 @@
 #include "workload/step_cadence.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace cctune::workload {
 namespace {
+
+constexpr std::uint64_t kMaxPeriodMultiple = 64;
+constexpr double kEvenSpread = 0.5;  // (p90 - p10) / median of a step's durations: even
 
 struct Tail {
   std::uint64_t period = 0;
@@ -26,6 +30,36 @@ Tail longest_repeating_tail(const std::vector<TimedCall>& c) {
   return best;
 }
 
+// How uneven the durations of consecutive `period`s of the tail are: (p90 - p10) / median, so
+// a few warm-up periods do not count; infinity with too few periods to tell.
+double spread_of_periods(const std::vector<TimedCall>& c, std::uint64_t period, std::uint64_t tail_length) {
+  const std::uint64_t n = c.size(), periods = tail_length / period;
+  if (periods < kMinSteadySteps + 1) return std::numeric_limits<double>::infinity();
+  std::vector<double> d;
+  for (std::uint64_t j = 0; j + 1 < periods; ++j) {
+    const std::uint64_t end = n - 1 - j * period, begin = end - period;
+    d.push_back(static_cast<double>(c[end].issue_ns) - static_cast<double>(c[begin].issue_ns));
+  }
+  std::sort(d.begin(), d.end());
+  const double median = d[d.size() / 2];
+  if (!(median > 0)) return std::numeric_limits<double>::infinity();
+  return (d[d.size() * 9 / 10] - d[d.size() / 10]) / median;
+}
+
+// A step that issues one shape several times (DDP's equal gradient buckets) repeats already
+// after a part of it. Its calls come close together (the backward pass) and the step ends
+// after a gap (optimizer, next forward), so a part-step's durations alternate short and long
+// while a whole step's are even: the step is the smallest multiple of the shortest period whose
+// durations are even; the shortest period when none is.
+std::uint64_t even_multiple(const std::vector<TimedCall>& c, const Tail& tail) {
+  for (std::uint64_t k = 1; k <= kMaxPeriodMultiple; ++k) {
+    const std::uint64_t p = k * tail.period;
+    if (p > kMaxStepCalls || tail.length / p < kMinSteadySteps + 1) break;
+    if (spread_of_periods(c, p, tail.length) <= kEvenSpread) return p;
+  }
+  return tail.period;
+}
+
 }  // namespace
 
 std::optional<StepCadence> find_cadence(const CadenceInput& in) {
@@ -42,6 +76,7 @@ std::optional<StepCadence> find_cadence(const CadenceInput& in) {
     min_steps = 2;  // the job said how many steps it runs: one warm-up step and one timed
   } else {
     tail = longest_repeating_tail(c);
+    if (tail.period > 0) tail.period = even_multiple(c, tail);
   }
   if (tail.period == 0 || tail.period > kMaxStepCalls) return std::nullopt;
   const std::uint64_t steady_steps = tail.length / tail.period;

@@ -5,7 +5,9 @@
 #   tests/gpu/workload/job_chain.sh BUILD_DIR OUTPUT_DIR MODE [GPUS]
 # MODE socket: DDP, the GPUs as 2 emulated nodes (NCCL_HOSTID): socket transport between them.
 #      nvlink: DDP on one node.   fsdp2: FSDP2 on one node.
+# The sweep and the job use PyTorch's libnccl.
 # Settings: STEPS (the job's timed steps, default 20), ROUNDS (verify --job pairs, default 6),
+# SWEEP_MAX_TIME (seconds a point may measure, default 0.25: the space's 0.5 halved to fit a device call),
 # TUNE_JOB=1 also races the candidates on the job (tune --job, ROUNDS pairs for the winner).
 # Exits 0 with "SKIP: reason" on fewer than 2 GPUs or without PyTorch; 1 on a failure. The
 # verdicts are printed, not judged here: the closing note reports them with their intervals.
@@ -25,6 +27,10 @@ so=$(cd "$build" && pwd)/lib/libnccl-tuner-cctune.so
 [[ -f $so ]] || so=$(cd "$build" && pwd)/libnccl-tuner-cctune.so
 [[ -x $cctune && -f $so ]] || { echo "FAIL: $cctune or the tuner plugin is not built"; exit 1; }
 fail() { echo "FAIL: $*"; exit 1; }
+# The sweep uses PyTorch's own libnccl, as the job does: the plugin refuses a profile measured
+# with another NCCL version.
+torch_nccl=$(python3 -c 'import os, nvidia.nccl as n; d = os.path.join(list(n.__path__)[0], "lib"); print(d if os.path.exists(os.path.join(d, "libnccl.so.2")) else "")' 2>/dev/null)
+[[ -z $torch_nccl ]] || { export LD_LIBRARY_PATH=$torch_nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; echo "NCCL: PyTorch's, from $torch_nccl"; }
 case $mode in
   socket) model=ddp emulate=(--emulate-nodes 2) ;;
   nvlink) model=ddp emulate=() ;;
@@ -50,7 +56,8 @@ PY
 
 echo "== sweep --workload --space default ${emulate[*]}"
 t0=$(date +%s)
-"$cctune" sweep --workload "$out/workload.json" --space default "${emulate[@]}" --no-tune -o "$out/sweep" > "$out/sweep.log" 2>&1 \
+"$cctune" sweep --workload "$out/workload.json" --space default "${emulate[@]}" --max-time "${SWEEP_MAX_TIME:-0.25}" --no-tune \
+  -o "$out/sweep" > "$out/sweep.log" 2>&1 \
   || { tail -30 "$out/sweep.log"; fail "sweep exited $?"; }
 echo "sweep took $(( $(date +%s) - t0 )) s"; grep -E '^# (space|group)|groups' "$out/sweep.log" | head -20
 echo "== tune"

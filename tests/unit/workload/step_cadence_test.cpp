@@ -51,6 +51,20 @@ TEST(StepCadence, EqualCallsAreAStepOfOneCall) {
   EXPECT_NEAR(c->step_ms, 2.0, 1e-9);
 }
 
+TEST(StepCadence, EqualBucketsInsideAStepAreOneStep) {
+  // DDP with three equal gradient buckets: issued 2 ms apart in the backward pass, then 11 ms
+  // of optimizer and forward before the next step's.
+  std::vector<TimedCall> calls;
+  std::uint64_t t = 0;
+  for (int s = 0; s < 30; ++s)
+    for (std::uint64_t gap_ms : {2, 2, 11}) calls.push_back({5, t += gap_ms * 1000000});
+  const auto c = find_cadence({&calls, calls.size(), std::nullopt});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->calls_per_step, 3u);
+  EXPECT_NEAR(c->step_ms, 15.0, 1e-6);
+  EXPECT_DOUBLE_EQ(c->steps, 30.0);
+}
+
 TEST(StepCadence, NoRepeatIsNoCadence) {
   const auto calls = job({}, 0, 50, 1.0);
   EXPECT_FALSE(find_cadence({&calls, calls.size(), std::nullopt}));
