@@ -7,6 +7,7 @@
 #      nvlink: DDP on one node.   fsdp2: FSDP2 on one node.
 # The sweep and the job use PyTorch's libnccl.
 # Settings: STEPS (the job's timed steps, default 20), ROUNDS (verify --job pairs, default 6),
+# SPACE (default: default), TUNE_ROUNDS (tune --job's pairs for the winner, default ROUNDS),
 # SWEEP_MAX_TIME (seconds a point may measure, default 0.25: the space's 0.5 halved to fit a device call),
 # TUNE_JOB=1 also races the candidates on the job (tune --job, ROUNDS pairs for the winner).
 # Exits 0 with "SKIP: reason" on fewer than 2 GPUs or without PyTorch; 1 on a failure. The
@@ -39,6 +40,9 @@ case $mode in
 esac
 rm -rf "$out"; mkdir -p "$out/cap"; out=$(cd "$out" && pwd)
 job=(python3 -m torch.distributed.run --standalone --nproc-per-node "$gpus" "$here/train_job.py" "$model" --steps "${STEPS:-20}" "${emulate[@]}")
+# The steps the job runs (its warm-up steps included): verify --job and tune --job are told, so
+# their step is the job's whatever its calls look like (equal buckets repeat inside a step).
+job_steps=$(( ${STEPS:-20} + 3 ))
 
 echo "== capture: ${job[*]}"
 t0=$(date +%s)
@@ -54,9 +58,9 @@ print("steps:", w["steps"], "cadence of the busiest communicator:", busiest.get(
 sys.exit(0 if w["steps"] and busiest.get("cadence") else "FAIL: the capture shows no step cadence")
 PY
 
-echo "== sweep --workload --space default ${emulate[*]}"
+echo "== sweep --workload --space ${SPACE:-default} ${emulate[*]}"
 t0=$(date +%s)
-"$cctune" sweep --workload "$out/workload.json" --space default "${emulate[@]}" --max-time "${SWEEP_MAX_TIME:-0.25}" --no-tune \
+"$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" --max-time "${SWEEP_MAX_TIME:-0.25}" --no-tune \
   -o "$out/sweep" > "$out/sweep.log" 2>&1 \
   || { tail -30 "$out/sweep.log"; fail "sweep exited $?"; }
 echo "sweep took $(( $(date +%s) - t0 )) s"; grep -E '^# (space|group)|groups' "$out/sweep.log" | head -20
@@ -67,14 +71,15 @@ python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print("profile env:
 
 echo "== verify --job (${ROUNDS:-6} pairs)"
 t0=$(date +%s)
-"$cctune" verify --job --profile "$out/profile/profile.json" --rounds "${ROUNDS:-6}" -o "$out/verify" -- "${job[@]}"
+"$cctune" verify --job --steps "$job_steps" --profile "$out/profile/profile.json" --rounds "${ROUNDS:-6}" -o "$out/verify" -- "${job[@]}"
 rc=$?
 echo "verify --job exited $rc after $(( $(date +%s) - t0 )) s"
 [[ $rc -eq 0 || $rc -eq 4 ]] || fail "verify --job exited $rc"
 if [[ ${TUNE_JOB:-0} == 1 ]]; then
   echo "== tune --job"
   t0=$(date +%s)
-  "$cctune" tune "$out/sweep/results.json" --job --candidates "${CANDIDATES:-2}" --rounds "${ROUNDS:-6}" -o "$out/tune_job" -- "${job[@]}" \
+  "$cctune" tune "$out/sweep/results.json" --job --steps "$job_steps" --candidates "${CANDIDATES:-2}" --rounds "${TUNE_ROUNDS:-${ROUNDS:-6}}" \
+    -o "$out/tune_job" -- "${job[@]}" \
     > "$out/tune_job.log" 2>&1
   rc=$?
   cat "$out/tune_job.log"
