@@ -44,7 +44,14 @@ JobRunResult run_job_command(const JobRunRequest& request) {
   SpawnRequest spawn{request.command.argv.at(0), {request.command.argv.begin() + 1, request.command.argv.end()}, request.env,
                      request.log_path};
   const auto start = std::chrono::steady_clock::now();
-  WorkerProcess job = WorkerProcess::spawn(spawn);
+  std::optional<WorkerProcess> spawned;
+  try {
+    spawned.emplace(WorkerProcess::spawn(spawn));
+  } catch (const Error& e) {
+    throw RuntimeFailure("could not start the job " + text::terminal_text(spawn.executable) + ": " + e.what(),
+                         "check that the job's command runs as it is, outside cctune");
+  }
+  WorkerProcess& job = *spawned;
   job.close_stdin();  // a job that reads stdin sees its end, as under a batch system
   JobRunResult out;
   const auto deadline = start + request.time_limit;

@@ -59,7 +59,11 @@ std::vector<Candidate> candidates_of(const TuneJobRequest& r) {
     if (!g.eligible || g.group == tuned.group || g.env.empty()) continue;
     tuner::TuneOptions forced = r.options;
     forced.force_group = g.group;
-    add("group-" + g.group, tuner::tune_results(*r.results, forced));
+    try {
+      add("group-" + g.group, tuner::tune_results(*r.results, forced));
+    } catch (const Error& e) {  // a group whose decisions make no valid profile is no candidate
+      std::printf("# candidate group %s left out: %s\n", text::terminal_text(g.group).c_str(), e.what());
+    }
   }
   if (!reference.empty() && reference != tuned.group) {
     tuner::TuneOptions rules_only = r.options;
