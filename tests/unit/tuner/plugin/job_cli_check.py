@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 cctune, job, source, work = sys.argv[1:5]
 shutil.rmtree(work, ignore_errors=True)
@@ -87,6 +88,23 @@ if "no repeating step" not in p.stderr:
 p = verify("hung", {"TEST_JOB_STEP_MS": "100000"}, 1, ("--job-timeout-s", "2"))
 if "time limit" not in p.stderr:
     failures.append(f"hung: {p.stderr}")
+
+# SIGTERM while a run is going: the job's process group is killed, the runs so far are kept,
+# exit 143.
+env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_JOB_", "NCCL_", "CCTUNE_"))}
+env.update({"TEST_JOB_STEP_MS": "200"})
+p = subprocess.Popen([cctune, "verify", "--job", "--profile", profile, "--rounds", "4", "-o", out("stopped"), "--", job], env=env,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+time.sleep(2)
+p.send_signal(15)
+stdout, stderr = p.communicate(timeout=60)
+if p.returncode != 143 or "stopped by SIGTERM" not in stderr:
+    failures.append(f"stopped: exit {p.returncode}, expected 143\n{stderr}")
+elif json.load(open(out("stopped/verify_job.json")))["status"] != "interrupted":
+    failures.append("stopped: verify_job.json does not say interrupted")
+left = [pid for pid in subprocess.run(["pgrep", "-f", job], capture_output=True, text=True).stdout.split() if int(pid) != os.getpid()]
+if left:
+    failures.append(f"stopped: the job's processes outlived cctune: {left}")
 
 # Bad input: one line naming it, exit 2.
 for name, args in [("no_command", ["verify", "--job", "--profile", profile, "-o", out("x1")]),
