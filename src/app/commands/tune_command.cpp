@@ -77,6 +77,9 @@ class TuneCommand : public Command {
     const tuner::TuneOptions options = tune_options_for(
         results, results_, {.min_gain = min_gain_, .min_gain_us = min_gain_us_, .extend_edges = !no_extend_, .workload_path = workload_,
                             .grid = grid_});
+    if (!job_)
+      for (const char* flag : {"--steps", "--job-timeout-s", "--candidates", "--rounds", "--tolerance", "--force"})
+        if (cmd_->count(flag) > 0) throw UsageError(std::string(flag) + " is for --job", "add --job, or drop " + std::string(flag));
     if (!job_args_.command.empty() && !job_) throw UsageError("a command after -- is for --job", "add --job to race the candidates on the job");
     if (job_) return tune_on_job(session, results, options);
     tuner::TuneOutputs outputs = tuner::tune_results(results, options);

@@ -129,13 +129,16 @@ class VerifyCommand : public Command {
 
   int run(Session& session) override {
     if (job_) {
-      for (const char* flag : {"--workload", "--transport", "--env-group", "--configs", "--csv", "--resume"})
+      for (const char* flag : {"--workload", "--transport", "--env-group", "--configs", "--csv", "--resume", "--gpus", "--min-bytes",
+                               "--max-bytes", "--sizes", "--collectives", "--emulate-nodes", "--test-shared-gpu"})
         if (const CLI::Option* o = cmd_->get_option_no_throw(flag); o && o->count() > 0)
           throw UsageError(std::string(flag) + " does not apply to verify --job", "verify --job runs the job itself; drop " + std::string(flag));
       job_args_.rounds = rounds_, job_args_.tolerance = tolerance_, job_args_.force = force_;
       job_args_.output_dir = cmd_->count("-o") ? args_.output_dir : "cctune-verify-job";
       return run_verify_job(session, profile_path_, job_args_);
     }
+    for (const char* flag : {"--steps", "--job-timeout-s"})
+      if (cmd_->count(flag) > 0) throw UsageError(std::string(flag) + " is for --job", "add --job, or drop " + std::string(flag));
     if (!job_args_.command.empty()) throw UsageError("a command after -- is for --job", "add --job to run and time the job");
     runtime::install_stop_handlers();
     RankComm& comm = session.comm();

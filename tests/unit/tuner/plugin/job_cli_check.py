@@ -112,7 +112,11 @@ for name, args in [("no_command", ["verify", "--job", "--profile", profile, "-o"
                    ("one_step", ["verify", "--job", "--profile", profile, "--steps", "1", "-o", out("x3"), "--", job]),
                    ("command_without_job", ["verify", "--profile", profile, "-o", out("x4"), "--", job]),
                    ("workload_with_job", ["verify", "--job", "--workload", "w.json", "--profile", profile, "-o", out("x5"), "--", job]),
-                   ("again", ["verify", "--job", "--profile", profile, "-o", out("faster"), "--", job])]:
+                   ("again", ["verify", "--job", "--profile", profile, "-o", out("faster"), "--", job]),
+                   ("steps_without_job", ["verify", "--profile", profile, "--steps", "5", "-o", out("x6")]),
+                   ("sizes_with_job", ["verify", "--job", "--profile", profile, "-e", "1M", "-o", out("x7"), "--", job]),
+                   ("tune_rounds_without_job", ["tune", socket_results, "--rounds", "3", "-o", out("x8")]),
+                   ("tune_no_command", ["tune", socket_results, "--job", "-o", out("x9")])]:
     p = run(args, {}, 2, name)
     if len(p.stderr.strip().splitlines()) != 1:
         failures.append(f"{name}: not one line: {p.stderr}")
