@@ -4,6 +4,9 @@
 // as a repeated call is counted without one (call_memo.hpp): a slot is claimed with one atomic
 // increment and its two fields stored relaxed. A snapshot taken while calls come may read a
 // slot half-written; one call's shape or time off is noise the cadence's tail match absorbs.
+// Issue times cost a clock read a call (about 20 ns, as much as counting the call), so they are
+// taken only where the job's steps are timed (CCTUNE_WORKLOAD_STEP_TIMES=1, as `cctune verify
+// --job` sets it); elsewhere the shapes alone give the step's length in calls.
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -26,6 +29,8 @@ class CallTimeline {
     s.issue_ns.store(issue_ns, std::memory_order_relaxed);
   }
   std::uint64_t total() const noexcept { return next_.load(std::memory_order_relaxed); }
+  bool timed() const noexcept { return timed_; }
+  void set_timed(bool timed) noexcept { timed_ = timed; }
   // The calls held, oldest first.
   std::vector<workload::TimedCall> ordered() const;
 
@@ -37,6 +42,7 @@ class CallTimeline {
   const std::size_t capacity_;
   std::unique_ptr<Slot[]> slots_;
   std::atomic<std::uint64_t> next_{0};
+  bool timed_ = false;  // set before the first call
 };
 
 // A shape id for calls the shape table could not keep: they are calls of the step all the same.

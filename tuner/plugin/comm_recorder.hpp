@@ -71,8 +71,11 @@ class alignas(64) CommRecorder {
   // A repeated call counted from the thread's memo (no lock): its place in the step timeline.
   // `handle`: the call handle count_call gave its shape.
   void time_repeated_call(const void* handle) noexcept {
-    timeline_.record(static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(handle) & 0xffffffffu) >> 1), host_now_ns());
+    timeline_.record(static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(handle) & 0xffffffffu) >> 1),
+                     timeline_.timed() ? host_now_ns() : 0);
   }
+  // Issue times into the step timeline (call_timeline.hpp says what they cost); before any call.
+  void time_steps(bool yes) noexcept { timeline_.set_timed(yes); }
   // The state of the thread that last called in on this communicator (ThreadState::of_caller).
   std::atomic<ThreadState*>& last_caller() noexcept { return last_caller_; }
   static bool is_call_handle(const void* handle) noexcept { return reinterpret_cast<std::uintptr_t>(handle) & 1u; }

@@ -84,9 +84,7 @@ void forget_in_child() noexcept {
 WorkloadSink* sink(Logger log) {
   ProfilerProcess& p = process();
   std::call_once(p.once, [&] {
-    const WorkloadSettings s = read_workload_settings(std::getenv("CCTUNE_WORKLOAD"), std::getenv("CCTUNE_WORKLOAD_INTERVAL"),
-                                                      std::getenv("CCTUNE_WORKLOAD_EVENTS"), std::getenv("CCTUNE_WORKLOAD_TIMING_EVERY"),
-                                                      std::getenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS"), std::getenv("CCTUNE_WORKLOAD_STEPS"));
+    const WorkloadSettings s = workload_settings_from_environment();
     if (!s.problem.empty()) warn_once("cctune profiler: " + s.problem + ". The job runs on; nothing is recorded.");
     if (s.directory.empty()) return;
     if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);
@@ -115,6 +113,7 @@ Result init_common(void** context, int* mask, std::uint64_t comm_hash, int n_nod
       if (s && n_ranks > 0 && rank >= 0 && rank < n_ranks) {
         s->use_api_events(api_events);
         auto* recorder = new CommRecorder(comm_hash, n_ranks, n_nodes > 0 ? n_nodes : 0, rank, mask);
+        recorder->time_steps(s->settings().step_times);
         s->add(recorder);  // also sets *mask
         *context = recorder;
         final_mask = s->activation_mask();

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/files.hpp"
@@ -91,7 +92,7 @@ EventMasks event_masks_of(EventMode mode, bool api_events, bool polls) {
 }
 
 WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events, const char* timing_every,
-                                        const char* follow_gap_ms, const char* job_steps) {
+                                        const char* follow_gap_ms, const char* job_steps, const char* step_times) {
   WorkloadSettings s;
   if (!directory || !*directory) return s;
   s.problem = check_directory(directory);
@@ -115,6 +116,10 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
       s.note = "CCTUNE_WORKLOAD_FOLLOW_GAP_MS=" + text::log_text(follow_gap_ms, 40) + " is not a number of milliseconds from 0 to " +
                std::to_string(max_follow_gap_ms) + "; using " + std::to_string(s.follow_gap_ms);
   }
+  if (step_times && *step_times) {
+    if (std::string_view(step_times) == "1" || std::string_view(step_times) == "0") s.step_times = step_times[0] == '1';
+    else s.note = "CCTUNE_WORKLOAD_STEP_TIMES=" + text::log_text(step_times, 40) + " is not 0 or 1; steps are not timed";
+  }
   if (job_steps && *job_steps) {
     if (auto v = bounded_number(job_steps, 1, max_job_steps)) s.job_steps = *v;
     else
@@ -126,6 +131,12 @@ WorkloadSettings read_workload_settings(const char* directory, const char* inter
     else s.note = "CCTUNE_WORKLOAD_EVENTS=" + text::log_text(events, 40) + " is not timing, calls or off; using timing";
   }
   return s;
+}
+
+WorkloadSettings workload_settings_from_environment() {
+  return read_workload_settings(std::getenv("CCTUNE_WORKLOAD"), std::getenv("CCTUNE_WORKLOAD_INTERVAL"), std::getenv("CCTUNE_WORKLOAD_EVENTS"),
+                                std::getenv("CCTUNE_WORKLOAD_TIMING_EVERY"), std::getenv("CCTUNE_WORKLOAD_FOLLOW_GAP_MS"),
+                                std::getenv("CCTUNE_WORKLOAD_STEPS"), std::getenv("CCTUNE_WORKLOAD_STEP_TIMES"));
 }
 
 WorkloadSink::WorkloadSink(WorkloadSettings settings, WorkloadFile::TagSource tags)

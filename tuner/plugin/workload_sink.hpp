@@ -52,13 +52,17 @@ struct WorkloadSettings {
   std::uint64_t timing_every = 100;  // one call in this many is followed, on average (1: every call)
   std::uint64_t follow_gap_ms = 10;  // at most one followed call per this many ms on a thread (0: no bound)
   std::optional<std::uint64_t> job_steps;  // CCTUNE_WORKLOAD_STEPS: the steps the job runs (step_cadence.hpp)
+  bool step_times = false;                 // CCTUNE_WORKLOAD_STEP_TIMES=1: time the steps (call_timeline.hpp)
 };
 
 // Pure: checks the values (as the environment gives them, nullptr when unset). The directory
 // must exist, be a directory and writable, and not be a symbolic link.
 WorkloadSettings read_workload_settings(const char* directory, const char* interval, const char* events,
                                         const char* timing_every = nullptr, const char* follow_gap_ms = nullptr,
-                                        const char* job_steps = nullptr);
+                                        const char* job_steps = nullptr, const char* step_times = nullptr);
+
+// read_workload_settings of this process's CCTUNE_WORKLOAD* variables (docs/WORKLOAD.md).
+WorkloadSettings workload_settings_from_environment();
 
 class WorkloadSink {
  public:

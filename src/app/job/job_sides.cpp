@@ -36,6 +36,7 @@ std::map<std::string, std::string> run_environment(const std::map<std::string, s
   env["NCCL_PROFILER_PLUGIN"] = plugin;
   env["CCTUNE_WORKLOAD"] = workload_dir;
   env["CCTUNE_WORKLOAD_EVENTS"] = "calls";  // issue times are all the step time needs: no kernel timing
+  env["CCTUNE_WORKLOAD_STEP_TIMES"] = "1";
   if (steps) env["CCTUNE_WORKLOAD_STEPS"] = std::to_string(*steps);
   for (const auto& [k, v] : side.env) env[k] = v;
   return env;
@@ -58,7 +59,7 @@ StepTime read_step_time(const std::string& workload_dir) {
     const workload::Communicator* busiest = nullptr;
     std::uint64_t most = 0;
     for (const workload::Communicator& c : w.communicators) {
-      if (!c.cadence) continue;
+      if (!c.cadence || !(c.cadence->step_ms > 0)) continue;  // untimed, or steps the clock could not tell apart
       std::uint64_t calls = 0;
       for (const auto& s : c.calls) calls += s.calls;
       if (!busiest || calls > most) busiest = &c, most = calls;

@@ -208,3 +208,52 @@ TEST(ShapeTable, CallsBeyondAnyRealSizeAreNotRecordedButCounted) {
 
 }  // namespace
 }  // namespace cctune::tuner
+
+namespace cctune::tuner {
+namespace {
+
+// Two shapes a step, 40 steps, each step about 1 ms apart.
+workload::Communicator stepped(bool timed) {
+  int mask = 0;
+  CommRecorder r(0xccc, 2, 1, 0, &mask);
+  r.time_steps(timed);
+  const ShapeKey a{workload::CallKind::Collective, Collective::AllReduce, DType::Float32, -1, 1024};
+  const ShapeKey b{workload::CallKind::Collective, Collective::AllGather, DType::Float32, -1, 4096};
+  ShapeStats* stats = nullptr;
+  for (int step = 0; step < 40; ++step) {
+    r.count_call(a, stats);
+    r.count_call(b, stats);
+    const std::uint64_t until = host_now_ns() + 1000000;
+    while (host_now_ns() < until) {
+    }
+  }
+  return r.snapshot();
+}
+
+TEST(StepTimeline, TimedStepsGiveTheStepAndItsTime) {
+  const workload::Communicator c = stepped(true);
+  ASSERT_TRUE(c.cadence);
+  EXPECT_EQ(c.cadence->calls_per_step, 2u);
+  EXPECT_DOUBLE_EQ(c.cadence->steps, 40.0);
+  EXPECT_GE(c.cadence->step_ms, 1.0);
+}
+
+TEST(StepTimeline, UntimedStepsGiveTheStepWithoutATime) {
+  const workload::Communicator c = stepped(false);
+  ASSERT_TRUE(c.cadence);
+  EXPECT_EQ(c.cadence->calls_per_step, 2u);
+  EXPECT_EQ(c.cadence->step_ms, 0.0);
+}
+
+TEST(StepTimeline, StepTimesAreOnlyOnWhenAsked) {
+  const std::string dir = fresh_dir("step-times");
+  EXPECT_FALSE(read_workload_settings(dir.c_str(), "0", nullptr).step_times);
+  EXPECT_TRUE(read_workload_settings(dir.c_str(), "0", nullptr, nullptr, nullptr, nullptr, "1").step_times);
+  const WorkloadSettings bad = read_workload_settings(dir.c_str(), "0", nullptr, nullptr, nullptr, "many", "yes");
+  EXPECT_FALSE(bad.step_times);
+  EXPECT_FALSE(bad.job_steps);
+  EXPECT_NE(bad.note.find("CCTUNE_WORKLOAD_STEPS=many"), std::string::npos) << bad.note;
+}
+
+}  // namespace
+}  // namespace cctune::tuner
