@@ -43,11 +43,11 @@ std::string directory_word(const std::string& name) {
 JobRace::JobRace(RaceSettings settings, bool replace) : settings_(std::move(settings)) {
   ensure_writable_directory(settings_.output_dir);
   const fs::path runs = fs::path(settings_.output_dir) / kRunsFile;
-  if (fs::exists(runs) && !replace)
+  std::error_code ec;
+  if (fs::exists(runs, ec) && !replace)
     throw UsageError(text::terminal_text(runs.string()) + " holds earlier job runs",
                      "choose another -o directory, or pass --force to replace them");
   if (replace) {
-    std::error_code ec;
     fs::remove_all(fs::path(settings_.output_dir) / "runs", ec);
     fs::remove(runs, ec);
   }
@@ -76,13 +76,14 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
                            "choose a writable output directory (-o)");
   const std::string log = (dir / "job.log").string();
   create_log(log);
-  progress_.measuring(n - 1, "pair " + std::to_string(pairs_) + ": " + side.name);
+  const std::string shown = text::terminal_text(side.name);  // a candidate is named after a group of the results file
+  progress_.measuring(n - 1, "pair " + std::to_string(pairs_) + ": " + shown);
   const runtime::JobRunResult result = runtime::run_job_command(
       {settings_.command, run_environment(runtime::current_environment(), side, settings_.plugin, dir.string(), settings_.steps), log,
        settings_.time_limit});
   if (result.stop_signal) throw Interrupted{result.stop_signal};
   if (!result.exited_ok)
-    throw RuntimeFailure("the job's run " + std::to_string(n) + " (" + side.name + ", pair " + std::to_string(pairs_) + ") " +
+    throw RuntimeFailure("the job's run " + std::to_string(n) + " (" + shown + ", pair " + std::to_string(pairs_) + ") " +
                              result.how + "; its output: " + text::terminal_text(log),
                          "fix the job so that it runs as it is, or raise --job-timeout-s when it needs longer");
   JobRunRecord r{pairs_, side.name, other.name, 0, read_step_time(dir.string()), result.wall_s, log};
@@ -90,7 +91,7 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
   runs_.push_back(r);
   save();
   std::printf("# run %d, pair %d, %-12s %10.3f ms/step  (%llu calls a step, %llu steps timed, %d processes, %.1f s)\n", n, pairs_,
-              text::terminal_text(side.name).c_str(), r.step_ms, static_cast<unsigned long long>(r.step.calls_per_step),
+              shown.c_str(), r.step_ms, static_cast<unsigned long long>(r.step.calls_per_step),
               static_cast<unsigned long long>(r.step.timed_steps), r.step.processes, r.wall_s);
   std::fflush(stdout);
   return r.step_ms;
