@@ -31,14 +31,13 @@ void create_log(const std::string& path) {
   ::close(fd);
 }
 
-// "sock-4x4" -> "sock-4x4"; anything outside [A-Za-z0-9._-] becomes '_' (a directory name).
+}  // namespace
+
 std::string directory_word(const std::string& name) {
   std::string out;
-  for (char c : name.substr(0, 64)) out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
+  for (char c : name.substr(0, 64)) out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_');
   return out;
 }
-
-}  // namespace
 
 JobRace::JobRace(RaceSettings settings, bool replace) : settings_(std::move(settings)) {
   ensure_writable_directory(settings_.output_dir);
@@ -87,11 +86,12 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
                              result.how + "; its output: " + text::terminal_text(log),
                          "fix the job so that it runs as it is, or raise --job-timeout-s when it needs longer");
   JobRunRecord r{pairs_, side.name, other.name, 0, read_step_time(dir.string()), result.wall_s, log};
-  r.step_ms = r.step.step_ms;
+  if (calls_per_step_ == 0) calls_per_step_ = r.step.calls_per_step;
+  r.step_ms = r.step.ms_per_call * static_cast<double>(calls_per_step_);
   runs_.push_back(r);
   save();
   std::printf("# run %d, pair %d, %-12s %10.3f ms/step  (%llu calls a step, %llu steps timed, %d processes, %.1f s)\n", n, pairs_,
-              shown.c_str(), r.step_ms, static_cast<unsigned long long>(r.step.calls_per_step),
+              shown.c_str(), r.step_ms, static_cast<unsigned long long>(calls_per_step_),
               static_cast<unsigned long long>(r.step.timed_steps), r.step.processes, r.wall_s);
   std::fflush(stdout);
   return r.step_ms;
@@ -101,7 +101,8 @@ void JobRace::save() const {
   nlohmann::json runs = nlohmann::json::array();
   for (const JobRunRecord& r : runs_)
     runs.push_back({{"pair", r.pair}, {"side", r.side}, {"against", r.against}, {"step_ms", r.step_ms},
-                    {"calls_per_step", r.step.calls_per_step}, {"timed_steps", r.step.timed_steps}, {"processes", r.step.processes},
+                    {"ms_per_call", r.step.ms_per_call}, {"calls_per_step_found", r.step.calls_per_step}, {"calls_per_step", calls_per_step_},
+                    {"timed_steps", r.step.timed_steps}, {"processes", r.step.processes},
                     {"wall_s", r.wall_s}, {"log", r.log}});
   nlohmann::json argv = settings_.command.argv;
   write_file_atomically((fs::path(settings_.output_dir) / kRunsFile).string(),

@@ -31,7 +31,7 @@ struct JobRunRecord {
   int pair = 0;              // 1-based
   std::string side;
   std::string against;       // the pair's other side
-  double step_ms = 0;
+  double step_ms = 0;        // ms per call x the first run's calls a step: one step length for every run
   StepTime step;             // as read_step_time gave it
   double wall_s = 0;
   std::string log;           // the job's output
@@ -55,12 +55,17 @@ class JobRace {
   RaceSettings settings_;
   std::vector<JobRunRecord> runs_;
   int pairs_ = 0;
+  std::uint64_t calls_per_step_ = 0;  // the first run's: every run's step time is of this length
   ProgressReporter progress_;
 };
 
 // The paired verdict of `b` against `a` (a_ms[i], b_ms[i] one pair): speedup a/b per pair,
 // its median and distribution-free interval (ab_analysis.hpp).
 AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance);
+
+// A side's or candidate's name as one directory name: at most 64 characters, anything but
+// [A-Za-z0-9-] as '_' (names come from the results file: no '/', no "..").
+std::string directory_word(const std::string& name);
 
 // Thrown when cctune was asked to stop between or during runs.
 struct Interrupted {

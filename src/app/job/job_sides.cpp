@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <vector>
 
 #include "app/workload_files.hpp"
@@ -43,7 +44,8 @@ std::map<std::string, std::string> run_environment(const std::map<std::string, s
 }
 
 StepTime read_step_time(const std::string& workload_dir) {
-  std::vector<double> per_process;
+  std::vector<double> per_process;  // ms per call of the step
+  std::map<std::uint64_t, int> lengths;
   StepTime out;
   std::size_t files = 0;
   std::error_code ec;
@@ -65,8 +67,8 @@ StepTime read_step_time(const std::string& workload_dir) {
       if (!busiest || calls > most) busiest = &c, most = calls;
     }
     if (!busiest) continue;
-    per_process.push_back(busiest->cadence->step_ms);
-    out.calls_per_step = std::max(out.calls_per_step, busiest->cadence->calls_per_step);
+    per_process.push_back(busiest->cadence->step_ms / static_cast<double>(busiest->cadence->calls_per_step));
+    ++lengths[busiest->cadence->calls_per_step];
     out.timed_steps = out.timed_steps == 0 ? busiest->cadence->timed_steps : std::min(out.timed_steps, busiest->cadence->timed_steps);
   }
   if (ec)
@@ -82,7 +84,11 @@ StepTime read_step_time(const std::string& workload_dir) {
                                     : "run more steps, or pass --steps N with the steps the job runs");
   std::sort(per_process.begin(), per_process.end());
   const std::size_t n = per_process.size();
-  out.step_ms = n % 2 ? per_process[n / 2] : (per_process[n / 2 - 1] + per_process[n / 2]) / 2;
+  out.ms_per_call = n % 2 ? per_process[n / 2] : (per_process[n / 2 - 1] + per_process[n / 2]) / 2;
+  int most = 0;
+  for (const auto& [length, count] : lengths)  // ascending: a tie keeps the shorter
+    if (count > most) out.calls_per_step = length, most = count;
+  out.step_ms = out.ms_per_call * static_cast<double>(out.calls_per_step);
   out.processes = static_cast<int>(n);
   return out;
 }

@@ -31,11 +31,15 @@ std::map<std::string, std::string> run_environment(const std::map<std::string, s
                                                    std::optional<std::uint64_t> steps);
 
 // The job's step time in one run, from the profiler files its processes wrote in `workload_dir`.
+// A process may find its step a multiple of another's (a noisy run: two steps whose durations
+// look even together), so processes are compared per call of their step, which is the job's
+// throughput whatever the step's length.
 struct StepTime {
-  double step_ms = 0;             // median over the processes that timed steps
-  int processes = 0;              // files that timed steps
-  std::uint64_t calls_per_step = 0;
-  std::uint64_t timed_steps = 0;  // the fewest of any process
+  double ms_per_call = 0;            // median over the processes that timed steps of step_ms / calls a step
+  std::uint64_t calls_per_step = 0;  // the length most processes found (ties: the shortest)
+  double step_ms = 0;                // ms_per_call x calls_per_step
+  int processes = 0;                 // files that timed steps
+  std::uint64_t timed_steps = 0;     // the fewest of any process
 };
 // Throws RuntimeFailure naming `workload_dir` when no file timed any step.
 StepTime read_step_time(const std::string& workload_dir);

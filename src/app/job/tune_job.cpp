@@ -110,7 +110,7 @@ int run_tune_job(const TuneJobRequest& r) {
   planned += 2 * r.job.rounds;
   JobRace race(race_settings(r.job, r.plugin, planned), r.job.force);  // refuses earlier runs before anything is written
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const fs::path cdir = dir / "candidates" / (std::to_string(i + 1) + "-" + all[i].name);
+    const fs::path cdir = dir / "candidates" / (std::to_string(i + 1) + "-" + directory_word(all[i].name));
     fs::create_directories(cdir);
     const tuner::OutputPaths paths = tuner::write_tune_outputs(all[i].outputs, cdir.string(), r.plugin);
     all[i].side = profile_side(all[i].name, all[i].outputs.profile, paths.profile, r.plugin);
