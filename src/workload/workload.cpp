@@ -212,16 +212,21 @@ Workload merge(const std::vector<Workload>& parts) {
   return out;
 }
 
-std::optional<double> steps_from_cadence(const Workload& w) {
+const Communicator* busiest_with_cadence(const Workload& w, bool timed) {
   const Communicator* busiest = nullptr;
   std::uint64_t most = 0;
   for (const Communicator& c : w.communicators) {
-    if (!c.cadence || c.ranks.empty()) continue;
+    if (!c.cadence || c.ranks.empty() || (timed && !(c.cadence->step_ms > 0))) continue;
     std::uint64_t calls = 0;
     for (const CallStats& s : c.calls) calls += s.calls;
     calls /= c.ranks.size();
     if (!busiest || calls > most) busiest = &c, most = calls;
   }
+  return busiest;
+}
+
+std::optional<double> steps_from_cadence(const Workload& w) {
+  const Communicator* busiest = busiest_with_cadence(w, /*timed=*/false);
   if (!busiest) return std::nullopt;
   return busiest->cadence->steps;
 }

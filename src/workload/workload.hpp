@@ -186,6 +186,10 @@ class WorkloadBuilder {
 // More distinct call shapes than this in one capture is refused (memory stays bounded by it).
 inline constexpr std::size_t max_workload_shapes = 200000;
 
+// The communicator with the most calls per rank among those with a step cadence (with `timed`,
+// a cadence whose steps were timed): its steps are the job's. nullptr when none has one.
+const Communicator* busiest_with_cadence(const Workload& w, bool timed);
+
 // The steps a capture covers as the profiler half saw them: the cadence of the communicator
 // with the most calls per rank (its steady steps, start-up left out); nullopt when no
 // communicator has one. merge() uses it when no capture states its steps.

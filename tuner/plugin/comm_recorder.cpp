@@ -74,7 +74,7 @@ void CommRecorder::fold(ProfEvent* call) {
 void* CommRecorder::count_call(const ShapeKey& key, ShapeStats*& stats) {
   std::lock_guard lock(mutex_);
   const std::optional<std::size_t> index = table_.count(key);
-  timeline_.record(index ? static_cast<std::uint32_t>(*index) : kUnrecordedShape, timeline_.timed() ? host_now_ns() : 0);
+  timeline_.record(index ? static_cast<std::uint32_t>(*index) : kUnrecordedShape, issue_ns());
   if (!index) return nullptr;
   stats = &table_.at(*index);
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(1u | *index << 1 | serial_ << serial_shift));
@@ -92,7 +92,7 @@ ProfEvent* CommRecorder::follow_call(const void* parent, int algo, int proto, in
 ProfEvent* CommRecorder::start_call(const CallInfo& call) {
   std::lock_guard lock(mutex_);
   const std::optional<std::size_t> index = table_.count(call.key);
-  timeline_.record(index ? static_cast<std::uint32_t>(*index) : kUnrecordedShape, timeline_.timed() ? host_now_ns() : 0);
+  timeline_.record(index ? static_cast<std::uint32_t>(*index) : kUnrecordedShape, issue_ns());
   return start_followed(index ? &table_.at(*index) : nullptr, call.algo, call.proto, call.channels);
 }
 

@@ -71,8 +71,7 @@ class alignas(64) CommRecorder {
   // A repeated call counted from the thread's memo (no lock): its place in the step timeline.
   // `handle`: the call handle count_call gave its shape.
   void time_repeated_call(const void* handle) noexcept {
-    timeline_.record(static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(handle) & 0xffffffffu) >> 1),
-                     timeline_.timed() ? host_now_ns() : 0);
+    timeline_.record(static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(handle) & 0xffffffffu) >> 1), issue_ns());
   }
   // Issue times into the step timeline (call_timeline.hpp says what they cost); before any call.
   void time_steps(bool yes) noexcept { timeline_.set_timed(yes); }
@@ -105,6 +104,8 @@ class alignas(64) CommRecorder {
   std::uint64_t events_dropped();
 
  private:
+  // A call's issue time for the timeline: 0 where steps are not timed (no clock read).
+  std::uint64_t issue_ns() const noexcept { return timeline_.timed() ? host_now_ns() : 0; }
   ProfEvent* acquire(ProfEvent::Kind kind);
   ProfEvent* start_followed(ShapeStats* stats, int algo, int proto, int channels);
   void release(ProfEvent* e);

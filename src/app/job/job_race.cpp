@@ -1,12 +1,7 @@
 #include "app/job/job_race.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -21,15 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kRunsFile = "job_runs.json";
-
-// A run's log, created exclusively: a run never appends to an earlier run's output.
-void create_log(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw EnvironmentError("cannot create " + text::terminal_text(path) + ": " + std::strerror(errno),
-                           "choose an output directory (-o) that is writable and holds no earlier runs");
-  ::close(fd);
-}
 
 }  // namespace
 
@@ -74,7 +60,7 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
     throw EnvironmentError("cannot create an empty " + text::terminal_text(dir.string()) + (ec ? ": " + ec.message() : ""),
                            "choose a writable output directory (-o)");
   const std::string log = (dir / "job.log").string();
-  create_log(log);
+  NewFile{log, "choose an output directory (-o) that holds no earlier runs"};  // exclusive: a run never appends to another's output
   const std::string shown = text::terminal_text(side.name);  // a candidate is named after a group of the results file
   progress_.measuring(n - 1, "pair " + std::to_string(pairs_) + ": " + shown);
   const runtime::JobRunResult result = runtime::run_job_command(

@@ -57,15 +57,7 @@ StepTime read_step_time(const std::string& workload_dir) {
                                text::terminal_text(workload_dir),
                            "time a job of fewer processes");
     const workload::Workload w = workload_of(read_workload_doc(e.path().string(), WorkloadDoc::Workload), e.path().string());
-    // The process's busiest communicator with a cadence: its steps are the job's.
-    const workload::Communicator* busiest = nullptr;
-    std::uint64_t most = 0;
-    for (const workload::Communicator& c : w.communicators) {
-      if (!c.cadence || !(c.cadence->step_ms > 0)) continue;  // untimed, or steps the clock could not tell apart
-      std::uint64_t calls = 0;
-      for (const auto& s : c.calls) calls += s.calls;
-      if (!busiest || calls > most) busiest = &c, most = calls;
-    }
+    const workload::Communicator* busiest = workload::busiest_with_cadence(w, /*timed=*/true);
     if (!busiest) continue;
     per_process.push_back(busiest->cadence->step_ms / static_cast<double>(busiest->cadence->calls_per_step));
     ++lengths[busiest->cadence->calls_per_step];
