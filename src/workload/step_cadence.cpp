@@ -1,13 +1,16 @@
 #include "workload/step_cadence.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <cmath>
 
 namespace cctune::workload {
 namespace {
 
 constexpr std::uint64_t kMaxPeriodMultiple = 64;
-constexpr double kEvenSpread = 0.5;  // (p90 - p10) / median of a step's durations: even
+constexpr std::uint64_t kMinPhaseSamples = 6;  // durations each phase of a pattern needs
+constexpr double kPatternStrength = 0.5;  // (max - min) of the phase medians / their mean
+constexpr double kPhaseTolerance = 0.25;  // a duration within this x their mean of its phase's median
+constexpr double kPhaseAgreement = 0.75;  // share of a phase's durations that must be within it
 
 struct Tail {
   std::uint64_t period = 0;
@@ -30,32 +33,54 @@ Tail longest_repeating_tail(const std::vector<TimedCall>& c) {
   return best;
 }
 
-// How uneven the durations of consecutive `period`s of the tail are: (p90 - p10) / median, so
-// a few warm-up periods do not count; infinity with too few periods to tell.
-double spread_of_periods(const std::vector<TimedCall>& c, std::uint64_t period, std::uint64_t tail_length) {
+// The durations of the tail's consecutive `period`s, the last period first.
+std::vector<double> period_durations(const std::vector<TimedCall>& c, std::uint64_t period, std::uint64_t tail_length) {
   const std::uint64_t n = c.size(), periods = tail_length / period;
-  if (periods < kMinSteadySteps + 1) return std::numeric_limits<double>::infinity();
   std::vector<double> d;
   for (std::uint64_t j = 0; j + 1 < periods; ++j) {
     const std::uint64_t end = n - 1 - j * period, begin = end - period;
     d.push_back(static_cast<double>(c[end].issue_ns) - static_cast<double>(c[begin].issue_ns));
   }
-  std::sort(d.begin(), d.end());
-  const double median = d[d.size() / 2];
-  if (!(median > 0)) return std::numeric_limits<double>::infinity();
-  return (d[d.size() * 9 / 10] - d[d.size() / 10]) / median;
+  return d;
+}
+
+double median_of(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Whether the durations repeat a pattern `m` periods long: the medians of the m phases differ
+// by more than kPatternStrength of their mean, and each phase's durations agree with its
+// median. A busy host stretches random periods (a preempted process); those land in every
+// phase alike, so they neither make a pattern nor hide one that most steps show.
+bool repeats_pattern_of(const std::vector<double>& d, std::uint64_t m) {
+  std::vector<std::vector<double>> phases(m);
+  for (std::size_t j = 0; j < d.size(); ++j) phases[j % m].push_back(d[j]);
+  std::vector<double> medians;
+  for (const auto& phase : phases) medians.push_back(median_of(phase));
+  double mean = 0;
+  for (double x : medians) mean += x / static_cast<double>(m);
+  if (!(mean > 0)) return false;
+  const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+  if ((*hi - *lo) / mean <= kPatternStrength) return false;
+  for (std::uint64_t j = 0; j < m; ++j) {
+    std::size_t agree = 0;
+    for (double x : phases[j]) agree += std::abs(x - medians[j]) <= kPhaseTolerance * mean ? 1 : 0;
+    if (static_cast<double>(agree) < kPhaseAgreement * static_cast<double>(phases[j].size())) return false;
+  }
+  return true;
 }
 
 // A step that issues one shape several times (DDP's equal gradient buckets) repeats already
 // after a part of it. Its calls come close together (the backward pass) and the step ends
-// after a gap (optimizer, next forward), so a part-step's durations alternate short and long
-// while a whole step's are even: the step is the smallest multiple of the shortest period whose
-// durations are even; the shortest period when none is.
-std::uint64_t even_multiple(const std::vector<TimedCall>& c, const Tail& tail) {
-  for (std::uint64_t k = 1; k <= kMaxPeriodMultiple; ++k) {
-    const std::uint64_t p = k * tail.period;
-    if (p > kMaxStepCalls || tail.length / p < kMinSteadySteps + 1) break;
-    if (spread_of_periods(c, p, tail.length) <= kEvenSpread) return p;
+// after a gap (optimizer, next forward), so the durations of the shortest period follow a
+// pattern as long as the step: the step is the shortest period times the smallest such
+// pattern; the shortest period when there is none. Uneven durations alone are no pattern.
+std::uint64_t pattern_multiple(const std::vector<TimedCall>& c, const Tail& tail) {
+  const std::vector<double> d = period_durations(c, tail.period, tail.length);
+  for (std::uint64_t m = 2; m <= kMaxPeriodMultiple; ++m) {
+    if (m * tail.period > kMaxStepCalls || d.size() < kMinPhaseSamples * m) break;
+    if (repeats_pattern_of(d, m)) return m * tail.period;
   }
   return tail.period;
 }
@@ -76,7 +101,7 @@ std::optional<StepCadence> find_cadence(const CadenceInput& in) {
     min_steps = 2;  // the job said how many steps it runs: one warm-up step and one timed
   } else {
     tail = longest_repeating_tail(c);
-    if (tail.period > 0) tail.period = even_multiple(c, tail);
+    if (tail.period > 0) tail.period = pattern_multiple(c, tail);
   }
   if (tail.period == 0 || tail.period > kMaxStepCalls) return std::nullopt;
   const std::uint64_t steady_steps = tail.length / tail.period;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace cctune::workload {
 namespace {
 
@@ -63,6 +65,39 @@ TEST(StepCadence, EqualBucketsInsideAStepAreOneStep) {
   EXPECT_EQ(c->calls_per_step, 3u);
   EXPECT_NEAR(c->step_ms, 15.0, 1e-6);
   EXPECT_DOUBLE_EQ(c->steps, 30.0);
+}
+
+// A busy host stretches random periods (the process was preempted): 30 % of them here, each by
+// 2 to 9 times. That is noise, no pattern: the step stays the shapes' period.
+std::vector<TimedCall> preempted(std::vector<TimedCall> calls, std::uint32_t every_in_10) {
+  std::mt19937 random(7);  // the engine's sequence is fixed by the standard
+  std::uint64_t shift = 0, previous = 0;
+  for (TimedCall& call : calls) {
+    const std::uint64_t gap = call.issue_ns - previous;
+    previous = call.issue_ns;
+    if (random() % 10 < every_in_10) shift += gap * (1 + random() % 8);
+    call.issue_ns += shift;
+  }
+  return calls;
+}
+
+TEST(StepCadence, APreemptedProcessKeepsItsStep) {
+  const auto calls = preempted(job({1, 2}, 40, 0, 1.0), 3);
+  const auto c = find_cadence({&calls, calls.size(), std::nullopt});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->calls_per_step, 2u);
+  EXPECT_DOUBLE_EQ(c->steps, 40.0);
+}
+
+TEST(StepCadence, EqualBucketsStayOneStepOnABusyHost) {
+  std::vector<TimedCall> calls;
+  std::uint64_t t = 0;
+  for (int s = 0; s < 60; ++s)
+    for (std::uint64_t gap_ms : {1, 1, 1, 9}) calls.push_back({5, t += gap_ms * 1000000});
+  const auto noisy = preempted(calls, 1);
+  const auto c = find_cadence({&noisy, noisy.size(), std::nullopt});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->calls_per_step, 4u);
 }
 
 TEST(StepCadence, NoRepeatIsNoCadence) {
