@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -36,6 +37,17 @@ std::string why_not(const Communicator& c, const CallShape& s, JobShape job) {
     return std::to_string(c.nnodes) + " nodes, and NCCL sees " + std::to_string(job.nnodes) + " here: " + fix;
   }
   return {};
+}
+
+// Why `s` is no part of the step (rare_shapes off), or empty.
+std::string rare_reason(const CallStats& s, std::optional<double> steps) {
+  if (!steps || *steps < kRareMinSteps || static_cast<double>(s.calls) >= kRareShareOfSteps * *steps) return {};
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "called %llu times in %.0f steps (under one in ten): start-up or occasional, no part of the step "
+                "(--workload-rare-shapes measures it)",
+                static_cast<unsigned long long>(s.calls), *steps);
+  return text;
 }
 
 // The size whose cumulative time first reaches half the bucket's: the time-weighted median.
@@ -99,7 +111,7 @@ std::vector<DType> WorkloadPlan::dtypes() const {
   return out;
 }
 
-WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_sizes) {
+WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_sizes, bool rare_shapes) {
   if (max_sizes == 0) throw UsageError("the workload's size limit is 0", "plan at least one size (--workload-sizes 1 or more)");
   WorkloadPlan plan;
   plan.per_step = w.steps && *w.steps > 0;
@@ -108,6 +120,10 @@ WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_size
     bool unknown_nodes = false;
     for (const CallStats& s : c.calls) {
       if (std::string reason = why_not(c, s.shape, job); !reason.empty()) {
+        plan.unplanned.push_back({c.id, c.nranks, c.nnodes, s.shape, std::move(reason)});
+        continue;
+      }
+      if (std::string reason = rare_shapes ? std::string{} : rare_reason(s, w.steps); !reason.empty()) {
         plan.unplanned.push_back({c.id, c.nranks, c.nnodes, s.shape, std::move(reason)});
         continue;
       }

@@ -112,6 +112,8 @@ class SweepCommand : public Command {
     cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes planned; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
+    cmd_->add_flag("--workload-rare-shapes", workload_rare_,
+                   "with --workload: also planned shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
     cmd_->add_flag("--force", force_, "replace the results.json already in the -o directory (without it, the sweep refuses to start)");
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -192,7 +194,7 @@ class SweepCommand : public Command {
                          bool gpus_present) {
     RankComm& comm = session.comm();
     const JobShape job = job_shape_of(session, plan, placed);
-    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_)); });
+    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_); });
     if (space) {
       space->collectives = job_plan_->collectives();
       space->sizes = SizeSequence{};
@@ -302,6 +304,7 @@ class SweepCommand : public Command {
   bool force_ = false;  // --force: replace an existing results.json
   std::string workload_path_;  // --workload FILE
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);
+  bool workload_rare_ = false;
   std::optional<workload::WorkloadPlan> job_plan_;  // planned from --workload
   nlohmann::json job_settings_;                     // meta.settings.workload; null without --workload
 };

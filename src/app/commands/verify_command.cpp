@@ -122,6 +122,8 @@ class VerifyCommand : public Command {
     cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
+    cmd_->add_flag("--workload-rare-shapes", workload_rare_,
+                   "with --workload: also measured shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
     add_job_options(*cmd_, job_, job_args_);
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -263,7 +265,7 @@ class VerifyCommand : public Command {
     RankComm& comm = session.comm();
     const LoadedWorkload loaded = load_workload_on_rank0(session, workload_path_);
     const JobShape job = shape;
-    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_)); });
+    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_); });
     PlanOverrides overrides;
     apply_workload(*job_plan_, overrides);
     job_settings_ = workload_settings(loaded, job, *job_plan_);
@@ -292,6 +294,7 @@ class VerifyCommand : public Command {
   SweepArgs args_;
   std::string workload_path_;
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);
+  bool workload_rare_ = false;
   std::optional<workload::WorkloadPlan> job_plan_;
   nlohmann::json job_settings_;
   std::string profile_path_;

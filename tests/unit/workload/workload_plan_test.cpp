@@ -29,6 +29,33 @@ Communicator comm(std::string id, int nranks, int nnodes, std::vector<CallStats>
   return c;
 }
 
+// A DDP job's start-up: one 201 MB broadcast and one full-model all-reduce in 16 steps, beside
+// the step's buckets. Seen once in 16 steps, they are no part of the step: not measured unless
+// asked for, and the reason says so. Twice in 16 is a tenth or more: part of the job.
+TEST(WorkloadPlan, ShapesCalledInUnderATenthOfTheStepsAreLeftOut) {
+  Workload w;
+  w.steps = 16;
+  w.communicators = {comm("0xa", 4, 2,
+                          {call(Collective::Broadcast, DType::Float32, 50000000, 4, 1),
+                           call(Collective::AllReduce, DType::Float32, 50000000, 4, 1),
+                           call(Collective::AllReduce, DType::Float32, 4000000, 4, 48),
+                           call(Collective::AllGather, DType::Float32, 1024, 4, 2)})};
+  const WorkloadPlan plan = plan_workload(w, {4, 2}, 24);
+  ASSERT_EQ(plan.points.size(), 2u);
+  EXPECT_EQ(plan.points[0].collective, Collective::AllReduce);
+  EXPECT_EQ(plan.points[0].size_bytes, 16000000u);
+  EXPECT_EQ(plan.points[1].collective, Collective::AllGather);
+  ASSERT_EQ(plan.unplanned.size(), 2u);
+  EXPECT_NE(plan.unplanned[0].reason.find("called 1 times in 16 steps"), std::string::npos) << plan.unplanned[0].reason;
+  EXPECT_NE(plan.unplanned[0].reason.find("--workload-rare-shapes"), std::string::npos);
+  EXPECT_EQ(plan_workload(w, {4, 2}, 24, true).points.size(), 4u);
+  // Fewer than 10 steps tell too little: every shape is planned.
+  w.steps = 9;
+  EXPECT_EQ(plan_workload(w, {4, 2}, 24).points.size(), 4u);
+  w.steps.reset();
+  EXPECT_EQ(plan_workload(w, {4, 2}, 24).points.size(), 4u);
+}
+
 TEST(WorkloadPlan, PlansTheShapesOfThisAllocationAndSaysWhyNotTheOthers) {
   Workload w;
   w.steps = 4;

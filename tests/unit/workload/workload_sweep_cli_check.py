@@ -51,6 +51,19 @@ expect(p.stdout, r"^# sweep: \d+ points .* for the job's 6 shapes; estimated \d+
 sha = subprocess.run(["sha256sum", ddp], capture_output=True, text=True).stdout.split()[0]
 expect(p.stdout, r"sha256 " + sha[:12], "the workload's sha256")
 
+# The same capture said to cover 12 steps: its start-up calls (the whole-model all-reduce and the
+# broadcasts, once each) are under a tenth of the steps, left out with the reason; the flag
+# --workload-rare-shapes measures them.
+ddp12 = os.path.join(scratch, "ddp12.json")
+run("workload", "import", *(os.path.join(caps, "ddp", f"nccl.rank{r}.log") for r in (0, 1)), "--steps", "12", "-o", ddp12)
+p = run("sweep", "--workload", ddp12, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2")
+expect(p.stdout, r"^allreduce\s+float32\s+8396800\s+0\.250\s", "ddp 12 steps: the bucket stays")
+expect(p.stdout, r"^# not here: .* allreduce .*16830504 bytes: called 1 times in 12 steps .*--workload-rare-shapes", "ddp 12 steps: start-up")
+if re.search(r"^allreduce\s+float32\s+16830504\s", p.stdout, re.M):
+    failures.append(f"12 steps: the whole-model all-reduce seen once was planned: {p.stdout}")
+p = run("sweep", "--workload", ddp12, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2", "--workload-rare-shapes")
+expect(p.stdout, r"^# sweep: \d+ points .* for the job's 6 shapes", "ddp 12 steps with rare shapes")
+
 # One host, no emulation: nothing runs here, and the error names --emulate-nodes.
 p = run("sweep", "--workload", ddp, "--dry-run", "--gpus", "2", rc=2)
 one_line_error(p, ["2 nodes", "--emulate-nodes 2"], "ddp on one NCCL node")
