@@ -86,20 +86,8 @@ std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool gra
 
 tuner::PlanDimensions plan_dimensions(const SweepPlan& plan) {
   tuner::PlanDimensions d;
-  d.collectives = plan.collectives;
-  d.sizes = plan.sizes;
-  d.dtypes = plan.dtypes;
-  d.ops = plan.ops;
-  d.placements = plan.placements;
-  switch (plan.nccl.p2p_impl) {
-    case P2pImplChoice::Native: d.p2p_impls = {P2pImpl::Native}; break;
-    case P2pImplChoice::Grouped: d.p2p_impls = {P2pImpl::Grouped}; break;
-    case P2pImplChoice::Both: d.p2p_impls = {P2pImpl::Native, P2pImpl::Grouped}; break;
-  }
-  d.all_roots = plan.root == runtime::kAllRoots;
-  d.root = d.all_roots ? 0 : plan.root;
+  d.space = runtime::point_space_of(plan);
   d.configs = runtime::point_configs(plan);
-  d.shapes = plan.job_shapes;
   d.measure.warmup = plan.measure.warmup_iters;
   d.measure.min_iters = static_cast<int>(plan.measure.stop.min_iterations);
   d.measure.max_time_s = plan.measure.stop.max_time_s;

@@ -191,11 +191,10 @@ std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_p
   const std::size_t groups = sweep.backend == BackendChoice::Nccl ? std::max<std::size_t>(sweep.nccl.groups.size(), 1) : 1;
   const tuner::EstimateModel model;
   double seconds = sweep.backend == BackendChoice::Nccl ? model.group_startup_s * static_cast<double>(groups) : 0;
-  for (const auto& spec : specs) {
-    const double op_s = (model.latency_us + static_cast<double>(spec.bytes.size_bytes) / (model.bandwidth_GBps * 1e3)) * 1e-6;
-    const double iters = static_cast<double>(sweep.measure.warmup_iters + model.typical_iterations);
-    seconds += static_cast<double>(groups) * (model.point_overhead_s + std::min(sweep.measure.stop.max_time_s, iters * op_s));
-  }
+  const tuner::MeasureSpec measure{.warmup = sweep.measure.warmup_iters,
+                                    .min_iters = static_cast<int>(sweep.measure.stop.min_iterations),
+                                    .max_time_s = sweep.measure.stop.max_time_s};
+  for (const auto& spec : specs) seconds += static_cast<double>(groups) * model.point_seconds(measure, spec.bytes.size_bytes);
   std::snprintf(line, sizeof line, "# sweep: %zu points (%zu per config group x %zu groups) for the job's %zu shapes; estimated %.0f s\n",
                 per_group * groups, per_group, groups, job_points, seconds);
   return line;

@@ -254,17 +254,28 @@ void check_plan(const SweepPlan& p) {
     bad("--target-noise", "target_noise", "is " + number_text(m.stop.target_rel_noise) + ", not a finite number above 0",
         "use e.g. --target-noise 0.01");
   if (p.backend == BackendChoice::Nccl) check_nccl(p.nccl);
-  // A workload's plan measures its shapes only, not the product of what they use.
-  const double series = p.job_shapes.empty() ? static_cast<double>(p.collectives.size()) * static_cast<double>(p.dtypes.size()) *
-                                                   static_cast<double>(p.sizes.size())
-                                             : static_cast<double>(p.job_shapes.size());
-  const double points = series * static_cast<double>(p.ops.size()) *
-                        static_cast<double>(std::max<std::size_t>(p.nccl.configs.size(), 1)) * static_cast<double>(p.placements.size());
+  // Counted by the space the run walks (the rank count is not known yet: one root each).
+  const double points =
+      points_per_config(point_space_of(p), 0) * static_cast<double>(std::max<std::size_t>(p.nccl.configs.size(), 1));
   char count[32];
   std::snprintf(count, sizeof count, "%.0f", points);
   if (points > static_cast<double>(max_plan_points))
     throw UsageError("the sweep plans " + std::string(count) + " points, more than " + std::to_string(max_plan_points) + " points",
                      "measure fewer sizes, collectives, data types, ops or configs");
+}
+
+PointSpace point_space_of(const SweepPlan& plan) {
+  PointSpace space;
+  if (!plan.job_shapes.empty())
+    space.points = PointShapes{plan.job_shapes};
+  else
+    space.points = PointGrid{plan.collectives, plan.sizes, plan.dtypes};
+  space.ops = plan.ops;
+  space.all_roots = plan.root == kAllRoots;
+  space.root = space.all_roots ? 0 : plan.root;
+  if (plan.backend == BackendChoice::Nccl) space.impls = impls_of(plan.nccl.p2p_impl);
+  space.placements = plan.placements;
+  return space;
 }
 
 std::string to_string(BackendChoice b) {

@@ -12,6 +12,7 @@
 #include "core/collective.hpp"
 #include "core/collective_traits.hpp"
 #include "core/job_point.hpp"
+#include "core/point_space.hpp"
 #include "core/results.hpp"
 #include "runtime/groups.hpp"
 #include "tuner/search/strategy.hpp"
@@ -109,6 +110,11 @@ const SweepPlan* plan_of(const Results& results);
 // Puts `plan` in place as the value plan_of reads, for settings written in this process from
 // to_json(plan): what the JSON leaves out (output_dir, a group's skips) is left out here too.
 void seed_plan(ResultSection& settings, SweepPlan plan);
+
+// The points `plan` measures, apart from its configs (core/point_space.hpp): its job shapes,
+// or else its grid; implementations named for the NCCL backend only (MPI has one of each).
+// Not for a replayed step, which is one point.
+PointSpace point_space_of(const SweepPlan& plan);
 
 // Throws UsageError when the plan's root is not a rank of an `nranks`-rank job (and a rooted
 // collective is planned): called once the rank count is known, before measuring.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collectives/step_buffers.hpp"
+#include "core/point_space.hpp"
 #include "core/sizes.hpp"
 #include "core/units.hpp"
 
@@ -11,31 +12,6 @@ namespace cctune::runtime {
 const std::vector<PointConfig>& point_configs(const SweepPlan& plan) {
   static const std::vector<PointConfig> nccl_default{PointConfig{}};
   return plan.nccl.configs.empty() ? nccl_default : plan.nccl.configs;
-}
-
-std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks) {
-  if (!is_rooted(c)) return {0};
-  if (plan.root != kAllRoots) return {plan.root};
-  std::vector<int> all;
-  for (int r = 0; r < nranks; ++r) all.push_back(r);
-  return all;
-}
-
-std::vector<ReduceOp> ops_of(const SweepPlan& plan, Collective c) {
-  if (is_reduction(c) || plan.ops.empty()) return plan.ops;
-  return {plan.ops.front()};
-}
-
-// NCCL's alltoall, gather and scatter: one block per implementation asked for; nullopt for
-// every other collective and for MPI, which has one implementation of each.
-std::vector<std::optional<P2pImpl>> impls_of(const SweepPlan& plan, Collective c) {
-  if (plan.backend != BackendChoice::Nccl || !has_two_impls(c)) return {std::nullopt};
-  switch (plan.nccl.p2p_impl) {
-    case P2pImplChoice::Native: return {P2pImpl::Native};
-    case P2pImplChoice::Grouped: return {P2pImpl::Grouped};
-    case P2pImplChoice::Both: return {P2pImpl::Native, P2pImpl::Grouped};
-  }
-  return {std::nullopt};
 }
 
 namespace {
@@ -66,14 +42,15 @@ PointSpec replay_point(const SweepPlan& plan, int nranks) {
 
 namespace {
 
-// The points of one (collective, implementation, dtype, op, root) series at `sizes`.
+// The points of one series (a table section) at its sizes, already raised to the collective's
+// granule by the point space.
 void add_series(std::vector<PointSpec>& out, const SweepPlan& plan, int nranks, PointSpec s,
                 const std::vector<std::uint64_t>& sizes) {
   for (auto size : sizes)
     for (const auto& config : point_configs(plan))
       for (bool in_place : plan.placements) {
         s.in_place = in_place;
-        s.bytes = collective_bytes(s.collective, round_to_granule(size, request_granule(s.collective, s.dtype, nranks)), s.dtype, nranks);
+        s.bytes = collective_bytes(s.collective, size, s.dtype, nranks);
         s.config = config;
         out.push_back(s);
       }
@@ -86,25 +63,10 @@ std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   std::vector<PointSpec> out;
   PointSpec s;
   s.impl_fallback = plan.nccl.p2p_impl == P2pImplChoice::Native;
-  // A workload's shapes: each its own series of one size. Their size_bytes is already what
-  // collective_bytes takes for every collective (the receive buffer of allgather, the send
-  // buffer of reducescatter), so it is passed as is, never scaled by the rank count.
-  for (const JobPoint& shape : plan.job_shapes)
-    for (const std::optional<P2pImpl> impl : impls_of(plan, shape.collective))
-      for (ReduceOp op : ops_of(plan, shape.collective))
-        for (int root : roots_of(plan, shape.collective, nranks)) {
-          s.collective = shape.collective, s.impl = impl, s.dtype = shape.dtype, s.op = op, s.root = root;
-          add_series(out, plan, nranks, s, {shape.size_bytes});
-        }
-  if (!plan.job_shapes.empty()) return out;
-  for (auto c : plan.collectives)
-    for (const std::optional<P2pImpl> impl : impls_of(plan, c))
-      for (DType dtype : plan.dtypes)
-        for (ReduceOp op : ops_of(plan, c))
-          for (int root : roots_of(plan, c, nranks)) {
-            s.collective = c, s.impl = impl, s.dtype = dtype, s.op = op, s.root = root;
-            add_series(out, plan, nranks, s, plan.sizes);
-          }
+  for_each_series(point_space_of(plan), std::max(nranks, 1), [&](const PointSeries& series, const std::vector<std::uint64_t>& sizes) {
+    s.collective = series.collective, s.impl = series.impl, s.dtype = series.dtype, s.op = series.op, s.root = series.root;
+    add_series(out, plan, nranks, s, sizes);
+  });
   return out;
 }
 

@@ -17,15 +17,8 @@ const std::vector<PointConfig>& point_configs(const SweepPlan& plan);
 // The planned reason `spec` is skipped (plan.skips), or nullptr when it is to be measured.
 const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 
-// The roots a plan measures collective `c` with: one per rank for kAllRoots, else plan.root
-// (rooted collectives); {0} for the others, whose points carry no root.
-std::vector<int> roots_of(const SweepPlan& plan, Collective c, int nranks);
-
-// The reduction ops a plan measures collective `c` with: the plan's ops for a reduction; the
-// first alone for the others (their points carry it, and ignore it).
-std::vector<ReduceOp> ops_of(const SweepPlan& plan, Collective c);
-
-// Points in order: collective, dtype, op, root, size, config, placement. A run of the outer four
+// Points in order: collective, implementation, dtype, op, root (the series of
+// point_space_of(plan), core/point_space.hpp), then size, config, placement. A run of the outer four
 // is a series (one table section): each has sizes x configs x placements points. Configs are
 // inner so the candidates compared at a size are measured minutes apart at most, not a whole
 // sweep apart (clocks and temperatures drift between them). Gather/scatter-like collectives need

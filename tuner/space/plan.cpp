@@ -33,55 +33,17 @@ std::string resolve_group(const GroupSpec& spec, const SpaceContext& ctx, Planne
   return {};
 }
 
-// As the run rounds them (enumerate_points); with the rank count unknown, as requested.
-std::vector<std::uint64_t> sizes_for(const PlanDimensions& d, Collective c, DType dtype, const SpaceContext& ctx) {
-  std::vector<std::uint64_t> out;
-  out.reserve(d.sizes.size());
-  for (std::uint64_t requested : d.sizes)
-    out.push_back(ctx.nranks > 0
-                      ? collective_bytes(c, round_to_granule(requested, request_granule(c, dtype, ctx.nranks)), dtype, ctx.nranks).size_bytes
-                      : requested);
-  return out;
-}
-
-double point_seconds(const MeasureSpec& measure, std::uint64_t bytes, const EstimateModel& m) {
-  const double op_s = (m.latency_us + static_cast<double>(bytes) / (m.bandwidth_GBps * 1e3)) * 1e-6;
-  const double iterations = measure.warmup + std::max(measure.min_iters, m.typical_iterations);
-  return m.point_overhead_s + std::min(measure.max_time_s, iterations * op_s);
-}
-
-// One (implementation, data type, op, root) of a collective: the run's blocks of sizes.
-struct Block {
-  std::optional<P2pImpl> impl;
-  DType dtype = DType::Float32;
-  ReduceOp op = ReduceOp::Sum;
-  int root = 0;
-};
-
-std::vector<Block> blocks_of(Collective c, const PlanDimensions& d, const SpaceContext& ctx) {
-  std::vector<std::optional<P2pImpl>> impls{std::nullopt};
-  if (has_two_impls(c) && !d.p2p_impls.empty()) impls.assign(d.p2p_impls.begin(), d.p2p_impls.end());
-  const std::vector<ReduceOp> ops = is_reduction(c) || d.ops.empty() ? d.ops : std::vector<ReduceOp>{d.ops.front()};
-  std::vector<int> roots{is_rooted(c) ? d.root : 0};
-  if (is_rooted(c) && d.all_roots) {
-    roots.clear();
-    for (int r = 0; r < std::max(1, ctx.nranks); ++r) roots.push_back(r);
-  }
-  std::vector<Block> out;
-  for (const auto& impl : impls)
-    for (DType dtype : d.dtypes)
-      for (ReduceOp op : ops)
-        for (int root : roots) out.push_back({impl, dtype, op, root});
-  return out;
-}
-
 }  // namespace
+
+double EstimateModel::point_seconds(const MeasureSpec& measure, std::uint64_t bytes) const {
+  const double op_s = (latency_us + static_cast<double>(bytes) / (bandwidth_GBps * 1e3)) * 1e-6;
+  const double iterations = measure.warmup + std::max(measure.min_iters, typical_iterations);
+  return point_overhead_s + std::min(measure.max_time_s, iterations * op_s);
+}
 
 PlanDimensions dimensions_of(const SearchSpace& space) {
   PlanDimensions d;
-  d.collectives = space.collectives;
-  d.sizes = space.sizes.expand();
-  d.dtypes = space.dtypes;
+  d.space.points = PointGrid{space.collectives, space.sizes.expand(), space.dtypes};
   d.configs = in_process_configs(space);
   d.measure = space.measure;
   return d;
@@ -89,28 +51,30 @@ PlanDimensions dimensions_of(const SearchSpace& space) {
 
 namespace {
 
-// The sizes of each (collective, data type), worked out once: every group and config shares them.
-using SizeTable = std::map<std::pair<Collective, DType>, std::vector<std::uint64_t>>;
+// Each collective of the space's points, in order, with the points one config gives it (sizes
+// x placements over its series): one walk per plan, so counting a group costs a feasibility
+// check per collective and config, never a walk.
+using CollectivePoints = std::vector<std::pair<Collective, double>>;
 
-SizeTable size_table(const PlanDimensions& d, const SpaceContext& ctx) {
-  SizeTable table;
-  for (Collective c : d.collectives)
-    for (DType dtype : d.dtypes) table[{c, dtype}] = d.shapes.empty() ? sizes_for(d, c, dtype, ctx) : std::vector<std::uint64_t>{};
-  for (const JobPoint& s : d.shapes) table[{s.collective, s.dtype}].push_back(s.size_bytes);
-  return table;
+CollectivePoints collective_points(const PlanDimensions& d, const SpaceContext& ctx) {
+  CollectivePoints out;
+  for_each_series(d.space, ctx.nranks, [&](const PointSeries& s, const std::vector<std::uint64_t>& sizes) {
+    // A job's shapes may come back to a collective: one entry each, in first-seen order.
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == s.collective; });
+    if (it == out.end()) it = out.insert(out.end(), {s.collective, 0.0});
+    it->second += static_cast<double>(sizes.size() * d.space.placements.size());
+  });
+  return out;
 }
 
 // The points a group would measure, counted without making any (issue 24, F6: a 446-byte
 // space once planned 10^9 points and ran out of memory doing so).
-double count_points(const PlanDimensions& d, const SpaceContext& ctx, const SizeTable& sizes, int channel_ceiling, bool no_nvls) {
+double count_points(const PlanDimensions& d, const SpaceContext& ctx, const CollectivePoints& per_config, int channel_ceiling,
+                    bool no_nvls) {
   double points = 0;
-  for (Collective c : d.collectives) {
-    const std::vector<Block> blocks = blocks_of(c, d, ctx);
-    for (const PointConfig& config : d.configs) {
-      if (!unsupported_reason(c, config, ctx, channel_ceiling, no_nvls).empty()) continue;
-      for (const Block& b : blocks) points += static_cast<double>(sizes.at({c, b.dtype}).size() * d.placements.size());
-    }
-  }
+  for (const auto& [c, n] : per_config)
+    for (const PointConfig& config : d.configs)
+      if (unsupported_reason(c, config, ctx, channel_ceiling, no_nvls).empty()) points += n;
   return points;
 }
 
@@ -139,30 +103,28 @@ PlannedGroup resolve(const GroupSpec& spec, const SpaceContext& ctx) {
   return g;
 }
 
-void fill_group(const PlanDimensions& d, const SpaceContext& ctx, const SizeTable& sizes, const EstimateModel& model, PlannedGroup& g,
-                SpacePlan& plan) {
+// Walked after the count cleared the limit: per collective and config, that collective's
+// series alone, so the work is the points made.
+void fill_group(const PlanDimensions& d, const SpaceContext& ctx, const CollectivePoints& per_config, const EstimateModel& model,
+                PlannedGroup& g, SpacePlan& plan) {
   const bool no_nvls = group_disables_nvls(g);
   double seconds = 0;
-  for (Collective c : d.collectives) {
-    const std::vector<Block> blocks = blocks_of(c, d, ctx);
+  for (const auto& [c, n] : per_config) {
+    const PointSpace one = only_collective(d.space, c);
     for (const PointConfig& config : d.configs) {
       const std::string why = unsupported_reason(c, config, ctx, g.channel_ceiling, no_nvls);
-      std::size_t skipped_points = 0;
-      for (const Block& b : blocks) {
-        const std::vector<std::uint64_t>& list = sizes.at({c, b.dtype});
-        if (!why.empty()) {
-          skipped_points += list.size() * d.placements.size();
-          continue;
-        }
-        for (std::uint64_t s : list)
-          for (bool in_place : d.placements) {
-            g.points.push_back({c, s, config, b.dtype, b.op, b.impl, b.root, in_place});
-            seconds += point_seconds(d.measure, s, model);
-          }
+      if (!why.empty()) {
+        g.skipped.push_back({c, config, why, static_cast<std::size_t>(n)});
+        plan.skipped_points += static_cast<std::size_t>(n);
+        continue;
       }
-      if (why.empty()) continue;
-      g.skipped.push_back({c, config, why, skipped_points});
-      plan.skipped_points += skipped_points;
+      for_each_series(one, ctx.nranks, [&](const PointSeries& s, const std::vector<std::uint64_t>& sizes) {
+        for (std::uint64_t size : sizes)
+          for (bool in_place : d.space.placements) {
+            g.points.push_back({s.collective, size, config, s.dtype, s.op, s.impl, s.root, in_place});
+            seconds += model.point_seconds(d.measure, size);
+          }
+      });
     }
   }
   plan.points += g.points.size();
@@ -180,17 +142,17 @@ SpacePlan plan_space(const SearchSpace& space, const SpaceContext& ctx, const Pl
   SpacePlan plan;
   plan.space = space.name;
   plan.strategy = space.strategy;
-  const SizeTable sizes = size_table(d, ctx);
   // Every group is counted before any is filled: a refusal costs no memory.
+  const CollectivePoints per_config = collective_points(d, ctx);
   double total = 0;
   for (const GroupSpec& spec : space.groups) {
     plan.groups.push_back(resolve(spec, ctx));
     const PlannedGroup& g = plan.groups.back();
-    if (g.skip_reason.empty()) total += count_points(d, ctx, sizes, g.channel_ceiling, group_disables_nvls(g));
+    if (g.skip_reason.empty()) total += count_points(d, ctx, per_config, g.channel_ceiling, group_disables_nvls(g));
   }
   if (total > static_cast<double>(max_plan_points)) refuse_large(space, total);
   for (PlannedGroup& g : plan.groups)
-    if (g.skip_reason.empty()) fill_group(d, ctx, sizes, model, g, plan);
+    if (g.skip_reason.empty()) fill_group(d, ctx, per_config, model, g, plan);
   return plan;
 }
 

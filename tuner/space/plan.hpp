@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/job_point.hpp"
+#include "core/point_space.hpp"
 #include "core/results.hpp"
 #include "tuner/space/feasibility.hpp"
 #include "tuner/space/space.hpp"
@@ -27,26 +27,14 @@ struct PlannedPoint {
 };
 
 // What each group measures besides its env. dimensions_of(space) is the space alone;
-// `cctune sweep` passes its resolved plan instead, where the flags typed beside --space
-// (--collectives, -b/-e, -d, --op, --root, --placement, --p2p-impl) have replaced the
-// space's values, so the dry run lists the points the run measures. The product and the
-// size rounding follow the runtime's enumerate_points (runtime/worker_plan.cpp); the
-// space_sweep_dry_run test compares the two.
+// `cctune sweep` passes its resolved plan's point space instead (runtime::point_space_of), where
+// the flags typed beside --space (--collectives, -b/-e, -d, --op, --root, --placement,
+// --p2p-impl) have replaced the space's values, so the dry run lists the points the run
+// measures: both walk the one point space (core/point_space.hpp), with the rank count when known.
 struct PlanDimensions {
-  std::vector<Collective> collectives;
-  std::vector<std::uint64_t> sizes;           // requested, before each collective's granule
-  std::vector<DType> dtypes{DType::Float32};
-  std::vector<ReduceOp> ops{ReduceOp::Sum};    // reductions run each; the others the first
-  std::vector<bool> placements{false};         // in_place values
-  std::vector<P2pImpl> p2p_impls;              // alltoall, gather, scatter: each; empty: one block
-  bool all_roots = false;                      // rooted collectives once per rank (when ranks are known)
-  int root = 0;
+  PointSpace space;
   std::vector<PointConfig> configs;
-  MeasureSpec measure;                         // for the estimate
-  // Non-empty (`sweep --workload`): exactly these shapes, at their stated bytes, instead of
-  // collectives x dtypes x sizes (which then list what the shapes use), as enumerate_points
-  // measures a plan's job_shapes.
-  std::vector<JobPoint> shapes;
+  MeasureSpec measure;  // for the estimate
 };
 PlanDimensions dimensions_of(const SearchSpace& space);
 
@@ -76,6 +64,10 @@ struct EstimateModel {
   double latency_us = 10.0;       // op time ~ latency + bytes / bandwidth
   double bandwidth_GBps = 100.0;
   double halving_share = 0.3;     // successive halving's share of the measuring time (tests: ~22%)
+  // One point: an overhead plus (warmup + the larger of min_iters and typical_iterations)
+  // iterations of latency + bytes / bandwidth, at most max_time_s. The space's dry run and the
+  // workload's both use it.
+  double point_seconds(const MeasureSpec& measure, std::uint64_t bytes) const;
 };
 
 struct SpacePlan {

@@ -213,12 +213,11 @@ TEST(Plan, GivenDimensionsReplaceTheSpacesOwn) {
   ctx.nranks = 4;
   ctx.nnodes = 1;
   PlanDimensions d = dimensions_of(space);
-  d.collectives = {Collective::AllToAll, Collective::Broadcast};
-  d.sizes = {1024, 4096};
+  d.space.points = PointGrid{{Collective::AllToAll, Collective::Broadcast}, {1024, 4096}, {DType::Float32}};
   d.configs = {PointConfig{}};  // NCCL's own choice: feasible for both
-  d.p2p_impls = {P2pImpl::Native, P2pImpl::Grouped};
-  d.placements = {false, true};
-  d.all_roots = true;
+  d.space.impls = {P2pImpl::Native, P2pImpl::Grouped};
+  d.space.placements = {false, true};
+  d.space.all_roots = true;
   const SpacePlan plan = plan_space(space, ctx, d);
   const PlannedGroup& g = group(plan, "default");
   std::size_t alltoall = 0, broadcast = 0;
@@ -234,6 +233,27 @@ TEST(Plan, GivenDimensionsReplaceTheSpacesOwn) {
   EXPECT_EQ(broadcast, 4u * 2u * 2u);       // roots x sizes x placements
   EXPECT_EQ(roots, (std::set<int>{0, 1, 2, 3}));
   EXPECT_EQ(g.points.size(), alltoall + broadcast);  // no collective of the space's own list
+}
+
+// A job's shapes that come back to a collective (allreduce, allgather, allreduce) are each
+// planned once per config, at their own sizes raised to whole elements on 4 ranks, as the run
+// measures them.
+TEST(Plan, AJobsShapesArePlannedOnceEachAtTheRunsSizes) {
+  const SearchSpace space = load_space("quick", {kSpaces});
+  SpaceContext ctx;
+  ctx.nranks = 4;
+  ctx.nnodes = 1;
+  PlanDimensions d = dimensions_of(space);
+  d.space.points = PointShapes{{{Collective::AllReduce, DType::Float32, 4096},
+                                {Collective::AllGather, DType::BFloat16, 16390},
+                                {Collective::AllReduce, DType::Float32, 1 << 20}}};
+  d.configs = {PointConfig{}};
+  const SpacePlan plan = plan_space(space, ctx, d);
+  const PlannedGroup& g = group(plan, "default");
+  ASSERT_EQ(g.points.size(), 3u);
+  std::multiset<std::uint64_t> sizes;
+  for (const PlannedPoint& p : g.points) sizes.insert(p.size_bytes);
+  EXPECT_EQ(sizes, (std::multiset<std::uint64_t>{4096, 16384, 1 << 20}));  // 16390 B of bf16 on 4 ranks: 16384
 }
 
 TEST(Plan, NvlsCandidatesFollowWhatNcclOffers) {
