@@ -167,8 +167,9 @@ std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const wo
                     : "");
   out += line;
   if (plan.bucketed) {
-    std::snprintf(line, sizeof line, "# %zu distinct sizes bucketed into %zu (log-spaced; each at its time-weighted median)\n",
-                  plan.distinct_sizes, plan.sizes().size());
+    std::snprintf(line, sizeof line,
+                  "# %zu distinct sizes bucketed into %zu, each collective's on their own (log-spaced; each at its time-weighted median)\n",
+                  plan.distinct_sizes, plan.points.size());
     out += line;
   }
   for (const auto& note : plan.notes) out += "# note: " + text::terminal_text(note) + "\n";

@@ -63,10 +63,9 @@ std::uint64_t weighted_median(std::vector<std::pair<std::uint64_t, double>> size
   return sizes.back().first;
 }
 
-// Maps each distinct size to its bucket's representative (itself when no bucketing is needed).
-std::map<std::uint64_t, std::uint64_t> bucket_sizes(const std::vector<Entry>& entries, std::size_t max_sizes) {
-  std::map<std::uint64_t, double> time_at;
-  for (const Entry& e : entries) time_at[e.bytes] += e.time_us_per_step;
+// Maps each distinct size of one collective to its bucket's representative (itself when no
+// bucketing is needed).
+std::map<std::uint64_t, std::uint64_t> bucket_sizes(const std::map<std::uint64_t, double>& time_at, std::size_t max_sizes) {
   std::map<std::uint64_t, std::uint64_t> to;
   if (time_at.size() <= max_sizes) {
     for (const auto& [b, t] : time_at) to[b] = b;
@@ -83,6 +82,21 @@ std::map<std::uint64_t, std::uint64_t> bucket_sizes(const std::vector<Entry>& en
   for (const auto& [i, members] : buckets) {
     const std::uint64_t rep = weighted_median(members);
     for (const auto& [b, t] : members) to[b] = rep;
+  }
+  return to;
+}
+
+// Each collective's sizes bucketed on their own: a bucket never stands one collective's calls
+// at another's size (a 32 B allgather once planned at a 67 MB allreduce's size).
+using BucketMap = std::map<Collective, std::map<std::uint64_t, std::uint64_t>>;
+BucketMap bucket_per_collective(const std::vector<Entry>& entries, std::size_t max_sizes, WorkloadPlan& plan) {
+  std::map<Collective, std::map<std::uint64_t, double>> time_at;
+  for (const Entry& e : entries) time_at[e.collective][e.bytes] += e.time_us_per_step;
+  BucketMap to;
+  for (const auto& [c, sizes] : time_at) {
+    plan.distinct_sizes += sizes.size();
+    plan.bucketed = plan.bucketed || sizes.size() > max_sizes;
+    to[c] = bucket_sizes(sizes, max_sizes);
   }
   return to;
 }
@@ -144,13 +158,11 @@ WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_size
                          std::to_string(job.nnodes) + " NCCL nodes): " + first,
                      "run with the job's rank and node counts (--emulate-nodes K splits each host into K NCCL nodes)");
   }
-  const auto to = bucket_sizes(entries, max_sizes);
-  plan.distinct_sizes = to.size();
-  plan.bucketed = plan.distinct_sizes > max_sizes;
+  const BucketMap to = bucket_per_collective(entries, max_sizes, plan);
   std::map<std::pair<Collective, std::uint64_t>, JobPoint> points;
   std::map<std::pair<Collective, std::uint64_t>, std::map<DType, double>> dtype_time;
   for (const Entry& e : entries) {
-    const auto key = std::pair(e.collective, to.at(e.bytes));
+    const auto key = std::pair(e.collective, to.at(e.collective).at(e.bytes));
     JobPoint& p = points[key];
     p.collective = e.collective;
     p.nranks = job.nranks;

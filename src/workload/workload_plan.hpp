@@ -24,8 +24,8 @@ struct WorkloadPlan {
   std::vector<JobPoint> points;           // by (collective, size)
   std::vector<UnplannedShape> unplanned;  // one per shape that cannot run here, with the reason
   bool per_step = false;                  // the capture knew its steps; otherwise "per capture"
-  bool bucketed = false;                  // more distinct sizes than the limit: log-spaced buckets
-  std::size_t distinct_sizes = 0;         // before bucketing
+  bool bucketed = false;                  // a collective had more distinct sizes than the limit
+  std::size_t distinct_sizes = 0;         // (collective, size) pairs before bucketing
   std::vector<std::string> notes;         // assumptions made (unknown node counts)
   // What the sweep plan takes from it: every collective and size above, data types in order.
   std::vector<Collective> collectives() const;
@@ -38,8 +38,9 @@ struct WorkloadPlan {
 double estimated_call_us(std::uint64_t bytes);
 
 // Plans `w` for `job`: communicators with job.nranks ranks and job.nnodes nodes (or unknown
-// nodes, noted), collective calls only. More than `max_sizes` distinct sizes are bucketed
-// into `max_sizes` log-spaced buckets, each represented by its time-weighted median size.
+// nodes, noted), collective calls only. A collective with more than `max_sizes` distinct sizes
+// has them bucketed into `max_sizes` log-spaced buckets of its own, each represented by its
+// time-weighted median size.
 // Throws UsageError when nothing can be planned (the reasons are in the message).
 // A capture of at least kRareMinSteps steps shows which shapes belong to the step: a shape
 // called fewer times than a tenth of the steps (DDP's parameter broadcast and first full-model

@@ -117,6 +117,25 @@ TEST(WorkloadPlan, BucketsByTheJobsTimeWithDurationsWhereKnown) {
   EXPECT_EQ(plan.sizes().size(), 2u);
 }
 
+// Buckets are per collective: with one size allowed, a 32 B allgather stays at its own size
+// and is not planned at the 67 MB all-reduce's (as a bucket over every collective did).
+TEST(WorkloadPlan, EachCollectiveIsBucketedOnItsOwn) {
+  Workload w;
+  w.communicators = {comm("0xa", 2, 1,
+                          {call(Collective::AllGather, DType::Float32, 4, 2, 10), call(Collective::AllGather, DType::Float32, 8, 2, 10),
+                           call(Collective::AllReduce, DType::Float32, 1u << 24, 2, 10),
+                           call(Collective::AllReduce, DType::Float32, 1u << 20, 2, 10)})};
+  const WorkloadPlan plan = plan_workload(w, {2, 1}, 1);
+  EXPECT_TRUE(plan.bucketed);
+  EXPECT_EQ(plan.distinct_sizes, 4u);
+  ASSERT_EQ(plan.points.size(), 2u);
+  EXPECT_EQ(plan.points[0].collective, Collective::AllReduce);
+  EXPECT_EQ(plan.points[0].size_bytes, 64u << 20);  // the larger one carries more time
+  EXPECT_EQ(plan.points[1].collective, Collective::AllGather);
+  EXPECT_LE(plan.points[1].size_bytes, 64u);
+  EXPECT_EQ(plan.points[1].shapes, 2u);
+}
+
 TEST(Sha256, KnownVectors) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -74,10 +74,17 @@ p = run("sweep", "--workload", fsdp, "--dry-run", "--gpus", "1", "--test-shared-
 expect(p.stdout, r"^allgather\s+bfloat16\s+16384\s+4\.000\s+\d+\.\d\s+1$", "fsdp allgather 4096 bf16 elements")
 expect(p.stdout, r"collective time per capture", "fsdp without steps")
 expect(p.stdout, r"does not say its node count", "fsdp unknown nodes")
-p = run("sweep", "--workload", fsdp, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2", "--workload-sizes", "3")
-expect(p.stdout, r"^# 7 distinct sizes bucketed into 3", "fsdp bucketed")
-if len([l for l in p.stdout.splitlines() if re.match(r"^(allreduce|allgather|reducescatter) ", l)]) > 6:
-    failures.append(f"bucketing to 3 sizes left more than 2 collectives x 3 sizes: {p.stdout}")
+p = run("sweep", "--workload", fsdp, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2", "--workload-sizes", "2")
+expect(p.stdout, r"^# 7 distinct sizes bucketed into 5, each collective's on their own", "fsdp bucketed")
+for coll in ("allreduce", "allgather", "reducescatter"):
+    if len([l for l in p.stdout.splitlines() if l.startswith(coll + " ")]) > 2:
+        failures.append(f"bucketing to 2 sizes left {coll} more than 2 sizes: {p.stdout}")
+# One size each: every collective keeps a size of its own calls (buckets never mix
+# collectives: a 4 B allreduce is not planned at an allgather's megabyte).
+p = run("sweep", "--workload", fsdp, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2", "--workload-sizes", "1")
+expect(p.stdout, r"^allreduce\s+float32\s+4\s", "one size: the allreduce keeps its 4 B")
+expect(p.stdout, r"^allgather\s+bfloat16\s+(16384|262144|1048576)\s", "one size: allgather at one of its own")
+expect(p.stdout, r"^reducescatter\s+float32\s+(32768|524288|2097152)\s", "one size: reducescatter at one of its own")
 
 # A real sweep of the DDP workload through the NCCL runtime with the selftest worker stand-in
 # (no GPU, no NCCL): 2 ranks on 2 emulated nodes, exactly the job's shapes, the weights recorded.
