@@ -26,8 +26,10 @@ job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]
 # (SIGNALING while a --signal=...@T warning is on its way, STAGE_OUT, RESIZING, REQUEUED, ...),
 # and reading SIGNALING as "ended" once cut sbatch_resume's job short of its log.
 wait_job() {
-  local jid=$1 limit=$2 state
-  for _ in $(seq 1 $((limit * 2))); do
+  # A deadline on the clock, not a count of polls: on a busy machine each scontrol takes
+  # seconds, and counted polls once outlived the test's own timeout without saying why.
+  local jid=$1 limit=$2 state end=$((SECONDS + $2))
+  while ((SECONDS < end)); do
     state=$(job_state "$jid")
     case $state in
       COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE) echo "$state"; return 0 ;;

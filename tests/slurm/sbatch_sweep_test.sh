@@ -13,9 +13,10 @@ require_slurm
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 export CCTUNE_BIN=$cctune CCTUNE_LAUNCHER=$launcher
 export CCTUNE_SWEEP_ARGS="--backend mpi -e 64K --max-time 0.1"
-jid=$(sbatch --parsable --ntasks-per-node="$ntasks" --time=5 "$repo/tools/cctune.sbatch")
+jid=$(sbatch --parsable --ntasks-per-node="$ntasks" --time=8 "$repo/tools/cctune.sbatch")
 note "submitted job $jid ($ntasks tasks, launcher $launcher)"
-state=$(wait_job "$jid" 240)
+# About 25 s on a quiet 2-core machine; a loaded one (CI beside other work) took over 240 s once.
+state=$(wait_job "$jid" 420)
 log=$work/cctune-cctune-$jid.log
 dir=$work/cctune-cctune-$jid
 show_log "$log"
