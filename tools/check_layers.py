@@ -19,7 +19,7 @@ import pathlib
 import re
 import sys
 
-PRODUCTION = ("src", "collectives", "topology", "net", "tuner")
+PRODUCTION = ("core", "comm", "workload", "src", "collectives", "topology", "net", "tuner")
 SUFFIXES = (".cpp", ".hpp", ".h", ".cu", ".cuh")
 DOC = "docs/ARCHITECTURE.md"
 PURE_FORBIDDEN = re.compile(r"^(cuda|cuda_runtime|cuda_runtime_api|nccl|nccl_net|nvml|mpi|mpi\.h|infiniband/|rdma/)")

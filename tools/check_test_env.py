@@ -9,7 +9,7 @@ Any mention counts, not only a getenv() call: a name can be read through a helpe
 or a lookup function, and a production comment naming one would describe a read that must
 not exist.
 
-Production code: .cpp/.hpp/.h/.cu files under src/, collectives/, topology/, tuner/ and net/.
+Production code: .cpp/.hpp/.h/.cu files under core/, comm/, workload/, src/, collectives/, topology/, tuner/ and net/.
 
 Usage: check_test_env.py [ROOT]          check the tree at ROOT (default: the repository)
        check_test_env.py --self-test     plant a read in a scratch tree and check it is caught
@@ -19,7 +19,7 @@ import re
 import sys
 import tempfile
 
-FOLDERS = ("src", "collectives", "topology", "tuner", "net")
+FOLDERS = ("core", "comm", "workload", "src", "collectives", "topology", "tuner", "net")
 SUFFIXES = (".cpp", ".hpp", ".h", ".cu")
 TEST_ONLY = re.compile(r"CCTUNE_(?:TEST|SELFTEST)_[A-Z0-9_]*")
 
