@@ -194,7 +194,9 @@ class SweepCommand : public Command {
                          bool gpus_present) {
     RankComm& comm = session.comm();
     const JobShape job = job_shape_of(session, plan, placed);
-    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_); });
+    agree_on_errors(comm, [&] {
+      job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_);
+    });
     if (space) {
       space->collectives = job_plan_->collectives();
       space->sizes = SizeSequence{};

@@ -265,7 +265,9 @@ class VerifyCommand : public Command {
     RankComm& comm = session.comm();
     const LoadedWorkload loaded = load_workload_on_rank0(session, workload_path_);
     const JobShape job = shape;
-    agree_on_errors(comm, [&] { job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_); });
+    agree_on_errors(comm, [&] {
+      job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_);
+    });
     PlanOverrides overrides;
     apply_workload(*job_plan_, overrides);
     job_settings_ = workload_settings(loaded, job, *job_plan_);
