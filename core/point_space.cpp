@@ -37,6 +37,11 @@ void for_each_op_and_root(const PointSpace& space, Collective c, std::optional<P
 
 void for_each_series(const PointSpace& space, int nranks,
                      const std::function<void(const PointSeries&, const std::vector<std::uint64_t>&)>& visit) {
+  if (const auto* step = std::get_if<PointStep>(&space.points)) {
+    const JobPoint& l = step->largest;
+    for_each_op_and_root(space, l.collective, std::nullopt, l.dtype, nranks, [&](const PointSeries& s) { visit(s, {l.size_bytes}); });
+    return;
+  }
   if (const auto* shapes = std::get_if<PointShapes>(&space.points)) {
     for (const JobPoint& shape : shapes->shapes) {
       // A shape's size_bytes is already what the sweep calls the size (NCCL's nBytes): raised
@@ -70,9 +75,49 @@ PointSpace only_collective(const PointSpace& space, Collective c) {
   PointSpace one = space;
   if (auto* shapes = std::get_if<PointShapes>(&one.points))
     std::erase_if(shapes->shapes, [c](const JobPoint& p) { return p.collective != c; });
-  else
-    std::get<PointGrid>(one.points).collectives = {c};
+  else if (auto* grid = std::get_if<PointGrid>(&one.points))
+    grid->collectives = {c};
   return one;
+}
+
+namespace {
+
+template <class T>
+void add_once(std::vector<T>& list, T value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+}  // namespace
+
+std::vector<Collective> collectives_of(const PointSpace& space) {
+  if (const auto* grid = std::get_if<PointGrid>(&space.points)) return grid->collectives;
+  if (const auto* step = std::get_if<PointStep>(&space.points)) return {step->largest.collective};
+  std::vector<Collective> out;
+  for (const JobPoint& s : std::get<PointShapes>(space.points).shapes) add_once(out, s.collective);
+  return out;
+}
+
+std::vector<DType> dtypes_of(const PointSpace& space) {
+  if (const auto* grid = std::get_if<PointGrid>(&space.points)) return grid->dtypes;
+  if (const auto* step = std::get_if<PointStep>(&space.points)) return {step->largest.dtype};
+  std::vector<DType> out;
+  for (const JobPoint& s : std::get<PointShapes>(space.points).shapes) add_once(out, s.dtype);
+  return out;
+}
+
+std::vector<std::uint64_t> sizes_of(const PointSpace& space) {
+  if (const auto* grid = std::get_if<PointGrid>(&space.points)) return grid->sizes;
+  if (const auto* step = std::get_if<PointStep>(&space.points)) return {step->largest.size_bytes};
+  std::vector<std::uint64_t> out;
+  for (const JobPoint& s : std::get<PointShapes>(space.points).shapes) out.push_back(s.size_bytes);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool has_rooted(const PointSpace& space) {
+  const std::vector<Collective> cs = collectives_of(space);
+  return std::any_of(cs.begin(), cs.end(), is_rooted);
 }
 
 std::vector<P2pImpl> impls_of(P2pImplChoice choice) {

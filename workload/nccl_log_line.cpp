@@ -35,7 +35,9 @@ std::optional<Key> key_at_end(std::string_view s) {
   if (pid == head.size() || pid == 0 || head[pid - 1] != ':') return std::nullopt;
   std::size_t host = pid - 1;
   while (host > 0 && is_host_char(s[host - 1])) --host;
-  if (host == pid - 1) return std::nullopt;
+  // An empty host name is NCCL's too (":5202:5683 [0]" where gethostname gave "" in a
+  // container, NCCL 2.4): taken at the line's start or after a blank, where no prefix can end.
+  if (host == pid - 1 && host > 0 && s[host - 1] != ' ' && s[host - 1] != '\t') return std::nullopt;
   return Key{host, tid - 1};
 }
 

@@ -18,8 +18,8 @@
 //   one function, type and op within 4x of each other's size get one line for their sum.
 // INIT:
 //   "[<Func>] comm <p> rank <r> nranks <n> cudaDev ... [commId 0x<id>] - Init COMPLETE"
-//   (commId from 2.16; split communicators in 2.23-2.30 print "parent <p> ... color <c> key <k>"
-//   instead); "comm <p> rank <r> nRanks <n> nNodes <k> localRanks ..." (2.20+).
+//   (commId from 2.16; split communicators in 2.23-2.30 print "parent <p> ... color <c> key <k>",
+//   some builds with a commId after it, some without); "comm <p> rank <r> nRanks <n> nNodes <k> localRanks ..." (2.20+).
 #include <cstdint>
 #include <optional>
 #include <string_view>

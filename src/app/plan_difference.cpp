@@ -24,8 +24,6 @@ std::string show(const nlohmann::json& v) {
   return v.dump();
 }
 
-bool any_rooted(const SweepPlan& p) { return std::any_of(p.collectives.begin(), p.collectives.end(), is_rooted); }
-
 bool same_groups(const runtime::NcclSettings& a, const runtime::NcclSettings& b) {
   // A group's skip rules come from the space's plan and are not recorded; label and env are.
   return std::equal(a.groups.begin(), a.groups.end(), b.groups.begin(), b.groups.end(),
@@ -37,7 +35,7 @@ bool same_nccl(const SweepPlan& a, const SweepPlan& b) {
   const runtime::NcclSettings& y = b.nccl;
   return x.gpus == y.gpus && same_groups(x, y) && x.emulate_nodes == y.emulate_nodes && x.point_timeout_s == y.point_timeout_s &&
          x.group_timeout_s == y.group_timeout_s && x.graph == y.graph && x.test_shared_gpu == y.test_shared_gpu &&
-         x.configs == y.configs && x.p2p_impl == y.p2p_impl && x.strategy == y.strategy;
+         x.configs == y.configs && a.space.impls == b.space.impls && x.strategy == y.strategy;
 }
 
 struct PlanField {
@@ -48,12 +46,15 @@ struct PlanField {
 const std::vector<PlanField>& compared_fields() {
   static const std::vector<PlanField> fields = {
       {"backend", [](const SweepPlan& a, const SweepPlan& b) { return a.backend == b.backend; }},
-      {"collectives", [](const SweepPlan& a, const SweepPlan& b) { return a.collectives == b.collectives; }},
-      {"dtype", [](const SweepPlan& a, const SweepPlan& b) { return a.dtypes == b.dtypes; }},
-      {"op", [](const SweepPlan& a, const SweepPlan& b) { return a.ops == b.ops; }},
+      {"collectives", [](const SweepPlan& a, const SweepPlan& b) { return collectives_of(a.space) == collectives_of(b.space); }},
+      {"dtype", [](const SweepPlan& a, const SweepPlan& b) { return dtypes_of(a.space) == dtypes_of(b.space); }},
+      {"op", [](const SweepPlan& a, const SweepPlan& b) { return a.space.ops == b.space.ops; }},
       // The root is part of a plan with a rooted collective only (collectives agree by now).
-      {"root", [](const SweepPlan& a, const SweepPlan& b) { return !any_rooted(a) || a.root == b.root; }},
-      {"placements", [](const SweepPlan& a, const SweepPlan& b) { return a.placements == b.placements; }},
+      {"root",
+       [](const SweepPlan& a, const SweepPlan& b) {
+         return !has_rooted(a.space) || (a.space.all_roots == b.space.all_roots && a.space.root == b.space.root);
+       }},
+      {"placements", [](const SweepPlan& a, const SweepPlan& b) { return a.space.placements == b.space.placements; }},
       {"iters", [](const SweepPlan& a, const SweepPlan& b) { return a.measure.batch_iters == b.measure.batch_iters; }},
       {"warmup_iters", [](const SweepPlan& a, const SweepPlan& b) { return a.measure.warmup_iters == b.measure.warmup_iters; }},
       {"check", [](const SweepPlan& a, const SweepPlan& b) { return a.measure.check == b.measure.check; }},

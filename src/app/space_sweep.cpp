@@ -86,7 +86,7 @@ std::vector<PointConfig> space_configs(const tuner::SearchSpace& space, bool gra
 
 tuner::PlanDimensions plan_dimensions(const SweepPlan& plan) {
   tuner::PlanDimensions d;
-  d.space = runtime::point_space_of(plan);
+  d.space = plan.space;
   d.configs = runtime::point_configs(plan);
   d.measure.warmup = plan.measure.warmup_iters;
   d.measure.min_iters = static_cast<int>(plan.measure.stop.min_iterations);

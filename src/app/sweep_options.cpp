@@ -1,6 +1,7 @@
 #include "app/sweep_options.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -141,7 +142,6 @@ NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   n.graph = a.graph;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
-  n.p2p_impl = parse_p2p_impl_arg(a.p2p_impl);
   const std::optional<tuner::search::StrategyKind> strategy =
       over.strategy ? over.strategy
       : a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive
@@ -176,8 +176,9 @@ BackendChoice parse_backend(const std::string& s, bool nccl_built, bool gpus_pre
 }
 
 // The rank count is not known here: a root beyond it is refused by check_root before measuring.
-int parse_root(const std::string& s) {
-  if (s == "all") return runtime::kAllRoots;
+// nullopt: every rank in turn (`--root all`).
+std::optional<int> parse_root(const std::string& s) {
+  if (s == "all") return std::nullopt;
   std::size_t used = 0;
   int root = -1;
   try {
@@ -210,20 +211,17 @@ std::vector<bool> resolve_placements(const std::string& placement) {
 }
 }  // namespace
 
-SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, const PlanOverrides& over) {
+void refuse_grid_flags_with_workload(const CLI::App& cmd) {
+  for (const char* flag : {"--collectives", "-b", "-e", "-f", "-i", "--sizes", "-d"})
+    if (cmd.count(flag) > 0)
+      throw UsageError(std::string(flag) + " names what to measure, and --workload measures the job's own call shapes",
+                       std::string("drop ") + flag + " (--workload-sizes N bounds how many sizes are planned)");
+}
+
+SweepPlan resolve_settings(const SweepArgs& a, bool nccl_built, bool gpus_present, const PlanOverrides& over) {
   SweepPlan p;
   p.backend = parse_backend(a.backend, nccl_built, gpus_present);
-  (void)parse_p2p_impl_arg(a.p2p_impl);  // refused on either backend; MPI has one implementation of each
-  p.collectives = over.collectives ? *over.collectives : parse_collective_list(a.collectives);
-  const BackendKind kind = p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi;
-  const TypeChoice types =
-      over.dtypes ? resolve_types(*over.dtypes, a.op, p.collectives, kind) : resolve_types(a.dtype, a.op, p.collectives, kind);
-  p.dtypes = types.dtypes;
-  p.ops = types.ops;
-  p.root = parse_root(a.root);
-  p.sizes = over.sizes ? over.sizes->expand() : resolve_sizes(a, p.backend);
-  p.placements = over.placements ? *over.placements : resolve_placements(a.placement);
-  p.job_shapes = over.job_shapes;
+  const P2pImplChoice impl = parse_p2p_impl_arg(a.p2p_impl);  // refused on either backend; MPI has one implementation of each
   // Batches and warm-ups are capped by time anyway; counts past this are typos, not plans.
   constexpr int max_ops = 1000000;
   if (a.iters > max_ops)
@@ -239,9 +237,34 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, 
   p.measure.stop.max_time_s = over.max_time_s.value_or(a.max_time_s);
   p.measure.stop.target_rel_noise = over.target_noise.value_or(a.target_noise);
   p.output_dir = a.output_dir;
-  if (p.backend == BackendChoice::Nccl) p.nccl = resolve_nccl(a, over);
-  else if (a.test_shared_gpu != 0)
+  if (p.backend == BackendChoice::Nccl) {
+    p.nccl = resolve_nccl(a, over);
+    p.space.impls = impls_of(impl);
+  } else if (a.test_shared_gpu != 0) {
     throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
+  }
+  return p;
+}
+
+SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, const PlanOverrides& over) {
+  SweepPlan p = resolve_settings(a, nccl_built, gpus_present, over);
+  PointGrid grid;
+  grid.collectives = over.collectives ? *over.collectives : parse_collective_list(a.collectives);
+  const BackendKind kind = p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi;
+  const TypeChoice types = over.dtypes ? resolve_types(*over.dtypes, a.op, grid.collectives, kind)
+                                       : resolve_types(a.dtype, a.op, grid.collectives, kind);
+  grid.dtypes = types.dtypes;
+  p.space.ops = types.ops;
+  const std::optional<int> root = parse_root(a.root);
+  p.space.all_roots = !root;
+  p.space.root = root.value_or(0);
+  grid.sizes = over.sizes ? over.sizes->expand() : resolve_sizes(a, p.backend);
+  p.space.placements = over.placements ? *over.placements : resolve_placements(a.placement);
+  // A workload's shapes replace the grid, whose lists the shapes' types were judged by above.
+  if (over.job_shapes.empty())
+    p.space.points = std::move(grid);
+  else
+    p.space.points = PointShapes{over.job_shapes};
   runtime::check_plan(p);  // ranges, finite seconds, the point count: the same check a worker's plan gets
   return p;
 }

@@ -58,6 +58,13 @@ void add_space_options(CLI::App& cmd, SweepArgs& args);
 // `overrides` (a space's, verify's, diagnose's) takes the place of its flags' text; the plan is
 // then checked once (runtime::check_plan).
 SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present, const PlanOverrides& overrides = {});
+// With --workload the job's own shapes are what is measured: a flag that names collectives,
+// sizes or data types would be ignored, so it is refused (UsageError naming it).
+void refuse_grid_flags_with_workload(const CLI::App& cmd);
+// The run settings alone (backend, measurement, NCCL settings and --p2p-impl): for a command
+// whose point space comes from elsewhere (`cctune replay`: the captured step), which sets
+// plan.space and then calls runtime::check_plan. The grid flags are not read.
+SweepPlan resolve_settings(const SweepArgs& args, bool nccl_built, bool gpus_present, const PlanOverrides& overrides = {});
 // "auto,ring/simple/16,tree/ll": NCCL's own choice, or algo/proto[/channels] forced through
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);

@@ -1,6 +1,7 @@
 #include "app/workload_sweep.hpp"
 
 #include "app/workload_files.hpp"
+#include "app/space_sweep.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -192,9 +193,7 @@ std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_p
   const std::size_t groups = sweep.backend == BackendChoice::Nccl ? std::max<std::size_t>(sweep.nccl.groups.size(), 1) : 1;
   const tuner::EstimateModel model;
   double seconds = sweep.backend == BackendChoice::Nccl ? model.group_startup_s * static_cast<double>(groups) : 0;
-  const tuner::MeasureSpec measure{.warmup = sweep.measure.warmup_iters,
-                                    .min_iters = static_cast<int>(sweep.measure.stop.min_iterations),
-                                    .max_time_s = sweep.measure.stop.max_time_s};
+  const tuner::MeasureSpec measure = plan_dimensions(sweep).measure;  // as the space's estimate reads the plan
   for (const auto& spec : specs) seconds += static_cast<double>(groups) * model.point_seconds(measure, spec.bytes.size_bytes);
   std::snprintf(line, sizeof line, "# sweep: %zu points (%zu per config group x %zu groups) for the job's %zu shapes; estimated %.0f s\n",
                 per_group * groups, per_group, groups, job_points, seconds);

@@ -1,10 +1,11 @@
 #include "runtime/sweep_plan.hpp"
-#include "runtime/plan_check.hpp"
+#include "runtime/plan_check.hpp"  // plan_from_json checks what it reads
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -111,43 +112,50 @@ void read_measure(const json& j, MeasureSettings& m) {
   m.stop.target_rel_noise = positive(j, "target_noise");
 }
 
-void read_dimensions(const json& j, SweepPlan& p) {
-  for (const json& c : list(j, "collectives", all_collectives().size())) p.collectives.push_back(named(c, "collectives", parse_collective));
+// The grid the JSON's lists name, with ops, root and placements: the whole space of a plain
+// sweep, and the lists a workload's shapes or a replayed step must fall within.
+void read_dimensions(const json& j, PointSpace& space) {
+  PointGrid grid;
+  for (const json& c : list(j, "collectives", all_collectives().size())) grid.collectives.push_back(named(c, "collectives", parse_collective));
   for (const json& s : list(j, "sizes_bytes", max_size_count)) {
     if (!s.is_number_unsigned() || s.get<std::uint64_t>() == 0) refuse("\"sizes_bytes\" holds " + shown(s) + ", not a size of at least 1 byte");
-    p.sizes.push_back(s.get<std::uint64_t>());
+    grid.sizes.push_back(s.get<std::uint64_t>());
   }
-  p.dtypes = one_or_list(j, "dtype", all_dtypes().size(), parse_dtype);
-  p.ops = one_or_list(j, "op", all_reduce_ops().size(), parse_reduce_op);
+  grid.dtypes = one_or_list(j, "dtype", all_dtypes().size(), parse_dtype);
+  space.ops = one_or_list(j, "op", all_reduce_ops().size(), parse_reduce_op);
+  space.placements.clear();
   for (const json& pl : list(j, "placements", 2)) {
     if (pl != "out" && pl != "in") refuse("\"placements\" holds " + shown(pl) + ", not \"out\" or \"in\"");
-    p.placements.push_back(pl == "in");
+    space.placements.push_back(pl == "in");
   }
-  if (j.contains("root"))
-    p.root = j.at("root") == "all" ? kAllRoots : static_cast<int>(whole_in(j, "root", 0, INT_MAX));
+  if (j.contains("root")) {
+    space.all_roots = j.at("root") == "all";
+    if (!space.all_roots) space.root = static_cast<int>(whole_in(j, "root", 0, INT_MAX));
+  }
+  space.points = std::move(grid);
 }
 
-// Each shape's collective and type must be among the plan's, so that the lists still say
-// what the sweep measures.
-void read_job_shapes(const json& j, SweepPlan& p) {
+// Each shape's collective and type must be among the plan's lists, so that the lists still
+// say what the sweep measures.
+PointShapes read_job_shapes(const json& j, const PointGrid& listed) {
+  PointShapes out;
   for (const json& s : list(j, "job_shapes", kMaxJobShapes)) {
-    JobPoint shape{named(field(s, "collective"), "collective", parse_collective), named(field(s, "dtype"), "dtype", parse_dtype),
-                        0};
+    JobPoint shape{named(field(s, "collective"), "collective", parse_collective), named(field(s, "dtype"), "dtype", parse_dtype), 0};
     const json& size = field(s, "size_bytes");
     if (!size.is_number_unsigned() || size.get<std::uint64_t>() == 0)
       refuse("\"job_shapes\" holds size_bytes " + shown(size) + ", not a size of at least 1 byte");
     shape.size_bytes = size.get<std::uint64_t>();
-    if (std::find(p.collectives.begin(), p.collectives.end(), shape.collective) == p.collectives.end() ||
-        std::find(p.dtypes.begin(), p.dtypes.end(), shape.dtype) == p.dtypes.end())
+    if (std::find(listed.collectives.begin(), listed.collectives.end(), shape.collective) == listed.collectives.end() ||
+        std::find(listed.dtypes.begin(), listed.dtypes.end(), shape.dtype) == listed.dtypes.end())
       refuse("\"job_shapes\" holds " + shown(s) + ", whose collective or dtype the plan does not list");
-    if (std::find(p.job_shapes.begin(), p.job_shapes.end(), shape) != p.job_shapes.end())
-      refuse("\"job_shapes\" holds " + shown(s) + " twice");
-    p.job_shapes.push_back(shape);
+    if (std::find(out.shapes.begin(), out.shapes.end(), shape) != out.shapes.end()) refuse("\"job_shapes\" holds " + shown(s) + " twice");
+    out.shapes.push_back(shape);
   }
+  return out;
 }
 
 // "group" only for a group's members, so that a step without groups is written as before.
-json replay_step_json(const std::vector<ReplayCallPlan>& step) {
+json replay_step_json(const std::vector<ReplayCall>& step) {
   json calls = json::array();
   for (const auto& c : step) {
     calls.push_back({{"collective", to_string(c.collective)}, {"dtype", to_string(c.dtype)}, {"op", to_string(c.op)},
@@ -158,22 +166,25 @@ json replay_step_json(const std::vector<ReplayCallPlan>& step) {
 }
 
 // A group's members are consecutive and share its "repeats" (the whole group is issued that
-// many times), as the NCCL backend issues them.
-void read_replay_step(const json& j, SweepPlan& p) {
+// many times), as the NCCL backend issues them. The lists name the largest call (one entry each).
+PointStep read_replay_step(const json& j, const PointGrid& listed) {
+  PointStep step;
+  step.largest = {listed.collectives.front(), listed.dtypes.front(), listed.sizes.front()};
   std::set<int> groups;
   for (const json& c : list(j, "replay_step", kMaxReplayCalls)) {
-    ReplayCallPlan call{named(field(c, "collective"), "collective", parse_collective), named(field(c, "dtype"), "dtype", parse_dtype),
-                        named(field(c, "op"), "op", parse_reduce_op), static_cast<int>(whole_in(c, "root", 0, INT_MAX)),
-                        static_cast<std::uint64_t>(whole_in(c, "count", 1, 1L << 40)),
-                        static_cast<int>(whole_in(c, "repeats", 1, kMaxReplayRepeats))};
+    ReplayCall call{named(field(c, "collective"), "collective", parse_collective), named(field(c, "dtype"), "dtype", parse_dtype),
+                    named(field(c, "op"), "op", parse_reduce_op), static_cast<int>(whole_in(c, "root", 0, INT_MAX)),
+                    static_cast<std::uint64_t>(whole_in(c, "count", 1, 1L << 40)),
+                    static_cast<int>(whole_in(c, "repeats", 1, kMaxReplayRepeats))};
     if (c.contains("group")) call.group = static_cast<int>(whole_in(c, "group", 0, static_cast<long>(kMaxReplayCalls)));
-    const bool continues = call.group >= 0 && !p.replay_step.empty() && p.replay_step.back().group == call.group;
-    if (continues && p.replay_step.back().repeats != call.repeats)
+    const bool continues = call.group >= 0 && !step.calls.empty() && step.calls.back().group == call.group;
+    if (continues && step.calls.back().repeats != call.repeats)
       refuse("\"replay_step\" group " + std::to_string(call.group) + " has members with different \"repeats\"");
     if (call.group >= 0 && !continues && !groups.insert(call.group).second)
       refuse("\"replay_step\" group " + std::to_string(call.group) + " is split: its members must be consecutive");
-    p.replay_step.push_back(call);
+    step.calls.push_back(call);
   }
+  return step;
 }
 
 ConfigGroup read_group(const json& g) {
@@ -184,7 +195,7 @@ ConfigGroup read_group(const json& g) {
   return group;
 }
 
-void read_nccl(const json& n, NcclSettings& s) {
+void read_nccl(const json& n, NcclSettings& s, PointSpace& space) {
   s.gpus = static_cast<int>(whole_in(n, "gpus", 0, INT_MAX));
   for (const json& g : array(n, "groups")) s.groups.push_back(read_group(g));
   s.emulate_nodes = static_cast<int>(whole_in(n, "emulate_nodes", 1, INT_MAX));
@@ -194,11 +205,12 @@ void read_nccl(const json& n, NcclSettings& s) {
   s.graph = n.at("graph").get<bool>();
   if (n.contains("test_shared_gpu")) s.test_shared_gpu = static_cast<int>(whole_in(n, "test_shared_gpu", 0, 16));
   for (const json& c : array(n, "configs")) s.configs.push_back(c.get<PointConfig>());
+  std::optional<P2pImplChoice> impl = P2pImplChoice::Native;
   if (n.contains("p2p_impl")) {
-    const auto impl = parse_p2p_impl_choice(text(n.at("p2p_impl"), "p2p_impl"));
+    impl = parse_p2p_impl_choice(text(n.at("p2p_impl"), "p2p_impl"));
     if (!impl) refuse("\"p2p_impl\" is " + shown(n.at("p2p_impl")) + ", not " + std::string(p2p_impl_choices));
-    s.p2p_impl = *impl;
   }
+  space.impls = impls_of(*impl);
   const auto strategy = search::parse_strategy(text(field(n, "search"), "search"));
   if (!strategy) refuse("\"search\" is " + shown(n.at("search")) + ", not " + search::strategy_names);
   s.strategy = *strategy;
@@ -206,76 +218,10 @@ void read_nccl(const json& n, NcclSettings& s) {
 
 }  // namespace
 
-namespace {
-
-// "--point-timeout (point_timeout_s)": the flag a user types and the key a plan file holds.
-[[noreturn]] void bad(const std::string& flag, const std::string& key, const std::string& what, const std::string& fix) {
-  throw UsageError(flag + " (" + key + ") " + what, fix);
-}
-
-std::string number_text(double x) {
-  char t[32];
-  std::snprintf(t, sizeof t, "%g", x);
-  return t;
-}
-
-void check_seconds(double x, const std::string& flag, const std::string& key, bool zero_ok, const std::string& example) {
-  if (std::isfinite(x) && (x > 0 || (zero_ok && x == 0))) return;
-  bad(flag, key, "is " + number_text(x) + ", not a finite number " + (zero_ok ? "of at least 0" : "above 0"), "use e.g. " + flag + " " + example);
-}
-
-void check_nccl(const NcclSettings& n) {
-  if (n.gpus < 0) bad("--gpus", "gpus", "must not be negative", "use --gpus N, or leave it out to use every GPU");
-  if (n.emulate_nodes < 1) bad("--emulate-nodes", "emulate_nodes", "must be at least 1", "use e.g. --emulate-nodes 2");
-  check_seconds(n.point_timeout_s, "--point-timeout", "point_timeout_s", false, "60");
-  check_seconds(n.group_timeout_s, "--group-timeout", "group_timeout_s", true, "0 (automatic) or 600");
-  if (n.test_shared_gpu < 0 || n.test_shared_gpu > 16)
-    bad("--test-shared-gpu", "test_shared_gpu", "must be 0..16", "use e.g. --test-shared-gpu 2 (workers per GPU)");
-}
-
-}  // namespace
-
-void check_plan(const SweepPlan& p) {
-  if (p.backend == BackendChoice::Auto) bad("--backend", "backend", "is still auto", "resolve it to mpi or nccl before checking");
-  if (p.collectives.empty()) bad("--collectives", "collectives", "lists none", "use e.g. --collectives allreduce");
-  if (p.sizes.empty() || p.sizes.size() > max_size_count)
-    bad("--sizes", "sizes_bytes", "holds " + std::to_string(p.sizes.size()) + " sizes, not 1 to " + std::to_string(max_size_count),
-        "give fewer sizes (-b/-e/-f, or a shorter list)");
-  if (std::find(p.sizes.begin(), p.sizes.end(), 0) != p.sizes.end())
-    bad("--sizes", "sizes_bytes", "contains 0", "every size must be at least 1 byte");
-  if (p.dtypes.empty() || p.ops.empty() || p.placements.empty() || p.placements.size() > 2)
-    bad("-d/--op/--placement", "dtype/op/placements", "must each hold at least one value", "leave them out for the defaults");
-  const MeasureSettings& m = p.measure;
-  if (m.batch_iters < 1) bad("-n/--iters", "iters", "must be at least 1", "use e.g. -n 20");
-  if (m.warmup_iters < 0) bad("-w/--warmup-iters", "warmup_iters", "must not be negative", "use e.g. -w 5");
-  if (m.stop.min_iterations < 1) bad("--min-iters", "min_iters", "must be at least 1", "use e.g. --min-iters 20");
-  check_seconds(m.stop.max_time_s, "--max-time", "max_time_s", false, "1");
-  if (!std::isfinite(m.stop.target_rel_noise) || !(m.stop.target_rel_noise > 0))
-    bad("--target-noise", "target_noise", "is " + number_text(m.stop.target_rel_noise) + ", not a finite number above 0",
-        "use e.g. --target-noise 0.01");
-  if (p.backend == BackendChoice::Nccl) check_nccl(p.nccl);
-  // Counted by the space the run walks (the rank count is not known yet: one root each).
-  const double points =
-      points_per_config(point_space_of(p), 0) * static_cast<double>(std::max<std::size_t>(p.nccl.configs.size(), 1));
-  char count[32];
-  std::snprintf(count, sizeof count, "%.0f", points);
-  if (points > static_cast<double>(max_plan_points))
-    throw UsageError("the sweep plans " + std::string(count) + " points, more than " + std::to_string(max_plan_points) + " points",
-                     "measure fewer sizes, collectives, data types, ops or configs");
-}
-
-PointSpace point_space_of(const SweepPlan& plan) {
-  PointSpace space;
-  if (!plan.job_shapes.empty())
-    space.points = PointShapes{plan.job_shapes};
-  else
-    space.points = PointGrid{plan.collectives, plan.sizes, plan.dtypes};
-  space.ops = plan.ops;
-  space.all_roots = plan.root == kAllRoots;
-  space.root = space.all_roots ? 0 : plan.root;
-  if (plan.backend == BackendChoice::Nccl) space.impls = impls_of(plan.nccl.p2p_impl);
-  space.placements = plan.placements;
-  return space;
+P2pImplChoice p2p_impl_of(const PointSpace& space) {
+  for (P2pImplChoice c : {P2pImplChoice::Grouped, P2pImplChoice::Both})
+    if (space.impls == impls_of(c)) return c;
+  return P2pImplChoice::Native;
 }
 
 std::string to_string(BackendChoice b) {
@@ -283,15 +229,16 @@ std::string to_string(BackendChoice b) {
 }
 
 json to_json(const SweepPlan& p) {
+  const PointSpace& space = p.space;
   json colls = json::array();
-  for (auto c : p.collectives) colls.push_back(to_string(c));
+  for (auto c : collectives_of(space)) colls.push_back(to_string(c));
   json placements = json::array();
-  for (bool ip : p.placements) placements.push_back(ip ? "in" : "out");
+  for (bool ip : space.placements) placements.push_back(ip ? "in" : "out");
   json j = {{"backend", to_string(p.backend)},
             {"collectives", colls},
-            {"sizes_bytes", p.sizes},
-            {"dtype", one_or_list_json(p.dtypes)},
-            {"op", one_or_list_json(p.ops)},
+            {"sizes_bytes", sizes_of(space)},
+            {"dtype", one_or_list_json(dtypes_of(space))},
+            {"op", one_or_list_json(space.ops)},
             {"placements", placements},
             {"iters", p.measure.batch_iters},
             {"warmup_iters", p.measure.warmup_iters},
@@ -299,8 +246,7 @@ json to_json(const SweepPlan& p) {
             {"min_iters", p.measure.stop.min_iterations},
             {"max_time_s", p.measure.stop.max_time_s},
             {"target_noise", p.measure.stop.target_rel_noise}};
-  if (std::any_of(p.collectives.begin(), p.collectives.end(), is_rooted))
-    j["root"] = p.root == kAllRoots ? json("all") : json(p.root);
+  if (has_rooted(space)) j["root"] = space.all_roots ? json("all") : json(space.root);
   if (p.backend == BackendChoice::Nccl) {
     json groups = json::array();
     for (const auto& g : p.nccl.groups) {
@@ -316,17 +262,18 @@ json to_json(const SweepPlan& p) {
                  {"configs", p.nccl.configs},
                  {"search", search::to_string(p.nccl.strategy)}};
     // Only when not the default, so that the settings of earlier runs still match on resume.
-    if (p.nccl.p2p_impl != P2pImplChoice::Native) j["nccl"]["p2p_impl"] = std::string(to_string_view(p.nccl.p2p_impl));
+    if (const P2pImplChoice impl = p2p_impl_of(space); impl != P2pImplChoice::Native)
+      j["nccl"]["p2p_impl"] = std::string(to_string_view(impl));
     // Only in the test mode, so that a performance run's settings stay as they were.
     if (p.nccl.test_shared_gpu > 0) {
       j["test_mode"] = test_mode_shared_gpu;
       j["nccl"]["test_shared_gpu"] = p.nccl.test_shared_gpu;
     }
   }
-  if (!p.replay_step.empty()) j["replay_step"] = replay_step_json(p.replay_step);
-  if (!p.job_shapes.empty()) {
+  if (const auto* step = std::get_if<PointStep>(&space.points)) j["replay_step"] = replay_step_json(step->calls);
+  if (const auto* job = std::get_if<PointShapes>(&space.points)) {
     json shapes = json::array();
-    for (const auto& s : p.job_shapes)
+    for (const auto& s : job->shapes)
       shapes.push_back({{"collective", to_string(s.collective)}, {"dtype", to_string(s.dtype)}, {"size_bytes", s.size_bytes}});
     j["job_shapes"] = std::move(shapes);
   }
@@ -345,12 +292,14 @@ SweepPlan plan_from_json(const json& j) {
     const json& backend = field(j, "backend");
     if (backend != "mpi" && backend != "nccl") refuse("\"backend\" is " + shown(backend) + ", not \"mpi\" or \"nccl\"");
     p.backend = backend == "nccl" ? BackendChoice::Nccl : BackendChoice::Mpi;
-    read_dimensions(j, p);
+    read_dimensions(j, p.space);
     read_measure(j, p.measure);
-    if (p.backend == BackendChoice::Nccl) read_nccl(field(j, "nccl"), p.nccl);
-    check_plan(p);
-    if (j.contains("replay_step")) read_replay_step(j, p);
-    if (j.contains("job_shapes")) read_job_shapes(j, p);
+    if (p.backend == BackendChoice::Nccl) read_nccl(field(j, "nccl"), p.nccl, p.space);
+    check_plan(p);  // the lists first: what a step or the shapes must fall within
+    const PointGrid listed = std::get<PointGrid>(p.space.points);
+    if (j.contains("replay_step") && j.contains("job_shapes")) refuse("\"replay_step\" and \"job_shapes\" are both given");
+    if (j.contains("replay_step")) p.space.points = read_replay_step(j, listed);
+    if (j.contains("job_shapes")) p.space.points = read_job_shapes(j, listed);
     if (j.contains("skips"))
       for (const json& k : array(j, "skips"))
         p.skips.push_back({named(field(k, "collective"), "collective", parse_collective), field(k, "config").get<PointConfig>(),
@@ -378,15 +327,20 @@ void seed_plan(ResultSection& settings, SweepPlan plan) {
   plan.output_dir.clear();
   plan.skips.clear();
   for (ConfigGroup& g : plan.nccl.groups) g.skips.clear();
-  if (plan.backend != BackendChoice::Nccl) plan.nccl = NcclSettings{};
-  if (std::none_of(plan.collectives.begin(), plan.collectives.end(), is_rooted)) plan.root = 0;
+  if (plan.backend != BackendChoice::Nccl) {
+    plan.nccl = NcclSettings{};
+    plan.space.impls.clear();
+  }
+  if (!has_rooted(plan.space)) {
+    plan.space.root = 0;
+    plan.space.all_roots = false;
+  }
   settings.seed(std::move(plan));
 }
 
 void check_root(const SweepPlan& plan, int nranks) {
-  if (plan.root == kAllRoots || plan.root < nranks) return;
-  if (std::none_of(plan.collectives.begin(), plan.collectives.end(), is_rooted)) return;
-  throw UsageError("--root " + std::to_string(plan.root) + " is not a rank of this " + std::to_string(nranks) + "-rank job",
+  if (plan.space.all_roots || plan.space.root < nranks || !has_rooted(plan.space)) return;
+  throw UsageError("--root " + std::to_string(plan.space.root) + " is not a rank of this " + std::to_string(nranks) + "-rank job",
                    "use a root from 0 to " + std::to_string(nranks - 1) + ", or --root all");
 }
 

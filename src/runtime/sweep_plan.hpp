@@ -21,12 +21,9 @@ namespace cctune::runtime {
 
 enum class BackendChoice { Auto, Mpi, Nccl };
 
-// SweepPlan::root for `--root all`: broadcast, reduce, gather and scatter once per root, as
-// nccl-tests' -r.
-inline constexpr int kAllRoots = -1;
 std::string to_string(BackendChoice b);
 
-struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs
+struct NcclSettings {  // the NCCL backend's process-level dimensions and watchdogs (its run settings)
   int gpus = 0;        // 0: all GPUs of the node (one rank per node)
   std::vector<ConfigGroup> groups;
   int emulate_nodes = 1;
@@ -37,21 +34,7 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   // host; functional checks only, never performance. 0: off.
   int test_shared_gpu = 0;
   std::vector<PointConfig> configs;  // measured on one communicator, in this order
-  P2pImplChoice p2p_impl = P2pImplChoice::Native;  // alltoall, gather, scatter (--p2p-impl)
   tuner::search::StrategyKind strategy = tuner::search::StrategyKind::Exhaustive;  // over `configs`, per size
-};
-
-// One call of a replayed step as the plan carries it (`cctune replay`): the per-rank element
-// count the job passed to NCCL; enumerate_points derives the bytes for the job's rank count.
-struct ReplayCallPlan {
-  Collective collective = Collective::AllReduce;
-  DType dtype = DType::Float32;
-  ReduceOp op = ReduceOp::Sum;
-  int root = 0;
-  std::uint64_t count = 0;
-  int repeats = 1;
-  int group = -1;  // as StepCall::group (collectives/backend.hpp); JSON "group", only when >= 0
-  bool operator==(const ReplayCallPlan&) const = default;
 };
 
 // The most calls one replayed step may hold, and the most repeats of one call.
@@ -61,38 +44,30 @@ inline constexpr int kMaxReplayRepeats = 100000;
 // The most job shapes one plan may carry.
 inline constexpr std::size_t kMaxJobShapes = 4096;
 
+// A sweep's run settings (what every point shares) and its point space (what it measures:
+// a grid, a job's shapes or one replayed step; core/point_space.hpp), which alone enumerates,
+// counts and estimates the points.
 struct SweepPlan {
   BackendChoice backend = BackendChoice::Mpi;  // never Auto once resolved
-  std::vector<Collective> collectives;
-  std::vector<std::uint64_t> sizes;
-  // Each point is measured with each data type, and each reduction with each op (in this
-  // order); a non-reduction is measured once per data type. Never empty once resolved.
-  std::vector<DType> dtypes{DType::Float32};
-  std::vector<ReduceOp> ops{ReduceOp::Sum};
-  std::vector<bool> placements;  // in_place values to run, out-of-place first
-  int root = 0;                  // rooted collectives' root rank, or kAllRoots (each rank in turn)
   MeasureSettings measure;
   std::string output_dir;        // where results go; not part of the JSON
   NcclSettings nccl;
   // A worker's plan only: the planned skips of its own config group (the sweep's JSON counts
   // each group's skips as "skipped_configs"; the rules travel here, as "skips").
   std::vector<SkipRule> skips;
-  // Non-empty: the plan is one replayed step (`cctune replay`), measured as a single point
-  // whose operation is the whole step (PointSpec::sequence); collectives, sizes, dtypes, ops
-  // and placements then hold one entry each, its largest call's. JSON: "replay_step".
-  std::vector<ReplayCallPlan> replay_step;
-  // Non-empty: a workload planned the sweep, which measures exactly these shapes (each with
-  // the plan's ops, roots, configs and placements) instead of the product of collectives,
-  // sizes and dtypes; those still list what the shapes use. JSON: "job_shapes".
-  // Each is a call shape only (collective, dtype, size_bytes): the JSON holds no more.
-  std::vector<JobPoint> job_shapes;
+  // Never empty once resolved: a data type, an op and a placement at least. Its implementations
+  // are the NCCL backend's --p2p-impl (none for MPI, which has one of each).
+  PointSpace space;
 };
 
-// The plan's JSON. "dtype" and "op" are a string for one value (as before lists existed, so
-// older results still resume) and a list for several. "root" (a rank or "all") only when a
-// rooted collective is planned; the "nccl" block is written for the NCCL backend only,
+// The plan's JSON: one object for the run settings and the point space together, as written
+// before the two were split, so that earlier results still resume. "collectives",
+// "sizes_bytes" and "dtype" list what the space measures (core/point_space.hpp's *_of).
+// "dtype" and "op" are a string for one value (as before lists existed) and a list for
+// several. "root" (a rank or "all") only when a rooted collective is planned; the "nccl"
+// block is written for the NCCL backend only, "p2p_impl" in it only when not native,
 // "test_mode" only in the shared-GPU test mode, "skips" only when there are some,
-// "job_shapes" only when a workload planned the sweep.
+// "job_shapes" only for a workload's shapes, "replay_step" only for a replayed step.
 nlohmann::json to_json(const SweepPlan& plan);
 // The inverse (output_dir stays empty; a group's skip rules are not in its JSON); "dtype" and
 // "op" may each be a string or a list. Throws
@@ -111,10 +86,8 @@ const SweepPlan* plan_of(const Results& results);
 // to_json(plan): what the JSON leaves out (output_dir, a group's skips) is left out here too.
 void seed_plan(ResultSection& settings, SweepPlan plan);
 
-// The points `plan` measures, apart from its configs (core/point_space.hpp): its job shapes,
-// or else its grid; implementations named for the NCCL backend only (MPI has one of each).
-// Not for a replayed step, which is one point.
-PointSpace point_space_of(const SweepPlan& plan);
+// --p2p-impl's choice as the space holds it (native when it names none).
+P2pImplChoice p2p_impl_of(const PointSpace& space);
 
 // Throws UsageError when the plan's root is not a rank of an `nranks`-rank job (and a rooted
 // collective is planned): called once the rank count is known, before measuring.

@@ -51,9 +51,9 @@ std::vector<SearchUnit> search_units(const SweepPlan& plan, const std::vector<Po
   const bool per_placement = plan.nccl.strategy != search::StrategyKind::Exhaustive;
   for (std::size_t b = 0; b < block_count(plan, points.size()); ++b)
     if (per_placement)
-      for (std::size_t p = 0; p < plan.placements.size(); ++p) units.push_back(unit_of(plan, points, b, p, 1));
+      for (std::size_t p = 0; p < plan.space.placements.size(); ++p) units.push_back(unit_of(plan, points, b, p, 1));
     else
-      units.push_back(unit_of(plan, points, b, 0, plan.placements.size()));
+      units.push_back(unit_of(plan, points, b, 0, plan.space.placements.size()));
   return units;
 }
 

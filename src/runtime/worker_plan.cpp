@@ -24,9 +24,9 @@ CollectiveBytes bytes_of_count(Collective c, DType t, std::uint64_t count, int n
 
 // A replayed step: one point whose operation is the whole step; its own fields are the
 // largest call's, so that tables and results name something real.
-PointSpec replay_point(const SweepPlan& plan, int nranks) {
+PointSpec replay_point(const SweepPlan& plan, const PointStep& replayed, int nranks) {
   PointSpec step;
-  for (const ReplayCallPlan& c : plan.replay_step) {
+  for (const ReplayCall& c : replayed.calls) {
     StepCall call{c.collective, c.dtype, c.op, c.root, bytes_of_count(c.collective, c.dtype, c.count, nranks), c.repeats, c.group};
     if (step.sequence.empty() || call.bytes.size_bytes > step.bytes.size_bytes) {
       step.collective = call.collective, step.dtype = call.dtype, step.op = call.op, step.root = call.root;
@@ -48,7 +48,7 @@ void add_series(std::vector<PointSpec>& out, const SweepPlan& plan, int nranks, 
                 const std::vector<std::uint64_t>& sizes) {
   for (auto size : sizes)
     for (const auto& config : point_configs(plan))
-      for (bool in_place : plan.placements) {
+      for (bool in_place : plan.space.placements) {
         s.in_place = in_place;
         s.bytes = collective_bytes(s.collective, size, s.dtype, nranks);
         s.config = config;
@@ -59,21 +59,24 @@ void add_series(std::vector<PointSpec>& out, const SweepPlan& plan, int nranks, 
 }  // namespace
 
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
-  if (!plan.replay_step.empty()) return {replay_point(plan, nranks)};
+  if (const auto* step = std::get_if<PointStep>(&plan.space.points)) return {replay_point(plan, *step, nranks)};
   std::vector<PointSpec> out;
   PointSpec s;
-  s.impl_fallback = plan.nccl.p2p_impl == P2pImplChoice::Native;
-  for_each_series(point_space_of(plan), std::max(nranks, 1), [&](const PointSeries& series, const std::vector<std::uint64_t>& sizes) {
+  s.impl_fallback = p2p_impl_of(plan.space) == P2pImplChoice::Native;
+  for_each_series(plan.space, std::max(nranks, 1), [&](const PointSeries& series, const std::vector<std::uint64_t>& sizes) {
     s.collective = series.collective, s.impl = series.impl, s.dtype = series.dtype, s.op = series.op, s.root = series.root;
     add_series(out, plan, nranks, s, sizes);
   });
   return out;
 }
 
-std::size_t sizes_per_block(const SweepPlan& plan) { return plan.job_shapes.empty() ? plan.sizes.size() : 1; }
+std::size_t sizes_per_block(const SweepPlan& plan) {
+  const auto* grid = std::get_if<PointGrid>(&plan.space.points);
+  return grid ? grid->sizes.size() : 1;
+}
 
 std::size_t points_per_block(const SweepPlan& plan) {
-  return sizes_per_block(plan) * point_configs(plan).size() * plan.placements.size();
+  return sizes_per_block(plan) * point_configs(plan).size() * plan.space.placements.size();
 }
 
 std::size_t block_count(const SweepPlan& plan, std::size_t point_count) {
@@ -82,7 +85,7 @@ std::size_t block_count(const SweepPlan& plan, std::size_t point_count) {
 }
 
 std::size_t point_index(const SweepPlan& plan, std::size_t b, std::size_t s, std::size_t k, std::size_t p) {
-  return ((b * sizes_per_block(plan) + s) * point_configs(plan).size() + k) * plan.placements.size() + p;
+  return ((b * sizes_per_block(plan) + s) * point_configs(plan).size() + k) * plan.space.placements.size() + p;
 }
 
 const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec) {

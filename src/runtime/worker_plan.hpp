@@ -18,7 +18,7 @@ const std::vector<PointConfig>& point_configs(const SweepPlan& plan);
 const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 
 // Points in order: collective, implementation, dtype, op, root (the series of
-// point_space_of(plan), core/point_space.hpp), then size, config, placement. A run of the outer four
+// plan.space, core/point_space.hpp), then size, config, placement. A run of the outer four
 // is a series (one table section): each has sizes x configs x placements points. Configs are
 // inner so the candidates compared at a size are measured minutes apart at most, not a whole
 // sweep apart (clocks and temperatures drift between them). Gather/scatter-like collectives need
@@ -28,10 +28,11 @@ const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
 // A block is one (collective, dtype, op, root) series of the list, in order: a rooted
 // collective under `--root all` has one block per rank and dtype (and op, for reductions).
+// A replayed step is one point: the whole step.
 // Blocks hold the same number of points (sizes_per_block x configs x placements), so a point's index
 // is computed, not searched.
 std::size_t points_per_block(const SweepPlan& plan);
-// The sizes of one block: the plan's sizes, or 1 for a plan with job_shapes.
+// The sizes of one block: the grid's sizes, or 1 for a job's shapes or a replayed step.
 std::size_t sizes_per_block(const SweepPlan& plan);
 std::size_t block_count(const SweepPlan& plan, std::size_t point_count);
 // The index of (block b, size s, config k, placement p) in enumerate_points' list.

@@ -115,8 +115,8 @@ class DiagnoseCommand : public Command {
     if (plan.nccl.test_shared_gpu > 0) d.test_mode = test_mode_shared_gpu;
     d.hosts = map.names;
     d.gpus_per_node = *std::max_element(per_node.begin(), per_node.end());
-    d.latency_bytes = plan.sizes.at(0);
-    d.bandwidth_bytes = plan.sizes.at(1);
+    d.latency_bytes = sizes_of(plan.space).at(0);
+    d.bandwidth_bytes = sizes_of(plan.space).at(1);
     d.pairs = dg::to_string(pairs);
     d.baseline_path = args_.baseline;
     for (std::size_t i = 0; i < map.names.size(); ++i) d.nodes.push_back({map.names[i], per_node[i], 0, 0, 0});

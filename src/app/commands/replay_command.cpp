@@ -25,6 +25,7 @@
 #include "tuner/export/outputs.hpp"
 #include "tuner/profile/profile.hpp"
 #include "runtime/nccl_job.hpp"
+#include "runtime/plan_check.hpp"
 #include "runtime/signals.hpp"
 #include "workload/replay_plan.hpp"
 #include "workload/workload_json.hpp"
@@ -40,28 +41,30 @@ void print_step(const wl::ReplayStep& step) {
   for (std::string line; std::getline(lines, line);) std::printf("%s\n", text::terminal_text(line).c_str());
 }
 
-// The step's calls as the workers issue them; the plan's own dimensions name its largest call.
+// The step's calls as the workers issue them: the plan's point space, named by its largest call.
 void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
   if (step.calls.size() > runtime::kMaxReplayCalls)
     throw UsageError("the step holds " + std::to_string(step.calls.size()) + " call shapes, more than replay issues (" +
                          std::to_string(runtime::kMaxReplayCalls) + ")",
                      "replay a workload with fewer shapes (cctune workload import of fewer ranks' captures)");
+  PointStep replayed;
   const wl::ReplayCall* largest = nullptr;
   for (const wl::ReplayCall& c : step.calls) {
     if (c.repeats > static_cast<std::uint64_t>(runtime::kMaxReplayRepeats))
       throw UsageError("a call shape runs " + std::to_string(c.repeats) + " times per step, more than replay issues (" +
                            std::to_string(runtime::kMaxReplayRepeats) + ")",
                        "check the workload's step count (cctune workload import --steps N)");
-    plan.replay_step.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0),
-                                c.shape.count, static_cast<int>(c.repeats), c.group});
+    replayed.calls.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0),
+                              c.shape.count, static_cast<int>(c.repeats), c.group});
     if (!largest || c.shape.bytes > largest->shape.bytes) largest = &c;
   }
-  plan.collectives = {largest->shape.collective};
-  plan.sizes = {std::max<std::uint64_t>(largest->shape.bytes, 1)};
-  plan.dtypes = {largest->shape.dtype};
-  plan.ops = {largest->shape.op.value_or(ReduceOp::Sum)};
-  plan.root = largest->shape.root.value_or(0);
-  plan.placements = {false};
+  replayed.largest = {largest->shape.collective, largest->shape.dtype, std::max<std::uint64_t>(largest->shape.bytes, 1)};
+  PointSpace& space = plan.space;
+  space.points = std::move(replayed);
+  space.ops = {largest->shape.op.value_or(ReduceOp::Sum)};
+  space.root = largest->shape.root.value_or(0);
+  space.all_roots = false;
+  space.placements = {false};
   plan.measure.check = false;  // the step's outputs are not checked (collectives/backend.hpp)
 }
 
@@ -98,11 +101,7 @@ class ReplayCommand : public Command {
     });
     const std::string& profile_abs = under_test.path;
     const auto gpus = runtime::query_nccl_backend(comm, session.executable(), /*required=*/true);
-    PlanOverrides placeholder;  // replaced by the step's own calls below, once the rank count is known
-    placeholder.collectives = std::vector<Collective>{Collective::AllReduce};
-    placeholder.sizes = SizeSequence{.list = {8}};
-    placeholder.dtypes = std::vector<DType>{DType::Float32};
-    SweepPlan plan = resolve_sweep(args_, true, gpus->device_count > 0, placeholder);
+    SweepPlan plan = resolve_settings(args_, true, gpus->device_count > 0);  // the step is its space, once the rank count is known
     const runtime::NcclJob job(supervisor_of(session), plan.nccl, gpus->device_count);  // placed once
     const int nranks = job.shape().nranks;
     wl::ReplayStep step;
@@ -112,6 +111,7 @@ class ReplayCommand : public Command {
                          "replay on an allocation of that many GPUs, or drop --ranks");
       step = wl::plan_replay(w, nranks);
       put_step_in_plan(step, plan);
+      runtime::check_plan(plan);
     });
     const bool ab = !profile_.empty();
     plan.nccl.groups = ab ? ab_round_groups(under_test.profile, under_test.plugin, profile_abs, rounds_)

@@ -135,6 +135,7 @@ class SweepCommand : public Command {
     std::optional<LoadedWorkload> loaded;
     if (!workload_path_.empty()) {
       if (!resume_dir_.empty()) throw UsageError("--resume cannot be combined with --workload", "re-run the workload sweep without --resume");
+      refuse_grid_flags_with_workload(*cmd_);
       loaded = load_workload_on_rank0(session, workload_path_);
     }
     // The NCCL module is looked for only when it may be used; `auto` falls back to MPI
@@ -145,8 +146,11 @@ class SweepCommand : public Command {
     if (!resume_dir_.empty()) args_.output_dir = resume_dir_;
     // A dry run plans NCCL groups even where no GPU is visible (a login node).
     const bool nccl_usable = gpus.has_value() || args_.dry_run;
-    SweepPlan plan =
-        resolve_sweep(args_, /*nccl_built=*/nccl_usable, /*gpus_present=*/nccl_usable && (!gpus || gpus->device_count > 0), overrides);
+    // With a workload, the run settings alone until the job's shape is known: its shapes are the
+    // point space, resolved once in plan_for_workload.
+    const bool gpus_present = nccl_usable && (!gpus || gpus->device_count > 0);
+    SweepPlan plan = loaded ? resolve_settings(args_, nccl_usable, gpus_present, overrides)
+                            : resolve_sweep(args_, nccl_usable, gpus_present, overrides);
     if (space && plan.backend != BackendChoice::Nccl) {
       if (args_.backend == "mpi")
         throw UsageError("--space tunes NCCL configurations and needs the NCCL backend, not --backend mpi",
@@ -158,7 +162,6 @@ class SweepCommand : public Command {
     std::optional<runtime::NcclJob> placed;
     if (plan.backend == BackendChoice::Nccl && gpus) placed.emplace(supervisor_of(session), plan.nccl, gpus->device_count);
     if (loaded) {
-      const bool gpus_present = nccl_usable && (!gpus || gpus->device_count > 0);
       if (plan_for_workload(session, *loaded, plan, overrides, space, placed, nccl_usable, gpus_present)) return exit_code::ok;
     }
     if (plan.backend == BackendChoice::Mpi) check_root(plan, comm.size());  // NCCL: once its ranks are placed
@@ -187,8 +190,8 @@ class SweepCommand : public Command {
 
  private:
   // --workload: the job's shapes this allocation reproduces replace the collectives, sizes and
-  // types of the flags (and of the space); the plan is resolved again with them. True when a
-  // dry run without a space printed the plan: the command is done.
+  // types of the flags (and of the space); the plan's point space is resolved with them. True
+  // when a dry run without a space printed the plan: the command is done.
   bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, PlanOverrides& overrides,
                          std::optional<tuner::SearchSpace>& space, const std::optional<runtime::NcclJob>& placed, bool nccl_usable,
                          bool gpus_present) {

@@ -154,11 +154,14 @@ class VerifyCommand : public Command {
     agree_on_errors(comm, [&] { under_test = load_profile_under_test(profile_path_, session.executable()); });
     const tuner::Profile& profile = under_test.profile;
     const std::string& profile_abs = under_test.path;
+    if (!workload_path_.empty()) refuse_grid_flags_with_workload(*cmd_);
     const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
     const auto gpus = runtime::query_nccl_backend(comm, session.executable(), /*required=*/true);
-    SweepPlan plan = resolve_sweep(args_, true, gpus->device_count > 0,
-                                   workload_path_.empty() ? verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0)
-                                                          : PlanOverrides{});
+    // With a workload, the run settings alone until the job's shape is known: its shapes are the
+    // point space, resolved once in plan_for_workload.
+    SweepPlan plan = workload_path_.empty() ? resolve_sweep(args_, true, gpus->device_count > 0,
+                                                            verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
+                                            : resolve_settings(args_, true, gpus->device_count > 0);
     const runtime::NcclJob job(supervisor_of(session), plan.nccl, gpus->device_count);  // placed once
     if (!workload_path_.empty()) plan = plan_for_workload(session, job.shape());
     plan.nccl.groups = ab_round_groups(profile, under_test.plugin, profile_abs, rounds_);
@@ -171,7 +174,7 @@ class VerifyCommand : public Command {
     parts.job = job_plan_ ? &*job_plan_ : nullptr;
     initial.meta = sweep_meta(session, plan, gpus, parts);  // collective: every rank takes part
     if (comm.rank() == 0) {
-      std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), plan.sizes.size());
+      std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), sizes_of(plan.space).size());
       if (plan.nccl.test_shared_gpu > 0)
         std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its verdicts are not performance\n",
                     plan.nccl.test_shared_gpu);

@@ -31,7 +31,7 @@ std::map<std::pair<Collective, std::optional<P2pImpl>>, int> variants(const Swee
 
 TEST(P2pImplPlan, DefaultIsNativeWithFallbackOnTheThreeOnly) {
   const SweepPlan plan = nccl_plan("native");
-  EXPECT_EQ(plan.nccl.p2p_impl, P2pImplChoice::Native);
+  EXPECT_EQ(runtime::p2p_impl_of(plan.space), P2pImplChoice::Native);
   for (const PointSpec& s : enumerate_points(plan, 2)) {
     EXPECT_EQ(s.impl.has_value(), has_two_impls(s.collective)) << to_string(s.collective);
     if (s.impl) {
@@ -83,9 +83,9 @@ TEST(P2pImplPlan, JsonHoldsOnlyANonDefaultChoiceAndRoundTrips) {
   for (const char* impl : {"grouped", "both"}) {
     const nlohmann::json j = to_json(nccl_plan(impl));
     EXPECT_EQ(j.at("nccl").at("p2p_impl"), impl);
-    EXPECT_EQ(plan_from_json(j).nccl.p2p_impl, parse_p2p_impl_choice(impl));
+    EXPECT_EQ(runtime::p2p_impl_of(plan_from_json(j).space), parse_p2p_impl_choice(impl));
   }
-  EXPECT_EQ(plan_from_json(to_json(nccl_plan("native"))).nccl.p2p_impl, P2pImplChoice::Native);
+  EXPECT_EQ(runtime::p2p_impl_of(plan_from_json(to_json(nccl_plan("native"))).space), P2pImplChoice::Native);
   nlohmann::json bad = to_json(nccl_plan("both"));
   bad["nccl"]["p2p_impl"] = "native-ish";
   EXPECT_THROW(plan_from_json(bad), UsageError);

@@ -11,18 +11,21 @@
 #include "core/results_json.hpp"
 #include "runtime/sweep_plan.hpp"
 #include "support/thread_comm.hpp"
+#include "unit/runtime/sample_plan.hpp"
 
 namespace cctune::app {
 namespace {
+
+using runtime::samples::grid_of;
 
 // meta.settings as cctune sweep writes it: a resolved plan's JSON.
 nlohmann::json settings(const std::string& dtype = "float32") {
   runtime::SweepPlan plan;
   plan.backend = runtime::BackendChoice::Mpi;
-  plan.collectives = {Collective::AllReduce, Collective::AllGather};
-  plan.sizes = {8, 64};
-  plan.dtypes = {parse_dtype(dtype)};
-  plan.placements = {false, true};
+  grid_of(plan).collectives = {Collective::AllReduce, Collective::AllGather};
+  grid_of(plan).sizes = {8, 64};
+  grid_of(plan).dtypes = {parse_dtype(dtype)};
+  plan.space.placements = {false, true};
   return runtime::to_json(plan);
 }
 

@@ -32,13 +32,14 @@ TEST(SweepOptions, RootIsARankOrAll) {
   a.collectives = "allreduce,broadcast";
   a.root = "2";
   SweepPlan plan = resolve_sweep(a, false, false);
-  EXPECT_EQ(plan.root, 2);
+  EXPECT_EQ(plan.space.root, 2);
+  EXPECT_FALSE(plan.space.all_roots);
   EXPECT_NO_THROW(check_root(plan, 3));
   EXPECT_THROW(check_root(plan, 2), UsageError);
-  plan.collectives = {Collective::AllReduce};
+  runtime::samples::grid_of(plan).collectives = {Collective::AllReduce};
   EXPECT_NO_THROW(check_root(plan, 2));  // no rooted collective: the root is unused
   a.root = "all";
-  EXPECT_EQ(resolve_sweep(a, false, false).root, runtime::kAllRoots);
+  EXPECT_TRUE(resolve_sweep(a, false, false).space.all_roots);
   a.root = "x1";
   EXPECT_THROW(resolve_sweep(a, false, false), UsageError);
   a.root = "-1";

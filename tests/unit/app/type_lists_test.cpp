@@ -33,8 +33,8 @@ std::string refusal(const SweepArgs& a) {
 
 TEST(TypeLists, ListsBecomeOneSeriesPerCombination) {
   const SweepPlan plan = resolve_sweep(mpi_args("int32,float32", "sum,max"), false, false);
-  EXPECT_EQ(plan.dtypes, (std::vector<DType>{DType::Int32, DType::Float32}));
-  EXPECT_EQ(plan.ops, (std::vector<ReduceOp>{ReduceOp::Sum, ReduceOp::Max}));
+  EXPECT_EQ(dtypes_of(plan.space), (std::vector<DType>{DType::Int32, DType::Float32}));
+  EXPECT_EQ(plan.space.ops, (std::vector<ReduceOp>{ReduceOp::Sum, ReduceOp::Max}));
   const auto points = runtime::enumerate_points(plan, 4);
   // 3 reductions x 2 dtypes x 2 ops + 6 others x 2 dtypes, each 2 sizes x 2 placements.
   ASSERT_EQ(points.size(), (3u * 4u + 6u * 2u) * 4u);
@@ -63,8 +63,8 @@ TEST(TypeLists, OneValueStaysAStringInTheJsonAndListsRoundTrip) {
   const SweepPlan two = resolve_sweep(mpi_args("int32,float64", "max,min"), false, false);
   const nlohmann::json j2 = runtime::to_json(two);
   EXPECT_EQ(j2["dtype"], (nlohmann::json{"int32", "float64"}));
-  EXPECT_EQ(runtime::plan_from_json(j2).dtypes, two.dtypes);
-  EXPECT_EQ(runtime::plan_from_json(j2).ops, two.ops);
+  EXPECT_EQ(dtypes_of(runtime::plan_from_json(j2).space), dtypes_of(two.space));
+  EXPECT_EQ(runtime::plan_from_json(j2).space.ops, two.space.ops);
   nlohmann::json twice = j2;
   twice["dtype"] = {"int32", "int32"};
   EXPECT_THROW(runtime::plan_from_json(twice), UsageError);
@@ -74,15 +74,16 @@ TEST(TypeLists, OneValueStaysAStringInTheJsonAndListsRoundTrip) {
 
 TEST(TypeLists, AllDropsWhatTheBackendLacksSilently) {
   const SweepPlan mpi = resolve_sweep(mpi_args("all", "all"), false, false);
-  EXPECT_EQ(mpi.dtypes.size(), all_dtypes().size() - 4);  // no float16, bfloat16, fp8
-  EXPECT_EQ(std::count(mpi.dtypes.begin(), mpi.dtypes.end(), DType::BFloat16), 0);
-  EXPECT_EQ(std::count_if(mpi.dtypes.begin(), mpi.dtypes.end(), is_fp8), 0);
-  EXPECT_EQ(mpi.ops, (std::vector<ReduceOp>{ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min}));
+  const std::vector<DType> mpi_types = dtypes_of(mpi.space);
+  EXPECT_EQ(mpi_types.size(), all_dtypes().size() - 4);  // no float16, bfloat16, fp8
+  EXPECT_EQ(std::count(mpi_types.begin(), mpi_types.end(), DType::BFloat16), 0);
+  EXPECT_EQ(std::count_if(mpi_types.begin(), mpi_types.end(), is_fp8), 0);
+  EXPECT_EQ(mpi.space.ops, (std::vector<ReduceOp>{ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min}));
   SweepArgs nccl = mpi_args("all", "all");
   nccl.backend = "nccl";
   const SweepPlan n = resolve_sweep(nccl, true, true);
-  EXPECT_EQ(n.dtypes, all_dtypes());
-  EXPECT_EQ(n.ops, all_reduce_ops());
+  EXPECT_EQ(dtypes_of(n.space), all_dtypes());
+  EXPECT_EQ(n.space.ops, all_reduce_ops());
 }
 
 TEST(TypeLists, NamedCombinationsABackendLacksAreOneLineUsageErrors) {

@@ -16,26 +16,25 @@ namespace {
 // Four ranks, two types, sizes the shapes do not use: only the shapes may come out.
 SweepPlan job_plan() {
   SweepPlan plan = samples::sample_mpi_plan();
-  plan.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast};
-  plan.dtypes = {DType::Float32, DType::BFloat16};
-  plan.sizes = {8, 4096, 16384, 8396800};
-  plan.job_shapes = {{Collective::AllReduce, DType::Float32, 8396800},
-                     {Collective::AllGather, DType::BFloat16, 16384},
-                     {Collective::ReduceScatter, DType::Float32, 4096},
-                     {Collective::Broadcast, DType::Float32, 8}};
+  plan.space.points = PointShapes{{{Collective::AllReduce, DType::Float32, 8396800},
+                                   {Collective::AllGather, DType::BFloat16, 16384},
+                                   {Collective::ReduceScatter, DType::Float32, 4096},
+                                   {Collective::Broadcast, DType::Float32, 8}}};
   check_plan(plan);
   return plan;
 }
+
+const std::vector<JobPoint>& shapes_of(const SweepPlan& plan) { return std::get<PointShapes>(plan.space.points).shapes; }
 
 using Shape = std::tuple<Collective, DType, std::uint64_t>;
 
 TEST(JobShapes, OnlyTheJobsShapesAreMeasuredAtTheirStatedSize) {
   const SweepPlan plan = job_plan();
   const auto points = enumerate_points(plan, 4);
-  ASSERT_EQ(points.size(), plan.job_shapes.size() * plan.placements.size());  // the product would be 4 x 2 x 4 x 2
+  ASSERT_EQ(points.size(), shapes_of(plan).size() * plan.space.placements.size());  // the product would be 4 x 2 x 4 x 2
   std::set<Shape> measured, wanted;
   for (const auto& p : points) measured.insert({p.collective, p.dtype, p.bytes.size_bytes});
-  for (const auto& s : plan.job_shapes) wanted.insert({s.collective, s.dtype, s.size_bytes});
+  for (const auto& s : shapes_of(plan)) wanted.insert({s.collective, s.dtype, s.size_bytes});
   EXPECT_EQ(measured, wanted);
 }
 
@@ -59,8 +58,8 @@ TEST(JobShapes, GatherAndScatterSizesAreNotScaledByTheRankCount) {
 TEST(JobShapes, OpsRootsConfigsAndPlacementsStillApplyToEachShape) {
   SweepPlan plan = job_plan();
   plan.backend = BackendChoice::Nccl;
-  plan.ops = {ReduceOp::Sum, ReduceOp::Max};
-  plan.root = kAllRoots;
+  plan.space.ops = {ReduceOp::Sum, ReduceOp::Max};
+  plan.space.all_roots = true;
   plan.nccl.configs = {PointConfig{}, PointConfig{Algorithm::Ring, Protocol::Simple, 0, false}};
   const auto points = enumerate_points(plan, 3);
   // allreduce and reducescatter: 2 ops; allgather: 1; broadcast: 3 roots; each x 2 configs x 2 placements.
@@ -75,7 +74,7 @@ TEST(JobShapes, OpsRootsConfigsAndPlacementsStillApplyToEachShape) {
       for (std::size_t p = 0; p < 2; ++p, ++i) {
         ASSERT_EQ(point_index(plan, b, 0, k, p), i);
         EXPECT_EQ(points[i].config, plan.nccl.configs[k]);
-        EXPECT_EQ(points[i].in_place, plan.placements[p]);
+        EXPECT_EQ(points[i].in_place, plan.space.placements[p]);
       }
   EXPECT_EQ(points[0].op, ReduceOp::Sum);
   EXPECT_EQ(points[4].op, ReduceOp::Max);
@@ -88,17 +87,18 @@ TEST(JobShapes, OpsRootsConfigsAndPlacementsStillApplyToEachShape) {
 TEST(JobShapes, ThePointLimitCountsTheShapesNotTheProduct) {
   SweepPlan plan = job_plan();
   plan.backend = BackendChoice::Nccl;
-  plan.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
-                      Collective::Reduce, Collective::AllToAll, Collective::Gather, Collective::Scatter};
-  plan.sizes.clear();
-  for (std::uint64_t s = 1; s <= 40000; ++s) plan.sizes.push_back(s * 8);
-  plan.sizes.push_back(8396800);
-  plan.dtypes = {DType::Float32, DType::BFloat16, DType::Float16, DType::Int32};
-  plan.ops = {ReduceOp::Sum, ReduceOp::Max};
+  plan.space.ops = {ReduceOp::Sum, ReduceOp::Max};
   plan.nccl.configs = {PointConfig{}, PointConfig{Algorithm::Ring, Protocol::Simple, 0, false},
                        PointConfig{Algorithm::Tree, Protocol::Simple, 0, false}};
   EXPECT_NO_THROW(check_plan(plan));  // 4 shapes x 2 ops x 3 configs x 2 placements
-  plan.job_shapes.clear();            // a grid: 8 x 40001 x 4 x 2 x 3 x 2 = 15.4M points
+  // The grid of every collective, type and size the shapes could come from: 8 x 40001 x 4 x 2 x 3 x 2 = 15.4M points.
+  PointGrid grid;
+  grid.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
+                      Collective::Reduce, Collective::AllToAll, Collective::Gather, Collective::Scatter};
+  for (std::uint64_t s = 1; s <= 40000; ++s) grid.sizes.push_back(s * 8);
+  grid.sizes.push_back(8396800);
+  grid.dtypes = {DType::Float32, DType::BFloat16, DType::Float16, DType::Int32};
+  plan.space.points = grid;
   EXPECT_THROW(check_plan(plan), UsageError);
 }
 
@@ -108,7 +108,11 @@ TEST(JobShapes, TravelInTheJsonOnlyWhenPresent) {
   const nlohmann::json j = to_json(plan);
   ASSERT_TRUE(j.contains("job_shapes"));
   EXPECT_EQ(j["job_shapes"][1], (nlohmann::json{{"collective", "allgather"}, {"dtype", "bfloat16"}, {"size_bytes", 16384}}));
-  EXPECT_EQ(plan_from_json(j).job_shapes, plan.job_shapes);
+  EXPECT_EQ(shapes_of(plan_from_json(j)), shapes_of(plan));
+  // The lists say what the shapes use: collectives and types in first-use order, sizes rising.
+  EXPECT_EQ(j["collectives"], (nlohmann::json{"allreduce", "allgather", "reducescatter", "broadcast"}));
+  EXPECT_EQ(j["dtype"], (nlohmann::json{"float32", "bfloat16"}));
+  EXPECT_EQ(j["sizes_bytes"], (nlohmann::json{8, 4096, 16384, 8396800}));
 
   nlohmann::json bad = j;
   bad["job_shapes"][0]["size_bytes"] = 0;

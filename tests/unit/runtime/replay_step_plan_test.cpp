@@ -13,21 +13,26 @@ namespace {
 
 SweepPlan step_plan() {
   SweepPlan plan = samples::sample_nccl_plan();
-  plan.collectives = {Collective::AllReduce};
-  plan.sizes = {8 << 20};
-  plan.dtypes = {DType::Float32};
-  plan.placements = {false};
-  plan.replay_step = {{Collective::AllReduce, DType::Float32, ReduceOp::Sum, 0, 2108426, 1},
-                      {Collective::AllGather, DType::BFloat16, ReduceOp::Sum, 0, 1000, 3},
-                      {Collective::Broadcast, DType::Int8, ReduceOp::Sum, 1, 64, 2}};
+  plan.space.placements = {false};
+  plan.space.points = PointStep{{{Collective::AllReduce, DType::Float32, ReduceOp::Sum, 0, 2108426, 1},
+                                 {Collective::AllGather, DType::BFloat16, ReduceOp::Sum, 0, 1000, 3},
+                                 {Collective::Broadcast, DType::Int8, ReduceOp::Sum, 1, 64, 2}},
+                                {Collective::AllReduce, DType::Float32, 8 << 20}};
   return plan;
 }
+
+std::vector<ReplayCall>& calls_of(SweepPlan& plan) { return std::get<PointStep>(plan.space.points).calls; }
+std::vector<ReplayCall> calls_of(const SweepPlan& plan) { return std::get<PointStep>(plan.space.points).calls; }
 
 TEST(ReplayStepPlan, RoundTripsThroughJson) {
   const SweepPlan plan = step_plan();
   const nlohmann::json j = to_json(plan);
   ASSERT_TRUE(j.contains("replay_step"));
-  EXPECT_EQ(plan_from_json(j).replay_step, plan.replay_step);
+  EXPECT_EQ(calls_of(plan_from_json(j)), calls_of(plan));
+  // The lists name the largest call, as the step's point does.
+  EXPECT_EQ(j["collectives"], nlohmann::json::array({"allreduce"}));
+  EXPECT_EQ(j["sizes_bytes"], nlohmann::json::array({8 << 20}));
+  EXPECT_EQ(std::get<PointStep>(plan_from_json(j).space.points).largest, (JobPoint{Collective::AllReduce, DType::Float32, 8 << 20}));
   EXPECT_FALSE(to_json(samples::sample_nccl_plan()).contains("replay_step"));  // sweeps' settings stay as they were
   // A step without groups is written as before: no "group" key.
   EXPECT_EQ(j["replay_step"][0].dump(), R"({"collective":"allreduce","count":2108426,"dtype":"float32","op":"sum","repeats":1,"root":0})");
@@ -36,8 +41,8 @@ TEST(ReplayStepPlan, RoundTripsThroughJson) {
 // The step above with its allgather and broadcast in one group, issued twice per step.
 SweepPlan grouped_plan() {
   SweepPlan plan = step_plan();
-  plan.replay_step[1].group = plan.replay_step[2].group = 0;
-  plan.replay_step[1].repeats = plan.replay_step[2].repeats = 2;
+  calls_of(plan)[1].group = calls_of(plan)[2].group = 0;
+  calls_of(plan)[1].repeats = calls_of(plan)[2].repeats = 2;
   return plan;
 }
 
@@ -45,7 +50,7 @@ TEST(ReplayStepPlan, GroupsRoundTripAndMustBeConsecutiveWithOneRepeatCount) {
   const nlohmann::json j = to_json(grouped_plan());
   EXPECT_FALSE(j["replay_step"][0].contains("group"));
   EXPECT_EQ(j["replay_step"][2]["group"], 0);
-  EXPECT_EQ(plan_from_json(j).replay_step, grouped_plan().replay_step);
+  EXPECT_EQ(calls_of(plan_from_json(j)), calls_of(grouped_plan()));
 
   nlohmann::json bad = j;
   bad["replay_step"][2]["repeats"] = 3;
@@ -81,7 +86,7 @@ TEST(ReplayStepPlan, AGroupsMembersGetTheirOwnRegionsAndTheBuffersTheirSum) {
   EXPECT_EQ(b.send_bytes, 2108426u * 4);  // the allreduce alone is still the largest
   // A group larger than any lone call sizes the buffers: its members side by side.
   SweepPlan plan = grouped_plan();
-  plan.replay_step[1].count = plan.replay_step[2].count = 1 << 22;
+  calls_of(plan)[1].count = calls_of(plan)[2].count = 1 << 22;
   const BufferBytes need = largest_buffers(enumerate_points(plan, 4));
   EXPECT_EQ(need.send, (8u << 20) + (4u << 20));  // bf16 allgather's 8 MiB, then int8 broadcast's 4 MiB
   EXPECT_EQ(need.recv, (32u << 20) + (4u << 20));

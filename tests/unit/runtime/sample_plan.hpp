@@ -11,13 +11,17 @@
 
 namespace cctune::runtime::samples {
 
+// The grid of a plan the test built as one (the lists it sets and reads).
+inline PointGrid& grid_of(SweepPlan& p) { return std::get<PointGrid>(p.space.points); }
+inline const PointGrid& grid_of(const SweepPlan& p) { return std::get<PointGrid>(p.space.points); }
+
 // `cctune sweep --backend mpi` with every other option at its default.
 inline SweepPlan sample_mpi_plan() {
   SweepPlan p;
   p.backend = BackendChoice::Mpi;
-  p.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
-  p.sizes = SizeSequence{8, 64ull << 20, 2.0, 0, {}}.expand();
-  p.placements = {false, true};
+  grid_of(p).collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
+  grid_of(p).sizes = SizeSequence{8, 64ull << 20, 2.0, 0, {}}.expand();
+  p.space.placements = {false, true};
   p.measure.batch_iters = 20;
   p.measure.warmup_iters = 5;
   p.measure.stop.min_iterations = 20;
@@ -33,8 +37,9 @@ inline SweepPlan sample_mpi_plan() {
 inline SweepPlan sample_nccl_plan() {
   SweepPlan p = sample_mpi_plan();
   p.backend = BackendChoice::Nccl;
-  p.collectives = {Collective::AllReduce, Collective::AllGather};
-  p.sizes = SizeSequence{8, 1024, 2.0, 0, {}}.expand();
+  p.space.impls = {P2pImpl::Native};  // --p2p-impl native, as resolved for the NCCL backend
+  grid_of(p).collectives = {Collective::AllReduce, Collective::AllGather};
+  grid_of(p).sizes = SizeSequence{8, 1024, 2.0, 0, {}}.expand();
   p.measure.batch_iters = 7;
   p.measure.warmup_iters = 3;
   p.measure.check = true;

@@ -29,11 +29,12 @@ SweepPlan nccl_plan() {
 
 void expect_same(const SweepPlan& a, const SweepPlan& b) {
   EXPECT_EQ(a.backend, b.backend);
-  EXPECT_EQ(a.collectives, b.collectives);
-  EXPECT_EQ(a.sizes, b.sizes);
-  EXPECT_EQ(a.dtypes, b.dtypes);
-  EXPECT_EQ(a.ops, b.ops);
-  EXPECT_EQ(a.placements, b.placements);
+  EXPECT_EQ(collectives_of(a.space), collectives_of(b.space));
+  EXPECT_EQ(sizes_of(a.space), sizes_of(b.space));
+  EXPECT_EQ(dtypes_of(a.space), dtypes_of(b.space));
+  EXPECT_EQ(a.space.ops, b.space.ops);
+  EXPECT_EQ(a.space.placements, b.space.placements);
+  EXPECT_EQ(a.space.impls, b.space.impls);
   EXPECT_EQ(a.measure.batch_iters, b.measure.batch_iters);
   EXPECT_EQ(a.measure.warmup_iters, b.measure.warmup_iters);
   EXPECT_EQ(a.measure.check, b.measure.check);
@@ -127,15 +128,16 @@ TEST(SweepPlanJson, PlanOfResultsIsTheRecordedPlanOrOneLineNamingTheKey) {
 TEST(SweepPlanJson, RootTravelsOnlyWithRootedCollectives) {
   SweepPlan plan = samples::sample_mpi_plan();
   EXPECT_FALSE(to_json(plan).contains("root"));  // allreduce, allgather, reducescatter
-  plan.collectives = {Collective::AllReduce, Collective::Gather};
-  plan.root = 2;
+  samples::grid_of(plan).collectives = {Collective::AllReduce, Collective::Gather};
+  plan.space.root = 2;
   const nlohmann::json two = to_json(plan);
   EXPECT_EQ(two["root"], 2);
-  EXPECT_EQ(plan_from_json(two).root, 2);
-  plan.root = kAllRoots;
+  EXPECT_EQ(plan_from_json(two).space.root, 2);
+  EXPECT_FALSE(plan_from_json(two).space.all_roots);
+  plan.space.all_roots = true;
   const nlohmann::json all = to_json(plan);
   EXPECT_EQ(all["root"], "all");
-  EXPECT_EQ(plan_from_json(all).root, kAllRoots);
+  EXPECT_TRUE(plan_from_json(all).space.all_roots);
   nlohmann::json bad = two;
   bad["root"] = -1;
   EXPECT_THROW(plan_from_json(bad), UsageError);
@@ -251,7 +253,7 @@ TEST(CheckPlan, NonFiniteSecondsNameTheFlagAndTheKey) {
   p.measure.stop.max_time_s = std::numeric_limits<double>::infinity();
   EXPECT_NE(error_of(p).find("--max-time (max_time_s) is inf"), std::string::npos) << error_of(p);
   p.measure.stop.max_time_s = 1;
-  p.sizes.assign(max_size_count + 1, 8);
+  samples::grid_of(p).sizes.assign(max_size_count + 1, 8);
   EXPECT_NE(error_of(p).find("--sizes (sizes_bytes) holds 100001 sizes, not 1 to 100000"), std::string::npos) << error_of(p);
 }
 

@@ -15,6 +15,7 @@
 namespace cctune::runtime {
 namespace {
 
+using samples::grid_of;
 using samples::sample_nccl_plan;
 
 PointConfig forced(const char* algo, const char* proto, int channels = 0) {
@@ -27,10 +28,10 @@ PointConfig forced(const char* algo, const char* proto, int channels = 0) {
 
 TEST(PlanPoints, RootedCollectivesGetOnePointSetPerRoot) {
   SweepPlan plan = samples::sample_mpi_plan();
-  plan.collectives = {Collective::AllReduce, Collective::Broadcast, Collective::Scatter};
-  plan.sizes = {64, 4096};
-  plan.placements = {false};
-  plan.root = kAllRoots;
+  grid_of(plan).collectives = {Collective::AllReduce, Collective::Broadcast, Collective::Scatter};
+  grid_of(plan).sizes = {64, 4096};
+  plan.space.placements = {false};
+  plan.space.all_roots = true;
   const auto points = enumerate_points(plan, 3);
   // allreduce: 2 sizes; broadcast and scatter: 3 roots x 2 sizes, root outside size.
   ASSERT_EQ(points.size(), 2u + 6u + 6u);
@@ -44,7 +45,8 @@ TEST(PlanPoints, RootedCollectivesGetOnePointSetPerRoot) {
   EXPECT_EQ(points[13].root, 2);
   EXPECT_EQ(points[13].bytes.param_count, 341u);  // 4096 B / 4 / 3 ranks
   EXPECT_EQ(describe(points[4]), "broadcast root 1 64 B out-of-place");
-  plan.root = 2;
+  plan.space.all_roots = false;
+  plan.space.root = 2;
   EXPECT_EQ(enumerate_points(plan, 3).size(), 6u);
   EXPECT_EQ(enumerate_points(plan, 3)[2].root, 2);
 }
@@ -65,7 +67,7 @@ TEST(PlanPoints, PointOrderAndDescription) {
   auto plan = sample_nccl_plan();
   plan.nccl.configs = {PointConfig{}, forced("ring", "simple", 16)};
   const auto points = enumerate_points(plan, 4);
-  const std::size_t per_config = plan.collectives.size() * plan.sizes.size() * plan.placements.size();
+  const std::size_t per_config = grid_of(plan).collectives.size() * grid_of(plan).sizes.size() * plan.space.placements.size();
   ASSERT_EQ(points.size(), 2 * per_config);
   // Configs are inner: both candidates of a size run back to back.
   EXPECT_EQ(describe(points[0]), "allreduce 8 B out-of-place");
@@ -75,15 +77,15 @@ TEST(PlanPoints, PointOrderAndDescription) {
   // allgather needs one element per rank: 8 B is raised to 4 ranks x 4 B per rank
   EXPECT_EQ(points[per_config].collective, Collective::AllGather);
   EXPECT_EQ(describe(points[per_config]), "allgather 16 B out-of-place");
-  for (std::size_t c = 0; c < plan.collectives.size(); ++c)
-    for (std::size_t s = 0; s < plan.sizes.size(); ++s)
+  for (std::size_t c = 0; c < grid_of(plan).collectives.size(); ++c)
+    for (std::size_t s = 0; s < grid_of(plan).sizes.size(); ++s)
       for (std::size_t k = 0; k < plan.nccl.configs.size(); ++k)
-        for (std::size_t p = 0; p < plan.placements.size(); ++p) {
+        for (std::size_t p = 0; p < plan.space.placements.size(); ++p) {
           const PointSpec& spec = points[point_index(plan, c, s, k, p)];
-          EXPECT_EQ(spec.collective, plan.collectives[c]);
+          EXPECT_EQ(spec.collective, grid_of(plan).collectives[c]);
           EXPECT_EQ(spec.config, plan.nccl.configs[k]);
-          EXPECT_EQ(spec.in_place, plan.placements[p]);
-          EXPECT_EQ(spec.dtype, plan.dtypes.front());
+          EXPECT_EQ(spec.in_place, plan.space.placements[p]);
+          EXPECT_EQ(spec.dtype, grid_of(plan).dtypes.front());
         }
   const BufferBytes need = largest_buffers(points);
   EXPECT_EQ(need.send, 1024u);
@@ -92,8 +94,8 @@ TEST(PlanPoints, PointOrderAndDescription) {
 
 TEST(PlanPoints, MpiPlansHaveOneConfigPerPoint) {
   SweepPlan plan = samples::sample_mpi_plan();
-  plan.sizes = {8, 16, 32, 64};
-  plan.placements = {true};
+  grid_of(plan).sizes = {8, 16, 32, 64};
+  plan.space.placements = {true};
   const auto points = enumerate_points(plan, 2);
   ASSERT_EQ(points.size(), 3u * 4u);  // 3 collectives x 8..64 B, in-place only
   EXPECT_EQ(point_index(plan, 1, 2, 0, 0), 6u);
@@ -102,24 +104,24 @@ TEST(PlanPoints, MpiPlansHaveOneConfigPerPoint) {
 
 TEST(PlanPoints, LargestBuffersOverCollectivesSizesAndTheRaisedSmallSizes) {
   SweepPlan plan;
-  plan.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
-  plan.sizes = {1024, 1 << 20};
-  plan.placements = {false, true};
+  grid_of(plan).collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
+  grid_of(plan).sizes = {1024, 1 << 20};
+  plan.space.placements = {false, true};
   // allreduce: 1 MiB each way; allgather: 128 KiB in, 1 MiB out; reducescatter: 1 MiB in.
   BufferBytes need = largest_buffers(enumerate_points(plan, 8));
   EXPECT_EQ(need.send, 1u << 20);
   EXPECT_EQ(need.recv, 1u << 20);
-  plan.collectives = {Collective::AllGather};
+  grid_of(plan).collectives = {Collective::AllGather};
   need = largest_buffers(enumerate_points(plan, 8));
   EXPECT_EQ(need.send, (1u << 20) / 8);
   EXPECT_EQ(need.recv, 1u << 20);
   // 8 B cannot be gathered from 8 ranks: the point moves one float per rank, and the buffers
   // must hold that (the sizes alone said 0 bytes).
-  plan.sizes = {8};
+  grid_of(plan).sizes = {8};
   need = largest_buffers(enumerate_points(plan, 8));
   EXPECT_EQ(need.send, 4u);
   EXPECT_EQ(need.recv, 32u);
-  plan.dtypes = {DType::Float64};
+  grid_of(plan).dtypes = {DType::Float64};
   EXPECT_EQ(largest_buffers(enumerate_points(plan, 8)).recv, 64u);
 }
 
@@ -164,13 +166,13 @@ TEST(WorkerLoop, EachRootIsABlockOfItsOwn) {
   // --root all with the NCCL backend: a rooted collective's points come once per rank, and a
   // worker's search units and point indices must land on the right root's points.
   auto plan = sample_nccl_plan();
-  plan.collectives = {Collective::AllReduce, Collective::Reduce, Collective::AllToAll, Collective::Scatter};
-  plan.root = kAllRoots;
+  grid_of(plan).collectives = {Collective::AllReduce, Collective::Reduce, Collective::AllToAll, Collective::Scatter};
+  plan.space.all_roots = true;
   plan.nccl.configs = {PointConfig{}, forced("ring", "ll")};
   const int nranks = 3;
   const auto points = enumerate_points(plan, nranks);
   const std::size_t per_block = points_per_block(plan);
-  ASSERT_EQ(per_block, plan.sizes.size() * 2 * plan.placements.size());
+  ASSERT_EQ(per_block, grid_of(plan).sizes.size() * 2 * plan.space.placements.size());
   ASSERT_EQ(points.size(), (1 + 3 + 1 + 3) * per_block);
   ASSERT_EQ(block_count(plan, points.size()), 8u);
   // Blocks in order: allreduce, reduce roots 0..2, alltoall, scatter roots 0..2.
@@ -179,14 +181,14 @@ TEST(WorkerLoop, EachRootIsABlockOfItsOwn) {
                                                        {Collective::AllToAll, 0},  {Collective::Scatter, 0},
                                                        {Collective::Scatter, 1},   {Collective::Scatter, 2}};
   for (std::size_t b = 0; b < blocks.size(); ++b)
-    for (std::size_t s = 0; s < plan.sizes.size(); ++s)
+    for (std::size_t s = 0; s < grid_of(plan).sizes.size(); ++s)
       for (std::size_t k = 0; k < 2; ++k)
-        for (std::size_t p = 0; p < plan.placements.size(); ++p) {
+        for (std::size_t p = 0; p < plan.space.placements.size(); ++p) {
           const PointSpec& spec = points[point_index(plan, b, s, k, p)];
           EXPECT_EQ(spec.collective, blocks[b].first) << b;
           EXPECT_EQ(spec.root, blocks[b].second) << b;
           EXPECT_EQ(spec.config, plan.nccl.configs[k]);
-          EXPECT_EQ(spec.in_place, plan.placements[p]);
+          EXPECT_EQ(spec.in_place, plan.space.placements[p]);
         }
   const auto units = search_units(plan, points);
   ASSERT_EQ(units.size(), blocks.size());
@@ -194,7 +196,7 @@ TEST(WorkerLoop, EachRootIsABlockOfItsOwn) {
   // Every point is reached exactly once through the units.
   std::set<std::size_t> reached;
   for (const auto& unit : units)
-    for (std::size_t s = 0; s < plan.sizes.size(); ++s)
+    for (std::size_t s = 0; s < grid_of(plan).sizes.size(); ++s)
       for (const auto& [k, p] : unit.candidates) EXPECT_TRUE(reached.insert(point_index(plan, unit.block, s, k, p)).second);
   EXPECT_EQ(reached.size(), points.size());
 }
@@ -243,9 +245,9 @@ Emitted run_selftest_worker(const SweepPlan& plan) {
 SweepPlan quick_plan() {
   SweepPlan plan;
   plan.backend = BackendChoice::Nccl;
-  plan.collectives = {Collective::AllReduce, Collective::AllGather};
-  plan.sizes = {8, 64, 512};
-  plan.placements = {false, true};
+  grid_of(plan).collectives = {Collective::AllReduce, Collective::AllGather};
+  grid_of(plan).sizes = {8, 64, 512};
+  plan.space.placements = {false, true};
   plan.measure.warmup_iters = 0;
   plan.measure.batch_iters = 2;
   plan.measure.stop.min_iterations = 2;
@@ -287,9 +289,9 @@ TEST(WorkerLoop, HalvingScreensAndMeasuresTheDefaultInFull) {
   // Every (collective, size, placement) has NCCL's own choice measured at full length...
   std::size_t full_defaults = 0;
   for (long index : full) full_defaults += points[static_cast<std::size_t>(index)].config == PointConfig{} ? 1 : 0;
-  EXPECT_EQ(full_defaults, plan.collectives.size() * plan.sizes.size() * plan.placements.size());
+  EXPECT_EQ(full_defaults, grid_of(plan).collectives.size() * grid_of(plan).sizes.size() * plan.space.placements.size());
   // ...and screening left some configs out of the full measurements.
-  EXPECT_LT(full.size(), points.size() - plan.sizes.size() * plan.placements.size());
+  EXPECT_LT(full.size(), points.size() - grid_of(plan).sizes.size() * plan.space.placements.size());
 }
 
 }  // namespace

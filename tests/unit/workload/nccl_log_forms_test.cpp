@@ -111,6 +111,22 @@ TEST(NcclLogForms, LauncherPrefixesKeepEachProcessItsOwn) {
   EXPECT_EQ(r.stats.skipped_lines, 0);
 }
 
+// NCCL 2.4 in a container whose gethostname gave "": the key is ":pid:tid" (tensorflow#34375).
+// Each process stays its own; a colon that ends a prefix is still no key.
+TEST(NcclLogForms, AnEmptyHostNameIsStillAKey) {
+  const std::string init1 = ":5203:5684 [0] NCCL INFO comm 0x20 rank 1 nranks 2 cudaDev 1 nvmlDev 1 - Init COMPLETE\n";
+  const Imported r = import(":5202:5683 [0] NCCL INFO comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 - Init COMPLETE\n" + init1 +
+                            call_line(":5202:5683", "AllReduce", 64, "0", "0x10") + call_line(":5203:5684", "AllReduce", 64, "0", "0x20"));
+  EXPECT_EQ(r.stats.skipped_lines, 0);
+  EXPECT_EQ(r.stats.call_lines, 2);
+  ASSERT_EQ(r.workload.communicators.size(), 1u);  // matched across the two processes by nranks and calls
+  EXPECT_EQ(r.workload.communicators[0].ranks, (std::vector<int>{0, 1}));
+  const Imported prefixed = import("[1,0]<stdout>::5202:5683 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 8 "
+                                   "datatype 7 op 0 root 0 comm 0x3 [nranks=2] stream 0x4\n");
+  EXPECT_EQ(prefixed.stats.call_lines, 0);
+  EXPECT_EQ(prefixed.stats.skipped_lines, 1);
+}
+
 // A line pasted without its key: counted as skipped unless the caller says the file is NCCL's log.
 TEST(NcclLogForms, LinesWithoutAKeyAreTakenWhenTheFormatIsGiven) {
   const std::string log = "NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 8 datatype 7 op 0 root 0 comm 0x3 [nranks=2] stream 0x4\n"

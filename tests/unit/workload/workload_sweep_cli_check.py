@@ -138,6 +138,11 @@ open(bad, "w").write('{"format": "nccl-log"}')
 one_line_error(run("sweep", "--workload", bad, "--dry-run", "--gpus", "1", rc=2), ["schema", "cctune.workload/1"], "malformed workload")
 one_line_error(run("sweep", "--workload", os.path.join(scratch, "none.json"), "--dry-run", "--gpus", "1", rc=3), ["none.json"],
                "missing workload")
+# The job's shapes are what a workload sweep measures: a flag naming sizes, collectives or types
+# would be ignored, so it is refused, even where its value is wrong too.
+for flag, value in (("-b", "1X"), ("--collectives", "allgather"), ("-d", "float16"), ("--sizes", "1M")):
+    one_line_error(run("sweep", "--workload", ddp, "--dry-run", "--gpus", "2", flag, value, rc=2), [flag, "--workload", "drop"],
+                   f"sweep --workload with {flag}")
 
 # tune: the weights the sweep recorded decide; --grid ignores them; --workload FILE gives them.
 p = run("tune", fixture, "-o", os.path.join(scratch, "job"), "--plugin", "/opt/lib/libnccl-tuner-cctune.so")

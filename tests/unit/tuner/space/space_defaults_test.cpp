@@ -21,7 +21,7 @@ std::vector<std::uint64_t> sizes_after(const tuner::SearchSpace& space, const st
                                        SweepArgs args) {
   const PlanOverrides o = space_overrides(space, [&](const std::string& flag) { return typed_flags.count(flag) > 0; }, args);
   args.backend = "nccl";
-  return resolve_sweep(args, true, true, o).sizes;
+  return sizes_of(resolve_sweep(args, true, true, o).space);
 }
 
 // Issue 15: found by tests/fuzz/space. A number too large for a double escaped as an
