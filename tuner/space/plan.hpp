@@ -27,7 +27,7 @@ struct PlannedPoint {
 };
 
 // What each group measures besides its env. dimensions_of(space) is the space alone;
-// `cctune sweep` passes its resolved plan's point space instead (runtime::point_space_of), where
+// `cctune sweep` passes its resolved plan's point space instead (SweepPlan::space), where
 // the flags typed beside --space (--collectives, -b/-e, -d, --op, --root, --placement,
 // --p2p-impl) have replaced the space's values, so the dry run lists the points the run
 // measures: both walk the one point space (core/point_space.hpp), with the rank count when known.
