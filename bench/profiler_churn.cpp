@@ -7,7 +7,7 @@
 // writes the file), the file's size and the peak RSS.
 //   profiler_churn PLUGIN_SO N          (CCTUNE_WORKLOAD and CCTUNE_WORKLOAD_INTERVAL from the caller)
 // The library is loaded as NCCL loads it (dlopen, ncclProfiler_v5) and driven with the events
-// NCCL 2.28 sends (tests/unit/tuner/plugin/profiler_driver.hpp).
+// NCCL 2.28 sends (tests/unit/workload/profiler/profiler_driver.hpp).
 #include <dirent.h>
 #include <dlfcn.h>
 #include <sys/resource.h>

@@ -22,7 +22,7 @@ plugin=${PLUGIN:-$build/lib/libnccl-tuner-cctune.so}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 exe="$out/profiler_churn"
-${CXX:-c++} -std=c++20 -O2 -I"$repo" -I"$repo/tests/unit/tuner/plugin" "$here/profiler_churn.cpp" -o "$exe" -ldl
+${CXX:-c++} -std=c++20 -O2 -I"$repo" -I"$repo/tests/unit/workload/profiler" "$here/profiler_churn.cpp" -o "$exe" -ldl
 
 run() {  # LABEL SO
   local dir="$out/workload.$1"

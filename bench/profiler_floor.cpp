@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "workload/profiler/nccl_profiler_abi.hpp"
 
 namespace {
 

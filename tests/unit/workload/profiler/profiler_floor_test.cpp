@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "workload/profiler/nccl_profiler_abi.hpp"
 
 namespace {
 

@@ -1,8 +1,8 @@
-#include "tuner/plugin/follow_sampler.hpp"
+#include "workload/profiler/follow_sampler.hpp"
 
 #include <atomic>
 
-#include "tuner/plugin/hot_path.hpp"
+#include "workload/profiler/hot_path.hpp"
 
 namespace cctune::tuner {
 

@@ -1,4 +1,4 @@
-// The production watch alone (tuner/plugin/production_watch.hpp), the profile's measured busbw
+// The production watch alone (workload/profiler/production_watch.hpp), the profile's measured busbw
 // and measured baseline it reads (tuner/profile, and the plugin's loader), and its findings in
 // the workload file.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 #include "tuner/plugin/production_profile.hpp"
-#include "tuner/plugin/production_watch.hpp"
+#include "workload/profiler/production_watch.hpp"
 #include "workload/workload_json.hpp"
 
 namespace cctune::tuner {

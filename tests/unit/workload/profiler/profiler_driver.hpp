@@ -6,7 +6,7 @@
 // starts and delivers only the events that mask asks for.
 #include <cstdint>
 
-#include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "workload/profiler/nccl_profiler_abi.hpp"
 
 namespace cctune::tuner::testing {
 

@@ -16,12 +16,12 @@
 #include <type_traits>
 
 #include "core/text.hpp"
-#include "tuner/plugin/comm_recorder.hpp"
-#include "tuner/plugin/hot_path.hpp"
-#include "tuner/plugin/nccl_profiler_abi.hpp"
+#include "workload/profiler/comm_recorder.hpp"
+#include "workload/profiler/hot_path.hpp"
+#include "workload/profiler/nccl_profiler_abi.hpp"
 #include "tuner/plugin/production_profile.hpp"
-#include "tuner/plugin/thread_state.hpp"
-#include "tuner/plugin/workload_sink.hpp"
+#include "workload/profiler/thread_state.hpp"
+#include "workload/profiler/workload_sink.hpp"
 #include "workload/nccl_names.hpp"
 
 namespace cctune::tuner {

@@ -1,4 +1,4 @@
-#include "tuner/plugin/finished_comms.hpp"
+#include "workload/profiler/finished_comms.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "tuner/plugin/group_collector.hpp"
+#include "workload/profiler/group_collector.hpp"
 
-#include "tuner/plugin/comm_recorder.hpp"
-#include "tuner/plugin/hot_path.hpp"
-#include "tuner/plugin/workload_sink.hpp"
+#include "workload/profiler/comm_recorder.hpp"
+#include "workload/profiler/hot_path.hpp"
+#include "workload/profiler/workload_sink.hpp"
 
 namespace cctune::tuner {
 

@@ -1,9 +1,9 @@
-#include "tuner/plugin/thread_state.hpp"
+#include "workload/profiler/thread_state.hpp"
 
 #include <mutex>
 #include <new>
 
-#include "tuner/plugin/hot_path.hpp"
+#include "workload/profiler/hot_path.hpp"
 
 namespace cctune::tuner {
 namespace {

@@ -1,4 +1,4 @@
-#include "tuner/plugin/call_timeline.hpp"
+#include "workload/profiler/call_timeline.hpp"
 
 namespace cctune::tuner {
 

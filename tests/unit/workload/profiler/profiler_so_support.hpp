@@ -12,7 +12,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
-#include "plugin_scenario.hpp"
+#include "unit/tuner/plugin/plugin_scenario.hpp"
 #include "profiler_driver.hpp"
 #include "workload/workload_json.hpp"
 

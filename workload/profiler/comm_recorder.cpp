@@ -1,4 +1,4 @@
-#include "tuner/plugin/comm_recorder.hpp"
+#include "workload/profiler/comm_recorder.hpp"
 
 #include <time.h>
 

@@ -14,9 +14,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "tuner/plugin/call_memo.hpp"
-#include "tuner/plugin/follow_sampler.hpp"
-#include "tuner/plugin/group_collector.hpp"
+#include "workload/profiler/call_memo.hpp"
+#include "workload/profiler/follow_sampler.hpp"
+#include "workload/profiler/group_collector.hpp"
 
 namespace cctune::tuner {
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tuner/plugin/shape_table.hpp"
+#include "workload/profiler/shape_table.hpp"
 
 namespace cctune::tuner {
 

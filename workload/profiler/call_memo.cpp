@@ -1,6 +1,6 @@
-#include "tuner/plugin/call_memo.hpp"
+#include "workload/profiler/call_memo.hpp"
 
-#include "tuner/plugin/hot_path.hpp"
+#include "workload/profiler/hot_path.hpp"
 
 namespace cctune::tuner {
 

@@ -16,9 +16,9 @@
 #include <optional>
 #include <vector>
 
-#include "tuner/plugin/call_timeline.hpp"
-#include "tuner/plugin/group_table.hpp"
-#include "tuner/plugin/shape_table.hpp"
+#include "workload/profiler/call_timeline.hpp"
+#include "workload/profiler/group_table.hpp"
+#include "workload/profiler/shape_table.hpp"
 
 namespace cctune::tuner {
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tuner/plugin/shape_table.hpp"
+#include "workload/profiler/shape_table.hpp"
 #include "workload/workload.hpp"
 
 namespace cctune::tuner {

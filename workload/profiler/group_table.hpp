@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tuner/plugin/shape_table.hpp"
+#include "workload/profiler/shape_table.hpp"
 
 namespace cctune::tuner {
 

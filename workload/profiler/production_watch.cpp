@@ -1,4 +1,4 @@
-#include "tuner/plugin/production_watch.hpp"
+#include "workload/profiler/production_watch.hpp"
 
 #include <algorithm>
 #include <cmath>

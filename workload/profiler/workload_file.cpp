@@ -1,4 +1,4 @@
-#include "tuner/plugin/workload_file.hpp"
+#include "workload/profiler/workload_file.hpp"
 
 #include <sys/random.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-#include "tuner/plugin/group_table.hpp"
+#include "workload/profiler/group_table.hpp"
 
 #include <algorithm>
 

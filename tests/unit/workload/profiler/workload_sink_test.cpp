@@ -13,11 +13,11 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "tuner/plugin/comm_recorder.hpp"
-#include "tuner/plugin/finished_comms.hpp"
-#include "tuner/plugin/shape_table.hpp"
-#include "tuner/plugin/workload_file.hpp"
-#include "tuner/plugin/workload_sink.hpp"
+#include "workload/profiler/comm_recorder.hpp"
+#include "workload/profiler/finished_comms.hpp"
+#include "workload/profiler/shape_table.hpp"
+#include "workload/profiler/workload_file.hpp"
+#include "workload/profiler/workload_sink.hpp"
 #include "workload/workload_json.hpp"
 
 namespace cctune::tuner {

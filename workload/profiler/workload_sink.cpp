@@ -1,4 +1,4 @@
-#include "tuner/plugin/workload_sink.hpp"
+#include "workload/profiler/workload_sink.hpp"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -13,10 +13,10 @@
 
 #include "core/files.hpp"
 #include "core/text.hpp"
-#include "tuner/plugin/follow_sampler.hpp"
-#include "tuner/plugin/hot_path.hpp"
-#include "tuner/plugin/nccl_profiler_abi.hpp"
-#include "tuner/plugin/production_watch.hpp"
+#include "workload/profiler/follow_sampler.hpp"
+#include "workload/profiler/hot_path.hpp"
+#include "workload/profiler/nccl_profiler_abi.hpp"
+#include "workload/profiler/production_watch.hpp"
 #include "workload/workload_json.hpp"
 
 namespace cctune::tuner {

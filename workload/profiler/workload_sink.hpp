@@ -16,11 +16,11 @@
 #include <tuple>
 #include <vector>
 
-#include "tuner/plugin/comm_recorder.hpp"
-#include "tuner/plugin/finished_comms.hpp"
-#include "tuner/plugin/follow_sampler.hpp"
+#include "workload/profiler/comm_recorder.hpp"
+#include "workload/profiler/finished_comms.hpp"
+#include "workload/profiler/follow_sampler.hpp"
 #include "tuner/plugin/nccl_tuner_abi.hpp"
-#include "tuner/plugin/workload_file.hpp"
+#include "workload/profiler/workload_file.hpp"
 #include "tuner/profile/profile.hpp"
 
 namespace cctune::tuner {

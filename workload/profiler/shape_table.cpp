@@ -1,4 +1,4 @@
-#include "tuner/plugin/shape_table.hpp"
+#include "workload/profiler/shape_table.hpp"
 
 #include <algorithm>
 #include <cstdio>
