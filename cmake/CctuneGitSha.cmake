@@ -7,7 +7,7 @@ execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
 if(NOT rc EQUAL 0 OR NOT sha MATCHES "^[0-9a-f]+$")
   set(sha "unknown")
 endif()
-set(text "// Generated at build time by cmake/CctuneGitSha.cmake; do not edit.\n#include \"app/build_info.hpp\"\n\nnamespace cctune {\nconst char* build_git_sha() { return \"${sha}\"; }\n}  // namespace cctune\n")
+set(text "// Generated at build time by cmake/CctuneGitSha.cmake; do not edit.\n#include \"app/cli/build_info.hpp\"\n\nnamespace cctune {\nconst char* build_git_sha() { return \"${sha}\"; }\n}  // namespace cctune\n")
 set(old "")
 if(EXISTS "${OUTPUT}")
   file(READ "${OUTPUT}" old)

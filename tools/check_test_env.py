@@ -2,7 +2,7 @@
 """Fails when production code names an environment variable that exists only for tests
 (CCTUNE_TEST_*, CCTUNE_SELFTEST_*). Such variables are read by the test builds alone
 (tests/support: cctune-test and libcctune-selftest.so, docs/TESTING.md "Test hooks");
-production reaches test behaviour only through injected seams (src/app/seams.hpp) and the
+production reaches test behaviour only through injected seams (src/app/cli/seams.hpp) and the
 module path (CCTUNE_NCCL_MODULE).
 
 Any mention counts, not only a getenv() call: a name can be read through a helper, a table
@@ -64,7 +64,7 @@ def main(argv):
         print(line)
     if found:
         print(f"{len(found)} mention(s) of test-only variables in production code; read them in tests/support "
-              "and inject the behaviour through a seam (src/app/seams.hpp)")
+              "and inject the behaviour through a seam (src/app/cli/seams.hpp)")
         return 1
     print("test_env: OK (no production file names a CCTUNE_TEST_* or CCTUNE_SELFTEST_* variable)")
     return 0

@@ -18,7 +18,7 @@ namespace cctune::runtime {
 
 using Emit = std::function<void(const Message&)>;
 // Called at the start of each point, with the worker's spec and the point's index, before it
-// is measured. Production passes none; a test build of cctune may (app/seams.hpp).
+// is measured. Production passes none; a test build of cctune may (app/cli/seams.hpp).
 using BeforePoint = std::function<void(const WorkerSpec&, long point)>;
 
 // The points one strategy searches: the candidates, (config, placement) index pairs the plan

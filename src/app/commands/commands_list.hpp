@@ -2,7 +2,7 @@
 // One factory per subcommand; each is defined in its own commands/<name>_command.cpp.
 #include <memory>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 
 namespace cctune::app {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/report/matching.hpp"
 #include "app/report/printers.hpp"

@@ -6,16 +6,16 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/diagnose/diagnose_job.hpp"
 #include "app/diagnose/diagnose_options.hpp"
 #include "app/metrics/metrics.hpp"
 #include "app/report/report.hpp"
-#include "app/session.hpp"
+#include "app/cli/session.hpp"
 #include "runtime/signals.hpp"
-#include "app/job_run.hpp"
-#include "app/sweep_outputs.hpp"
+#include "app/sweep/job_run.hpp"
+#include "app/sweep/sweep_outputs.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"

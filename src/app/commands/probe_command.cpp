@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <iostream>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/session.hpp"
+#include "app/cli/session.hpp"
 #include "runtime/signals.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"

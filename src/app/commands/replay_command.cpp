@@ -8,16 +8,16 @@
 #include <filesystem>
 #include <sstream>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/plan_agreement.hpp"
+#include "app/sweep/plan_agreement.hpp"
 #include "app/replay/replay_report.hpp"
-#include "app/session.hpp"
-#include "app/job_run.hpp"
-#include "app/sweep_options.hpp"
+#include "app/cli/session.hpp"
+#include "app/sweep/job_run.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "app/verify/ab_groups.hpp"
-#include "app/version_check.hpp"
-#include "app/workload_sweep.hpp"
+#include "app/cli/version_check.hpp"
+#include "app/sweep/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/report/matching.hpp"
 #include "app/report/report.hpp"

@@ -6,9 +6,9 @@
 #include <optional>
 #include <sstream>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/session.hpp"
+#include "app/cli/session.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"

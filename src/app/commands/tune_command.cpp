@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/job/tune_job.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/session.hpp"
-#include "app/tune_options.hpp"
+#include "app/cli/session.hpp"
+#include "app/cli/tune_options.hpp"
 #include "app/verify/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"

@@ -1,9 +1,9 @@
 // `cctune __worker`: the hidden subcommand a supervisor starts once per GPU and config
 // group (and once with --query to learn the GPUs and NCCL version). It never starts MPI:
 // it is spawned without the launcher's variables and talks only to its supervisor.
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/session.hpp"
+#include "app/cli/session.hpp"
 #include "runtime/worker_main.hpp"
 
 namespace cctune::app {

@@ -9,10 +9,10 @@
 #include <set>
 #include <string_view>
 
-#include "app/command.hpp"
+#include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/metrics/metrics.hpp"
-#include "app/workload_files.hpp"
+#include "app/sweep/workload_files.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/prometheus_text.hpp"

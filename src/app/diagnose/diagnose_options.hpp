@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "app/sweep_options.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "diagnose/pair_selection.hpp"
 #include "net/probe_options.hpp"
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/session.hpp"
-#include "app/sweep_options.hpp"
+#include "app/cli/session.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "net/pair_schedule.hpp"
 #include "net/probe_options.hpp"
 #include "runtime/query.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/job/job_sides.hpp"
-#include "app/progress.hpp"
+#include "app/sweep/progress.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "runtime/job_command.hpp"
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <vector>
 
-#include "app/workload_files.hpp"
+#include "app/sweep/workload_files.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "workload/workload.hpp"

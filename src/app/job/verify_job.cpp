@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "app/job/job_race.hpp"
-#include "app/session.hpp"
+#include "app/cli/session.hpp"
 #include "app/verify/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"

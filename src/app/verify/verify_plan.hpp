@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "app/plan_overrides.hpp"
+#include "app/cli/plan_overrides.hpp"
 #include "tuner/profile/profile.hpp"
 
 namespace cctune::app {

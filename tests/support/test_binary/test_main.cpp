@@ -3,7 +3,7 @@
 // a late rank, a stalled probe peer or a faked version run it instead of cctune.
 #include <cstdio>
 
-#include "app/cli_main.hpp"
+#include "app/cli/cli_main.hpp"
 #include "core/error.hpp"
 #include "test_binary/test_seams.hpp"
 

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "app/version_check.hpp"
+#include "app/cli/version_check.hpp"
 #include "core/error.hpp"
 #include "test_env.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // The seams cctune-test fills from test-only environment variables (docs/TESTING.md, "Test
 // hooks"): production's cctune has the same seams and leaves them empty.
-#include "app/seams.hpp"
+#include "app/cli/seams.hpp"
 
 namespace cctune::test_binary {
 

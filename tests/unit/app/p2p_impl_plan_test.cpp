@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "app/sweep_options.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "core/error.hpp"
 #include "runtime/worker_plan.hpp"
 

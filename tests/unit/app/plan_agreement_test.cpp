@@ -1,12 +1,12 @@
 // Plan agreement (issue 24, F4): ranks with different plans stop together with one line
 // naming the first difference; ranks with the same plan go on.
-#include "app/plan_agreement.hpp"
+#include "app/sweep/plan_agreement.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 
-#include "app/sweep_options.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "core/error.hpp"
 #include "support/thread_comm.hpp"
 

@@ -1,12 +1,12 @@
 // The plans of a search space, verify and diagnose are built from typed overrides
-// (app/plan_overrides.hpp) instead of strings parsed again. Their JSON is pinned to what the
+// (app/cli/plan_overrides.hpp) instead of strings parsed again. Their JSON is pinned to what the
 // string path (SweepArgs filled with joined names, then resolve_sweep) produced before.
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "app/diagnose/diagnose_options.hpp"
-#include "app/space_sweep.hpp"
+#include "app/sweep/space_sweep.hpp"
 #include "app/verify/verify_plan.hpp"
 #include "core/error.hpp"
 

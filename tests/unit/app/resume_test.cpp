@@ -1,4 +1,4 @@
-#include "app/resume.hpp"
+#include "app/sweep/resume.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "app/job_run.hpp"
-#include "app/space_sweep.hpp"
-#include "app/workload_sweep.hpp"
+#include "app/sweep/job_run.hpp"
+#include "app/sweep/space_sweep.hpp"
+#include "app/sweep/workload_sweep.hpp"
 #include "core/error.hpp"
 #include "../runtime/sample_plan.hpp"
 

@@ -3,7 +3,7 @@
 // equivalent options resolve to.
 #include <gtest/gtest.h>
 
-#include "app/sweep_options.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "core/error.hpp"
 #include "unit/runtime/sample_plan.hpp"
 

@@ -2,7 +2,7 @@
 // read from the topology attached to the results and from the caller's environment.
 #include <gtest/gtest.h>
 
-#include "app/transport_context.hpp"
+#include "app/sweep/transport_context.hpp"
 #include "topology/topology_section.hpp"
 
 namespace cctune::app {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/sections.hpp"
-#include "app/sweep_options.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "collectives/capabilities.hpp"
 #include "core/error.hpp"
 #include "runtime/worker_plan.hpp"

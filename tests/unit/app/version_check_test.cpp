@@ -1,4 +1,4 @@
-#include "app/version_check.hpp"
+#include "app/cli/version_check.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,11 +16,11 @@ FOLDERS = ("core", "comm", "workload", "src", "collectives", "topology", "net", 
 # (new file planted in a module, its include, text the check must print). New files, so
 # that renames elsewhere never break this test; each target is a header that exists.
 PLANTS = [
-    ("core/planted.hpp", '#include "app/session.hpp"', "core/planted.hpp:2: 'core' may not include 'app'"),
+    ("core/planted.hpp", '#include "app/cli/session.hpp"', "core/planted.hpp:2: 'core' may not include 'app'"),
     ("topology/planted.cpp", '#include "collectives/engine.hpp"', "'topology' may not include 'collectives'"),
     ("comm/planted.hpp", '#include "topology/topology.hpp"', "'comm' may not include 'topology'"),
     ("workload/planted.cpp", '#include "runtime/sweep_plan.hpp"', "'workload' may not include 'runtime'"),
-    ("src/app/report/planted.cpp", '#include "app/session.hpp"', "'report' may not include 'app'"),
+    ("src/app/report/planted.cpp", '#include "app/cli/session.hpp"', "'report' may not include 'app'"),
     ("tuner/selection/planted.hpp", "#include <mpi.h>", "pure module 'selection' includes <mpi.h>"),
     ("src/diagnose/planted.cpp", "#include <nccl.h>", "pure module 'diagnose' includes <nccl.h>"),
     ("net/planted.hpp", '#include "collectives/rank_comm.hpp"', 'includes "collectives/rank_comm.hpp", which does not exist'),

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "app/space_sweep.hpp"
+#include "app/sweep/space_sweep.hpp"
 #include "core/error.hpp"
 
 namespace cctune::app {

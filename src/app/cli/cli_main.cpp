@@ -1,0 +1,77 @@
+#include "app/cli/cli_main.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.hpp"
+#include "app/cli/session.hpp"
+#include "app/cli/version_info.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace {
+
+// Seconds a rank waits in MPI_Finalize for the others after an error they should all have
+// seen before it ends the job itself.
+constexpr int shutdown_bound_s = 20;
+
+// Usage and environment errors, and any error agree_on_errors() relayed, are raised on
+// every rank alike, so only rank 0 speaks and every rank exits normally. Anything else
+// (and any error marked rank-local) may have struck one rank alone, so the others are
+// stopped rather than left waiting in a collective. Should a "symmetric" error have been
+// raised on some ranks only after all, bound_shutdown() still ends the job.
+int report(const cctune::Error& e, cctune::app::Session& session, int code, bool symmetric) {
+  symmetric = symmetric && !e.rank_local();
+  const bool multi_rank = session.mpi_started() && session.comm().size() > 1;
+  if (!symmetric || !session.mpi_started() || session.rank() == 0)
+    // terminal_text: messages quote file content, paths and worker output (one line, no escapes)
+    std::fprintf(stderr, "cctune: error: %s\n", cctune::text::terminal_text(e.describe(session.site())).c_str());
+  if (multi_rank && !symmetric) session.abort_job(code);
+  if (multi_rank) session.bound_shutdown(code, shutdown_bound_s);
+  return code;
+}
+
+}  // namespace
+
+int cctune::app::run_cctune(int argc, char** argv, Seams seams) {
+  cctune::app::Session session(argc, argv, std::move(seams));
+  CLI::App app{"cctune: measure and tune collective communication (NCCL, MPI) on GPU clusters"};
+  app.require_subcommand(1);
+  // As in nccl-tests and most CLIs, a repeated flag means its last value.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.set_version_flag("--version", [&session] { return cctune::app::version_text(session.executable()); },
+                       "print cctune's version and the NCCL, CUDA and MPI it finds, then exit");
+  auto commands = cctune::app::make_commands();
+  for (auto& c : commands) c->setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {
+      std::fprintf(stderr, "cctune: error: %s. Fix: see 'cctune %s--help'\n", cctune::text::terminal_text(e.what()).c_str(),
+                   app.get_subcommands().empty() ? "" : (app.get_subcommands().front()->get_name() + " ").c_str());
+      return cctune::exit_code::usage;
+    }
+    return app.exit(e);
+  }
+  try {
+    for (auto& c : commands)
+      if (c->selected()) return c->run(session);
+  } catch (const cctune::UsageError& e) {
+    return report(e, session, cctune::exit_code::usage, true);
+  } catch (const cctune::EnvironmentError& e) {
+    return report(e, session, cctune::exit_code::environment, true);
+  } catch (const cctune::Error& e) {
+    return report(e, session, cctune::exit_code::failure, e.agreed());
+  } catch (const nlohmann::json::exception& e) {
+    // Every document cctune reads is outside input (results, spaces, topologies, profiles,
+    // baselines); a JSON type or range error that escaped its reader's checks is a bad file,
+    // not a failed measurement. Rank-local: the file may have differed between ranks.
+    return report(cctune::UsageError(std::string("an input file holds a value of the wrong type or shape: ") + e.what(),
+                                     "check the file named on the command line against its schema (configs/schema/)"),
+                  session, cctune::exit_code::usage, false);
+  } catch (const std::exception& e) {
+    return report(cctune::Error(e.what()), session, cctune::exit_code::failure, false);
+  }
+  return cctune::exit_code::usage;
+}

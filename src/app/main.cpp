@@ -1,5 +1,0 @@
-// cctune: measure and tune collective communication (app/cli_main.hpp). Production has no
-// test seams: every one stays empty.
-#include "app/cli_main.hpp"
-
-int main(int argc, char** argv) { return cctune::app::run_cctune(argc, argv, {}); }

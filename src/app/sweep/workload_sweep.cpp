@@ -1,0 +1,204 @@
+#include "app/sweep/workload_sweep.hpp"
+
+#include "app/sweep/workload_files.hpp"
+#include "app/sweep/space_sweep.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "comm/rank_agreement.hpp"
+#include "comm/rank_comm_typed.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_fields.hpp"
+#include "core/sha256.hpp"
+#include "core/text.hpp"
+#include "runtime/worker_plan.hpp"
+#include "tuner/space/plan.hpp"
+#include "workload/workload_json.hpp"
+
+namespace cctune::app {
+namespace {
+
+// A record in results is ours, but results files travel: bound what tune trusts.
+constexpr std::size_t max_recorded_points = 100000;
+
+// Through the one guarded reader of workload files (app/sweep/workload_files.hpp): depth, value
+// budget, then the typed checks of workload_from_json.
+LoadedWorkload parse_workload(const std::string& path, const std::string& text) {
+  const nlohmann::json j = parse_workload_doc(text, "--workload " + path, WorkloadDoc::Workload);
+  LoadedWorkload out{path, sha256_hex(text), workload_of(j, "--workload " + path)};
+  return out;
+}
+
+std::string shape_text(const workload::CallShape& s) {
+  return s.kind == workload::CallKind::Collective ? to_string(s.collective) : workload::to_string(s.kind);
+}
+
+std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_points);
+
+}  // namespace
+
+LoadedWorkload load_workload(const std::string& path) { return parse_workload(path, read_file(path, max_workload_doc_bytes)); }
+
+LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path) {
+  RankComm& comm = session.comm();
+  std::string text;
+  agree_on_errors(comm, [&] {
+    if (comm.rank() == 0) text = read_file(path, max_workload_doc_bytes);
+  });
+  const nlohmann::json shared = broadcast_json(comm, {{"text", text}}, 0);
+  LoadedWorkload out;
+  agree_on_errors(comm, [&] { out = parse_workload(path, shared.at("text").get<std::string>()); });
+  return out;
+}
+
+void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides) {
+  overrides.collectives = plan.collectives();
+  SizeSequence sizes;
+  sizes.list = plan.sizes();
+  overrides.sizes = sizes;
+  overrides.dtypes = plan.dtypes();
+  overrides.job_shapes.clear();
+  for (const auto& p : plan.points) overrides.job_shapes.push_back({p.collective, p.dtype, p.size_bytes});
+}
+
+nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : plan.points)
+    points.push_back({{"collective", to_string(p.collective)},
+                      {"dtype", to_string(p.dtype)},
+                      {"nranks", p.nranks},
+                      {"nnodes", p.nnodes},
+                      {"size_bytes", p.size_bytes},
+                      {"calls_per_step", p.calls_per_step},
+                      {"time_us_per_step", p.time_us_per_step},
+                      {"time_estimated", p.time_estimated},
+                      {"shapes", p.shapes}});
+  return {{"path", w.path},     {"sha256", w.sha256},         {"nranks", job.nranks}, {"nnodes", job.nnodes},
+          {"per_step", plan.per_step}, {"bucketed", plan.bucketed}, {"points", points},  {"unplanned", plan.unplanned.size()}};
+}
+
+std::vector<JobPoint> job_weights_of(const workload::WorkloadPlan& plan) { return plan.points; }
+
+namespace {
+
+// One recorded point as tune weighs it: every field workload_settings writes.
+JobPoint recorded_weight(const JsonFields& p, const std::string& fix) {
+  JobPoint jw;
+  const std::string collective = p.get<std::string>("collective");
+  try {
+    jw.collective = parse_collective(collective);
+  } catch (const UsageError&) {
+    throw UsageError(p.path("collective") + " \"" + text::terminal_text(collective) + "\" is not a collective", fix);
+  }
+  jw.nranks = p.get<int>("nranks");
+  jw.nnodes = p.get<int>("nnodes");
+  jw.size_bytes = p.get<std::uint64_t>("size_bytes");
+  jw.calls_per_step = p.get<double>("calls_per_step");
+  // Records written before the data type was kept weigh as float32, the sweep's default type.
+  if (const auto dtype = p.get_optional<std::string>("dtype")) {
+    try {
+      jw.dtype = parse_dtype(*dtype);
+    } catch (const UsageError&) {
+      throw UsageError(p.path("dtype") + " \"" + text::terminal_text(*dtype) + "\" is not a data type", fix);
+    }
+  }
+  jw.time_us_per_step = p.get_optional<double>("time_us_per_step").value_or(0);
+  jw.time_estimated = p.get_optional<bool>("time_estimated").value_or(false);
+  jw.shapes = p.get_optional<std::uint64_t>("shapes").value_or(0);
+  if (!(jw.calls_per_step >= 0) || jw.calls_per_step > 1e12) throw UsageError(p.path("calls_per_step") + " is not a call count", fix);
+  if (!(jw.time_us_per_step >= 0) || jw.time_us_per_step > 1e15) throw UsageError(p.path("time_us_per_step") + " is not a time", fix);
+  return jw;
+}
+
+std::optional<RecordedWorkload> read_workload(const nlohmann::json& settings) {
+  if (settings.is_null()) return std::nullopt;  // a file written before settings were recorded
+  const std::string fix = "re-run `cctune sweep --workload FILE`, or pass the file: cctune tune RESULTS --workload FILE";
+  const JsonFields s(settings, "meta.settings", fix);
+  if (!s.has("workload")) return std::nullopt;
+  const JsonFields w = s.object("workload");
+  const nlohmann::json& points = w.array("points");
+  if (points.size() > max_recorded_points)
+    throw UsageError("meta.settings.workload.points holds " + std::to_string(points.size()) + " points, above the limit of " +
+                         std::to_string(max_recorded_points),
+                     fix);
+  RecordedWorkload out;
+  for (std::size_t i = 0; i < points.size(); ++i) out.weights.push_back(recorded_weight(w.element("points", i), fix));
+  out.per_step = w.get_optional<bool>("per_step").value_or(true);
+  return out;
+}
+
+}  // namespace
+
+const RecordedWorkload* recorded_workload_of(const Results& results) {
+  const auto& recorded = results.meta.settings.get<std::optional<RecordedWorkload>>(read_workload);
+  return recorded ? &*recorded : nullptr;
+}
+
+void seed_recorded_workload(ResultSection& settings, const workload::WorkloadPlan* plan) {
+  std::optional<RecordedWorkload> recorded;
+  if (plan) recorded = RecordedWorkload{job_weights_of(*plan), plan->per_step};
+  settings.seed(std::move(recorded));
+}
+
+std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan,
+                                 const SweepPlan* sweep) {
+  std::string out;
+  char line[512];
+  const char* per = plan.per_step ? "step" : "capture";
+  std::snprintf(line, sizeof line, "# workload %s (sha256 %.12s): planned for %d ranks on %d NCCL nodes\n",
+                text::terminal_text(w.path).c_str(), w.sha256.c_str(), job.nranks, job.nnodes);
+  out += line;
+  std::snprintf(line, sizeof line, "%-14s %-10s %14s %12s %16s  %s\n", "collective", "dtype", "size_bytes", "calls/step",
+                "time_us/step", "shapes");
+  out += line;
+  double total_us = 0;
+  for (const auto& p : plan.points) {
+    std::snprintf(line, sizeof line, "%-14s %-10s %14llu %12.3f %16.1f%s  %zu\n", to_string(p.collective).c_str(), to_string(p.dtype).c_str(),
+                  static_cast<unsigned long long>(p.size_bytes), p.calls_per_step, p.time_us_per_step, p.time_estimated ? " (est)" : "",
+                  p.shapes);
+    out += line;
+    total_us += p.time_us_per_step;
+  }
+  std::snprintf(line, sizeof line, "# the job's collective time per %s here: %.3f ms%s\n", per, total_us / 1000.0,
+                std::any_of(plan.points.begin(), plan.points.end(), [](const auto& p) { return p.time_estimated; })
+                    ? " ((est): no duration in the capture, estimated from the size)"
+                    : "");
+  out += line;
+  if (plan.bucketed) {
+    std::snprintf(line, sizeof line,
+                  "# %zu distinct sizes bucketed into %zu, each collective's on their own (log-spaced; each at its time-weighted median)\n",
+                  plan.distinct_sizes, plan.points.size());
+    out += line;
+  }
+  for (const auto& note : plan.notes) out += "# note: " + text::terminal_text(note) + "\n";
+  for (const auto& u : plan.unplanned) {
+    std::snprintf(line, sizeof line, "# not here: communicator %s, %d ranks x %d nodes, %s %llu bytes: ", text::terminal_text(u.comm_id).c_str(),
+                  u.nranks, u.nnodes, shape_text(u.shape).c_str(), static_cast<unsigned long long>(u.shape.bytes));
+    out += line + text::terminal_text(u.reason) + "\n";
+  }
+  if (sweep) out += sweep_estimate(*sweep, job.nranks, plan.points.size());
+  return out;
+}
+
+namespace {
+std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_points) {
+  // The job's shapes x ops x roots x placements x configs x groups: exactly the points the
+  // sweep measures (enumerate_points is what both backends walk).
+  char line[256];
+  const auto specs = runtime::enumerate_points(sweep, std::max(nranks, 1));
+  const std::size_t per_group = specs.size();
+  const std::size_t groups = sweep.backend == BackendChoice::Nccl ? std::max<std::size_t>(sweep.nccl.groups.size(), 1) : 1;
+  const tuner::EstimateModel model;
+  double seconds = sweep.backend == BackendChoice::Nccl ? model.group_startup_s * static_cast<double>(groups) : 0;
+  const tuner::MeasureSpec measure = plan_dimensions(sweep).measure;  // as the space's estimate reads the plan
+  for (const auto& spec : specs) seconds += static_cast<double>(groups) * model.point_seconds(measure, spec.bytes.size_bytes);
+  std::snprintf(line, sizeof line, "# sweep: %zu points (%zu per config group x %zu groups) for the job's %zu shapes; estimated %.0f s\n",
+                per_group * groups, per_group, groups, job_points, seconds);
+  return line;
+}
+}  // namespace
+
+}  // namespace cctune::app
