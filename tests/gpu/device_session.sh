@@ -40,7 +40,12 @@
 #   job_socket, job_nvlink, job_fsdp2  tests/gpu/workload/job_chain.sh on every GPU of the host
 #           (2 or 4): a real PyTorch job captured, swept with --space default, tuned and verified
 #           on the job itself (verify --job; TUNE_JOB=1 adds tune --job); socket: 2 emulated nodes
-#           (issue #35). STEPS, ROUNDS, TUNE_JOB and CANDIDATES pass through
+#           (issue #35). STEPS, ROUNDS, SPACE, TUNE_JOB, TUNE_ROUNDS, CANDIDATES, SWEEP_MAX_TIME and
+#           RESUME pass through. STATE_DIR names a folder kept between calls on the same warm machine
+#           (e.g. /tmp/cctune-state/job_socket) in place of the scratch one: with RESUME=1 the next
+#           call's chain goes on from the stages it finished (capture..verify --job in one call,
+#           tune --job in the next: together they outlast one 10-minute call). STEP_LIMIT (seconds,
+#           default 590) bounds the chain's step, so the packing after it fits the call too
 #   watch   tests/gpu/workload/watch_no_rules.sh: the production watch on a profile with no rules
 #           (issue #35): the DDP job, one process per GPU (2 or more), its shapes swept under mpirun
 #           with NCCL's defaults only and tuned; rerun with the profile, healthy (no finding) and with
@@ -53,13 +58,22 @@ b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
 part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, job_socket, job_nvlink, job_fsdp2, watch, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
-g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
+# STATE_DIR: the chain's folder outlives the call (the machine stays warm between calls); its logs
+# and outputs are packed into OUT/<part>.tgz after every call all the same.
+if [[ -n ${STATE_DIR:-} ]]; then
+  mkdir -p "$STATE_DIR"; g=$(cd "$STATE_DIR" && pwd)
+else
+  g=$(mktemp -d "/tmp/cctune-$part.XXXXXX")
+fi
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 summary=$out/$part.txt
 { date -u; nvidia-smi -L; uname -r; ldd "$b/cctune" | grep -E 'not found|mpi|hwloc' ; } > "$summary" 2>&1
 
 step() {  # step NAME SECONDS COMMAND...: bounded, logged, timed (TAIL_LINES of its log in the summary)
   local name=$1 limit=$2; shift 2
+  # A kept STATE_DIR holds the earlier call's log of this step: the new one gets the next number.
+  local n=1 base=$name
+  while [[ -e $g/$name.log ]]; do n=$((n + 1)); name=$base.$n; done
   local t0; t0=$(date +%s)
   timeout "$limit" "$@" > "$g/$name.log" 2>&1
   local rc=$?
@@ -98,7 +112,7 @@ for run in r["runs"]:
   workload_multi)  # one process per GPU on every GPU of the host (2 or 4): the chain of multi_gpu_chain.sh
     TAIL_LINES=80 step workload_multi 500 tests/gpu/workload/multi_gpu_chain.sh "$b" "$g/multi" ;;
   job_socket | job_nvlink | job_fsdp2)
-    TAIL_LINES=120 step "$part" 590 tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
+    TAIL_LINES=120 step "$part" "${STEP_LIMIT:-590}" tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
   watch)  # one process per GPU on every GPU of the host (2 or more): watch_no_rules.sh
     TAIL_LINES=80 step watch 540 tests/gpu/workload/watch_no_rules.sh "$b" "$g/watch" ;;
   inspector)

@@ -10,6 +10,11 @@
 # SPACE (default: default), TUNE_ROUNDS (tune --job's pairs for the winner, default ROUNDS),
 # SWEEP_MAX_TIME (seconds a point may measure, default 0.25: the space's 0.5 halved to fit a device call),
 # TUNE_JOB=1 also races the candidates on the job (tune --job, ROUNDS pairs for the winner).
+# RESUME=1 keeps OUTPUT_DIR and skips each stage whose finished output is already there
+# (workload.json, sweep/results.json complete, profile/profile.json, verify/verify_job.json
+# complete, tune_job/tune_job.json complete or no-gain): one chain can then span two device
+# calls on the same machine (e.g. capture..verify in one, TUNE_JOB=1 in the next). A stage that
+# runs makes every later one run again, since their inputs changed.
 # Exits 0 with "SKIP: reason" on fewer than 2 GPUs or without PyTorch; 1 on a failure. The
 # verdicts are printed, not judged here: the closing note reports them with their intervals.
 set -u
@@ -38,18 +43,38 @@ case $mode in
   fsdp2) model=fsdp2 emulate=() ;;
   *) fail "MODE must be socket, nvlink or fsdp2" ;;
 esac
-rm -rf "$out"; mkdir -p "$out/cap"; out=$(cd "$out" && pwd)
+[[ ${RESUME:-0} == 1 ]] || rm -rf "$out"
+mkdir -p "$out/cap"; out=$(cd "$out" && pwd)
+# stage_done FILE: RESUME=1, no earlier stage ran again, and FILE is there, finished when it has
+# a status (a sweep's meta.status, verify's and tune --job's status): a run killed at the call's
+# limit leaves an "interrupted" file that must not be taken for a result.
+rerun=0
+stage_done() {
+  [[ ${RESUME:-0} == 1 && $rerun == 0 && -f $1 ]] || { rerun=1; return 1; }
+  python3 - "$1" <<'PY' && return 0
+import json, sys
+d = json.load(open(sys.argv[1]))
+status = d.get("meta", d).get("status", "complete")
+sys.exit(0 if status in ("complete", "no-gain") else 1)
+PY
+  rerun=1; return 1
+}
 job=(python3 -m torch.distributed.run --standalone --nproc-per-node "$gpus" "$here/train_job.py" "$model" --steps "${STEPS:-20}" "${emulate[@]}")
 # The steps the job runs (its warm-up steps included): verify --job and tune --job are told, so
 # their step is the job's whatever its calls look like (equal buckets repeat inside a step).
 job_steps=$(( ${STEPS:-20} + 3 ))
 
 echo "== capture: ${job[*]}"
-t0=$(date +%s)
-NCCL_PROFILER_PLUGIN=$so CCTUNE_WORKLOAD=$out/cap CCTUNE_WORKLOAD_INTERVAL=0 \
-  timeout 300 "${job[@]}" --report "$out/cap/own.json" > "$out/cap/job.log" 2>&1 || { tail -20 "$out/cap/job.log"; fail "the job exited $?"; }
-echo "capture took $(( $(date +%s) - t0 )) s; the job's own step time: $(cat "$out/cap/own.json")"
-"$cctune" workload merge "$out"/cap/workload.*.json -o "$out/workload.json" || fail "workload merge exited $?"
+if stage_done "$out/workload.json"; then
+  echo "resumed: the capture and $out/workload.json are from the earlier call; the job's own step time: $(cat "$out/cap/own.json")"
+else
+  rm -rf "$out/cap" "$out/workload.json"; mkdir -p "$out/cap"
+  t0=$(date +%s)
+  NCCL_PROFILER_PLUGIN=$so CCTUNE_WORKLOAD=$out/cap CCTUNE_WORKLOAD_INTERVAL=0 \
+    timeout 300 "${job[@]}" --report "$out/cap/own.json" > "$out/cap/job.log" 2>&1 || { tail -20 "$out/cap/job.log"; fail "the job exited $?"; }
+  echo "capture took $(( $(date +%s) - t0 )) s; the job's own step time: $(cat "$out/cap/own.json")"
+  "$cctune" workload merge "$out"/cap/workload.*.json -o "$out/workload.json" || fail "workload merge exited $?"
+fi
 python3 - "$out/workload.json" <<'PY' || exit 1
 import json, sys
 w = json.load(open(sys.argv[1]))
@@ -59,24 +84,48 @@ sys.exit(0 if w["steps"] and busiest.get("cadence") else "FAIL: the capture show
 PY
 
 echo "== sweep --workload --space ${SPACE:-default} ${emulate[*]}"
-t0=$(date +%s)
-"$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" --max-time "${SWEEP_MAX_TIME:-0.25}" --no-tune \
-  -o "$out/sweep" > "$out/sweep.log" 2>&1 \
-  || { tail -30 "$out/sweep.log"; fail "sweep exited $?"; }
-echo "sweep took $(( $(date +%s) - t0 )) s"; grep -E '^# (space|group)|groups' "$out/sweep.log" | head -20
+if stage_done "$out/sweep/results.json"; then
+  echo "resumed: $out/sweep/results.json is complete"
+else
+  # A workload sweep through NCCL cannot --resume: one left unfinished is measured again whole.
+  rm -rf "$out/sweep"
+  t0=$(date +%s)
+  "$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" --max-time "${SWEEP_MAX_TIME:-0.25}" --no-tune \
+    -o "$out/sweep" > "$out/sweep.log" 2>&1 \
+    || { tail -30 "$out/sweep.log"; fail "sweep exited $?"; }
+  echo "sweep took $(( $(date +%s) - t0 )) s"
+fi
+# Each group's header and mean bus bandwidth (the sweep prints no line naming the space or a count).
+grep -E '^# [a-z_]+ +backend |^# Avg bus bandwidth' "$out/sweep.log" | head -40
 echo "== tune"
-"$cctune" tune "$out/sweep/results.json" -o "$out/profile" > "$out/tune.log" 2>&1 || { cat "$out/tune.log"; fail "tune exited $?"; }
+if stage_done "$out/profile/profile.json"; then
+  echo "resumed: $out/profile/profile.json is from the earlier call"
+else
+  rm -rf "$out/profile"
+  "$cctune" tune "$out/sweep/results.json" -o "$out/profile" > "$out/tune.log" 2>&1 || { cat "$out/tune.log"; fail "tune exited $?"; }
+fi
 head -40 "$out/tune.log"
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print("profile env:", p["env"], "rules:", len(p["rules"]))' "$out/profile/profile.json"
 
 echo "== verify --job (${ROUNDS:-6} pairs)"
-t0=$(date +%s)
-"$cctune" verify --job --steps "$job_steps" --profile "$out/profile/profile.json" --rounds "${ROUNDS:-6}" -o "$out/verify" -- "${job[@]}"
-rc=$?
-echo "verify --job exited $rc after $(( $(date +%s) - t0 )) s"
-[[ $rc -eq 0 || $rc -eq 4 ]] || fail "verify --job exited $rc"
-if [[ ${TUNE_JOB:-0} == 1 ]]; then
+if stage_done "$out/verify/verify_job.json"; then
+  echo "resumed: $out/verify/verify_job.json is complete"
+  python3 -c 'import json,sys; print("verify --job (earlier call):", json.load(open(sys.argv[1]))["job_step"])' "$out/verify/verify_job.json"
+else
+  rm -rf "$out/verify"   # the job race refuses a folder holding earlier runs
+  t0=$(date +%s)
+  "$cctune" verify --job --steps "$job_steps" --profile "$out/profile/profile.json" --rounds "${ROUNDS:-6}" -o "$out/verify" -- "${job[@]}" \
+    2>&1 | tee "$out/verify.log"
+  rc=${PIPESTATUS[0]}
+  echo "verify --job exited $rc after $(( $(date +%s) - t0 )) s"
+  [[ $rc -eq 0 || $rc -eq 4 ]] || fail "verify --job exited $rc"
+fi
+if [[ ${TUNE_JOB:-0} == 1 ]] && stage_done "$out/tune_job/tune_job.json"; then
+  echo "== tune --job: resumed, $out/tune_job/tune_job.json is finished"
+  cat "$out/tune_job.log"
+elif [[ ${TUNE_JOB:-0} == 1 ]]; then
   echo "== tune --job"
+  rm -rf "$out/tune_job"
   t0=$(date +%s)
   "$cctune" tune "$out/sweep/results.json" --job --steps "$job_steps" --candidates "${CANDIDATES:-2}" --rounds "${TUNE_ROUNDS:-${ROUNDS:-6}}" \
     -o "$out/tune_job" -- "${job[@]}" \
