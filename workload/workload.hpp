@@ -102,7 +102,7 @@ struct WatchFinding {
   int rank = 0;
   Collective collective = Collective::AllReduce;
   std::uint64_t bytes = 0;  // NCCL's nBytes
-  double live_busbw_GBps = 0;     // median over the shape's calls so far
+  double live_busbw_GBps = 0;     // its faster calls' (the upper quartile of busbw over the calls so far)
   double profile_busbw_GBps = 0;  // the sweep's, at profile_bytes
   std::uint64_t profile_bytes = 0;
   double shortfall = 0;  // (profile - live) / profile

@@ -40,7 +40,9 @@ if [[ -n $torch_nccl ]]; then
 fi
 job() {  # job NAME [VAR=VALUE...]: the DDP job on every GPU, profiler half loaded, CAPTURE_* as given
   local name=$1; shift
-  env "$@" CAPTURE_RANKS="$gpus" CAPTURE_GPUS="$gpus" CCTUNE_PROFILER_SO="$so" "$here/capture_workloads.sh" "$out/$name" ddp
+  # 12 steps: the watch judges a shape from 8 timed calls on (a rank's waits for its peers
+  # would fill too small a sample); capture_job.py's 4 are enough only for the capture checks.
+  env "$@" CAPTURE_STEPS=12 CAPTURE_RANKS="$gpus" CAPTURE_GPUS="$gpus" CCTUNE_PROFILER_SO="$so" "$here/capture_workloads.sh" "$out/$name" ddp
 }
 
 echo "== 1. the DDP job on $gpus GPUs, to learn its shapes"

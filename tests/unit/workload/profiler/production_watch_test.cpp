@@ -94,6 +94,22 @@ TEST(ProductionWatch, LeavesHealthyNoisyAndUnmeasuredShapesAlone) {
   EXPECT_TRUE(watch_communicator(other, p).empty());
 }
 
+// Issue 35, seen on 2 x H200: a healthy DDP job's rank 0 reached each bucket's allreduce before
+// rank 1, and its GPU time held the wait (3 calls a shape at 18-36 GB/s against the sweep's 167).
+// Waits slow some calls of one rank; a slow link or configuration slows every call of every rank.
+TEST(ProductionWatch, AnEarlyRanksWaitsAreNotAShortfall) {
+  const Profile p = profile_with_baseline_only();  // 100 GB/s at 4 MiB
+  // Most calls waited, the fastest quarter did not: healthy.
+  EXPECT_TRUE(watch_communicator(comm_with(4194304, {{us_at(20), 10}, {us_at(97), 6}}), p).empty());
+  // Three calls, all of them waiting: too few to tell a wait from the link.
+  EXPECT_TRUE(watch_communicator(comm_with(4194304, {{us_at(18), 2}, {us_at(21), 1}}), p).empty());
+  // One channel: every call slow, the fastest too.
+  const auto findings = watch_communicator(comm_with(4194304, {{us_at(18), 10}, {us_at(21), 6}}), p);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NEAR(findings[0].live_busbw_GBps, 21.0, 21.0 * 0.1);  // the faster calls' busbw
+  EXPECT_NEAR(findings[0].shortfall, 0.79, 0.03);
+}
+
 TEST(ProductionWatch, ProfileCarriesMeasuredBusbwCompatibly) {
   const Profile p = profile_with_measurement();
   const ProfileResult back = parse_profile(format_profile(p));
