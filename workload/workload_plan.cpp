@@ -129,6 +129,8 @@ WorkloadPlan plan_workload(const Workload& w, JobShape job, std::size_t max_size
   if (max_sizes == 0) throw UsageError("the workload's size limit is 0", "plan at least one size (--workload-sizes 1 or more)");
   WorkloadPlan plan;
   plan.per_step = w.steps && *w.steps > 0;
+  if (const Communicator* timed = busiest_with_cadence(w, /*timed=*/true); timed && plan.per_step)
+    plan.step_us = timed->cadence->step_ms * 1e3;
   std::vector<Entry> entries;
   for (const Communicator& c : w.communicators) {
     bool unknown_nodes = false;

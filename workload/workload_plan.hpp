@@ -24,6 +24,9 @@ struct WorkloadPlan {
   std::vector<JobPoint> points;           // by (collective, size)
   std::vector<UnplannedShape> unplanned;  // one per shape that cannot run here, with the reason
   bool per_step = false;                  // the capture knew its steps; otherwise "per capture"
+  // The job's step time (the busiest communicator's step cadence, when the capture kept issue
+  // times: CCTUNE_WORKLOAD_STEP_TIMES=1); 0 unknown. What a saving per step is held against.
+  double step_us = 0;
   bool bucketed = false;                  // a collective had more distinct sizes than the limit
   std::size_t distinct_sizes = 0;         // (collective, size) pairs before bucketing
   std::vector<std::string> notes;         // assumptions made (unknown node counts)

@@ -116,6 +116,18 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
       s += line;
     }
   for (const JobTime& t : outputs.job_times) s += "# " + format_job_time(t, outputs.job_per_step) + "\n";
+  if (outputs.job_step_us > 0) {
+    const double share = outputs.step_saving_us / outputs.job_step_us;
+    if (outputs.kept_defaults)
+      std::snprintf(line, sizeof line,
+                    "# no change: the best profile measured saves %.3f ms of the job's %.3f ms step (%.1f %%), less than "
+                    "--min-gain of the step, which the job could not show; NCCL's defaults kept\n",
+                    outputs.step_saving_us / 1e3, outputs.job_step_us / 1e3, 100.0 * share);
+    else
+      std::snprintf(line, sizeof line, "# the job's step: %.3f ms (from its capture); the profile saves %.3f ms of it (%.1f %%)\n",
+                    outputs.job_step_us / 1e3, outputs.step_saving_us / 1e3, 100.0 * share);
+    s += line;
+  }
   for (const std::string& n : outputs.notes) s += "# note: " + shown(n) + "\n";
   return s;
 }

@@ -1,5 +1,7 @@
 #include "tuner/selection/selection.hpp"
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -223,6 +225,47 @@ std::vector<JobTime> job_times_of(const Decisions& kept, const Decisions& ref_de
   return sum_job_time(terms);
 }
 
+// The job's weights on the sizes measured (notes on what moved or was not measured).
+MappedWeights mapped_weights(const std::vector<JobPoint>& weights, const Decisions& ref_decisions, std::vector<std::string>& notes) {
+  std::set<SizeKey> measured;
+  for (const auto& [key, d] : ref_decisions) measured.insert(key);
+  MappedWeights mapped = map_job_weights(weights, measured);
+  notes.insert(notes.end(), mapped.notes.begin(), mapped.notes.end());
+  if (mapped.calls_per_step.empty())
+    throw UsageError("none of the job's (collective, ranks, nodes) shapes was measured in these results",
+                     "sweep the job's shapes with `cctune sweep --workload FILE` on an allocation of the job's ranks and nodes");
+  return mapped;
+}
+
+// By the job's own step (TuneOptions::job_step_us): true when a change's saving per step,
+// summed over the job's collectives, is under min_gain of the step, which the job could not
+// show. tune --job's candidates (force_group) are judged on the job itself instead.
+bool step_cannot_show(TuneOutputs& out, bool changes, const TuneOptions& options) {
+  if (!(options.job_step_us > 0) || !options.job_per_step || !options.force_group.empty()) return false;
+  out.job_step_us = options.job_step_us;
+  for (const JobTime& t : out.job_times) out.step_saving_us += t.default_us - t.profile_us;
+  return changes && out.step_saving_us < options.min_gain * options.job_step_us;
+}
+
+Decisions kept_of(const Decisions& decisions, const std::function<bool(const SizeKey&)>& counts) {
+  Decisions kept;
+  for (const auto& [key, d] : decisions)
+    if (counts(key)) kept.emplace(key, d);
+  return kept;
+}
+
+// The same sizes with NCCL's default kept at each: the profile that changes nothing.
+Decisions defaults_of(Decisions decisions) {
+  for (auto& [key, d] : decisions) {
+    d.choice = d.baseline;
+    d.choice_timing = d.baseline_timing;
+    d.switched = false;
+    d.speedup = 1.0;
+    d.why = "NCCL's default kept: the profile's saving per step is under the tolerance of the job's step time";
+  }
+  return decisions;
+}
+
 // NCCL's default at every size measured, changed by a rule or not: the production watch's
 // reference where the profile keeps NCCL's choice (issue 35).
 std::vector<MeasuredBaseline> measured_baseline_of(const Decisions& decisions) {
@@ -283,16 +326,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
 
   // A job's weights: each lands on a measured size; only those sizes count from here on.
   const bool weighted = !options.job_weights.empty();
-  MappedWeights mapped;
-  if (weighted) {
-    std::set<SizeKey> measured;
-    for (const auto& [key, d] : ref_decisions) measured.insert(key);
-    mapped = map_job_weights(options.job_weights, measured);
-    out.notes.insert(out.notes.end(), mapped.notes.begin(), mapped.notes.end());
-    if (mapped.calls_per_step.empty())
-      throw UsageError("none of the job's (collective, ranks, nodes) shapes was measured in these results",
-                       "sweep the job's shapes with `cctune sweep --workload FILE` on an allocation of the job's ranks and nodes");
-  }
+  const MappedWeights mapped = weighted ? mapped_weights(options.job_weights, ref_decisions, out.notes) : MappedWeights{};
   const auto counts = [&](const SizeKey& key) { return !weighted || mapped.calls_per_step.count(key) > 0; };
 
   // What the groups' totals weigh: the job's calls per step, else one call per measured size.
@@ -309,23 +343,27 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   }
   // Another group's environment must gain in the weighted total beyond noise: the lower end of
   // its interval clears the tolerance.
-  const std::size_t chosen = options.force_group.empty()
-                                 ? (best && *best != ref && out.groups[*best].job_beyond_noise ? *best : ref)
-                                 : group_named(set, options.force_group);
+  std::size_t chosen = options.force_group.empty() ? (best && *best != ref && out.groups[*best].job_beyond_noise ? *best : ref)
+                                                    : group_named(set, options.force_group);
+  Decisions kept = kept_of(per_group[chosen], counts);  // job-weighted: a rule only at a size the job issues
+  if (weighted) out.job_times = job_times_of(kept, ref_decisions, mapped);
+  const bool changes = chosen != ref || std::any_of(kept.begin(), kept.end(), [](const auto& k) { return k.second.switched; });
+  if (weighted && step_cannot_show(out, changes, options)) {
+    out.kept_defaults = true;
+    chosen = ref;
+    kept = defaults_of(kept_of(ref_decisions, counts));
+    out.job_times = job_times_of(kept, ref_decisions, mapped);
+  }
   out.group = set.groups[chosen].name;
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);
   profile.provenance.baseline_env = baseline_environment(results, out.group);
-  Decisions kept;  // job-weighted: a rule only at a size the job issues
-  for (const auto& [key, d] : per_group[chosen])
-    if (counts(key)) kept.emplace(key, d);
   for (const auto& [key, d] : kept) out.decisions.push_back(d);
   profile.rules = rules_from(kept, out.rule_observed_channels);
   profile.measured_baseline = measured_baseline_of(per_group[chosen]);
   if (weighted) {
     out.job_weighted = true;
     out.job_per_step = options.job_per_step;
-    out.job_times = job_times_of(kept, ref_decisions, mapped);
   }
   if (unexpressible)
     out.notes.push_back(std::to_string(unexpressible) +

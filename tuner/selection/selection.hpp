@@ -36,6 +36,11 @@ struct TuneOptions {
   // is chosen by the job's collective time and rules are written at the job's sizes only.
   std::vector<JobPoint> job_weights;
   bool job_per_step = true;  // false: the weights count calls per capture (steps unknown)
+  // The job's step time from its capture (0: unknown). When known, a profile must save at least
+  // min_gain of it per step, or NCCL's defaults are kept: a gain in collective time that the
+  // job's step cannot show is no reason to change its environment (issue 35: on NVLink a 5 %
+  // collective gain was 0.3 % of the step, and verify --job read "same").
+  double job_step_us = 0;
   // `tune --job`'s candidates: this group's environment whatever the scores say (its rules as
   // the group's own decisions make them); empty: the group the scores choose.
   std::string force_group;
@@ -91,6 +96,12 @@ struct TuneOutputs {
   std::string weights_note;             // what the groups' totals weigh, in words
   bool job_per_step = true;
   std::vector<JobTime> job_times;       // per (collective, nranks, nnodes), job-weighted only
+  // The job's step time and what the measured winner would have saved of it per step, when the
+  // step was timed; kept_defaults: that saving was under min_gain of the step, so the profile
+  // is NCCL's defaults (group and rules).
+  double job_step_us = 0;
+  double step_saving_us = 0;
+  bool kept_defaults = false;
 };
 
 // True when the results hold an NCCL run with at least one ok point: what the sweep checks

@@ -1,5 +1,6 @@
 #include "app/cli/tune_options.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <utility>
@@ -24,6 +25,7 @@ void weights_from_file(const Results& results, const std::string& results_path, 
       const auto weights = job_weights_of(plan);
       options.job_weights.insert(options.job_weights.end(), weights.begin(), weights.end());
       options.job_per_step = plan.per_step;
+      options.job_step_us = std::max(options.job_step_us, plan.step_us);
     } catch (const UsageError&) {
       // No shape of the job at this (ranks, nodes): the next measured shape may have some.
     }
@@ -52,6 +54,7 @@ tuner::TuneOptions tune_options_for(const Results& results, const std::string& r
   } else if (const RecordedWorkload* recorded = recorded_workload_of(results)) {
     options.job_weights = recorded->weights;
     options.job_per_step = recorded->per_step;
+    options.job_step_us = recorded->step_us;
   }
   return options;
 }

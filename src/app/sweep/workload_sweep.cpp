@@ -76,8 +76,10 @@ nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const wo
                       {"time_us_per_step", p.time_us_per_step},
                       {"time_estimated", p.time_estimated},
                       {"shapes", p.shapes}});
-  return {{"path", w.path},     {"sha256", w.sha256},         {"nranks", job.nranks}, {"nnodes", job.nnodes},
-          {"per_step", plan.per_step}, {"bucketed", plan.bucketed}, {"points", points},  {"unplanned", plan.unplanned.size()}};
+  nlohmann::json out = {{"path", w.path},     {"sha256", w.sha256},         {"nranks", job.nranks}, {"nnodes", job.nnodes},
+                        {"per_step", plan.per_step}, {"bucketed", plan.bucketed}, {"points", points},  {"unplanned", plan.unplanned.size()}};
+  if (plan.step_us > 0) out["step_us"] = plan.step_us;  // only when the capture timed its steps
+  return out;
 }
 
 std::vector<JobPoint> job_weights_of(const workload::WorkloadPlan& plan) { return plan.points; }
@@ -127,6 +129,8 @@ std::optional<RecordedWorkload> read_workload(const nlohmann::json& settings) {
   RecordedWorkload out;
   for (std::size_t i = 0; i < points.size(); ++i) out.weights.push_back(recorded_weight(w.element("points", i), fix));
   out.per_step = w.get_optional<bool>("per_step").value_or(true);
+  out.step_us = w.get_optional<double>("step_us").value_or(0);
+  if (!(out.step_us >= 0) || out.step_us > 1e12) throw UsageError("meta.settings.workload.step_us is not a time", fix);
   return out;
 }
 
@@ -139,7 +143,7 @@ const RecordedWorkload* recorded_workload_of(const Results& results) {
 
 void seed_recorded_workload(ResultSection& settings, const workload::WorkloadPlan* plan) {
   std::optional<RecordedWorkload> recorded;
-  if (plan) recorded = RecordedWorkload{job_weights_of(*plan), plan->per_step};
+  if (plan) recorded = RecordedWorkload{job_weights_of(*plan), plan->per_step, plan->step_us};
   settings.seed(std::move(recorded));
 }
 

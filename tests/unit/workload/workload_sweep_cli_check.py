@@ -40,6 +40,13 @@ def one_line_error(p, words, what):
 ddp, fsdp = os.path.join(scratch, "ddp.json"), os.path.join(scratch, "fsdp.json")
 run("workload", "import", *(os.path.join(caps, "ddp", f"nccl.rank{r}.log") for r in (0, 1)), "--steps", "4", "-o", ddp)
 run("workload", "import", *(os.path.join(caps, "fsdp", f"flight.rank{r}.json") for r in (0, 1)), "-o", fsdp)
+# As a capture with CCTUNE_WORKLOAD_STEP_TIMES=1 writes it: the step cadence with its step time,
+# which the sweep records (meta.settings.workload.step_us) for tune to hold savings against.
+with open(ddp) as f:
+    doc = json.load(f)
+doc["communicators"][0]["cadence"] = {"calls_per_step": 4, "steps": 4.0, "timed_steps": 3, "step_ms": 2.5}
+with open(ddp, "w") as f:
+    json.dump(doc, f)
 
 # DDP, 2 ranks as 2 NCCL hosts as captured: every collective shape is planned, with its calls per step.
 p = run("sweep", "--workload", ddp, "--dry-run", "--gpus", "1", "--test-shared-gpu", "2")
@@ -103,7 +110,7 @@ if selftest and os.path.exists(selftest):
         jsonschema.validate(res, json.load(open(os.path.join(src, "configs/schema/results.schema.json"))),
                             cls=jsonschema.Draft202012Validator)
         w = res["meta"]["settings"]["workload"]
-        if w["sha256"] != sha or (w["nranks"], w["nnodes"]) != (2, 2) or len(w["points"]) != 6:
+        if w["sha256"] != sha or (w["nranks"], w["nnodes"]) != (2, 2) or len(w["points"]) != 6 or w.get("step_us") != 2500:
             failures.append(f"meta.settings.workload: {w}")
         # Exactly the job's shapes: the points of the selftest sweep are no product of the lists.
         planned = {(pt["collective"], pt["dtype"], pt["size_bytes"]) for pt in w["points"]}
@@ -128,6 +135,8 @@ if selftest and os.path.exists(selftest):
             elif without_time(json.load(open(mine))) != without_time(json.load(open(theirs))):
                 failures.append(f"the sweep's {name} differs from tune's:\n{open(mine).read()}\n---\n{open(theirs).read()}")
         expect(p.stdout, r"collective time per step", "the sweep's own tune weighs by the job")
+        expect(t.stdout, r"^# (the job's step: 2\.500 ms|no change: the best profile measured saves .* of the job's 2\.500 ms step)",
+               "tune holds the saving against the job's step")
 elif selftest:
     failures.append(f"selftest module {selftest} is not built")
 
