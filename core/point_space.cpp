@@ -82,36 +82,27 @@ PointSpace only_collective(const PointSpace& space, Collective c) {
 
 namespace {
 
+// One field of what the space measures: the grid's list of it, the step's largest call's, or
+// the shapes' values in first-use order.
 template <class T>
-void add_once(std::vector<T>& list, T value) {
-  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+std::vector<T> listed(const PointSpace& space, std::vector<T> PointGrid::*list, T JobPoint::*field) {
+  if (const auto* grid = std::get_if<PointGrid>(&space.points)) return (*grid).*list;
+  if (const auto* step = std::get_if<PointStep>(&space.points)) return {step->largest.*field};
+  std::vector<T> out;
+  for (const JobPoint& s : std::get<PointShapes>(space.points).shapes)
+    if (std::find(out.begin(), out.end(), s.*field) == out.end()) out.push_back(s.*field);
+  return out;
 }
 
 }  // namespace
 
-std::vector<Collective> collectives_of(const PointSpace& space) {
-  if (const auto* grid = std::get_if<PointGrid>(&space.points)) return grid->collectives;
-  if (const auto* step = std::get_if<PointStep>(&space.points)) return {step->largest.collective};
-  std::vector<Collective> out;
-  for (const JobPoint& s : std::get<PointShapes>(space.points).shapes) add_once(out, s.collective);
-  return out;
-}
+std::vector<Collective> collectives_of(const PointSpace& space) { return listed(space, &PointGrid::collectives, &JobPoint::collective); }
 
-std::vector<DType> dtypes_of(const PointSpace& space) {
-  if (const auto* grid = std::get_if<PointGrid>(&space.points)) return grid->dtypes;
-  if (const auto* step = std::get_if<PointStep>(&space.points)) return {step->largest.dtype};
-  std::vector<DType> out;
-  for (const JobPoint& s : std::get<PointShapes>(space.points).shapes) add_once(out, s.dtype);
-  return out;
-}
+std::vector<DType> dtypes_of(const PointSpace& space) { return listed(space, &PointGrid::dtypes, &JobPoint::dtype); }
 
 std::vector<std::uint64_t> sizes_of(const PointSpace& space) {
-  if (const auto* grid = std::get_if<PointGrid>(&space.points)) return grid->sizes;
-  if (const auto* step = std::get_if<PointStep>(&space.points)) return {step->largest.size_bytes};
-  std::vector<std::uint64_t> out;
-  for (const JobPoint& s : std::get<PointShapes>(space.points).shapes) out.push_back(s.size_bytes);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  std::vector<std::uint64_t> out = listed(space, &PointGrid::sizes, &JobPoint::size_bytes);
+  if (std::holds_alternative<PointShapes>(space.points)) std::sort(out.begin(), out.end());  // shapes': rising
   return out;
 }
 

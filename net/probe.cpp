@@ -5,7 +5,7 @@
 #include "core/error.hpp"
 #include "net/ib_device.hpp"
 #include "net/pair_schedule.hpp"
-#include "net/probe_internal.hpp"
+#include "net/probe_rounds.hpp"
 #include "comm/rank_comm_typed.hpp"
 
 namespace cctune::net {

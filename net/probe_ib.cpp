@@ -10,7 +10,7 @@
 #include "net/ib_device.hpp"
 #include "net/ib_endpoint.hpp"
 #include "net/pair_measurement.hpp"
-#include "net/probe_internal.hpp"
+#include "net/probe_rounds.hpp"
 #include "topology/node_probe.hpp"
 
 namespace cctune::net::detail {

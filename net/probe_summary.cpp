@@ -9,7 +9,7 @@
 
 #include "core/statistics.hpp"
 #include "net/probe.hpp"
-#include "net/probe_internal.hpp"
+#include "net/probe_rounds.hpp"
 #include "net/probe_result.hpp"
 
 namespace cctune::net {

@@ -5,7 +5,7 @@
 
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
-#include "net/probe_internal.hpp"
+#include "net/probe_rounds.hpp"
 #include "net/socket.hpp"
 #include "net/tcp_hello.hpp"
 #include "net/tcp_pair.hpp"

@@ -1,7 +1,7 @@
 // Machine-readable views of a Comparison: CSV (long format) and JSON (cctune.compare/1).
 #include "app/report/escaping.hpp"
 #include "app/report/printers.hpp"
-#include "app/report/series_internal.hpp"
+#include "app/report/comparison_build.hpp"
 
 namespace cctune::app::report {
 

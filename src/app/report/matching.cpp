@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "app/report/series_internal.hpp"
+#include "app/report/comparison_build.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 

@@ -6,7 +6,7 @@
 #include "app/report/report.hpp"
 #include "app/report/report_inputs.hpp"
 #include "app/report/report_plots.hpp"
-#include "app/report/series_internal.hpp"
+#include "app/report/comparison_build.hpp"
 #include "core/files.hpp"
 #include "core/units.hpp"
 

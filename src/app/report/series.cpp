@@ -5,7 +5,7 @@
 #include <set>
 
 #include "app/report/matching.hpp"
-#include "app/report/series_internal.hpp"
+#include "app/report/comparison_build.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"

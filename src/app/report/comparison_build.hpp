@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by matching.cpp and series.cpp; not part of the report API.
+// Building a Comparison from its input files, shared by matching.cpp, series.cpp, export.cpp and
+// report_html.cpp: labels, the per-series point index, mismatches. Not part of the report API.
 #include <map>
 #include <utility>
 #include <vector>

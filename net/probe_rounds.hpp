@@ -1,5 +1,6 @@
 #pragma once
-// Pieces of the probe engine shared by its transport drivers (not a public API).
+// The probe's rounds, shared by its transport drivers (TCP, ibverbs): pair entries, endpoints,
+// the round loop and the summary over pairs. Not a public API (namespace detail).
 #include <functional>
 #include <string>
 #include <vector>

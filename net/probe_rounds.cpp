@@ -1,4 +1,4 @@
-#include "net/probe_internal.hpp"
+#include "net/probe_rounds.hpp"
 
 #include <algorithm>
 
