@@ -1,7 +1,7 @@
 // The pair entry both transports start from: who initiates, labels, the slower port.
 #include <gtest/gtest.h>
 
-#include "net/probe_internal.hpp"
+#include "net/probe_rounds.hpp"
 
 namespace cctune::net::detail {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "net/probe.hpp"
 #include "core/error.hpp"
-#include "net/probe_internal.hpp"
+#include "net/probe_rounds.hpp"
 #include "net/probe_result.hpp"
 
 namespace cctune::net {
