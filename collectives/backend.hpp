@@ -46,6 +46,9 @@ struct PointSpec {
   // stream (the fields above then describe its largest call; groups as StepCall says). The
   // data check does not apply.
   std::vector<StepCall> sequence;
+  // Its series (one table section) in runtime::enumerate_points' list: the worker's search
+  // blocks. Series differ in length once sizes that round to one are measured once.
+  std::size_t series = 0;
 };
 
 // The point that issues `sequence`'s call `c` alone (its buffers, checks and NCCL call).

@@ -72,7 +72,8 @@ struct PointSeries {
 // The series of `space` in the order the run measures them (collective, implementation, data
 // type, op, root; a job's shapes in their order, each a series of one size; a step's largest
 // call), each with its
-// sizes as the run measures them on `nranks` ranks (raised to the collective's granule).
+// sizes as the run measures them on `nranks` ranks (raised to the collective's granule, each
+// once: a grid's sizes that round to one size are one point).
 // `nranks` 0 means not yet known: sizes as requested, and all_roots as one root.
 void for_each_series(const PointSpace& space, int nranks,
                      const std::function<void(const PointSeries&, const std::vector<std::uint64_t>& sizes)>& visit);

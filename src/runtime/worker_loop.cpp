@@ -9,15 +9,16 @@ namespace {
 
 namespace search = tuner::search;
 
-SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, std::size_t b, std::size_t first_p,
-                   std::size_t placements) {
+SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, std::size_t b, const PointBlock& block,
+                   std::size_t first_p, std::size_t placements) {
   SearchUnit unit;
   unit.block = b;
+  unit.points = block;
   const auto& configs = point_configs(plan);
   for (std::size_t k = 0; k < configs.size(); ++k)
     for (std::size_t p = first_p; p < first_p + placements; ++p) {
       // The plan's skips are recorded once, in meta.settings.space, not as points.
-      if (planned_skip(plan, points[point_index(plan, b, 0, k, p)])) continue;
+      if (planned_skip(plan, points[point_index(plan, block, 0, k, p)])) continue;
       if (configs[k].is_default()) unit.nccl_default = unit.candidates.size();
       unit.candidates.emplace_back(k, p);
     }
@@ -26,12 +27,12 @@ SearchUnit unit_of(const SweepPlan& plan, const std::vector<PointSpec>& points, 
 
 void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec, const SweepPlan& plan,
               const std::vector<PointSpec>& points, const SearchUnit& unit, const Emit& emit, const BeforePoint& before_point) {
-  const auto strategy = search::make_strategy(plan.nccl.strategy, sizes_per_block(plan), unit.candidates.size(),
+  const auto strategy = search::make_strategy(plan.nccl.strategy, unit.points.sizes, unit.candidates.size(),
                                               worker_halving_options(unit.nccl_default));
   while (!strategy->finished())
     for (const search::Request& req : strategy->next()) {
       const auto [k, p] = unit.candidates[req.candidate];
-      const std::size_t index = point_index(plan, unit.block, req.size_index, k, p);
+      const std::size_t index = point_index(plan, unit.points, req.size_index, k, p);
       emit(progress_message(static_cast<long>(index)));
       if (before_point) before_point(spec, static_cast<long>(index));
       const PointResult r = measure_point(backend, comm, points[index], request_settings(plan.measure, req.iterations));
@@ -49,11 +50,12 @@ void run_unit(CollectiveBackend& backend, RankComm& comm, const WorkerSpec& spec
 std::vector<SearchUnit> search_units(const SweepPlan& plan, const std::vector<PointSpec>& points) {
   std::vector<SearchUnit> units;
   const bool per_placement = plan.nccl.strategy != search::StrategyKind::Exhaustive;
-  for (std::size_t b = 0; b < block_count(plan, points.size()); ++b)
+  const std::vector<PointBlock> blocks = point_blocks(plan, points);
+  for (std::size_t b = 0; b < blocks.size(); ++b)
     if (per_placement)
-      for (std::size_t p = 0; p < plan.space.placements.size(); ++p) units.push_back(unit_of(plan, points, b, p, 1));
+      for (std::size_t p = 0; p < plan.space.placements.size(); ++p) units.push_back(unit_of(plan, points, b, blocks[b], p, 1));
     else
-      units.push_back(unit_of(plan, points, b, 0, plan.space.placements.size()));
+      units.push_back(unit_of(plan, points, b, blocks[b], 0, plan.space.placements.size()));
   return units;
 }
 

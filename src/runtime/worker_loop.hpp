@@ -27,7 +27,8 @@ using BeforePoint = std::function<void(const WorkerSpec&, long point)>;
 // is a unit of its own; the exhaustive strategy gets every placement of a block in one
 // unit, which keeps the points in enumerate_points' order (size, config, placement).
 struct SearchUnit {
-  std::size_t block = 0;
+  std::size_t block = 0;  // its index in point_blocks(plan, points)
+  PointBlock points;      // that block: where its points start, and its sizes
   std::vector<std::pair<std::size_t, std::size_t>> candidates;
   std::optional<std::size_t> nccl_default;  // the candidate that is NCCL's own choice
 };

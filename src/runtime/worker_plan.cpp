@@ -66,26 +66,24 @@ std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks) {
   for_each_series(plan.space, std::max(nranks, 1), [&](const PointSeries& series, const std::vector<std::uint64_t>& sizes) {
     s.collective = series.collective, s.impl = series.impl, s.dtype = series.dtype, s.op = series.op, s.root = series.root;
     add_series(out, plan, nranks, s, sizes);
+    ++s.series;
   });
   return out;
 }
 
-std::size_t sizes_per_block(const SweepPlan& plan) {
-  const auto* grid = std::get_if<PointGrid>(&plan.space.points);
-  return grid ? grid->sizes.size() : 1;
+std::vector<PointBlock> point_blocks(const SweepPlan& plan, const std::vector<PointSpec>& points) {
+  const std::size_t per_size = point_configs(plan).size() * plan.space.placements.size();
+  std::vector<PointBlock> blocks;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (i == 0 || points[i].series != points[i - 1].series) blocks.push_back({i, 0});
+    ++blocks.back().sizes;  // counts points here; sizes below
+  }
+  for (PointBlock& b : blocks) b.sizes = per_size == 0 ? 0 : b.sizes / per_size;
+  return blocks;
 }
 
-std::size_t points_per_block(const SweepPlan& plan) {
-  return sizes_per_block(plan) * point_configs(plan).size() * plan.space.placements.size();
-}
-
-std::size_t block_count(const SweepPlan& plan, std::size_t point_count) {
-  const std::size_t per_block = points_per_block(plan);
-  return per_block == 0 ? 0 : point_count / per_block;
-}
-
-std::size_t point_index(const SweepPlan& plan, std::size_t b, std::size_t s, std::size_t k, std::size_t p) {
-  return ((b * sizes_per_block(plan) + s) * point_configs(plan).size() + k) * plan.space.placements.size() + p;
+std::size_t point_index(const SweepPlan& plan, const PointBlock& block, std::size_t s, std::size_t k, std::size_t p) {
+  return block.start + (s * point_configs(plan).size() + k) * plan.space.placements.size() + p;
 }
 
 const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec) {

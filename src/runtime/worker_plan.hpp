@@ -26,17 +26,18 @@ const SkipRule* planned_skip(const SweepPlan& plan, const PointSpec& spec);
 // actually moved). A plan with job_shapes (`sweep --workload`) yields those shapes alone, in
 // their order, each a series of one size (with every op, root, config and placement).
 std::vector<PointSpec> enumerate_points(const SweepPlan& plan, int nranks);
-// A block is one (collective, dtype, op, root) series of the list, in order: a rooted
-// collective under `--root all` has one block per rank and dtype (and op, for reductions).
-// A replayed step is one point: the whole step.
-// Blocks hold the same number of points (sizes_per_block x configs x placements), so a point's index
-// is computed, not searched.
-std::size_t points_per_block(const SweepPlan& plan);
-// The sizes of one block: the grid's sizes, or 1 for a job's shapes or a replayed step.
-std::size_t sizes_per_block(const SweepPlan& plan);
-std::size_t block_count(const SweepPlan& plan, std::size_t point_count);
-// The index of (block b, size s, config k, placement p) in enumerate_points' list.
-std::size_t point_index(const SweepPlan& plan, std::size_t b, std::size_t s, std::size_t k, std::size_t p);
+// A block is one series of the list (PointSpec::series), in order: one (collective,
+// implementation, dtype, op, root) of a grid, or one job shape; a rooted collective under
+// `--root all` has one block per rank and dtype (and op, for reductions). A block holds
+// sizes x configs x placements points; its sizes are the series' own (a grid's sizes that
+// round to one size are one), so blocks may differ in length. A replayed step is one point.
+struct PointBlock {
+  std::size_t start = 0;  // its first point's index
+  std::size_t sizes = 0;
+};
+std::vector<PointBlock> point_blocks(const SweepPlan& plan, const std::vector<PointSpec>& points);
+// The index of (size s, config k, placement p) of `block` in enumerate_points' list.
+std::size_t point_index(const SweepPlan& plan, const PointBlock& block, std::size_t s, std::size_t k, std::size_t p);
 
 // "allreduce 1 KiB out-of-place" (+ " ring/simple/16ch" when forced).
 std::string describe(const PointSpec& spec);

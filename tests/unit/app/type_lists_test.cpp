@@ -38,7 +38,8 @@ TEST(TypeLists, ListsBecomeOneSeriesPerCombination) {
   const auto points = runtime::enumerate_points(plan, 4);
   // 3 reductions x 2 dtypes x 2 ops + 6 others x 2 dtypes, each 2 sizes x 2 placements.
   ASSERT_EQ(points.size(), (3u * 4u + 6u * 2u) * 4u);
-  EXPECT_EQ(points.size() / runtime::points_per_block(plan), 24u);
+  const std::vector<runtime::PointBlock> blocks = runtime::point_blocks(plan, points);
+  EXPECT_EQ(blocks.size(), 24u);
   std::vector<runtime::SectionKey> sections;
   for (const PointSpec& p : points)
     if (sections.empty() || sections.back() != runtime::section_of(p)) sections.push_back(runtime::section_of(p));
@@ -48,7 +49,7 @@ TEST(TypeLists, ListsBecomeOneSeriesPerCombination) {
   EXPECT_EQ(runtime::section_suffix(sections[3]), ", float32, op max");
   EXPECT_EQ(runtime::section_suffix(sections[4]), ", int32");  // allgather: no op
   // Block i of point_index is the i-th section.
-  EXPECT_EQ(runtime::section_of(points[runtime::point_index(plan, 3, 1, 0, 1)]), sections[3]);
+  EXPECT_EQ(runtime::section_of(points[runtime::point_index(plan, blocks[3], 1, 0, 1)]), sections[3]);
   for (const PointSpec& p : points)
     if (!is_reduction(p.collective)) {
       EXPECT_EQ(p.op, ReduceOp::Sum);  // carried, ignored

@@ -82,6 +82,25 @@ TEST(PointSpace, AJobsShapesAreEachOneSeriesAtTheirOwnSize) {
 }
 
 // A space too large to walk in memory is still counted (the plan check refuses it by count).
+// Review N14: `-b 1 -e 64 -f 1.01` asked for 63 sizes, and 15 of them remain once raised to
+// whole float32 elements: each was measured over and over, and results held the copies.
+TEST(PointSpace, SizesThatRoundToOneAreMeasuredOnce) {
+  PointSpace space;
+  PointGrid grid{{Collective::AllReduce, Collective::AllGather}, {}, {DType::Float32}};
+  for (std::uint64_t b = 1; b <= 64; ++b) grid.sizes.push_back(b);
+  space.points = grid;
+  const Walked w = walk(space, 2);
+  ASSERT_EQ(w.sizes.size(), 2u);
+  std::vector<std::uint64_t> fours, eights;
+  for (std::uint64_t b = 4; b <= 64; b += 4) fours.push_back(b);
+  for (std::uint64_t b = 8; b <= 64; b += 8) eights.push_back(b);
+  EXPECT_EQ(w.sizes[0], fours);   // allreduce: whole floats
+  EXPECT_EQ(w.sizes[1], eights);  // allgather on 2 ranks: a whole float each
+  EXPECT_DOUBLE_EQ(points_per_config(space, 2), 16.0 + 8.0);
+  // Without a rank count nothing is rounded: the 64 requested sizes stand.
+  EXPECT_EQ(walk(space, 0).sizes[0].size(), 64u);
+}
+
 TEST(PointSpace, AnAbsurdGridIsCountedNotOverflowed) {
   PointSpace space;
   std::vector<std::uint64_t> sizes(100000);

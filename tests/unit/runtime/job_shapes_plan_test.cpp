@@ -65,14 +65,15 @@ TEST(JobShapes, OpsRootsConfigsAndPlacementsStillApplyToEachShape) {
   // allreduce and reducescatter: 2 ops; allgather: 1; broadcast: 3 roots; each x 2 configs x 2 placements.
   const std::size_t series = 2 + 1 + 2 + 3;
   ASSERT_EQ(points.size(), series * 2 * 2);
-  EXPECT_EQ(sizes_per_block(plan), 1u);
-  ASSERT_EQ(block_count(plan, points.size()), series);
+  const std::vector<PointBlock> blocks = point_blocks(plan, points);
+  ASSERT_EQ(blocks.size(), series);
+  for (const PointBlock& b : blocks) EXPECT_EQ(b.sizes, 1u);
   // Each block is one shape; point_index names its points in enumerate_points' order.
   std::size_t i = 0;
   for (std::size_t b = 0; b < series; ++b)
     for (std::size_t k = 0; k < 2; ++k)
       for (std::size_t p = 0; p < 2; ++p, ++i) {
-        ASSERT_EQ(point_index(plan, b, 0, k, p), i);
+        ASSERT_EQ(point_index(plan, blocks[b], 0, k, p), i);
         EXPECT_EQ(points[i].config, plan.nccl.configs[k]);
         EXPECT_EQ(points[i].in_place, plan.space.placements[p]);
       }

@@ -67,21 +67,28 @@ TEST(PlanPoints, PointOrderAndDescription) {
   auto plan = sample_nccl_plan();
   plan.nccl.configs = {PointConfig{}, forced("ring", "simple", 16)};
   const auto points = enumerate_points(plan, 4);
-  const std::size_t per_config = grid_of(plan).collectives.size() * grid_of(plan).sizes.size() * plan.space.placements.size();
-  ASSERT_EQ(points.size(), 2 * per_config);
+  const std::vector<PointBlock> blocks = point_blocks(plan, points);
+  ASSERT_EQ(blocks.size(), 2u);
+  // allgather needs one element per rank: 8 B is raised to 4 ranks x 4 B, the 16 B the grid
+  // asks for next, and is measured once (review N14).
+  EXPECT_EQ(blocks[0].sizes, grid_of(plan).sizes.size());
+  EXPECT_EQ(blocks[1].sizes, grid_of(plan).sizes.size() - 1);
+  const std::size_t per_config = blocks[1].start / 2;  // allreduce's points of one config
+  ASSERT_EQ(points.size(), 2 * (blocks[0].sizes + blocks[1].sizes) * plan.space.placements.size());
   // Configs are inner: both candidates of a size run back to back.
   EXPECT_EQ(describe(points[0]), "allreduce 8 B out-of-place");
   EXPECT_EQ(describe(points[1]), "allreduce 8 B in-place");
   EXPECT_EQ(describe(points[2]), "allreduce 8 B out-of-place ring/simple/16ch");
   EXPECT_EQ(describe(points[4]), "allreduce 16 B out-of-place");
-  // allgather needs one element per rank: 8 B is raised to 4 ranks x 4 B per rank
-  EXPECT_EQ(points[per_config].collective, Collective::AllGather);
-  EXPECT_EQ(describe(points[per_config]), "allgather 16 B out-of-place");
+  EXPECT_EQ(per_config, grid_of(plan).sizes.size() * plan.space.placements.size());
+  EXPECT_EQ(points[blocks[1].start].collective, Collective::AllGather);
+  EXPECT_EQ(describe(points[blocks[1].start]), "allgather 16 B out-of-place");
+  EXPECT_EQ(describe(points[blocks[1].start + 4]), "allgather 32 B out-of-place");
   for (std::size_t c = 0; c < grid_of(plan).collectives.size(); ++c)
-    for (std::size_t s = 0; s < grid_of(plan).sizes.size(); ++s)
+    for (std::size_t s = 0; s < blocks[c].sizes; ++s)
       for (std::size_t k = 0; k < plan.nccl.configs.size(); ++k)
         for (std::size_t p = 0; p < plan.space.placements.size(); ++p) {
-          const PointSpec& spec = points[point_index(plan, c, s, k, p)];
+          const PointSpec& spec = points[point_index(plan, blocks[c], s, k, p)];
           EXPECT_EQ(spec.collective, grid_of(plan).collectives[c]);
           EXPECT_EQ(spec.config, plan.nccl.configs[k]);
           EXPECT_EQ(spec.in_place, plan.space.placements[p]);
@@ -98,7 +105,7 @@ TEST(PlanPoints, MpiPlansHaveOneConfigPerPoint) {
   plan.space.placements = {true};
   const auto points = enumerate_points(plan, 2);
   ASSERT_EQ(points.size(), 3u * 4u);  // 3 collectives x 8..64 B, in-place only
-  EXPECT_EQ(point_index(plan, 1, 2, 0, 0), 6u);
+  EXPECT_EQ(point_index(plan, point_blocks(plan, points)[1], 2, 0, 0), 6u);
   EXPECT_EQ(describe(points[6]), "allgather 32 B in-place");
 }
 
@@ -167,14 +174,15 @@ TEST(WorkerLoop, EachRootIsABlockOfItsOwn) {
   // worker's search units and point indices must land on the right root's points.
   auto plan = sample_nccl_plan();
   grid_of(plan).collectives = {Collective::AllReduce, Collective::Reduce, Collective::AllToAll, Collective::Scatter};
+  grid_of(plan).sizes = {192, 384, 768, 1536};  // whole floats for each of 3 ranks: no size rounds onto another
   plan.space.all_roots = true;
   plan.nccl.configs = {PointConfig{}, forced("ring", "ll")};
   const int nranks = 3;
   const auto points = enumerate_points(plan, nranks);
-  const std::size_t per_block = points_per_block(plan);
-  ASSERT_EQ(per_block, grid_of(plan).sizes.size() * 2 * plan.space.placements.size());
+  const std::size_t per_block = grid_of(plan).sizes.size() * 2 * plan.space.placements.size();
   ASSERT_EQ(points.size(), (1 + 3 + 1 + 3) * per_block);
-  ASSERT_EQ(block_count(plan, points.size()), 8u);
+  const std::vector<PointBlock> point_block = point_blocks(plan, points);
+  ASSERT_EQ(point_block.size(), 8u);
   // Blocks in order: allreduce, reduce roots 0..2, alltoall, scatter roots 0..2.
   const std::vector<std::pair<Collective, int>> blocks{{Collective::AllReduce, 0}, {Collective::Reduce, 0},
                                                        {Collective::Reduce, 1},    {Collective::Reduce, 2},
@@ -184,7 +192,7 @@ TEST(WorkerLoop, EachRootIsABlockOfItsOwn) {
     for (std::size_t s = 0; s < grid_of(plan).sizes.size(); ++s)
       for (std::size_t k = 0; k < 2; ++k)
         for (std::size_t p = 0; p < plan.space.placements.size(); ++p) {
-          const PointSpec& spec = points[point_index(plan, b, s, k, p)];
+          const PointSpec& spec = points[point_index(plan, point_block[b], s, k, p)];
           EXPECT_EQ(spec.collective, blocks[b].first) << b;
           EXPECT_EQ(spec.root, blocks[b].second) << b;
           EXPECT_EQ(spec.config, plan.nccl.configs[k]);
@@ -197,8 +205,33 @@ TEST(WorkerLoop, EachRootIsABlockOfItsOwn) {
   std::set<std::size_t> reached;
   for (const auto& unit : units)
     for (std::size_t s = 0; s < grid_of(plan).sizes.size(); ++s)
-      for (const auto& [k, p] : unit.candidates) EXPECT_TRUE(reached.insert(point_index(plan, unit.block, s, k, p)).second);
+      for (const auto& [k, p] : unit.candidates) EXPECT_TRUE(reached.insert(point_index(plan, unit.points, s, k, p)).second);
   EXPECT_EQ(reached.size(), points.size());
+}
+
+// Blocks differ in length once sizes that round to one are measured once (review N14): each
+// unit searches its own block's sizes, and every point is reached once.
+TEST(WorkerLoop, BlocksOfDifferentLengthsAreEachSearchedWhole) {
+  auto plan = sample_nccl_plan();
+  grid_of(plan).sizes = {8, 16, 32, 64};  // allgather on 4 ranks: 8 B is raised to 16 B
+  plan.nccl.configs = {PointConfig{}, forced("ring", "simple")};
+  const auto points = enumerate_points(plan, 4);
+  const std::vector<PointBlock> blocks = point_blocks(plan, points);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].sizes, 4u);
+  EXPECT_EQ(blocks[1].sizes, 3u);
+  for (const auto strategy : {tuner::search::StrategyKind::Exhaustive, tuner::search::StrategyKind::Halving}) {
+    plan.nccl.strategy = strategy;
+    std::set<std::size_t> reached;
+    for (const SearchUnit& unit : search_units(plan, points))
+      for (std::size_t s = 0; s < unit.points.sizes; ++s)
+        for (const auto& [k, p] : unit.candidates) EXPECT_TRUE(reached.insert(point_index(plan, unit.points, s, k, p)).second);
+    EXPECT_EQ(reached.size(), points.size());
+  }
+  std::set<std::uint64_t> gathered;
+  for (const PointSpec& p : points)
+    if (p.collective == Collective::AllGather) gathered.insert(p.bytes.size_bytes);
+  EXPECT_EQ(gathered, (std::set<std::uint64_t>{16, 32, 64}));
 }
 
 TEST(WorkerLoop, ScreeningIsOneShortBatchWithoutNoiseTarget) {
