@@ -295,11 +295,13 @@ SweepPlan plan_from_json(const json& j) {
     read_dimensions(j, p.space);
     read_measure(j, p.measure);
     if (p.backend == BackendChoice::Nccl) read_nccl(field(j, "nccl"), p.nccl, p.space);
-    check_plan(p);  // the lists first: what a step or the shapes must fall within
+    // The lists say what a step or the shapes fall within; the count is of what the run walks
+    // (a workload's shapes, not the product of their lists, which the supervisor never checked).
     const PointGrid listed = std::get<PointGrid>(p.space.points);
     if (j.contains("replay_step") && j.contains("job_shapes")) refuse("\"replay_step\" and \"job_shapes\" are both given");
     if (j.contains("replay_step")) p.space.points = read_replay_step(j, listed);
     if (j.contains("job_shapes")) p.space.points = read_job_shapes(j, listed);
+    check_plan(p);
     if (j.contains("skips"))
       for (const json& k : array(j, "skips"))
         p.skips.push_back({named(field(k, "collective"), "collective", parse_collective), field(k, "config").get<PointConfig>(),

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/sizes.hpp"
 #include "runtime/worker_plan.hpp"
 #include "sample_plan.hpp"
 
@@ -101,6 +102,25 @@ TEST(JobShapes, ThePointLimitCountsTheShapesNotTheProduct) {
   grid.dtypes = {DType::Float32, DType::BFloat16, DType::Float16, DType::Int32};
   plan.space.points = grid;
   EXPECT_THROW(check_plan(plan), UsageError);
+}
+
+// A worker reads the plan the supervisor checked: its count is the shapes', never the product
+// of the lists beside them (which a plan once read back as 10.8M points and refused).
+TEST(JobShapes, APlanReadBackCountsTheShapesNotTheProductOfItsLists) {
+  SweepPlan plan = job_plan();
+  plan.backend = BackendChoice::Nccl;
+  plan.space.impls = {P2pImpl::Native};
+  plan.nccl.configs = {PointConfig{}, PointConfig{Algorithm::Ring, Protocol::Simple, 0, false},
+                       PointConfig{Algorithm::Tree, Protocol::Simple, 0, false}};
+  nlohmann::json j = to_json(plan);
+  j["collectives"] = nlohmann::json::array();
+  for (Collective c : all_collectives()) j["collectives"].push_back(to_string(c));
+  j["sizes_bytes"] = nlohmann::json::array();
+  for (std::uint64_t s = 1; s <= max_size_count; ++s) j["sizes_bytes"].push_back(s * 8);
+  // 9 collectives x 100000 sizes x 2 types x 2 placements x 3 configs: 10.8M as a grid.
+  const SweepPlan back = plan_from_json(j);
+  EXPECT_EQ(shapes_of(back), shapes_of(plan));
+  EXPECT_DOUBLE_EQ(points_per_config(back.space, 0), 4.0 * 2);
 }
 
 TEST(JobShapes, TravelInTheJsonOnlyWhenPresent) {
