@@ -8,6 +8,7 @@
 
 #include "core/collective.hpp"
 #include "core/outliers.hpp"
+#include "core/statistics.hpp"
 #include "tuner/profile/rule_table.hpp"
 
 namespace cctune::tuner {
@@ -72,13 +73,6 @@ std::vector<double> live_busbw(const workload::Durations& d, std::uint64_t bytes
   return values;
 }
 
-// The value a `q` share of `values` lies below (values sorted in place).
-double quantile(std::vector<double>& values, double q) {
-  std::sort(values.begin(), values.end());
-  const auto at = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
-  return values[std::min(at, values.size() - 1)];
-}
-
 }  // namespace
 
 std::vector<workload::WatchFinding> watch_communicator(const workload::Communicator& comm, const Profile& profile) {
@@ -103,7 +97,7 @@ std::vector<workload::WatchFinding> watch_communicator(const workload::Communica
       kind = workload::WatchReference::Baseline;
     }
     if (!reference) continue;
-    std::vector<double> values = live_busbw(s.durations, s.shape.bytes, bus_factor(s.shape.collective, comm.nranks));
+    const std::vector<double> values = live_busbw(s.durations, s.shape.bytes, bus_factor(s.shape.collective, comm.nranks));
     const Typical live = typical_of(values);
     const double fast = quantile(values, kFastQuantile);
     // The sweep's figure stands where diagnose puts the group's median; the job's own spread
