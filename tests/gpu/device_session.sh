@@ -50,13 +50,17 @@
 #           (issue #35): the DDP job, one process per GPU (2 or more), its shapes swept under mpirun
 #           with NCCL's defaults only and tuned; rerun with the profile, healthy (no finding) and with
 #           NCCL_MAX_NCHANNELS=1 (reported in NCCL's log and the workload files, with its shortfall)
+#   grid    issue #35's grid on every GPU of the host: sweep --space default (its profile written
+#           after the confirmation round), then verify of that profile; tests/gpu/check_grid_rules.py
+#           prints each rule's verdict and fails when a written rule reads "same" or slower.
+#           SWEEP_MAX_TIME (default 0.25) and ROUNDS (verify's, default 6) pass through
 # Logs go to a scratch folder packed into OUT_DIR/<part>.tgz; OUT_DIR/<part>.txt holds the
 # step summary and the tail of each step (the device tool brings back 8 files at most).
 # NVLink multicast stays off in every process started here: NCCL_NVLS_ENABLE=0.
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, job_socket, job_nvlink, job_fsdp2, watch, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, watch, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 # STATE_DIR: the chain's folder outlives the call (the machine stays warm between calls); its logs
 # and outputs are packed into OUT/<part>.tgz after every call all the same.
@@ -141,6 +145,10 @@ for run in r["runs"]:
         *) TAIL_LINES=30 TAG=timing.$n step profiler_overhead_timing.$n 540 bench/profiler_overhead.sh "$b" "$g" ;;
       esac
     done ;;
+  grid)
+    TAIL_LINES=60 step grid_sweep 360 "$b/cctune" sweep --space default --max-time "${SWEEP_MAX_TIME:-0.25}" -o "$g/grid/sweep"
+    TAIL_LINES=60 step grid_verify 240 "$b/cctune" verify --profile "$g/grid/sweep/profile.json" --rounds "${ROUNDS:-6}" -o "$g/grid/verify"
+    TAIL_LINES=60 step grid_rules 30 python3 tests/gpu/check_grid_rules.py "$g/grid/sweep/profile.json" "$g/grid/verify/verify.json" ;;
   workload_tune)
     TAIL_LINES=80 step workload_tune 540 tests/gpu/workload/workload_tune_gpu_check.sh "$b" "$g/workload_tune" ;;
   *) echo "unknown part $part"; exit 2 ;;

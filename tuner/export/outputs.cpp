@@ -95,6 +95,12 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
     }
     if (g.costs.size() > kShownCosts) s += "#     ... and " + std::to_string(g.costs.size() - kShownCosts) + " more slower size(s)\n";
   }
+  if (outputs.confirmed_sizes + outputs.unconfirmed_sizes > 0) {
+    std::snprintf(line, sizeof line, "# confirmation round: %d of %d rule size(s) read faster against NCCL's defaults; %s\n",
+                  outputs.confirmed_sizes, outputs.confirmed_sizes + outputs.unconfirmed_sizes,
+                  outputs.unconfirmed_sizes > 0 ? "NCCL's default kept at the others (-v names them)" : "all kept");
+    s += line;
+  }
   if (outputs.profile.rules.empty()) s += "# no rules: NCCL's own choices were best (or not beaten beyond noise) at every size\n";
   else {
     std::snprintf(line, sizeof line, "%-14s %6s %6s %12s %12s %-16s %8s %8s\n", "collective", "nranks", "nnodes", "min", "max",

@@ -1,10 +1,26 @@
 #include "tuner/selection/provenance.hpp"
 
+#include <regex>
 #include <tuple>
 
 #include "core/collective_traits.hpp"
+#include "core/error.hpp"
 
 namespace cctune::tuner {
+
+std::string nccl_version_of(const Results& results) {
+  auto it = results.meta.versions.find("nccl");
+  if (it == results.meta.versions.end() || it->second.empty())
+    throw UsageError("the results carry no NCCL version (meta.versions.nccl): a profile steers NCCL and must come from "
+                     "NCCL measurements",
+                     "run `cctune sweep --backend nccl` on the GPU nodes and tune its results.json");
+  std::smatch m;
+  static const std::regex version(R"((\d+)\.(\d+)\.(\d+))");
+  if (!std::regex_search(it->second, m, version))
+    throw UsageError("meta.versions.nccl is \"" + it->second + "\", not MAJOR.MINOR.PATCH",
+                     "use results written by `cctune sweep --backend nccl`");
+  return m.str(0);
+}
 
 // NCCL_HOSTID: set per worker by --emulate-nodes and --test-shared-gpu (the run's env only
 // describes it); a deployed profile must never split a host.

@@ -12,6 +12,11 @@
 
 namespace cctune::tuner {
 
+// The NCCL version the results were measured with (MAJOR.MINOR.PATCH of meta.versions.nccl):
+// the profile's, which the plugin compares with the NCCL that loads it. Throws UsageError when
+// the results carry none (MPI measurements) or another form.
+std::string nccl_version_of(const Results& results);
+
 // Per (collective, nranks, nnodes) of `group`'s NCCL runs: every algorithm any point saw
 // offered. Shapes whose points recorded nothing (older results) get no entry.
 std::vector<OfferedAlgorithms> offered_algorithms(const Results& results, const std::string& group);

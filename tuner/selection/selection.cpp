@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
-#include <regex>
 #include <set>
 #include <tuple>
 
@@ -95,20 +94,6 @@ std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const
     d.why = fastest ? "NCCL's default is the fastest measured" : "only NCCL's default was measured";
   }
   return d;
-}
-
-std::string nccl_version_of(const Results& results) {
-  auto it = results.meta.versions.find("nccl");
-  if (it == results.meta.versions.end() || it->second.empty())
-    throw UsageError("the results carry no NCCL version (meta.versions.nccl): a profile steers NCCL and must come from "
-                     "NCCL measurements",
-                     "run `cctune sweep --backend nccl` on the GPU nodes and tune its results.json");
-  std::smatch m;
-  static const std::regex version(R"((\d+)\.(\d+)\.(\d+))");
-  if (!std::regex_search(it->second, m, version))
-    throw UsageError("meta.versions.nccl is \"" + it->second + "\", not MAJOR.MINOR.PATCH",
-                     "use results written by `cctune sweep --backend nccl`");
-  return m.str(0);
 }
 
 // `tune --job`'s forced group.
@@ -266,6 +251,32 @@ Decisions defaults_of(Decisions decisions) {
   return decisions;
 }
 
+// The confirmation round's verdicts on the proposed rules: where it did not read the profile
+// faster, NCCL's default stays (the sweep's win did not survive an interleaved re-measurement).
+void apply_confirmations(Decisions& kept, const std::vector<RuleConfirmation>& confirmations, TuneOutputs& out) {
+  for (const RuleConfirmation& c : confirmations) {
+    auto it = kept.find({c.shape, c.size_bytes});
+    if (it == kept.end() || !it->second.switched) continue;
+    if (c.faster) {
+      ++out.confirmed_sizes;
+      continue;
+    }
+    ++out.unconfirmed_sizes;
+    SizeDecision& d = it->second;
+    char buf[160];
+    if (c.speedup > 0)
+      std::snprintf(buf, sizeof buf, "NCCL's default kept: the confirmation round read the rule x%.3f [%.3f, %.3f], not faster beyond the tolerance",
+                    c.speedup, c.ci_low, c.ci_high);
+    else
+      std::snprintf(buf, sizeof buf, "NCCL's default kept: the confirmation round could not measure the rule (a group failed)");
+    d.choice = d.baseline;
+    d.choice_timing = d.baseline_timing;
+    d.switched = false;
+    d.speedup = 1.0;
+    d.why = buf;
+  }
+}
+
 // NCCL's default at every size measured, changed by a rule or not: the production watch's
 // reference where the profile keeps NCCL's choice (issue 35).
 std::vector<MeasuredBaseline> measured_baseline_of(const Decisions& decisions) {
@@ -346,6 +357,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   std::size_t chosen = options.force_group.empty() ? (best && *best != ref && out.groups[*best].job_beyond_noise ? *best : ref)
                                                     : group_named(set, options.force_group);
   Decisions kept = kept_of(per_group[chosen], counts);  // job-weighted: a rule only at a size the job issues
+  apply_confirmations(kept, options.confirmations, out);
   if (weighted) out.job_times = job_times_of(kept, ref_decisions, mapped);
   const bool changes = chosen != ref || std::any_of(kept.begin(), kept.end(), [](const auto& k) { return k.second.switched; });
   if (weighted && step_cannot_show(out, changes, options)) {

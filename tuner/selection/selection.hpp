@@ -16,6 +16,15 @@
 
 namespace cctune::tuner {
 
+// What the confirmation round (`cctune sweep`'s, docs/TUNING.md "Confirmation round") read at one
+// size a proposed rule covered: the profile against NCCL's defaults in interleaved rounds.
+struct RuleConfirmation {
+  ShapeKey shape;
+  std::uint64_t size_bytes = 0;
+  double speedup = 1, ci_low = 1, ci_high = 1;  // defaults' time / the profile's, with its interval
+  bool faster = false;                           // the whole interval above 1 + tolerance
+};
+
 struct TuneOptions {
   double min_gain = 0.02;     // a switch must save at least this fraction of the time
   // ...and at least this much absolute time: on 2xH200, latency-bound points (~9 us) moved by
@@ -44,6 +53,9 @@ struct TuneOptions {
   // `tune --job`'s candidates: this group's environment whatever the scores say (its rules as
   // the group's own decisions make them); empty: the group the scores choose.
   std::string force_group;
+  // The confirmation round's readings: a size whose rule did not read faster keeps NCCL's
+  // default, so the profile written is one that survives `verify` (issue 35). Empty: no round.
+  std::vector<RuleConfirmation> confirmations;
 };
 
 // What one configuration is, as a user reads it.
@@ -102,6 +114,9 @@ struct TuneOutputs {
   double job_step_us = 0;
   double step_saving_us = 0;
   bool kept_defaults = false;
+  // Sizes of the proposed rules the confirmation round read faster, and those it did not
+  // (NCCL's default kept there); both 0 without a round.
+  int confirmed_sizes = 0, unconfirmed_sizes = 0;
 };
 
 // True when the results hold an NCCL run with at least one ok point: what the sweep checks

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "app/sweep/confirm_round.hpp"
 #include "app/sweep/run_meta.hpp"
 #include "app/sweep/space_sweep.hpp"
 #include "app/sweep/workload_sweep.hpp"
@@ -56,6 +57,7 @@ tuner::TuneOptions tune_options_for(const Results& results, const std::string& r
     options.job_per_step = recorded->per_step;
     options.job_step_us = recorded->step_us;
   }
+  options.confirmations = read_confirmations(results_path, results);  // the sweep's confirmation round, when it ran
   return options;
 }
 

@@ -15,6 +15,8 @@
 #include "app/sweep/space_sweep.hpp"
 #include "app/cli/sweep_options.hpp"
 #include "app/sweep/job_run.hpp"
+#include "app/sweep/confirm_round.hpp"
+#include "app/cli/tune_options.hpp"
 #include "app/sweep/sweep_outputs.hpp"
 #include "app/sweep/transport_context.hpp"
 #include "app/cli/version_check.hpp"
@@ -115,6 +117,11 @@ class SweepCommand : public Command {
     cmd_->add_flag("--workload-rare-shapes", workload_rare_,
                    "with --workload: also planned shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
     cmd_->add_flag("--force", force_, "replace the results.json already in the -o directory (without it, the sweep refuses to start)");
+    cmd_->add_option("--confirm-rounds", confirm_.rounds,
+                     "nccl: before writing the profile, measure its rules' sizes again against NCCL's defaults in N interleaved "
+                     "rounds and keep only the rules that read faster (0: no confirmation round)")
+        ->check(CLI::Range(0, 100))
+        ->capture_default_str();
   }
   bool selected() const override { return cmd_->parsed(); }
 
@@ -255,11 +262,43 @@ class SweepCommand : public Command {
     run.measure = [&](Reporter& reporters) {
       return plan.backend == BackendChoice::Nccl ? placed->run(plan, reporters) : run_mpi_sweep(session, plan, reporters, resume ? &*resume : nullptr);
     };
+    // An NCCL sweep that tunes confirms its proposed rules before writing the profile
+    // (app/sweep/confirm_round.hpp): rank 0 keeps the results for the round.
+    const bool confirming = plan.backend == BackendChoice::Nccl && !no_tune_ && confirm_.rounds > 0 && plan.nccl.test_shared_gpu == 0;
+    std::optional<Results> measured;
+    std::optional<runtime::SweepOutcome> outcome_kept;
     run.conclude = [&](const Results& results, const runtime::SweepOutcome& outcome) {
-      return say_complete(session, plan, results, outcome);
+      if (!confirming) return say_complete(session, plan, results, outcome);
+      measured = results;
+      outcome_kept = outcome;
+      return say_measured(plan, results);
     };
     run.interrupted = [&](int signal, const std::string& path) { say_interrupted(session, plan, signal, path); };
-    return run_job(session, std::move(run));
+    const int rc = run_job(session, std::move(run));
+    if (!confirming || rc != exit_code::ok) return rc;
+    std::optional<tuner::TuneOutputs> proposed;
+    if (measured) proposed = propose(*measured, plan);
+    const int round = run_confirm_round(session, *placed, plan, gpus, measured ? *measured : Results{}, proposed ? &*proposed : nullptr, confirm_);
+    return agreed_exit_status(comm, comm.rank() == 0, [&] {
+      if (round == exit_code::ok) return say_outputs(session, plan, *measured, *outcome_kept);
+      std::fprintf(stderr, "cctune: no profile written: the confirmation round ended with status %d; `cctune tune %s` writes it from the sweep\n",
+                   round, text::shell_word(results_path_of(plan)).c_str());
+      return round;
+    });
+  }
+
+  static std::string results_path_of(const SweepPlan& plan) { return (std::filesystem::path(plan.output_dir) / "results.json").string(); }
+
+  // Rank 0: what tune makes of the sweep without a confirmation round; nullopt when it cannot tune.
+  static std::optional<tuner::TuneOutputs> propose(const Results& results, const SweepPlan& plan) {
+    if (!tuner::has_nccl_measurements(results) || !test_mode_of(results).empty()) return std::nullopt;
+    try {
+      tuner::TuneOptions options = tune_options_for(results, results_path_of(plan), {});
+      options.confirmations.clear();
+      return tuner::tune_results(results, options);
+    } catch (const Error&) {
+      return std::nullopt;  // say_outputs says why, as without a round
+    }
   }
 
   void say_interrupted(Session& session, const SweepPlan& plan, int signal, const std::string& path) const {
@@ -277,7 +316,13 @@ class SweepCommand : public Command {
   // Rank 0, after a complete sweep: the files derived from the results, and where they are;
   // returns the exit status.
   int say_complete(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome) const {
-    const std::string path = (std::filesystem::path(plan.output_dir) / "results.json").string();
+    say_measured(plan, results);
+    return say_outputs(session, plan, results, outcome);
+  }
+
+  // Rank 0: where the measurements are (results, csv, metrics) and who straggled.
+  int say_measured(const SweepPlan& plan, const Results& results) const {
+    const std::string path = results_path_of(plan);
     for (const auto& line : straggler_lines(results)) std::printf("# %s\n", text::terminal_text(line).c_str());  // host names
     std::printf("# results: %s\n", std::filesystem::absolute(path).c_str());
     if (!csv_path_.empty()) std::printf("# csv: %s\n", std::filesystem::absolute(csv_path_).c_str());
@@ -285,6 +330,13 @@ class SweepCommand : public Command {
       metrics::write_metrics(prom_path_, metrics::sweep_metrics(results));
       std::printf("# metrics: %s\n", text::terminal_text(std::filesystem::absolute(prom_path_).string()).c_str());
     }
+    return exit_code::ok;
+  }
+
+  // Rank 0: the profile, env file and report derived from the results (a confirmation round's
+  // record beside them applies); the exit status.
+  int say_outputs(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome) const {
+    const std::string path = results_path_of(plan);
     const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
     for (const auto& note : more.notes) std::printf("# %s\n", text::terminal_text(note).c_str());
     if (!more.profile.empty()) {
@@ -306,6 +358,7 @@ class SweepCommand : public Command {
   std::string prom_path_;   // --prometheus FILE
   std::string probe_ = "auto";
   bool no_tune_ = false;
+  ConfirmSettings confirm_;
   bool force_ = false;  // --force: replace an existing results.json
   std::string workload_path_;  // --workload FILE
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);

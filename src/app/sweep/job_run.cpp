@@ -104,10 +104,14 @@ int run_job(Session& session, JobRun run) {
     return runtime::exit_code_for_stop(outcome.stop_signal);
   }
   reporters.all.finish(MetaStatus::Complete);
+  return agreed_exit_status(comm, reporters.json != nullptr, [&] { return run.conclude(reporters.json->results(), outcome); });
+}
+
+int agreed_exit_status(RankComm& comm, bool here, const std::function<int()>& conclude) {
   int code = exit_code::ok;
-  if (reporters.json) {
+  if (here) {
     try {  // every rank must reach the exit-status agreement below
-      code = run.conclude(reporters.json->results(), outcome);
+      code = conclude();
     } catch (const Error& e) {
       std::fprintf(stderr, "cctune: error: %s\n", text::terminal_text(e.describe()).c_str());
       code = exit_code_of(e);

@@ -78,4 +78,8 @@ struct JobRun {
 // (rank 0's conclusion; an Error it throws is printed and becomes its exit status).
 int run_job(Session& session, JobRun run);
 
+// Collective: `conclude` runs where `here` (rank 0, as a rule); an Error it throws is printed
+// and becomes its exit status; every rank returns the largest status of any rank.
+int agreed_exit_status(RankComm& comm, bool here, const std::function<int()>& conclude);
+
 }  // namespace cctune::app

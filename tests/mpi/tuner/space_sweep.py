@@ -241,9 +241,69 @@ def strategies(opts):
     check("screen_round" not in json.dumps(fast_run["points"]), "full points carry no screen_round")
 
 
+def confirmation(opts):
+    """The sweep's confirmation round: rules the production plugin reproduces are kept; a win
+    only the sweep's own control measured (CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY) is dropped."""
+    env = dict(FACTORS, CCTUNE_SELFTEST_GPUS="2", CCTUNE_SELFTEST_NCCL_VERSION="2.28.9")
+    space = space_file(opts, {"collectives": ["allreduce"], "sizes": {"min": "8", "max": "4K", "factor": 8}})
+
+    def sweep(name, extra_env=None, rounds="4"):
+        out = os.path.join(opts.workdir, name)
+        p = run(opts, ["--backend", "nccl", "--space", space, "--confirm-rounds", rounds, "-o", out],
+                env=dict(env, **(extra_env or {})), np=2)
+        check(p.returncode == 0, f"{name}: sweep exits 0 ({p.seconds:.1f} s)", p.detail)
+        with open(os.path.join(out, "profile.json")) as f:
+            return out, json.load(f), p
+
+    out, profile, p = sweep("kept")
+    rules = profile["rules"]
+    check(rules and all(r["algo"] == "ring" and r["proto"] == "ll128" for r in rules), f"kept: {BEST} rules written", json.dumps(rules))
+    check("# confirmation round: 4 rule size(s)" in p.stdout and "4 of 4 rule size(s) read faster" in p.stdout,
+          "kept: the round measures the 4 proposed sizes and reads each faster", p.stdout[-3000:])
+    with open(os.path.join(out, "confirm", "results.json")) as f:
+        round_runs = json.load(f)["runs"]
+    check([r["group"] for r in round_runs] == ["default", "profile", "profile", "default"] * 2,
+          "kept: 4 interleaved rounds of default and profile, alternating order", str([r["group"] for r in round_runs]))
+    with open(os.path.join(out, "confirm", "confirmation.json")) as f:
+        conf = json.load(f)
+    check(conf["schema"] == "cctune.confirmation/1" and all(r["verdict"] == "faster" for r in conf["rows"]) and len(conf["rows"]) == 4,
+          "kept: confirmation.json holds a faster verdict per size", json.dumps(conf)[:1500])
+    t = subprocess.run([opts.cctune, "tune", os.path.join(out, "results.json"), "-o", os.path.join(opts.workdir, "kept-tune")],
+                       capture_output=True, text=True, timeout=60)
+    with open(os.path.join(opts.workdir, "kept-tune", "profile.json")) as f:
+        check(json.load(f)["rules"] == rules and "4 of 4 rule size(s)" in t.stdout,
+              "kept: cctune tune on the sweep's results writes the sweep's rules, reading its confirmation", t.stdout + t.stderr)
+
+    conf_path = os.path.join(out, "confirm", "confirmation.json")
+    with open(conf_path, "w") as f:
+        f.write('{"schema": "cctune.confirmation/1", "rows": [')
+    t = subprocess.run([opts.cctune, "tune", os.path.join(out, "results.json"), "-o", os.path.join(opts.workdir, "bad-tune")],
+                       capture_output=True, text=True, timeout=60)
+    err = t.stderr.strip().splitlines()
+    check(t.returncode == 2 and len(err) == 1 and conf_path in err[0] and "not a JSON object" in err[0],
+          "a malformed confirmation.json: one line naming it, exit 2", t.stdout + t.stderr)
+
+    out, profile, p = sweep("dropped", {"CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY": "1"})
+    check(profile["rules"] == [] and "0 of 4 rule size(s) read faster" in p.stdout,
+          "dropped: a win the deployed plugin does not reproduce writes no rule", p.stdout[-3000:] + json.dumps(profile["rules"]))
+    check(len(profile.get("measured_baseline", [])) == 4, "dropped: the profile still keeps NCCL's measured baseline at every size")
+    with open(os.path.join(out, "confirm", "confirmation.json")) as f:
+        verdicts = [r["verdict"] for r in json.load(f)["rows"]]
+    check(verdicts == ["same"] * 4, "dropped: confirmation.json reads each size the same", str(verdicts))
+    t = subprocess.run([opts.cctune, "tune", "-v", os.path.join(out, "results.json"), "-o", os.path.join(opts.workdir, "dropped-tune")],
+                       capture_output=True, text=True, timeout=60)
+    with open(os.path.join(opts.workdir, "dropped-tune", "profile.json")) as f:
+        check(json.load(f)["rules"] == [] and "the confirmation round read the rule" in t.stdout,
+              "dropped: cctune tune keeps NCCL's defaults too, and -v says why", t.stdout[-2000:] + t.stderr)
+
+    out, profile, p = sweep("unconfirmed", {"CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY": "1"}, "0")
+    check(profile["rules"] and not os.path.exists(os.path.join(out, "confirm")),
+          "--confirm-rounds 0: the proposed rules are written as measured, no round runs", json.dumps(profile["rules"]))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["dry_run", "bad_inputs", "strategies"])
+    ap.add_argument("scenario", choices=["dry_run", "bad_inputs", "strategies", "confirmation"])
     ap.add_argument("--cctune", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--workdir", required=True)

@@ -11,6 +11,10 @@ Knobs read_knobs() {
   if (const auto v = text("CCTUNE_SELFTEST_MEMORY"); !v.empty()) k.memory_bytes = static_cast<std::uint64_t>(std::atoll(v.c_str()));
   if (const auto v = text("CCTUNE_SELFTEST_SLOWDOWN"); !v.empty()) k.slowdown = std::atof(v.c_str());
   k.config_factors = text("CCTUNE_SELFTEST_CONFIG_FACTORS");
+  // CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY=1: the factors hold only under the sweep's own tuner
+  // control (STATIC_PLUGIN), not for a profile the production plugin applies: a win the sweep
+  // measured that a deployment does not get (what the sweep's confirmation round must catch).
+  if (text("CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY") == "1" && text("NCCL_TUNER_PLUGIN") != "STATIC_PLUGIN") k.config_factors.clear();
   k.init_error = text("CCTUNE_SELFTEST_INIT_ERROR");
   k.record_step = text("CCTUNE_SELFTEST_RECORD_STEP");
   k.slow_rank = test_env::parse_slow_rank(text("CCTUNE_TEST_SLOW_RANK"));

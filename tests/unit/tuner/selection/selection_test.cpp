@@ -330,5 +330,39 @@ TEST(Selection, NoiseWidensKeepDefault) {
   EXPECT_TRUE(out.profile.rules.empty());
 }
 
+// The sweep's confirmation round (issue 35): a size whose rule the interleaved re-measurement
+// did not read faster keeps NCCL's default, and the rule that covered it stops at the sizes confirmed.
+TEST(Selection, AnUnconfirmedSizeKeepsTheDefaultAndItsRuleShrinks) {
+  const Results results = fixture("h200x8_allreduce.results.json");
+  const TuneOutputs proposed = tune_results(results, TuneOptions{});
+  std::vector<const SizeDecision*> ruled;
+  for (const SizeDecision& d : proposed.decisions)
+    if (d.switched && d.shape.collective == Collective::AllReduce) ruled.push_back(&d);
+  // The fixture's rules: 4 MiB..32 MiB ring/simple/32 (measured at 4 and 32 MiB), 128 MiB tree/simple.
+  ASSERT_EQ(ruled.size(), 3u);
+  ASSERT_EQ(ruled[1]->size_bytes, 32u << 20);
+  const std::size_t rules_before = proposed.profile.rules.size();
+  TuneOptions options;
+  for (const SizeDecision* d : ruled) options.confirmations.push_back({d->shape, d->size_bytes, 1.10, 1.05, 1.15, true});
+  options.confirmations[1] = {ruled[1]->shape, ruled[1]->size_bytes, 1.01, 0.97, 1.05, false};
+  const TuneOutputs confirmed = tune_results(results, options);
+  EXPECT_EQ(confirmed.confirmed_sizes, static_cast<int>(ruled.size()) - 1);
+  EXPECT_EQ(confirmed.unconfirmed_sizes, 1);
+  const SizeDecision& kept = decision_at(confirmed, Collective::AllReduce, ruled[1]->size_bytes);
+  EXPECT_FALSE(kept.switched);
+  EXPECT_NE(kept.why.find("confirmation round read the rule x1.010 [0.970, 1.050]"), std::string::npos) << kept.why;
+  for (const ProfileRule& r : confirmed.profile.rules)
+    EXPECT_FALSE(r.collective == Collective::AllReduce && r.min_bytes <= ruled[1]->size_bytes && ruled[1]->size_bytes <= r.max_bytes)
+        << "a rule still covers the unconfirmed size " << ruled[1]->size_bytes;
+  ASSERT_EQ(confirmed.profile.rules.size(), rules_before);
+  EXPECT_EQ(confirmed.profile.rules[0].min_bytes, 4u << 20);
+  EXPECT_EQ(confirmed.profile.rules[0].max_bytes, 4u << 20) << "the 4 MiB..32 MiB rule now ends at its confirmed 4 MiB";
+  EXPECT_EQ(confirmed.profile.measured_baseline.size(), proposed.profile.measured_baseline.size());
+  // Readings at sizes no rule was proposed for change nothing.
+  TuneOptions elsewhere;
+  elsewhere.confirmations.push_back({ruled[0]->shape, 3, 0.5, 0.4, 0.6, false});
+  EXPECT_EQ(tune_results(results, elsewhere).profile.rules.size(), rules_before);
+}
+
 }  // namespace
 }  // namespace cctune::tuner
