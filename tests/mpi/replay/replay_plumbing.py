@@ -25,6 +25,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from plumbing import check, write_profile  # noqa: E402
+
 # The step of the DDP capture (replay_cli_check.sh checks the same plan with --dry-run).
 STEP = ["allreduce float32 sum 2108426 x1", "allreduce float32 sum 2099200 x1"]
 # The step of the groups fixture as the stand-in records it: a group of the two allgathers (in
@@ -33,23 +36,6 @@ STEP = ["allreduce float32 sum 2108426 x1", "allreduce float32 sum 2099200 x1"]
 GROUPED_STEP = ["group x1 begin", "  allgather bfloat16 sum 4096", "  allgather bfloat16 sum 2048", "group end",
                 "group x2 begin", "  reducescatter float32 sum 65536", "  allreduce float32 sum 262144", "group end",
                 "allreduce float32 sum 262144 x2"]
-
-
-def check(cond, what, extra=None):
-    if not cond:
-        print(f"FAILED: {what}")
-        if extra is not None:
-            print(extra)
-        sys.exit(1)
-    print(f"ok: {what}")
-
-
-def profile(path, env):
-    doc = {"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.3"}, "env": env,
-           "rules": [{"collective": "allreduce", "nranks": 2, "nnodes": 1, "min_bytes": 4 << 20,
-                      "max_bytes": 16 << 20, "algo": "ring", "proto": "simple", "channels": 8}]}
-    with open(path, "w") as f:
-        json.dump(doc, f)
 
 
 def main():
@@ -105,7 +91,7 @@ def main():
     args = [wl, "-o", out, "--rounds", str(rounds), "--max-time", "0.05", "--min-iters", "10", "--tolerance", "0.15"]
     if o.scenario != "defaults":
         prof = os.path.join(work, "profile.json")
-        profile(prof, {"CCTUNE_SELFTEST_SLOWDOWN": "3" if o.scenario == "regress" else "0.3"})
+        write_profile(prof, {"CCTUNE_SELFTEST_SLOWDOWN": "3" if o.scenario == "regress" else "0.3"}, 4 << 20, 16 << 20)
         args += ["--profile", prof]
     p, text = run(args)
     print(p.stdout)

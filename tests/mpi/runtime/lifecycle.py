@@ -25,6 +25,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from plumbing import check  # noqa: E402
+
 SMALL = ["-b", "8", "-e", "256K", "-n", "5", "-w", "1", "--min-iters", "5", "--max-time", "0.03",
          "--collectives", "allreduce,allgather,reducescatter"]
 
@@ -39,15 +42,6 @@ class Run:
 
     def __str__(self):
         return f"cmd: {' '.join(self.args)}\nrc={self.rc} in {self.seconds:.1f}s\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
-
-
-def check(cond, what, run=None):
-    if not cond:
-        print(f"FAILED: {what}")
-        if run is not None:
-            print(run)
-        sys.exit(1)
-    print(f"ok: {what}")
 
 
 GPU = {"on": False, "count": 0, "shared": False}

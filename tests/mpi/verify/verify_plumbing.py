@@ -21,24 +21,8 @@ import shutil
 import subprocess
 import sys
 
-
-def check(cond, what, extra=None):
-    if not cond:
-        print(f"FAILED: {what}")
-        if extra is not None:
-            print(extra)
-        sys.exit(1)
-    print(f"ok: {what}")
-
-
-def profile(path, env):
-    doc = {"schema": "cctune.profile/1",
-           "provenance": {"nccl_version": "2.28.3"},
-           "env": env,
-           "rules": [{"collective": "allreduce", "nranks": 2, "nnodes": 1, "min_bytes": 3 << 20,
-                      "max_bytes": 12 << 20, "algo": "ring", "proto": "simple", "channels": 8}]}
-    with open(path, "w") as f:
-        json.dump(doc, f)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from plumbing import check, write_profile  # noqa: E402
 
 
 def main():
@@ -59,7 +43,7 @@ def main():
         with open(prof, "w") as f:
             f.write('{"schema": "cctune.profile/1", "rules": [{"collective": "allreduce"}]}')
     else:
-        profile(prof, env_of[o.scenario])
+        write_profile(prof, env_of[o.scenario], 3 << 20, 12 << 20)
     out = os.path.join(work, "out")
     e = dict(os.environ)
     e["CCTUNE_NCCL_MODULE"] = os.path.join(os.path.dirname(os.path.abspath(o.cctune)), "tests", "libcctune-selftest.so")
