@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cctune's NCCL batch_us next to an independent reference loop (tests/gpu/ref_collectives.cu,
 # built as cctune-ref-collectives: a plain loop over one NCCL collective, nccl-tests' method and
-# layouts, one process driving all local GPUs) for the nine collectives, float32 sum root 0,
+# layouts, one process per GPU as cctune's workers: REF_PROCS below) for the nine collectives, float32 sum root 0,
 # out-of-place and in-place (not alltoall/sendrecv in place: neither tool measures it), same
 # sizes and -w/-n. alltoall, gather and scatter run as P2P_IMPL says, in both tools alike:
 # native (ncclAlltoAll/ncclGather/ncclScatter), grouped (ncclSend/ncclRecv), or both (each a
@@ -18,7 +18,9 @@
 #      MAX_TIME (cctune --max-time, default 1), REF_BATCHES (batches of -n operations whose
 #      median the reference reports, default 25: with 5, its own run-to-run spread at
 #      launch-bound sizes on one H100 reached 0.7-2.5 us, over the tolerance),
-#      PIN_CPUS (a CPU list both tools run on, via taskset; default none).
+#      PIN_CPUS (a CPU list both tools run on, via taskset; default none),
+#      REF_PROCS (per-gpu: one reference process per GPU, the default; single: one process
+#      driving all GPUs, nccl-tests' -g N).
 # The ci95 column: a 95 % bootstrap interval (fixed seed, 2000 resamples of each tool's runs)
 # of the difference of medians; where it holds 0, the runs cannot tell the two tools apart.
 # Prints a compact ratio table (cctune / reference, per variant and size) at the end; the full
@@ -72,7 +74,39 @@ for coll in "${COLL_LIST[@]}"; do
   done
 done
 
-echo "== $NGPU GPU(s), ${#VARIANTS[@]} variants, $RUNS interleaved runs, -w $WARMUP -n $ITERS, sizes $SIZES," \
+# The reference's processes: one per GPU where there are several (REF_PROCS=per-gpu, the
+# default), as cctune's workers and nccl-tests under mpirun -g 1 run; "single" drives every GPU
+# from one process (ncclCommInitAll, nccl-tests' -g N), whose serial launches on 4xH200 made it
+# 2-3.7x slower than one process per GPU at 1 MiB: not the same operation.
+REF_PROCS=${REF_PROCS:-per-gpu}
+case "$REF_PROCS" in per-gpu | single) ;; *) echo "nccl_side_by_side: REF_PROCS='$REF_PROCS' is not per-gpu or single" >&2; exit 2 ;; esac
+peers=()
+trap '[[ ${#peers[@]} -eq 0 ]] || kill "${peers[@]}" 2>/dev/null || true' EXIT  # rank 0 failed: no rank waits out its timeout
+# run_ref PREFIX ARGS...: one reference run, CSV from rank 0 in PREFIX.csv, stderr in PREFIX[.R].stderr.
+run_ref() {
+  local prefix=$1; shift
+  local procs=() r
+  peers=()
+  if [[ $REF_PROCS == per-gpu && $NGPU -gt 1 ]]; then
+    rm -f "$OUTDIR/nccl.id"
+    procs=(--rank 0 --nranks "$NGPU" --id-file "$OUTDIR/nccl.id")
+    for r in $(seq 1 $((NGPU - 1))); do
+      # shellcheck disable=SC2046
+      timeout 300 "${PIN[@]}" "$BUILD/cctune-ref-collectives" "$@" --rank "$r" --nranks "$NGPU" --id-file "$OUTDIR/nccl.id" \
+        -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" $(tr ',' ' ' <<<"$SIZES") >/dev/null 2>"$prefix.$r.stderr" &
+      peers+=($!)
+    done
+  fi
+  # shellcheck disable=SC2046
+  timeout 300 "${PIN[@]}" "$BUILD/cctune-ref-collectives" "$@" "${procs[@]}" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \
+    $(tr ',' ' ' <<<"$SIZES") >"$prefix.csv" 2>"$prefix.stderr" || return 1
+  for r in "${!peers[@]}"; do
+    wait "${peers[$r]}" || { cat "$prefix.$((r + 1)).stderr" >>"$prefix.stderr"; return 1; }
+  done
+  peers=()
+}
+
+echo "== $NGPU GPU(s), reference processes: $REF_PROCS, ${#VARIANTS[@]} variants, $RUNS interleaved runs, -w $WARMUP -n $ITERS, sizes $SIZES," \
   "p2p $P2P_IMPL, CPUs $PIN_CPUS; logs in $OUTDIR"
 start=$SECONDS
 for run in $(seq 1 "$RUNS"); do
@@ -81,9 +115,7 @@ for run in $(seq 1 "$RUNS"); do
     args=(--coll "$coll")
     [[ "$impl" == - ]] || args+=(--impl "$impl")
     [[ "$place" == in ]] && args+=(--in-place)
-    # shellcheck disable=SC2046
-    timeout 300 "${PIN[@]}" "$BUILD/cctune-ref-collectives" "${args[@]}" -w "$WARMUP" -n "$ITERS" -r "$REF_BATCHES" \
-      $(tr ',' ' ' <<<"$SIZES") >"$OUTDIR/ref.$coll.$impl.$place.$run.csv" 2>"$OUTDIR/ref.$coll.$impl.$place.$run.stderr" \
+    run_ref "$OUTDIR/ref.$coll.$impl.$place.$run" "${args[@]}" \
       || { echo "FAIL: reference $v failed (run $run):"; tail -n 5 "$OUTDIR/ref.$coll.$impl.$place.$run.stderr"; exit 1; }
   done
   timeout 600 "${PIN[@]}" "$BUILD/cctune" sweep --backend nccl --collectives "$COLLS" --placement "$CCT_PLACE" \
