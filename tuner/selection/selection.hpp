@@ -113,6 +113,9 @@ struct TuneOutputs {
   // is NCCL's defaults (group and rules).
   double job_step_us = 0;
   double step_saving_us = 0;
+  // The capture's step was shorter than the collectives' time per step under NCCL's defaults,
+  // which job_step_us then is (the host issued ahead of the GPU).
+  bool step_from_collectives = false;
   bool kept_defaults = false;
   // Sizes of the proposed rules the confirmation round read faster, and those it did not
   // (NCCL's default kept there); both 0 without a round.

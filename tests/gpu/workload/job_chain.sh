@@ -71,7 +71,9 @@ else
   rm -rf "$out/cap" "$out/workload.json"; mkdir -p "$out/cap"
   t0=$(date +%s)
   # Step times kept (CCTUNE_WORKLOAD_STEP_TIMES=1): tune holds a saving against the job's step.
-  NCCL_PROFILER_PLUGIN=$so CCTUNE_WORKLOAD=$out/cap CCTUNE_WORKLOAD_INTERVAL=0 CCTUNE_WORKLOAD_STEP_TIMES=1 \
+  # The job's step count (CCTUNE_WORKLOAD_STEPS) too: DDP's equal buckets issued ahead of the GPU
+  # over sockets read as 1 call a step from issue times alone (4xH200), where it issues 3.
+  NCCL_PROFILER_PLUGIN=$so CCTUNE_WORKLOAD=$out/cap CCTUNE_WORKLOAD_INTERVAL=0 CCTUNE_WORKLOAD_STEP_TIMES=1 CCTUNE_WORKLOAD_STEPS=$job_steps \
     timeout 300 "${job[@]}" --report "$out/cap/own.json" > "$out/cap/job.log" 2>&1 || { tail -20 "$out/cap/job.log"; fail "the job exited $?"; }
   echo "capture took $(( $(date +%s) - t0 )) s; the job's own step time: $(cat "$out/cap/own.json")"
   "$cctune" workload merge "$out"/cap/workload.*.json -o "$out/workload.json" || fail "workload merge exited $?"

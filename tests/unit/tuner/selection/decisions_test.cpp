@@ -187,5 +187,22 @@ TEST(Decisions, AGainTheJobsStepShowsIsKept) {
   EXPECT_NE(summary.find("# the job's step: "), std::string::npos) << summary;
 }
 
+// A capture's issue cadence shorter than its collectives' time per step is the host running
+// ahead (DDP over sockets on 4xH200: 9.0 ms between calls, 1 call of 64 MiB a step at ~23 ms):
+// the step is then the collectives' time, never a saving of 165 % of "the step".
+TEST(Decisions, AStepShorterThanItsCollectivesIsTheCollectivesTime) {
+  TuneOptions options;
+  options.job_weights = {{Collective::AllReduce, DType::Float32, 67125248, 2, 2, 1.0}};
+  options.job_step_us = 9005.0;
+  const TuneOutputs out = tune_results(fixture("device/socket_ddp_2xh200.results.json"), options);
+  ASSERT_EQ(out.job_times.size(), 1u);
+  EXPECT_TRUE(out.step_from_collectives);
+  EXPECT_DOUBLE_EQ(out.job_step_us, out.job_times[0].default_us);
+  EXPECT_GT(out.job_step_us, options.job_step_us);
+  EXPECT_LT(out.step_saving_us, out.job_step_us);
+  const std::string summary = format_tune_summary(out, false);
+  EXPECT_NE(summary.find("the capture's issue cadence was shorter"), std::string::npos) << summary;
+}
+
 }  // namespace
 }  // namespace cctune::tuner
