@@ -102,4 +102,12 @@ AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_
   return analyze_pair(s, AbOptions{.tolerance = tolerance});
 }
 
+std::size_t halving_survivors(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& ranked, int pairs, int rounds) {
+  std::size_t keep = (ranked.size() + 1) / 2;
+  if (pairs >= rounds) return keep;
+  const auto verdict = [&](std::size_t i) { return job_verdict(ranked[i].first, ranked[i].second, 0); };
+  while (keep < ranked.size() && verdict(keep).ci_high >= verdict(keep - 1).speedup) ++keep;
+  return keep;
+}
+
 }  // namespace cctune::app

@@ -104,9 +104,11 @@ int run_tune_job(const TuneJobRequest& r) {
     return exit_code::ok;
   }
   const fs::path dir = fs::absolute(r.output_dir);
-  // Stages of 2, 4, 8... pairs per survivor, then the winner topped up to --rounds pairs.
+  // Stages of 2, 4, 8... pairs per survivor, then the winner topped up to --rounds pairs; at
+  // most every candidate stays until the stages reach --rounds pairs (noise protection).
   int planned = 0;
-  for (std::size_t n = all.size(), pairs = 2; n > 1; n = (n + 1) / 2, pairs *= 2) planned += static_cast<int>(2 * n * pairs);
+  for (std::size_t n = all.size(), pairs = 2; n > 1; n = static_cast<int>(pairs) >= r.job.rounds ? (n + 1) / 2 : n, pairs *= 2)
+    planned += static_cast<int>(2 * n * pairs);
   planned += 2 * r.job.rounds;
   JobRace race(race_settings(r.job, r.plugin, planned), r.job.force);  // refuses earlier runs before anything is written
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -128,7 +130,9 @@ int run_tune_job(const TuneJobRequest& r) {
           c->a_ms.push_back(a), c->b_ms.push_back(b);
         }
       std::stable_sort(alive.begin(), alive.end(), [](const Candidate* x, const Candidate* y) { return x->median_speedup() > y->median_speedup(); });
-      alive.resize((alive.size() + 1) / 2);
+      std::vector<std::pair<std::vector<double>, std::vector<double>>> ranked;
+      for (const Candidate* c : alive) ranked.emplace_back(c->a_ms, c->b_ms);
+      alive.resize(halving_survivors(ranked, pairs, r.job.rounds));
       std::printf("# stage of %d pairs: %zu left (best %s, median speedup %.3f)\n", pairs, alive.size(),
                   text::terminal_text(alive[0]->name).c_str(), alive[0]->median_speedup());
     }
