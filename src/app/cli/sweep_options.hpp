@@ -52,6 +52,9 @@ struct SweepArgs {  // what the user typed
 };
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& args);
+// The sweep options of a command that measures NCCL's defaults against a profile (verify,
+// replay): the NCCL backend, out-of-place, and `output_dir` unless -o is given.
+void add_ab_sweep_options(CLI::App& cmd, SweepArgs& args, const std::string& output_dir);
 // --space, --strategy, --dry-run: `cctune sweep` only.
 void add_space_options(CLI::App& cmd, SweepArgs& args);
 // Validates and resolves; throws UsageError naming the flag and the fix. A field set in

@@ -72,10 +72,7 @@ class ReplayCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
-    args_.output_dir = "cctune-replay";
-    args_.placement = "out";
-    args_.backend = "nccl";
-    add_sweep_options(*cmd_, args_);
+    add_ab_sweep_options(*cmd_, args_, "cctune-replay");
     cmd_->add_option("workload", workload_, "workload.json (cctune workload import --steps N)")->required();
     cmd_->add_option("--profile", profile_, "profile.json to compare against NCCL's defaults");
     cmd_->add_option("--ranks", ranks_, "the job's rank count to plan for (communicators of this many ranks are replayed)")

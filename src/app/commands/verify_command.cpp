@@ -54,10 +54,7 @@ class VerifyCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("verify", "A/B check of a profile against NCCL's default (interleaved rounds); exit 4 on a regression");
-    args_.output_dir = "cctune-verify";
-    args_.placement = "out";
-    args_.backend = "nccl";
-    add_sweep_options(*cmd_, args_);
+    add_ab_sweep_options(*cmd_, args_, "cctune-verify");
     cmd_->add_option("--profile", profile_path_, "profile.json written by cctune tune")->required();
     cmd_->add_option("--rounds", rounds_, "interleaved A/B rounds (6 gives a ~97% interval from min..max)")->capture_default_str();
     cmd_->add_option("--tolerance", tolerance_, "a size regresses when its whole speedup CI is below 1/(1+tolerance)")

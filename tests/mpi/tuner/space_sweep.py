@@ -124,21 +124,28 @@ def planned_counts(text):
     return counts
 
 
+def planned_then_measured(opts, flags, out_name, what):
+    """The dry run of FLAGS, then the run itself: its points per group must be the dry run's.
+    Returns the run's results.json runs."""
+    p = run(opts, flags + ["--dry-run"])
+    check(p.returncode == 0, f"dry run {what} exits 0", p.detail)
+    planned = planned_counts(p.stdout)
+    out = os.path.join(opts.workdir, out_name)
+    r = run(opts, ["--backend", "nccl", "--no-tune", "-o", out] + flags)
+    check(r.returncode == 0, f"the same sweep {what} measured ({r.seconds:.1f} s)", r.detail)
+    with open(os.path.join(out, "results.json")) as f:
+        runs = json.load(f)["runs"]
+    measured = {x["group"]: len(x["points"]) for x in runs}
+    check(planned == measured and measured, f"the dry run's points per group {planned} are the run's {measured}", p.stdout)
+    return runs
+
+
 def dry_run_lists_what_the_run_measures(opts):
     # Flags beside --space replace the space's collectives, sizes and placements and add the
     # second p2p implementation: the dry run must plan what the run then measures.
     flags = ["--space", space_file(opts), "--strategy", "exhaustive", "--collectives", "allreduce,alltoall", "-b", "64", "-e", "4K",
              "--placement", "both", "--p2p-impl", "both"]
-    p = run(opts, flags + ["--dry-run"])
-    check(p.returncode == 0, "dry run with flags beside --space exits 0", p.detail)
-    planned = planned_counts(p.stdout)
-    out = os.path.join(opts.workdir, "flags-out")
-    r = run(opts, ["--backend", "nccl", "--no-tune", "-o", out] + flags)
-    check(r.returncode == 0, f"the same sweep measured ({r.seconds:.1f} s)", r.detail)
-    with open(os.path.join(out, "results.json")) as f:
-        runs = json.load(f)["runs"]
-    measured = {x["group"]: len(x["points"]) for x in runs}
-    check(planned == measured and measured, f"dry run's points per group {planned} are the run's {measured}", p.stdout)
+    runs = planned_then_measured(opts, flags, "flags-out", "with flags beside --space")
     seen = {(x["collective"], x.get("impl"), x["in_place"], x["size_bytes"]) for x in runs[0]["points"]}
     check({c for c, _, _, _ in seen} == {"allreduce", "alltoall"} and {i for _, i, _, _ in seen} == {None, "native", "grouped"}
           and {ip for _, _, ip, _ in seen} == {False, True}, "the run measured the flags' collectives, implementations and placements",
@@ -156,16 +163,7 @@ def dry_run_lists_what_a_workload_sweep_measures(opts):
         json.dump({"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log"], "steps": 4,
                    "communicators": [{"id": "0x1", "nranks": 4, "nnodes": 1, "ranks": [0, 1, 2, 3], "calls": records}]}, f)
     flags = ["--space", space_file(opts), "--strategy", "exhaustive", "--workload", path]
-    p = run(opts, flags + ["--dry-run"])
-    check(p.returncode == 0, "dry run of a workload beside --space exits 0", p.detail)
-    planned = planned_counts(p.stdout)
-    out = os.path.join(opts.workdir, "workload-out")
-    r = run(opts, ["--backend", "nccl", "--no-tune", "-o", out] + flags)
-    check(r.returncode == 0, f"the same workload sweep measured ({r.seconds:.1f} s)", r.detail)
-    with open(os.path.join(out, "results.json")) as f:
-        runs = json.load(f)["runs"]
-    measured = {x["group"]: len(x["points"]) for x in runs}
-    check(planned == measured and measured, f"workload dry run's points per group {planned} are the run's {measured}", p.stdout)
+    runs = planned_then_measured(opts, flags, "workload-out", "of a workload beside --space")
     shapes = {(x["collective"], x["dtype"], x["size_bytes"]) for run in runs for x in run["points"]}
     check(shapes == {(c, t, b) for c, t, _, b, _ in calls}, f"the run measured the job's shapes only: {sorted(shapes)}")
 

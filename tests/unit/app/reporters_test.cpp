@@ -182,13 +182,23 @@ TEST(TableReporter, PairsPlacementsIntoRowsAndAveragesOkPoints) {
   EXPECT_EQ(lines[8], "# Avg bus bandwidth    : 2.000 GB/s over 3 points");
 }
 
-// Each point is in the journal at once (F5); results.json is rewritten at run start and end.
-TEST(JsonReporter, JournalsEveryPointAtOnceAndMarksAnInterruptedRun) {
+// A results.json in a temporary folder, and the run-start results a reporter writes first.
+struct JsonFile {
   TempDir d;
-  const std::string path = (d.path / "results.json").string();
+  std::string path = (d.path / "results.json").string();
+};
+
+Results running() {
   Results initial;
   initial.meta.status = MetaStatus::Running;
-  JsonReporter json(initial, path);
+  return initial;
+}
+
+// Each point is in the journal at once (F5); results.json is rewritten at run start and end.
+TEST(JsonReporter, JournalsEveryPointAtOnceAndMarksAnInterruptedRun) {
+  const JsonFile f;
+  const std::string& path = f.path;
+  JsonReporter json(running(), path);
   json.begin_run(run("default"));
   json.begin_collective(Collective::AllReduce, "ctx");
   json.point(point(8, false));
@@ -206,11 +216,9 @@ TEST(JsonReporter, JournalsEveryPointAtOnceAndMarksAnInterruptedRun) {
 // The run's summary (runs[].nccl_offered) is the union of its points' offers per collective;
 // a point that widens it is journalled with the new union, so a killed sweep keeps it too.
 TEST(JsonReporter, OfferedAlgorithmsAreUnitedPerCollective) {
-  TempDir d;
-  const std::string path = (d.path / "results.json").string();
-  Results initial;
-  initial.meta.status = MetaStatus::Running;
-  JsonReporter json(initial, path);
+  const JsonFile f;
+  const std::string& path = f.path;
+  JsonReporter json(running(), path);
   json.begin_run(run("default"));
   PointResult a = point(8, false);
   a.offered_algos = {algorithm_bit(Algorithm::Ring), {"warp9"}};
@@ -226,11 +234,9 @@ TEST(JsonReporter, OfferedAlgorithmsAreUnitedPerCollective) {
 // Issue 24 (F16): a file saved while a run is measured says "interrupted" for it (what a
 // crash leaves), and the run's own status once its group has ended.
 TEST(JsonReporter, AnOpenRunIsSavedAsInterruptedUntilItEnds) {
-  TempDir d;
-  const std::string path = (d.path / "results.json").string();
-  Results initial;
-  initial.meta.status = MetaStatus::Running;
-  JsonReporter json(initial, path);
+  const JsonFile f;
+  const std::string& path = f.path;
+  JsonReporter json(running(), path);
   json.begin_run(run("a"));
   EXPECT_EQ(load_results(path).runs.at(0).status, RunStatus::Interrupted);
   json.begin_collective(Collective::AllReduce, "ctx");

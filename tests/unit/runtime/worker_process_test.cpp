@@ -38,6 +38,18 @@ SpawnRequest shell(const std::string& script, const std::string& log) {
   return r;
 }
 
+// The first message lines the worker sends on its message pipe (waits up to 5 s).
+std::vector<std::string> first_messages(WorkerProcess& w) {
+  LineReader reader(w.message_fd());
+  std::vector<std::string> lines;
+  for (int i = 0; i < 500 && lines.empty(); ++i) {
+    pollfd p{w.message_fd(), POLLIN, 0};
+    ::poll(&p, 1, 10);
+    reader.read_available(lines);
+  }
+  return lines;
+}
+
 void wait_exit(WorkerProcess& w) {
   for (int i = 0; i < 500 && !w.poll_exit(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
@@ -113,13 +125,7 @@ TEST(WorkerProcess, PipesCarryLinesBothWays) {
   // Reads one line on stdin and answers it on fd 3; prints noise on stdout (the log).
   auto w = WorkerProcess::spawn(shell("echo NCCL INFO noise; read x; echo \"{\\\"type\\\":\\\"progress\\\",\\\"point\\\":$x}\" >&3", log));
   ASSERT_TRUE(write_line(w.stdin_fd(), "5"));
-  LineReader reader(w.message_fd());
-  std::vector<std::string> lines;
-  for (int i = 0; i < 500 && lines.empty(); ++i) {
-    pollfd p{w.message_fd(), POLLIN, 0};
-    ::poll(&p, 1, 10);
-    reader.read_available(lines);
-  }
+  const std::vector<std::string> lines = first_messages(w);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(decode(lines[0]).body["point"], 5);
   wait_exit(w);
@@ -144,13 +150,7 @@ TEST(WorkerProcess, KillReachesTheWholeProcessGroup) {
   const std::string log = temp_log("kill.log");
   // The worker starts a grandchild; both must die with one kill.
   auto w = WorkerProcess::spawn(shell("sleep 300 & echo $! >&3; wait", log));
-  LineReader reader(w.message_fd());
-  std::vector<std::string> lines;
-  for (int i = 0; i < 500 && lines.empty(); ++i) {
-    pollfd p{w.message_fd(), POLLIN, 0};
-    ::poll(&p, 1, 10);
-    reader.read_available(lines);
-  }
+  const std::vector<std::string> lines = first_messages(w);
   ASSERT_EQ(lines.size(), 1u);
   const pid_t grandchild = std::stoi(lines[0]);
   EXPECT_EQ(::getpgid(grandchild), w.pid());  // its own process group, led by the worker
