@@ -294,6 +294,19 @@ def confirmation(opts):
         check(json.load(f)["rules"] == [] and "the confirmation round read the rule" in t.stdout,
               "dropped: cctune tune keeps NCCL's defaults too, and -v says why", t.stdout[-2000:] + t.stderr)
 
+    # A confirmation of another sweep (the folder's earlier one) says nothing about these results.
+    conf_path = os.path.join(out, "confirm", "confirmation.json")
+    with open(conf_path) as f:
+        conf = json.load(f)
+    conf["sweep_start_time"] = "2020-01-01T00:00:00Z"
+    with open(conf_path, "w") as f:
+        json.dump(conf, f)
+    t = subprocess.run([opts.cctune, "tune", os.path.join(out, "results.json"), "-o", os.path.join(opts.workdir, "stale-tune")],
+                       capture_output=True, text=True, timeout=60)
+    with open(os.path.join(opts.workdir, "stale-tune", "profile.json")) as f:
+        check(json.load(f)["rules"] and "confirmation round" not in t.stdout,
+              "a confirmation.json of another sweep is ignored: the rules come back unconfirmed", t.stdout + t.stderr)
+
     out, profile, p = sweep("unconfirmed", {"CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY": "1"}, "0")
     check(profile["rules"] and not os.path.exists(os.path.join(out, "confirm")),
           "--confirm-rounds 0: the proposed rules are written as measured, no round runs", json.dumps(profile["rules"]))
