@@ -282,7 +282,7 @@ class SweepCommand : public Command {
     return agreed_exit_status(comm, comm.rank() == 0, [&] {
       if (round == exit_code::ok) return say_outputs(session, plan, *measured, *outcome_kept);
       std::fprintf(stderr, "cctune: no profile written: the confirmation round ended with status %d; `cctune tune %s` writes it from the sweep\n",
-                   round, text::shell_word(results_path_of(plan)).c_str());
+                   round, text::terminal_text(text::shell_word(results_path_of(plan))).c_str());
       return round;
     });
   }

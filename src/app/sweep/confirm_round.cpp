@@ -43,7 +43,9 @@ nlohmann::json shapes_to_confirm(const Results& results, const tuner::TuneOutput
     if (d.switched && is_tunable(d.shape.collective) && seen.insert({d.shape.collective, d.size_bytes}).second)
       shapes.push_back({{"collective", to_string(d.shape.collective)},
                         {"dtype", to_string(dtype_measured_at(results, d.shape.collective, d.size_bytes))},
-                        {"size_bytes", d.size_bytes}});
+                        {"size_bytes", d.size_bytes},
+                        {"nranks", d.shape.nranks},
+                        {"nnodes", d.shape.nnodes}});
   return shapes;
 }
 
@@ -83,9 +85,10 @@ int conclude(const Results& round, const runtime::SweepOutcome& outcome, const R
     const std::uint64_t size = s.at("size_bytes").get<std::uint64_t>();
     if (read.count({c, size})) continue;
     std::printf("# confirm %-14s %9s: not measured in every round (%d of %d groups failed; reasons in %s/results.json)\n",
-                to_string(c).c_str(), format_size(size).c_str(), outcome.failed_groups, outcome.groups, dir.c_str());
-    rows.push_back({{"collective", to_string(c)}, {"nranks", in.nranks}, {"nnodes", in.nnodes}, {"size_bytes", size}, {"rounds", 0},
-                    {"speedup", 0.0}, {"ci_low", 0.0}, {"ci_high", 0.0}, {"verdict", "unmeasured"}});
+                to_string(c).c_str(), format_size(size).c_str(), outcome.failed_groups, outcome.groups, text::terminal_text(dir).c_str());
+    // The shape tune proposed the rule for (no run may have measured anything to name it).
+    rows.push_back({{"collective", to_string(c)}, {"nranks", s.at("nranks")}, {"nnodes", s.at("nnodes")}, {"size_bytes", size},
+                    {"rounds", 0}, {"speedup", 0.0}, {"ci_low", 0.0}, {"ci_high", 0.0}, {"verdict", "unmeasured"}});
   }
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const AbRow& r = rep.rows[i];

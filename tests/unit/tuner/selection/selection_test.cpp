@@ -358,6 +358,13 @@ TEST(Selection, AnUnconfirmedSizeKeepsTheDefaultAndItsRuleShrinks) {
   EXPECT_EQ(confirmed.profile.rules[0].min_bytes, 4u << 20);
   EXPECT_EQ(confirmed.profile.rules[0].max_bytes, 4u << 20) << "the 4 MiB..32 MiB rule now ends at its confirmed 4 MiB";
   EXPECT_EQ(confirmed.profile.measured_baseline.size(), proposed.profile.measured_baseline.size());
+  // A size the round could not measure (a group of the proposed profile failed) keeps the default too.
+  TuneOptions unmeasured;
+  unmeasured.confirmations.push_back({ruled[2]->shape, ruled[2]->size_bytes, 0, 0, 0, false});
+  const TuneOutputs failed = tune_results(results, unmeasured);
+  EXPECT_FALSE(decision_at(failed, Collective::AllReduce, ruled[2]->size_bytes).switched);
+  EXPECT_NE(decision_at(failed, Collective::AllReduce, ruled[2]->size_bytes).why.find("could not measure"), std::string::npos);
+  EXPECT_EQ(failed.profile.rules.size(), rules_before - 1);
   // Readings at sizes no rule was proposed for change nothing.
   TuneOptions elsewhere;
   elsewhere.confirmations.push_back({ruled[0]->shape, 3, 0.5, 0.4, 0.6, false});
