@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/json_depth.hpp"
+#include "core/results_fields.hpp"
 #include "core/results_json.hpp"
 
 namespace cctune {
@@ -44,6 +45,7 @@ bool apply_line(Results& results, const json& line, const std::string& where) {
   PointResult p;
   std::optional<AlgorithmOffer> offer;
   try {
+    check_point_fields(*body, screened ? "screened" : "point");  // a mistyped field named in our words
     p = body->get<PointResult>();
     if (const auto offered = line.find("offered"); offered != line.end() && offered->is_array()) offer = offered->get<AlgorithmOffer>();
   } catch (const UsageError& e) {

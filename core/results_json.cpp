@@ -14,6 +14,7 @@
 #include "core/json_depth.hpp"
 #include "core/text.hpp"
 #include "core/results_budget.hpp"
+#include "core/results_fields.hpp"
 #include "core/results_journal.hpp"
 
 namespace cctune {
@@ -320,6 +321,7 @@ void to_json(json& j, const Results& r) {
 }
 
 void from_json(const json& j, Results& r) {
+  check_results_fields(j);  // every field of another type named by its path, before nlohmann could
   const std::string schema = j.value("schema", "");
   if (schema != results_schema && schema != results_schema_v1)
     throw UsageError("schema is '" + schema + "', expected '" + results_schema + "' (or '" + results_schema_v1 + "')",

@@ -1,5 +1,9 @@
 #include "topology/topology_json.hpp"
 
+#include <optional>
+#include <string_view>
+#include <vector>
+
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_fields.hpp"
@@ -12,19 +16,29 @@ using nlohmann::json;
 
 namespace {
 
+constexpr const char* kFix = "pass a topology cctune wrote (cctune topo --json)";
+
+// Every field is read through JsonFields: one of another type is named by its path
+// ("topology.nodes[0].gpus[1].index: expected an integer, got a string"), never by nlohmann's text.
 template <typename T>
-T opt(const json& j, const char* key, T fallback) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
-  return it->get<T>();
+T opt(const JsonFields& f, std::string_view key, T fallback) {
+  return f.get_optional<T>(key).value_or(fallback);
 }
 
-const json& array_at(const json& j, const char* key) {
-  static const json empty = json::array();
-  auto it = j.find(key);
-  if (it == j.end()) return empty;
-  if (!it->is_array()) throw UsageError(std::string("\"") + key + "\" must be an array");
-  return *it;
+// An optional list: absent is empty; present, it must be a list.
+std::size_t count_of(const JsonFields& f, std::string_view key) { return f.has(key) ? f.array(key).size() : 0; }
+
+std::vector<std::string> strings_of(const JsonFields& f, std::string_view key) {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < count_of(f, key); ++k)
+    out.push_back(f.read<std::string>(f.array(key)[k], f.path(key) + "[" + std::to_string(k) + "]"));
+  return out;
+}
+
+// An optional object: absent or null gives nullopt; present, it must be an object.
+std::optional<JsonFields> object_of(const JsonFields& f, std::string_view key) {
+  if (!f.has(key) || f.raw()[std::string(key)].is_null()) return std::nullopt;
+  return f.object(key);
 }
 
 json placement_json(const PciPlacement& p) {
@@ -33,15 +47,15 @@ json placement_json(const PciPlacement& p) {
           {"package", p.package}, {"link_GBps", p.link_GBps}};
 }
 
-PciPlacement placement_from(const json& j) {
+PciPlacement placement_from(const std::optional<JsonFields>& f) {
   PciPlacement p;
-  if (j.is_null()) return p;
-  p.host_bridge = opt<std::string>(j, "host_bridge", "");
-  p.switches = opt<std::vector<std::string>>(j, "switches", {});
-  p.parent_bridge = opt<std::string>(j, "parent_bridge", "");
-  p.numa_node = opt<int>(j, "numa_node", -1);
-  p.package = opt<int>(j, "package", -1);
-  p.link_GBps = opt<double>(j, "link_GBps", 0.0);
+  if (!f) return p;
+  p.host_bridge = opt<std::string>(*f, "host_bridge", "");
+  p.switches = strings_of(*f, "switches");
+  p.parent_bridge = opt<std::string>(*f, "parent_bridge", "");
+  p.numa_node = opt<int>(*f, "numa_node", -1);
+  p.package = opt<int>(*f, "package", -1);
+  p.link_GBps = opt<double>(*f, "link_GBps", 0.0);
   return p;
 }
 
@@ -59,22 +73,23 @@ json gpu_json(const Gpu& g) {
           {"placement", placement_json(g.placement)}};
 }
 
-Gpu gpu_from(const json& j) {
+Gpu gpu_from(const JsonFields& f) {
   Gpu g;
-  g.index = j.at("index").get<int>();
-  g.name = opt<std::string>(j, "name", "");
-  g.uuid = opt<std::string>(j, "uuid", "");
-  g.pci_bus_id = normalize_pci_bus_id(j.at("pci_bus_id").get<std::string>());
-  g.memory_bytes = opt<std::uint64_t>(j, "memory_bytes", 0);
-  g.numa_node = opt<int>(j, "numa_node", -1);
-  g.cpu_affinity = opt<std::string>(j, "cpu_affinity", "");
-  g.pcie_generation = opt<int>(j, "pcie_generation", 0);
-  g.pcie_width = opt<int>(j, "pcie_width", 0);
-  g.pcie_max_generation = opt<int>(j, "pcie_max_generation", 0);
-  g.pcie_max_width = opt<int>(j, "pcie_max_width", 0);
-  for (const auto& l : array_at(j, "nvlinks")) {
+  g.index = f.get<int>("index");
+  g.name = opt<std::string>(f, "name", "");
+  g.uuid = opt<std::string>(f, "uuid", "");
+  g.pci_bus_id = normalize_pci_bus_id(f.get<std::string>("pci_bus_id"));
+  g.memory_bytes = opt<std::uint64_t>(f, "memory_bytes", 0);
+  g.numa_node = opt<int>(f, "numa_node", -1);
+  g.cpu_affinity = opt<std::string>(f, "cpu_affinity", "");
+  g.pcie_generation = opt<int>(f, "pcie_generation", 0);
+  g.pcie_width = opt<int>(f, "pcie_width", 0);
+  g.pcie_max_generation = opt<int>(f, "pcie_max_generation", 0);
+  g.pcie_max_width = opt<int>(f, "pcie_max_width", 0);
+  for (std::size_t i = 0; i < count_of(f, "nvlinks"); ++i) {
+    const JsonFields l = f.element("nvlinks", i);
     NvLink n;
-    n.link = l.at("link").get<int>();
+    n.link = l.get<int>("link");
     n.active = opt<bool>(l, "active", false);
     n.version = opt<int>(l, "version", 0);
     n.speed_GBps = opt<double>(l, "speed_GBps", 0.0);
@@ -82,7 +97,7 @@ Gpu gpu_from(const json& j) {
     n.remote_type = opt<std::string>(l, "remote_type", "unknown");
     g.nvlinks.push_back(n);
   }
-  g.placement = placement_from(j.value("placement", json()));
+  g.placement = placement_from(object_of(f, "placement"));
   return g;
 }
 
@@ -99,25 +114,27 @@ json nic_json(const Nic& n) {
           {"placement", placement_json(n.placement)}};
 }
 
-Nic nic_from(const json& j) {
+Nic nic_from(const JsonFields& f) {
   Nic n;
-  n.name = j.at("name").get<std::string>();
-  n.pci_bus_id = normalize_pci_bus_id(opt<std::string>(j, "pci_bus_id", ""));
-  for (const auto& pj : array_at(j, "ports")) {
+  n.name = f.get<std::string>("name");
+  n.pci_bus_id = normalize_pci_bus_id(opt<std::string>(f, "pci_bus_id", ""));
+  for (std::size_t i = 0; i < count_of(f, "ports"); ++i) {
+    const JsonFields pf = f.element("ports", i);
     IbPort p;
-    p.port = pj.at("port").get<int>();
-    p.state = opt<std::string>(pj, "state", "");
-    p.link_layer = opt<std::string>(pj, "link_layer", "");
-    p.rate_Gbps = opt<double>(pj, "rate_Gbps", 0.0);
-    p.width_lanes = opt<int>(pj, "width_lanes", 0);
-    p.lane_Gbps = opt<double>(pj, "lane_Gbps", 0.0);
-    p.netdev = opt<std::string>(pj, "netdev", "");
-    for (const auto& gj : array_at(pj, "gids"))
-      p.gids.push_back({gj.at("index").get<int>(), gj.at("gid").get<std::string>(),
-                        opt<std::string>(gj, "type", "")});
+    p.port = pf.get<int>("port");
+    p.state = opt<std::string>(pf, "state", "");
+    p.link_layer = opt<std::string>(pf, "link_layer", "");
+    p.rate_Gbps = opt<double>(pf, "rate_Gbps", 0.0);
+    p.width_lanes = opt<int>(pf, "width_lanes", 0);
+    p.lane_Gbps = opt<double>(pf, "lane_Gbps", 0.0);
+    p.netdev = opt<std::string>(pf, "netdev", "");
+    for (std::size_t k = 0; k < count_of(pf, "gids"); ++k) {
+      const JsonFields g = pf.element("gids", k);
+      p.gids.push_back({g.get<int>("index"), g.get<std::string>("gid"), opt<std::string>(g, "type", "")});
+    }
     n.ports.push_back(p);
   }
-  n.placement = placement_from(j.value("placement", json()));
+  n.placement = placement_from(object_of(f, "placement"));
   return n;
 }
 
@@ -141,19 +158,16 @@ json derived_json(const NodeTopology& node) {
 // The "derived" block as written (the matrix is for people: no reader needs it). Every field
 // may be absent (0 or empty: unknown); one of another type is named by its path.
 NodeDerived derived_from(const json& block, const std::string& where) {
-  const JsonFields f(block, where, "pass a topology cctune wrote (cctune topo --json)");
+  const JsonFields f(block, where, kFix);
   NodeDerived d;
-  const auto list = [&](const char* key) { return f.has(key) ? f.array(key).size() : 0; };
-  for (std::size_t i = 0; i < list("gpus"); ++i) {
+  for (std::size_t i = 0; i < count_of(f, "gpus"); ++i) {
     const JsonFields g = f.element("gpus", i);
     GpuDerived gpu{g.get_optional<int>("index").value_or(0), {}, g.get_optional<double>("nvlink_GBps").value_or(0),
                    g.get_optional<double>("pcie_GBps").value_or(0)};
-    const json& nics = g.has("nearest_nics") ? g.array("nearest_nics") : json::array();
-    for (std::size_t k = 0; k < nics.size(); ++k)
-      gpu.nearest_nics.push_back(g.read<std::string>(nics[k], g.path("nearest_nics") + "[" + std::to_string(k) + "]"));
+    gpu.nearest_nics = strings_of(g, "nearest_nics");
     d.gpus.push_back(std::move(gpu));
   }
-  for (std::size_t i = 0; i < list("nics"); ++i) {
+  for (std::size_t i = 0; i < count_of(f, "nics"); ++i) {
     const JsonFields n = f.element("nics", i);
     d.nics.push_back({n.get_optional<std::string>("name").value_or(""), n.get_optional<double>("port_GBps").value_or(0),
                       n.get_optional<double>("pcie_GBps").value_or(0)});
@@ -194,21 +208,23 @@ json to_json(const NodeTopology& node, bool with_derived) {
 }
 
 NodeTopology node_from_json(const json& j, const std::string& where) {
-  if (!j.is_object()) throw UsageError("a node must be a JSON object");
+  const JsonFields f(j, where, kFix);
   NodeTopology node;
-  node.hostname = j.at("hostname").get<std::string>();
-  node.source = opt<std::string>(j, "source", "");
-  const json cpu = j.value("cpu", json::object());
-  node.cpu = {opt<std::string>(cpu, "model", ""), opt<int>(cpu, "packages", 0), opt<int>(cpu, "cores", 0),
-              opt<int>(cpu, "pus", 0), opt<std::string>(cpu, "cpuset", "")};
-  for (const auto& n : array_at(j, "numa_nodes"))
-    node.numa_nodes.push_back({n.at("os_index").get<int>(), opt<std::string>(n, "cpuset", ""),
-                               opt<std::uint64_t>(n, "memory_bytes", 0)});
-  for (const auto& g : array_at(j, "gpus")) node.gpus.push_back(gpu_from(g));
-  for (const auto& n : array_at(j, "nics")) node.nics.push_back(nic_from(n));
-  for (const auto& i : array_at(j, "net_interfaces")) {
+  node.hostname = f.get<std::string>("hostname");
+  node.source = opt<std::string>(f, "source", "");
+  if (const auto cpu = object_of(f, "cpu"))
+    node.cpu = {opt<std::string>(*cpu, "model", ""), opt<int>(*cpu, "packages", 0), opt<int>(*cpu, "cores", 0), opt<int>(*cpu, "pus", 0),
+                opt<std::string>(*cpu, "cpuset", "")};
+  for (std::size_t k = 0; k < count_of(f, "numa_nodes"); ++k) {
+    const JsonFields n = f.element("numa_nodes", k);
+    node.numa_nodes.push_back({n.get<int>("os_index"), opt<std::string>(n, "cpuset", ""), opt<std::uint64_t>(n, "memory_bytes", 0)});
+  }
+  for (std::size_t k = 0; k < count_of(f, "gpus"); ++k) node.gpus.push_back(gpu_from(f.element("gpus", k)));
+  for (std::size_t k = 0; k < count_of(f, "nics"); ++k) node.nics.push_back(nic_from(f.element("nics", k)));
+  for (std::size_t k = 0; k < count_of(f, "net_interfaces"); ++k) {
+    const JsonFields i = f.element("net_interfaces", k);
     NetInterface n;
-    n.name = i.at("name").get<std::string>();
+    n.name = i.get<std::string>("name");
     n.operstate = opt<std::string>(i, "operstate", "unknown");
     n.speed_Gbps = opt<double>(i, "speed_Gbps", 0.0);
     n.mtu = opt<int>(i, "mtu", 0);
@@ -216,16 +232,17 @@ NodeTopology node_from_json(const json& j, const std::string& where) {
     n.pci_bus_id = normalize_pci_bus_id(opt<std::string>(i, "pci_bus_id", ""));
     n.rdma_device = opt<std::string>(i, "rdma_device", "");
     n.is_virtual = opt<bool>(i, "is_virtual", false);
-    n.placement = placement_from(i.value("placement", json()));
+    n.placement = placement_from(object_of(i, "placement"));
     node.net_interfaces.push_back(n);
   }
-  const json sw = j.value("software", json::object());
-  node.software = {opt<std::string>(sw, "kernel", ""), opt<std::string>(sw, "hwloc", ""),
-                   opt<std::string>(sw, "driver", ""), opt<std::string>(sw, "cuda_driver", ""),
-                   opt<std::string>(sw, "nccl", "")};
-  for (const auto& a : array_at(j, "absences"))
-    node.absences.push_back({a.at("component").get<std::string>(), opt<std::string>(a, "reason", "")});
-  if (const auto it = j.find("derived"); it != j.end() && !it->is_null()) node.derived = derived_from(*it, where + ".derived");
+  if (const auto sw = object_of(f, "software"))
+    node.software = {opt<std::string>(*sw, "kernel", ""), opt<std::string>(*sw, "hwloc", ""), opt<std::string>(*sw, "driver", ""),
+                     opt<std::string>(*sw, "cuda_driver", ""), opt<std::string>(*sw, "nccl", "")};
+  for (std::size_t k = 0; k < count_of(f, "absences"); ++k) {
+    const JsonFields a = f.element("absences", k);
+    node.absences.push_back({a.get<std::string>("component"), opt<std::string>(a, "reason", "")});
+  }
+  if (const auto d = object_of(f, "derived")) node.derived = derived_from(d->raw(), d->where());
   return node;
 }
 
@@ -239,24 +256,22 @@ json to_json(const Topology& t, bool with_derived) {
 }
 
 Topology topology_from_json(const json& j) {
-  if (!j.is_object()) throw UsageError("the top level must be a JSON object");
-  auto schema = opt<std::string>(j, "schema", "");
+  const JsonFields fields(j, "topology", kFix);
+  const auto schema = opt<std::string>(fields, "schema", "");
   if (schema != topology_schema)
     throw UsageError("schema is \"" + schema + "\", expected \"" + topology_schema + "\"");
   Topology t;
-  const json& nodes = array_at(j, "nodes");
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    t.nodes.push_back(node_from_json(nodes[i], "topology.nodes[" + std::to_string(i) + "]"));
-  // Named by path: a profile's provenance comes from a group's fingerprint (F15).
-  const JsonFields fields(j, "topology", "pass a topology cctune wrote (cctune topo --json)");
-  if (fields.has("groups"))
-    for (std::size_t i = 0; i < fields.array("groups").size(); ++i) {
-      const JsonFields g = fields.element("groups", i);
-      t.groups.push_back({g.get<std::string>("fingerprint"), g.raw().at("hosts").get<std::vector<std::string>>()});
-    }
-  for (const auto& w : array_at(j, "warnings"))
-    t.warnings.push_back({w.at("node").get<std::string>(), w.at("item").get<std::string>(),
-                          w.at("message").get<std::string>()});
+  for (std::size_t i = 0; i < count_of(fields, "nodes"); ++i)
+    t.nodes.push_back(node_from_json(fields.array("nodes")[i], fields.path("nodes") + "[" + std::to_string(i) + "]"));
+  // A profile's provenance comes from a group's fingerprint (F15).
+  for (std::size_t i = 0; i < count_of(fields, "groups"); ++i) {
+    const JsonFields g = fields.element("groups", i);
+    t.groups.push_back({g.get<std::string>("fingerprint"), strings_of(g, "hosts")});
+  }
+  for (std::size_t i = 0; i < count_of(fields, "warnings"); ++i) {
+    const JsonFields w = fields.element("warnings", i);
+    t.warnings.push_back({w.get<std::string>("node"), w.get<std::string>("item"), w.get<std::string>("message")});
+  }
   return t;
 }
 

@@ -341,6 +341,15 @@ void seed_plan(ResultSection& settings, SweepPlan plan) {
 }
 
 void check_root(const SweepPlan& plan, int nranks) {
+  // A replayed step's roots are the workload's, one per call: named as such, since no --root was given.
+  if (const auto* step = std::get_if<PointStep>(&plan.space.points)) {
+    for (const ReplayCall& c : step->calls)
+      if (is_rooted(c.collective) && c.root >= nranks)
+        throw UsageError("a " + to_string(c.collective) + " call of the workload has root " + std::to_string(c.root) + ", not a rank of this " +
+                             std::to_string(nranks) + "-rank job (the root comes from the workload; replay takes no --root)",
+                         "replay on as many ranks as the communicator that issued it, or import its capture again");
+    return;
+  }
   if (plan.space.all_roots || plan.space.root < nranks || !has_rooted(plan.space)) return;
   throw UsageError("--root " + std::to_string(plan.space.root) + " is not a rank of this " + std::to_string(nranks) + "-rank job",
                    "use a root from 0 to " + std::to_string(nranks - 1) + ", or --root all");

@@ -1,9 +1,11 @@
 #pragma once
 // The calling thread's last few API calls (communicator, NCCL's name pointers, count, root),
 // so that a training loop's repeated calls are counted without parsing NCCL's names, hashing or
-// taking the recorder's lock: a hit is a few compares and one atomic increment. Keyed on the
-// name pointers because NCCL passes its function and type names as static strings
-// (ncclFuncToString, ncclDatatypeToString). One per thread (ThreadState): no lock of its own.
+// taking the recorder's lock: a hit is a few compares, two short string compares and one atomic
+// increment. Found by the name pointers (NCCL passes its function and type names as static
+// strings: ncclFuncToString, ncclDatatypeToString), and confirmed by the names' text kept with
+// each call, so a caller that reuses one buffer for other names is not counted as its last call
+// (review N15: 10 Broadcasts were counted as AllReduce). One per thread (ThreadState): no lock.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -41,16 +43,28 @@ struct alignas(64) MemoCall {
 };
 static_assert(sizeof(MemoCall) == 64);
 
+// The text of a remembered call's names, read only on a pointer match: a line of its own.
+struct alignas(64) MemoNames {
+  static constexpr std::size_t bytes = 32;  // NCCL's longest ("ncclFloat8e4m3") is 14
+  char func[bytes] = {};
+  char dtype[bytes] = {};
+};
+static_assert(sizeof(MemoNames) == 64);
+
 class CallMemo {
  public:
-  // The remembered call, or nullptr. `serial` is the live recorder's.
+  // The remembered call, or nullptr. `serial` is the live recorder's; `func` and `dtype` must
+  // read as they did when the call was remembered.
   const MemoCall* find(const CommRecorder* recorder, std::uint64_t serial, const char* func, const char* dtype, std::size_t count,
                        int root) const noexcept;
-  void remember(const MemoCall& call) noexcept;  // replaces the oldest
+  // Replaces the oldest. A call whose names do not fit MemoNames is not remembered (each of its
+  // calls is then parsed: still counted right).
+  void remember(const MemoCall& call) noexcept;
 
  private:
   static constexpr std::size_t size = 8;  // distinct calls a loop cycles through before a miss
   std::array<MemoCall, size> calls_{};
+  std::array<MemoNames, size> names_{};
   std::size_t next_ = 0;
 };
 

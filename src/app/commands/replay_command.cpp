@@ -91,7 +91,7 @@ class ReplayCommand : public Command {
     runtime::install_stop_handlers();
     RankComm& comm = session.comm();
     check_flags();
-    const wl::Workload w = load_workload_on_rank0(session, workload_).workload;  // one file for every rank
+    const wl::Workload w = load_workload_on_rank0(session, workload_, "").workload;  // one file for every rank; positional
     ProfileUnderTest under_test;
     agree_on_errors(comm, [&] {
       if (!profile_.empty()) under_test = load_profile_under_test(profile_, session.executable());
@@ -135,10 +135,18 @@ class ReplayCommand : public Command {
   }
 
  private:
+  // The step the run would issue, refused where the run would refuse it: the same flags, the
+  // same limits (put_step_in_plan) and the same plan check, on --ranks or the largest
+  // communicator's rank count in place of the allocation's.
   int dry_run() const {
-    const wl::Workload w = load_workload(workload_).workload;
+    check_flags();
+    const wl::Workload w = load_workload(workload_, "").workload;  // positional: no flag to name
     const int nranks = ranks_ > 0 ? ranks_ : largest_communicator(w);
-    print_step(wl::plan_replay(w, nranks));
+    const wl::ReplayStep step = wl::plan_replay(w, nranks);
+    SweepPlan plan = resolve_settings(args_, true, true);
+    put_step_in_plan(step, plan);
+    runtime::check_plan(plan);
+    print_step(step);
     if (!profile_.empty())
       std::printf("# profile %s: without --dry-run the step runs under NCCL's defaults and under this profile\n",
                   text::terminal_text(profile_).c_str());

@@ -75,6 +75,10 @@ std::ifstream open_stream(const std::string& path, const char* what) {
 // `keyless`: --format nccl-log was given, so lines without a host:pid:tid key are taken too.
 void import_log(const std::string& path, wl::WorkloadBuilder& builder, bool keyless) {
   std::ifstream in = open_stream(path, "NCCL's log file (NCCL_DEBUG_FILE)");
+  // A pickle may quote log lines (frames, descriptions): read as a log, those would be trusted.
+  if (looks_like_pickle(read_file_head(path, 2)))
+    throw UsageError(path + " is a pickle (a PyTorch flight-recorder dump), not NCCL's log",
+                     "import it with --format flight-recorder, or leave --format out");
   const wl::LogImportStats stats = wl::import_nccl_log(in, builder, {text::terminal_text(path), keyless});
   if (stats.call_lines == 0)
     throw UsageError(path + " holds no per-call lines of NCCL", "capture with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL,TUNING");

@@ -73,6 +73,9 @@ bool looks_like_pickle(std::string_view head) {
 nlohmann::json parse_workload_doc(const std::string& text, const std::string& source, WorkloadDoc kind) {
   if (kind == WorkloadDoc::FlightRecorder && looks_like_pickle(text))
     return workload::decode_pickle(text, source, workload::PickleLimits{kFlightRecorderBudget.values, max_json_depth});
+  if (looks_like_pickle(text))  // "not valid JSON" would hide what it is
+    throw UsageError(source + " is a pickle (a PyTorch flight-recorder dump), not a cctune.workload/1 file",
+                     "import it first: cctune workload import FILE --steps N -o workload.json, then pass that workload.json");
   if (json_nests_deeper_than(text))
     throw UsageError(source + " nests deeper than " + std::to_string(max_json_depth) + " levels", fix_for(kind));
   const bool dump = kind == WorkloadDoc::FlightRecorder;

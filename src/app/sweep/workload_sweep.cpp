@@ -25,10 +25,11 @@ namespace {
 constexpr std::size_t max_recorded_points = 100000;
 
 // Through the one guarded reader of workload files (app/sweep/workload_files.hpp): depth, value
-// budget, then the typed checks of workload_from_json.
-LoadedWorkload parse_workload(const std::string& path, const std::string& text) {
-  const nlohmann::json j = parse_workload_doc(text, "--workload " + path, WorkloadDoc::Workload);
-  LoadedWorkload out{path, sha256_hex(text), workload_of(j, "--workload " + path)};
+// budget, then the typed checks of workload_from_json. Errors name the file as it was given.
+LoadedWorkload parse_workload(const std::string& path, const std::string& text, const std::string& argument) {
+  const std::string source = argument.empty() ? path : argument + " " + path;
+  const nlohmann::json j = parse_workload_doc(text, source, WorkloadDoc::Workload);
+  LoadedWorkload out{path, sha256_hex(text), workload_of(j, source)};
   return out;
 }
 
@@ -40,9 +41,11 @@ std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_p
 
 }  // namespace
 
-LoadedWorkload load_workload(const std::string& path) { return parse_workload(path, read_file(path, max_workload_doc_bytes)); }
+LoadedWorkload load_workload(const std::string& path, const std::string& argument) {
+  return parse_workload(path, read_file(path, max_workload_doc_bytes), argument);
+}
 
-LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path) {
+LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path, const std::string& argument) {
   RankComm& comm = session.comm();
   std::string text;
   agree_on_errors(comm, [&] {
@@ -50,7 +53,7 @@ LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path)
   });
   const nlohmann::json shared = broadcast_json(comm, {{"text", text}}, 0);
   LoadedWorkload out;
-  agree_on_errors(comm, [&] { out = parse_workload(path, shared.at("text").get<std::string>()); });
+  agree_on_errors(comm, [&] { out = parse_workload(path, shared.at("text").get<std::string>(), argument); });
   return out;
 }
 

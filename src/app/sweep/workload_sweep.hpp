@@ -21,10 +21,12 @@ struct LoadedWorkload {
   workload::Workload workload;
 };
 
-// Reads and checks a workload file (size and depth limits; UsageError naming the path).
-LoadedWorkload load_workload(const std::string& path);
+// Reads and checks a workload file (size and depth limits; UsageError naming the path, after
+// `argument`, the option that gave it: "--workload"; empty for a positional argument, so that an
+// error names no flag the user did not pass).
+LoadedWorkload load_workload(const std::string& path, const std::string& argument = "--workload");
 // Collective: rank 0 reads the file and every rank gets its text, so all plan the same.
-LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path);
+LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path, const std::string& argument = "--workload");
 
 // The plan's collectives, sizes and data types from `plan`, in place of their flags, and its
 // points as the plan's job_shapes: the sweep measures those shapes, not the lists' product.

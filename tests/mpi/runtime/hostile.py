@@ -188,6 +188,10 @@ def run_frozen(opts, cg, interrupt):
         return
     check(p.returncode == 1, f"exit code 1 with a failed group (got {p.returncode}): {err}")
     check(nvlink["status"] == "failed" and "did not exit after SIGKILL" in nvlink["reason"], f"reason: {nvlink['reason']}")
+    # What happened, in order (docs/RUNTIME.md): the silence that ended the group, then the kill that did not end the worker.
+    reason = nvlink["reason"]
+    check("sent nothing for" in reason and reason.index("sent nothing for") < reason.index("did not exit after SIGKILL"),
+          f"the reason names the silence first, then the abandoned worker: {reason}")
     # Ran, that is; on a host as loaded as CI's, its start-up may itself pass 3 s of silence.
     check(group(res, "pcie")["status"] in ("ok", "failed"), "the next group still ran")
     check(res["meta"]["status"] == "complete", "the sweep completed")

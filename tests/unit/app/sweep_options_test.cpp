@@ -46,6 +46,28 @@ TEST(SweepOptions, RootIsARankOrAll) {
   EXPECT_THROW(resolve_sweep(a, false, false), UsageError);
 }
 
+// Review N15: a replayed step's roots come from the workload, one per call. Each is checked
+// (not only the largest call's), and the refusal does not name a --root nobody passed.
+TEST(SweepOptions, ReplayedRootsAreTheWorkloadsAndEachIsChecked) {
+  SweepArgs a;
+  a.backend = "nccl";
+  SweepPlan plan = resolve_settings(a, true, true);
+  PointStep step;
+  step.calls = {{Collective::AllReduce, DType::Float32, ReduceOp::Sum, 0, 1 << 20, 1, -1},
+                {Collective::Broadcast, DType::Float32, ReduceOp::Sum, 7, 1024, 1, -1}};
+  step.largest = {Collective::AllReduce, DType::Float32, 4 << 20};
+  plan.space.points = step;
+  plan.space.root = 0;  // the largest call's, as replay sets it
+  EXPECT_NO_THROW(check_root(plan, 8));
+  try {
+    check_root(plan, 2);
+    ADD_FAILURE() << "root 7 of a 2-rank job was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "a broadcast call of the workload has root 7, not a rank of this 2-rank job (the root comes from the workload; "
+                             "replay takes no --root)");
+  }
+}
+
 TEST(SweepOptions, NcclOptionsAreValidated) {
   SweepArgs a;
   a.backend = "nccl";

@@ -92,6 +92,16 @@ TEST(ResultsJournal, ForeignOrGappedJournalsAreRefused) {
   } catch (const UsageError& e) {
     EXPECT_NE(e.what_only().find("not an algorithm name"), std::string::npos) << e.what_only();
   }
+  // Review N15: a journalled point's field of another type is named in our words (it quoted
+  // "[json.exception.type_error.302] type must be string, but is number").
+  nlohmann::json mistyped{{"run", 0}, {"index", 1}, {"point", point(8)}};
+  mistyped["point"]["dtype"] = 4;
+  try {
+    fold_journal(r, header + mistyped.dump() + "\n", "j");
+    FAIL() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "j line 2: point.dtype: expected a string, got an integer");
+  }
 }
 
 // F7: 99 MB of `{}` in "topology" took 5.8 GB in `compare`; the count refuses it first.

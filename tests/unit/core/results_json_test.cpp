@@ -236,3 +236,68 @@ TEST(ResultsJson, RefusesMalformedOfferedLists) {
   j["runs"][0]["nccl_offered"] = {"ring"};
   EXPECT_THROW(j.get<Results>(), UsageError);
 }
+
+// Review N15: results.json's own fields (meta, runs, points, screened) of another type, or
+// missing, are one usage error in cctune's words; none escapes as nlohmann's
+// "[json.exception.type_error.302] type must be string, but is number". Each field and
+// container of two fixtures (trimmed to two points a run) is mistyped in turn; the sections
+// other readers own (topology, net, meta.settings) are theirs to name.
+namespace {
+
+int mistyped_cases = 0;
+
+void expect_named(const nlohmann::json& doc, const std::string& path) {
+  ++mistyped_cases;
+  try {
+    parse_results(doc.dump(), "f.json");
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only().find("json.exception"), std::string::npos) << path << ": " << e.what_only();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << path << ": not a usage error: " << e.what();
+  }
+}
+
+void mistype_each(nlohmann::json& doc, nlohmann::json& node, const std::string& path) {
+  const auto try_value = [&](const nlohmann::json& wrong) {
+    const nlohmann::json saved = node;
+    node = wrong;
+    expect_named(doc, path);
+    node = saved;
+  };
+  if (node.is_object()) {
+    for (auto& [key, child] : node.items())
+      if (path + "." + key != "meta.settings") mistype_each(doc, child, path.empty() ? key : path + "." + key);
+    try_value(5);
+    try_value(nullptr);
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i) mistype_each(doc, node[i], path + "[" + std::to_string(i) + "]");
+    try_value("x");
+  } else {
+    try_value(node.is_string() ? nlohmann::json(7) : nlohmann::json("x"));
+    try_value(nullptr);
+  }
+}
+
+}  // namespace
+
+TEST(ResultsJson, EveryMistypedFieldIsAUsageErrorInOurWords) {
+  for (const char* name : {"failed_group.json", "nccl_tuned.json"}) {
+    std::ifstream in(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/results/" + name);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc.erase("topology");
+    doc.erase("net");
+    for (auto& run : doc["runs"])
+      if (run["points"].size() > 2) run["points"].erase(run["points"].begin() + 2, run["points"].end());
+    ASSERT_NO_THROW(parse_results(doc.dump(), name));
+    for (auto& [key, child] : doc.items()) mistype_each(doc, child, key);
+  }
+  EXPECT_GT(mistyped_cases, 200);
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/results/failed_group.json"));
+  doc["runs"][0]["points"][0]["collective"] = 5;
+  try {
+    parse_results(doc.dump(), "f.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.what_only(), "f.json: runs[0].points[0].collective: expected a string, got an integer");
+  }
+}

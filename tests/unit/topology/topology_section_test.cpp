@@ -65,12 +65,51 @@ TEST(TopologySection, MistypedFieldsAreNamed) {
   bad.erase("groups");  // a topology without node groups: no fingerprint, no error
   ASSERT_NE(topology_of(with_topology(bad)), nullptr);
   EXPECT_EQ(single_group_fingerprint(*topology_of(with_topology(bad))), "");
-  EXPECT_EQ(error_of(with_topology(nlohmann::json::array({1}))), "topology: the top level must be a JSON object");
+  EXPECT_EQ(error_of(with_topology(nlohmann::json::array({1}))), "topology: expected an object, got an array");
 }
 
 // A results fixture whose nodes carry the "derived" block: limits the raw fields do not give
 // (no NVLink listed, PCIe rated below gen5 x16), as a hand-made or older file may hold them.
 Results derived_fixture() { return load_results(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/results/nccl_tuned.json"); }
+
+// Review N15: each field of another type, anywhere in the section (nodes, GPUs, links, NICs,
+// ports, placements, groups, warnings), is named by its path in cctune's words; none escapes as
+// nlohmann's "[json.exception.type_error.302] type must be string, but is number".
+void mistype_each_field(const nlohmann::json& section, nlohmann::json& node, const std::string& path, int& checked) {
+  const auto try_value = [&](const nlohmann::json& wrong) {
+    const nlohmann::json saved = node;
+    node = wrong;
+    std::string error;
+    EXPECT_NO_THROW(error = error_of(with_topology(section))) << path;
+    EXPECT_EQ(error.find("json.exception"), std::string::npos) << path << ": " << error;
+    if (error != "no error" && error.rfind("topology: schema", 0) != 0) {
+      EXPECT_EQ(error.rfind(path, 0), 0u) << "the error does not name " << path << ": " << error;
+    }
+    node = saved;
+    ++checked;
+  };
+  if (node.is_object()) {
+    for (auto& [key, child] : node.items()) mistype_each_field(section, child, path + "." + key, checked);
+    try_value(5);
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i) mistype_each_field(section, node[i], path + "[" + std::to_string(i) + "]", checked);
+    try_value("x");
+  } else {
+    try_value(node.is_string() ? nlohmann::json(7) : nlohmann::json("x"));
+  }
+}
+
+TEST(TopologySection, EveryMistypedFieldIsNamedByItsPath) {
+  int checked = 0;
+  for (const Results& r : {derived_fixture(), tuning_fixture("h200x8_allreduce.results.json")}) {
+    nlohmann::json section = r.topology.json();
+    for (auto& [key, child] : section.items()) mistype_each_field(section, child, "topology." + key, checked);
+  }
+  EXPECT_GT(checked, 100);
+  nlohmann::json section = derived_fixture().topology.json();
+  section["nodes"][0]["hostname"] = 3;
+  EXPECT_EQ(error_of(with_topology(section)), "topology.nodes[0].hostname: expected a string, got an integer");
+}
 
 TEST(TopologySection, DerivedValuesAreReadAsWritten) {
   const Results r = derived_fixture();

@@ -135,6 +135,25 @@ for protocol in (2, 4):
     if p and p.returncode == 0 and json.load(open(path("pk.json")))["communicators"] != json.load(open(path("h.json")))["communicators"]:
         failures.append(f"pickle protocol {protocol}: differs from its JSON")
 
+# Review N15: a pickle dump whose text holds NCCL log lines (a stack frame or a description
+# quoting one) is told by its first bytes, read as a dump, not sniffed as a log.
+logged = dict(dump, pg_config={k: dict(v, desc="nccl-host:12:12 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 "
+                                                "count 256 datatype 7 op 0 root 0 comm 0x55 [nranks=2] stream 0x3")
+                               for k, v in dump["pg_config"].items()})
+with open(path("nccl_trace_logged_0"), "wb") as f:
+    pickle.dump(logged, f, protocol=2)
+p, _ = run("import", path("nccl_trace_logged_0"), "-o", path("pl.json"))
+if p and p.returncode == 0 and json.load(open(path("pl.json")))["communicators"] != json.load(open(path("h.json")))["communicators"]:
+    failures.append("pickle holding NCCL log text: not read as the dump it is")
+
+# ... and named as a pickle where a log or a workload.json is wanted, not read as one.
+p, _ = run("import", path("nccl_trace_logged_0"), "--format", "nccl-log", "-o", path("pn.json"), rc=2)
+if p and b"is a pickle (a PyTorch flight-recorder dump), not NCCL's log" not in p.stderr:
+    failures.append(f"pickle as --format nccl-log: {p.stderr!r}")
+p, _ = run("merge", path("nccl_trace_logged_0"), "-o", path("pm.json"), rc=2)
+if p and b"is a pickle (a PyTorch flight-recorder dump), not a cctune.workload/1 file" not in p.stderr:
+    failures.append(f"pickle to merge: {p.stderr!r}")
+
 # Item 8: a cctune.workload/1 file (the profiler half writes them) is imported as one.
 prof = os.path.join(caps, "ddp/profiler-run/profiler")
 if os.path.isdir(prof):

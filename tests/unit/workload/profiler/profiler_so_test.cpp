@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -93,6 +94,43 @@ TEST(ProfilerSo, CountsEveryCallAndFollowsASample) {
     SCENARIO_CHECK(s.calls == 250 && s.applied.size() == 1);
     SCENARIO_CHECK(s.applied[0].calls == static_cast<std::uint64_t>(followed) && s.durations.samples == static_cast<std::uint64_t>(followed));
     SCENARIO_CHECK(s.durations.min_us == 40.0 && s.durations.max_us == 40.0);
+  });
+}
+
+// Review N15: the call memo finds a call by NCCL's name pointers; a caller that writes other
+// names into the same buffers is counted by what the names read (it was: 10 Broadcasts counted
+// as AllReduce).
+TEST(ProfilerSo, ANameBufferRewrittenWithAnotherNameIsCountedAsItReads) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("mutname");
+    use_workload(dir);
+    auto d = driver();
+    SCENARIO_CHECK(d.init(0xab, 1, 2, 0, testing::capture_logger) && d.context);
+    char func[16] = "AllReduce", dtype[16] = "ncclFloat32";
+    const auto ten_calls = [&] {
+      for (int i = 0; i < 10; ++i) {
+        void* g = d.group_start(1);
+        d.coll_api(g, func, 1024, dtype);
+        d.group_stop(g);
+      }
+    };
+    ten_calls();
+    std::strcpy(func, "Broadcast");
+    ten_calls();
+    std::strcpy(dtype, "ncclInt8");
+    ten_calls();
+    SCENARIO_CHECK(d.finalize());
+    const workload::Workload w = read_workload(own_file(dir));
+    SCENARIO_CHECK(w.communicators.size() == 1);
+    const auto calls_of = [&](Collective c, DType t) {
+      for (const workload::CallStats& s : w.communicators[0].calls)
+        if (s.shape.collective == c && s.shape.dtype == t) return s.calls;
+      return std::uint64_t{0};
+    };
+    SCENARIO_CHECK(w.communicators[0].calls.size() == 3);
+    SCENARIO_CHECK(calls_of(Collective::AllReduce, DType::Float32) == 10);
+    SCENARIO_CHECK(calls_of(Collective::Broadcast, DType::Float32) == 10);
+    SCENARIO_CHECK(calls_of(Collective::Broadcast, DType::Int8) == 10);
   });
 }
 
