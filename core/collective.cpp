@@ -168,16 +168,10 @@ double bus_factor(Collective c, int nranks) {
 
 Bandwidth bandwidth(Collective c, std::uint64_t bw_bytes, double time_us, int nranks) {
   Bandwidth b;
-  // One rank: nothing crosses ranks (in place the call does nothing at all), so bytes over its
-  // time is no bandwidth; a 0.01 us no-op read as 70 TB/s. Its time is kept.
-  if (time_us <= 0 || nranks <= 1) return b;
+  if (time_us <= 0) return b;
   b.algbw_GBps = static_cast<double>(bw_bytes) / bytes_per_GB / (time_us * 1e-6);
   b.busbw_GBps = b.algbw_GBps * bus_factor(c, nranks);
   return b;
-}
-
-std::string one_rank_note(int nranks) {
-  return nranks == 1 ? ", one rank: nothing crosses ranks, algbw and busbw are 0" : std::string();
 }
 
 }  // namespace cctune

@@ -60,10 +60,6 @@ struct Bandwidth {
   double algbw_GBps = 0;
   double busbw_GBps = 0;
 };
-// Zero where nothing can be read from the time: no time, or one rank (no data crosses ranks;
-// in place the call is a no-op), docs/RESULTS.md.
 Bandwidth bandwidth(Collective c, std::uint64_t bw_bytes, double time_us, int nranks);
-// What a table section's header adds for a job of `nranks` ranks: a note for one rank, else "".
-std::string one_rank_note(int nranks);
 
 }  // namespace cctune

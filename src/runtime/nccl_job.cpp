@@ -112,7 +112,7 @@ std::vector<LocalWorker> group_workers(const Supervisor& who, const Placement& p
 std::string group_context(const ConfigGroup& group, const Placement& place, const SweepPlan& plan, const SectionKey& section) {
   const int shared = plan.nccl.test_shared_gpu;
   return "backend nccl, group " + group.label + ", " + std::to_string(place.layout.nranks) + " ranks on " + std::to_string(place.nnodes) +
-         " node" + (place.nnodes == 1 ? "" : "s") + section_suffix(section) + one_rank_note(place.layout.nranks) +
+         " node" + (place.nnodes == 1 ? "" : "s") + section_suffix(section) +
          (shared > 0 ? ", TEST MODE shared-gpu (" + std::to_string(shared) + " per GPU, socket transport): functional check, not performance"
                      : std::string());
 }

@@ -14,7 +14,7 @@ namespace cctune::app {
 namespace {
 
 std::string section_context(const PointSpec& spec, int nranks) {
-  return "backend mpi, " + std::to_string(nranks) + " ranks" + runtime::section_suffix(runtime::section_of(spec)) + one_rank_note(nranks);
+  return "backend mpi, " + std::to_string(nranks) + " ranks" + runtime::section_suffix(runtime::section_of(spec));
 }
 
 // Host buffers: no GPU (-1). local_rank counts the lower ranks on the same host.

@@ -97,8 +97,7 @@ def main():
                 check_per_rank(run, p, n)
             w = DTYPE_SIZE[p["dtype"]]
             bw_bytes = p["count"] * w * (n if p["collective"] in SPLIT else 1)
-            # One rank: nothing crosses ranks, so no bandwidth is read from the time (docs/RESULTS.md).
-            algbw = bw_bytes / 1e9 / (p["batch_us"] * 1e-6) if n > 1 else 0.0
+            algbw = bw_bytes / 1e9 / (p["batch_us"] * 1e-6)
             busbw = algbw * bus_factor(p["collective"], n)
             for key, want in (("algbw_GBps", algbw), ("busbw_GBps", busbw)):
                 got = p[key]
