@@ -105,7 +105,7 @@ CandidateSet collect_candidates(const Results& results, const std::map<Collectiv
       continue;
     }
     Candidate c{l.group, l.point->config, l.point->chosen_algo, l.point->chosen_proto, l.point->chosen_channels,
-                timing_of(*l.point)};
+                timing_of(*l.point), l.point->dtype};
     auto& list = set.by_shape[l.shape][l.point->size_bytes];
     auto same = std::find_if(list.begin(), list.end(), [&](const Candidate& o) { return o.group == c.group && o.config == c.config; });
     if (same == list.end()) list.push_back(c);

@@ -27,6 +27,7 @@ struct Candidate {
   std::optional<Protocol> chosen_proto;
   int chosen_channels = 0;  // channels NCCL used; 0 unknown
   Timing timing;
+  DType dtype = DType::Float32;  // the layout chosen for its size (one data type per size)
   bool is_auto() const { return config.is_default(); }
 };
 

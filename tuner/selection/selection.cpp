@@ -75,6 +75,7 @@ std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const
   SizeDecision d;
   d.shape = shape;
   d.size_bytes = size;
+  d.dtype = base->dtype;
   d.baseline = label_of(*base, set);
   d.baseline_timing = base->timing;
   const Candidate& chosen = best ? *best : *base;

@@ -70,6 +70,7 @@ struct ChoiceLabel {
 struct SizeDecision {
   ShapeKey shape;
   std::uint64_t size_bytes = 0;
+  DType dtype = DType::Float32;  // the data type the decision was measured in
   ChoiceLabel baseline;  // NCCL's default in the chosen group
   Timing baseline_timing;
   ChoiceLabel choice;

@@ -26,23 +26,14 @@ namespace {
 constexpr const char* kSchema = "cctune.confirmation/1";
 constexpr std::size_t kMaxConfirmationBytes = 4u << 20;  // a few thousand rows at most
 
-// The layout tune decided at (collective, size): the first ok point measured there, as
-// tuner/selection's candidates take it (one data type per size, first seen).
-DType dtype_measured_at(const Results& results, Collective c, std::uint64_t size) {
-  for (const RunResult& run : results.runs)
-    for (const PointResult& p : run.points)
-      if (p.status == PointStatus::Ok && p.collective == c && p.size_bytes == size) return p.dtype;
-  return DType::Float32;
-}
-
 // Rank 0: the proposed rules' sizes, each once, as the round's shapes.
-nlohmann::json shapes_to_confirm(const Results& results, const tuner::TuneOutputs& proposed) {
+nlohmann::json shapes_to_confirm(const tuner::TuneOutputs& proposed) {
   nlohmann::json shapes = nlohmann::json::array();
   std::set<std::tuple<Collective, std::uint64_t>> seen;
   for (const tuner::SizeDecision& d : proposed.decisions)
     if (d.switched && is_tunable(d.shape.collective) && seen.insert({d.shape.collective, d.size_bytes}).second)
       shapes.push_back({{"collective", to_string(d.shape.collective)},
-                        {"dtype", to_string(dtype_measured_at(results, d.shape.collective, d.size_bytes))},
+                        {"dtype", to_string(d.dtype)},  // the data type tune decided by
                         {"size_bytes", d.size_bytes},
                         {"nranks", d.shape.nranks},
                         {"nnodes", d.shape.nnodes}});
@@ -121,7 +112,7 @@ int run_confirm_round(Session& session, const runtime::NcclJob& job, const runti
   RankComm& comm = session.comm();
   const std::string dir = confirm_dir_of(sweep_plan.output_dir);
   const nlohmann::json shapes =
-      broadcast_json(comm, comm.rank() == 0 && proposed ? shapes_to_confirm(results, *proposed) : nlohmann::json::array(), 0);
+      broadcast_json(comm, comm.rank() == 0 && proposed ? shapes_to_confirm(*proposed) : nlohmann::json::array(), 0);
   if (shapes.empty() || settings.rounds <= 0) return exit_code::ok;
   JobFiles files = open_job_files(session, dir, ExistingResults::Replace);
   const std::string profile_path = std::filesystem::absolute(std::filesystem::path(dir) / "proposed-profile.json").string();
