@@ -20,13 +20,18 @@ void read_measured_baseline(const nlohmann::json& top, std::vector<MeasuredBasel
       auto f = e.find(key);
       return f != e.end() && f->is_number() && std::isfinite(f->get<double>()) && f->get<double>() > 0;
     };
+    // One rank moves nothing over a bus: NCCL's bus factor is 0 there, and so is the figure.
+    const auto non_negative = [&](const char* key) {
+      auto f = e.find(key);
+      return f != e.end() && f->is_number() && std::isfinite(f->get<double>()) && f->get<double>() >= 0;
+    };
     const auto count = [&](const char* key) {
       auto f = e.find(key);
       return f != e.end() && f->is_number_unsigned() && f->get<std::uint64_t>() > 0 && f->get<std::uint64_t>() <= (1u << 30);
     };
     if (!e.is_object() || !e.contains("collective") || !e["collective"].is_string() || !count("nranks") || !count("nnodes") ||
-        !e.contains("size_bytes") || !e["size_bytes"].is_number_unsigned() || !positive("time_us") || !positive("busbw_GBps")) {
-      error = path + " must be {collective, nranks, nnodes, size_bytes, time_us, busbw_GBps} with positive counts and times";
+        !e.contains("size_bytes") || !e["size_bytes"].is_number_unsigned() || !positive("time_us") || !non_negative("busbw_GBps")) {
+      error = path + " must be {collective, nranks, nnodes, size_bytes, time_us, busbw_GBps} with positive counts and times and a bus bandwidth of 0 or more";
       return;
     }
     const auto c = collective_named(e["collective"].get<std::string>());

@@ -96,7 +96,8 @@ std::vector<workload::WatchFinding> watch_communicator(const workload::Communica
       reference = reference_for(it->second, s.shape.bytes);
       kind = workload::WatchReference::Baseline;
     }
-    if (!reference) continue;
+    // A one-rank communicator's busbw is 0 on both sides: there is no shortfall to read.
+    if (!reference || reference->second <= 0) continue;
     const std::vector<double> values = live_busbw(s.durations, s.shape.bytes, bus_factor(s.shape.collective, comm.nranks));
     const Typical live = typical_of(values);
     const double fast = quantile(values, kFastQuantile);

@@ -408,8 +408,12 @@ def scenario_emulate_nodes(opts):
 
 
 def scenario_auto(opts):
-    r = sweep(opts, "auto", small() + ["--collectives", "allreduce", "--backend", "auto"], {"CCTUNE_SELFTEST_GPUS": "1"})
+    # One rank, and a version tune accepts: the sweep ends by writing a profile whose one-rank
+    # baseline (bus bandwidth 0) must read back.
+    r = sweep(opts, "auto", small() + ["--collectives", "allreduce", "--backend", "auto"],
+              {"CCTUNE_SELFTEST_GPUS": "1", "CCTUNE_SELFTEST_NCCL_VERSION": "2.28.9"})
     check(r.rc == 0, "auto sweep succeeds", r)
+    check(os.path.isfile(os.path.join(r.outdir, "profile.json")), "a one-rank sweep writes its profile", r)
     check(r.results()["runs"][0]["backend"] == "nccl", "auto picks nccl when the worker module answers")
     check(r.results()["meta"]["versions"].get("nccl") not in (None, ""), "NCCL version in meta.versions")
     r = sweep(opts, "auto_mpi", small() + ["--collectives", "allreduce", "--backend", "auto", "-e", "1K"],

@@ -225,6 +225,28 @@ TEST(ProductionWatch, TheWorkloadFileRecordsTheReference) {
 }
 
 // The loader the plugin uses (CCTUNE_PROFILE) keeps the baseline the watch compares with.
+// A one-GPU sweep measures one-rank communicators, whose bus bandwidth is 0 (nccl-tests' bus
+// factor): its profile must read back (it did not: every one-GPU sweep failed at its end), and
+// the watch has nothing to compare there.
+TEST(ProductionWatch, AOneRankBaselineReadsBackAndIsNotJudged) {
+  Profile p;
+  p.provenance.nccl_version = "2.28.9";
+  p.measured_baseline = {{Collective::AllReduce, 1, 1, 4194304, 6.3, 0.0}};
+  const ProfileResult back = parse_profile(format_profile(p));
+  ASSERT_TRUE(back.profile) << back.error;
+  EXPECT_EQ(back.profile->measured_baseline, p.measured_baseline);
+  workload::Communicator one = comm_with(4194304, {{40.0, 20}});
+  one.nranks = 1;
+  EXPECT_TRUE(watch_communicator(one, p).empty());
+  // A negative figure is still refused.
+  std::string text = format_profile(p);
+  const auto at = text.find("\"busbw_GBps\": 0");
+  ASSERT_NE(at, std::string::npos) << text;
+  const ProfileResult refused = parse_profile(text.replace(at, 15, "\"busbw_GBps\": -1"));
+  EXPECT_FALSE(refused.profile);
+  EXPECT_NE(refused.error.find("measured_baseline[0]"), std::string::npos) << refused.error;
+}
+
 TEST(ProductionWatch, ThePluginsLoaderKeepsTheMeasuredBaseline) {
   const std::string path = (std::filesystem::temp_directory_path() / ("cctune_watch_baseline_" + std::to_string(::getpid()) + ".json")).string();
   { std::ofstream(path) << format_profile(profile_with_baseline_only()); }
