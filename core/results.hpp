@@ -131,8 +131,8 @@ struct RunResult {
   std::string group;     // label, e.g. "default", "pcie"
   // The group's own settings plus the sweep's own plugin variable (NCCL_TUNER_PLUGIN).
   std::map<std::string, std::string> env;
-  // NCCL backend: every NCCL_* variable the workers ran with (the caller's, the group's,
-  // the sweep's), on rank 0's host. Empty in results of cctune before it was recorded.
+  // NCCL backend: every NCCL setting the workers ran with (the caller's, the group's, the
+  // sweep's; core/nccl_settings.hpp), on rank 0's host. Empty in results of cctune before it was recorded.
   std::map<std::string, std::string> nccl_env;
   // NCCL backend: per collective, the algorithms NCCL's cost table offered (an entry >= 0
   // for some protocol) on the run's communicator, as the tuner plugin saw them.

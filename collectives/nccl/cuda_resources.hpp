@@ -117,6 +117,7 @@ class NcclComm {
 
   ncclComm_t get() const noexcept { return comm_; }
   void mark_failed() noexcept { failed_ = true; }
+  bool failed() const noexcept { return failed_; }
 
  private:
   void release() noexcept {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "collectives/nccl/device_batch.hpp"
 #include "core/units.hpp"
@@ -64,8 +66,9 @@ int graph_ops_per_replay(int n) {
 }
 
 NcclBackend::NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes,
-                         std::uint64_t recv_bytes)
+                         std::uint64_t recv_bytes, bool register_buffers)
     : ctx_(std::move(ctx)), graph_(graph), native_(find_native_p2p_calls()) {
+  if (register_buffers) register_calls_ = find_register_calls(ctx_->dtypes.library_version);
   ensure_capacity(send_bytes, recv_bytes);
   wrong_counter_ = DeviceBuffer(sizeof(unsigned long long));
   wrong_host_ = PinnedBuffer(sizeof(unsigned long long));
@@ -81,11 +84,22 @@ void NcclBackend::ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_b
   const std::uint64_t send_want = std::max<std::uint64_t>(send_bytes, send_.bytes());
   const std::uint64_t recv_want = std::max<std::uint64_t>(recv_bytes, recv_.bytes());
   graphs_.clear();  // captured graphs point at the old buffers
+  registrations_.clear();
   send_.reset();
   recv_.reset();
   check_buffers_fit(ctx_->device, send_want, recv_want);
   send_ = DeviceBuffer(send_want);
   recv_ = DeviceBuffer(recv_want);
+  if (register_calls_) register_buffers();
+}
+
+// Every rank registers the same two buffers (NCCL requires registered buffers on all ranks of
+// a call or none); the control path's own buffer (NcclRankComm) stays unregistered on all.
+void NcclBackend::register_buffers() {
+  for (const auto& [buffer, what] : {std::pair{&send_, "send"}, {&recv_, "receive"}})
+    if (buffer->get()) registrations_.emplace_back(ctx_->comm, *register_calls_, buffer->get(), buffer->bytes(), what);
+  std::fprintf(stderr, "cctune worker: send (%s) and receive (%s) buffers registered with ncclCommRegister\n",
+               format_size(send_.bytes()).c_str(), format_size(recv_.bytes()).c_str());
 }
 
 std::string NcclBackend::unsupported_reason(const PointSpec& spec) const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collectives/backend.hpp"
+#include "collectives/nccl/buffer_registration.hpp"
 #include "collectives/nccl/cuda_resources.hpp"
 #include "collectives/nccl/data_kernels.hpp"
 #include "collectives/nccl/nccl_layouts.hpp"
@@ -33,9 +34,11 @@ int graph_ops_per_replay(int n);
 
 class NcclBackend final : public CollectiveBackend {
  public:
-  // Allocates the buffers (call before the communicator exists, so a size that does not fit
-  // is refused before NCCL takes its share); the communicator is used from launch on.
-  NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes, std::uint64_t recv_bytes);
+  // Allocates the buffers after the communicator exists (the module checked first that they
+  // fit) and, with `register_buffers`, registers them with it (ncclCommRegister), again
+  // whenever they grow; deregistered before they are freed.
+  NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes, std::uint64_t recv_bytes,
+              bool register_buffers = false);
   ~NcclBackend() override;
 
   std::string name() const override { return "nccl"; }
@@ -61,6 +64,7 @@ class NcclBackend final : public CollectiveBackend {
   };
   void* address(const Span& span) const;
   void ensure_capacity(std::uint64_t send_bytes, std::uint64_t recv_bytes);
+  void register_buffers();
   void ensure_events(std::size_t count);
   void fill_input(const PointSpec& spec, const NcclLayout& layout, int magnitude, cudaStream_t s);
   void launch(cudaStream_t stream);
@@ -77,6 +81,8 @@ class NcclBackend final : public CollectiveBackend {
   bool graph_;
   DeviceBuffer send_;
   DeviceBuffer recv_;
+  std::optional<RegisterCalls> register_calls_;     // set: register the two buffers above
+  std::vector<BufferRegistration> registrations_;  // after the buffers: deregistered before they are freed
   DeviceBuffer wrong_counter_;
   PinnedBuffer wrong_host_;
   std::vector<CudaEvent> events_;

@@ -138,7 +138,13 @@ class NcclModuleImpl final : public NcclModule {
       CCTUNE_NCCL_CHECK(res, comm);
     }
     ctx->comm = NcclComm(comm);
-    auto backend = std::make_unique<NcclBackend>(ctx, setup.graph, setup.max_send_bytes, setup.max_recv_bytes);
+    std::unique_ptr<NcclBackend> backend;
+    try {
+      backend = std::make_unique<NcclBackend>(ctx, setup.graph, setup.max_send_bytes, setup.max_recv_bytes, setup.register_buffers);
+    } catch (...) {
+      ctx->comm.mark_failed();  // abort, not destroy: the peers may be waiting in the first barrier
+      throw;
+    }
     auto rank_comm = std::make_unique<NcclRankComm>(ctx);
     rank_comm->barrier();  // connects the control path now, not during the first point
     ctx_ = std::move(ctx);

@@ -18,6 +18,10 @@ struct NcclWorkerSetup {
   std::string unique_id_hex;             // ncclUniqueId as hex (128 bytes -> 256 hex chars)
   bool graph = false;                    // CUDA-graph mode: capture k ops, time replays
   std::uint64_t max_send_bytes = 0, max_recv_bytes = 0;  // allocate once for the largest point
+  // ncclCommRegister the send and receive buffers (local user-buffer registration, as
+  // nccl-tests -R 1 and PyTorch's allocator hook): the worker's TORCH_NCCL_USE_TENSOR_REGISTER_
+  // ALLOCATOR_HOOK=1 (core/nccl_settings.hpp). A failing registration fails the worker.
+  bool register_buffers = false;
 };
 
 class NcclModule {  // one per worker process

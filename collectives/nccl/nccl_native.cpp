@@ -20,11 +20,18 @@ Fn symbol(void* lib, const char* name) {
   return lib ? reinterpret_cast<Fn>(dlsym(lib, name)) : nullptr;
 }
 
-std::string version_text(int code) {  // 22803 -> "2.28.3"
+}  // namespace
+
+std::string nccl_version_text(int code) {
   return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
-}  // namespace
+void* loaded_nccl_symbol(const char* name) {
+  void* lib = loaded_nccl();
+  void* found = symbol<void*>(lib, name);
+  if (lib) dlclose(lib);  // only a reference count: the library stays mapped, the pointer valid
+  return found;
+}
 
 bool NativeP2pCalls::has(Collective c) const noexcept {
   switch (c) {
@@ -47,7 +54,7 @@ NativeP2pCalls find_native_p2p_calls() {
 }
 
 std::string native_absent_reason(Collective c, int nccl_version_code) {
-  return std::string(traits(c).nccl_call) + " is absent from the loaded NCCL " + version_text(nccl_version_code) +
+  return std::string(traits(c).nccl_call) + " is absent from the loaded NCCL " + nccl_version_text(nccl_version_code) +
          " (NCCL 2.28 added it); the grouped send/recv variant is measured instead (--p2p-impl grouped)";
 }
 

@@ -27,6 +27,12 @@ struct NativeP2pCalls {
 // linked); each is null where that library lacks it.
 NativeP2pCalls find_native_p2p_calls();
 
+// `name` from the shared library that defines ncclGetVersion, or null where it lacks it.
+void* loaded_nccl_symbol(const char* name);
+
+// 22803 -> "2.28.3"
+std::string nccl_version_text(int nccl_version_code);
+
 // "ncclGather is absent from the loaded NCCL 2.27.7 (NCCL 2.28 added it)": for a skip reason.
 std::string native_absent_reason(Collective c, int nccl_version_code);
 

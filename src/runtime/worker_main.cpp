@@ -8,10 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string_view>
 
 #include "collectives/nccl/nccl_module.hpp"
 #include "core/error.hpp"
 #include "core/error_record.hpp"
+#include "core/nccl_settings.hpp"
 #include "core/text.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/module_loader.hpp"
@@ -126,6 +129,10 @@ int run_worker(const std::string& executable, const BeforePoint& before_point) {
     if (!std::getline(std::cin, line)) throw UsageError("no worker spec on stdin", "`cctune __worker` is started by `cctune sweep`, not by hand");
     spec = parse_worker_spec(line);
     log_identity(spec);
+    // Read before NCCL starts: a value other than 1 or 0 fails the group with its name.
+    const char* register_value = std::getenv(std::string(kRegisterHookVariable).c_str());
+    const bool register_buffers =
+        register_buffers_requested(register_value ? std::optional<std::string_view>(register_value) : std::nullopt);
     const SweepPlan plan = plan_from_json(spec.plan);
     const auto points = enumerate_points(plan, spec.nranks);
 
@@ -146,6 +153,7 @@ int run_worker(const std::string& executable, const BeforePoint& before_point) {
     const BufferBytes buffers = largest_buffers(points);
     setup.max_send_bytes = buffers.send;
     setup.max_recv_bytes = buffers.recv;
+    setup.register_buffers = register_buffers;
     // Forced channel counts are not allowed to raise the communicator's ceiling (minCTAs):
     // that would change what NCCL's own "auto" choice runs too, and "auto" is the baseline
     // every profile is measured against. Config groups raise it (NCCL_MIN_CTAS).

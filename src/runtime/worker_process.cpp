@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/nccl_settings.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/protocol.hpp"
 
@@ -96,7 +97,7 @@ std::map<std::string, std::string> worker_environment(const std::map<std::string
 std::map<std::string, std::string> nccl_variables(const std::map<std::string, std::string>& env) {
   std::map<std::string, std::string> out;
   for (const auto& [k, v] : env)
-    if (k.rfind("NCCL_", 0) == 0) out.emplace(k, v);
+    if (is_nccl_setting_name(k)) out.emplace(k, v);
   return out;
 }
 

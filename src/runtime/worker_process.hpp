@@ -73,7 +73,8 @@ bool is_launcher_variable(const std::string& key);
 // workers measure what the caller's jobs run, NVLS included where NCCL enables it.
 std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& base,
                                                       const std::map<std::string, std::string>& group_env);
-// The NCCL_* variables of an environment: what NCCL reads, as results record it.
+// The NCCL settings of an environment (core/nccl_settings.hpp: NCCL_* and the buffer
+// registration switch the worker honours): what the workers ran with, as results record it.
 std::map<std::string, std::string> nccl_variables(const std::map<std::string, std::string>& env);
 // This process's environment as a map.
 std::map<std::string, std::string> current_environment();

@@ -50,6 +50,7 @@
 #           (issue #35): the DDP job, one process per GPU (2 or more), its shapes swept under mpirun
 #           with NCCL's defaults only and tuned; rerun with the profile, healthy (no finding) and with
 #           NCCL_MAX_NCHANNELS=1 (reported in NCCL's log and the workload files, with its shortfall)
+#   register  tests/gpu/register_gpu_check.sh, every GPU of the host: NCCL's defaults against local buffer registration
 #   grid    issue #35's grid on every GPU of the host: sweep --space default (its profile written
 #           after the confirmation round), then verify of that profile; tests/gpu/check_grid_rules.py
 #           prints each rule's verdict and fails when a written rule reads "same" or slower.
@@ -60,7 +61,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, watch, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, watch, register, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 # STATE_DIR: the chain's folder outlives the call (the machine stays warm between calls); its logs
 # and outputs are packed into OUT/<part>.tgz after every call all the same.
@@ -117,6 +118,7 @@ for run in r["runs"]:
     TAIL_LINES=80 step workload_multi 500 tests/gpu/workload/multi_gpu_chain.sh "$b" "$g/multi" ;;
   job_socket | job_nvlink | job_fsdp2)
     TAIL_LINES=120 step "$part" "${STEP_LIMIT:-590}" tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
+  register) TAIL_LINES=60 step register 480 tests/gpu/register_gpu_check.sh "$b" "$g/register" ;;
   watch)  # one process per GPU on every GPU of the host (2 or more): watch_no_rules.sh
     TAIL_LINES=80 step watch 540 tests/gpu/workload/watch_no_rules.sh "$b" "$g/watch" ;;
   inspector)

@@ -13,6 +13,7 @@
 #include "core/files.hpp"
 #include "core/install_layout.hpp"
 #include "core/json_depth.hpp"
+#include "core/nccl_settings.hpp"
 #include "core/sizes.hpp"
 #include "core/units.hpp"
 #include "tuner/export/env_file.hpp"
@@ -167,13 +168,16 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
     const json& env = j.at("env");
     if (!env.is_object()) r.fail(where + ".env", "must be an object of strings", "");
     for (const auto& [k, v] : env.items()) {
-      if (!valid_env_name(k) || k.rfind("NCCL_", 0) != 0)
-        r.fail(where + ".env." + k, "is not an NCCL_* variable name", "NCCL_ followed by letters, digits, '_'");
+      if (!valid_env_name(k) || !is_nccl_setting_name(k))
+        r.fail(where + ".env." + k, "is not an NCCL setting",
+               "NCCL_ followed by letters, digits, '_', or " + std::string(kRegisterHookVariable));
       if (k == "NCCL_NVLS_ENABLE" && v != "0")
         r.fail(where + ".env." + k, "NVLS may only be disabled here (\"0\")", "\"0\"");
       if (k == "NCCL_TUNER_PLUGIN") r.fail(where + ".env." + k, "is set by cctune itself", "other NCCL_* variables");
       if (!v.is_string()) r.fail(where + ".env." + k, "must be a string", "strings such as \"8388608\"");
       const std::string value = v.get<std::string>();
+      if (k == kRegisterHookVariable && !parse_register_setting(value))
+        r.fail(where + ".env." + k, "value \"" + value + "\" is neither \"1\" (register the buffers) nor \"0\"", "\"1\" or \"0\"");
       const bool placeholder = std::find(kPlaceholders.begin(), kPlaceholders.end(), value) != kPlaceholders.end();
       if (!placeholder && !portable_env_value(value))
         r.fail(where + ".env." + k, "value \"" + value + "\" cannot be written to nccl.env unquoted",

@@ -103,6 +103,15 @@ TEST(WorkerEnvironment, IsCallerPlusGroupAndNothingElse) {
   EXPECT_EQ(nccl_variables(worker_environment(caller_off, group)), nccl);
 }
 
+// Results record the register-local group's switch (issue 35): the one non-NCCL_ variable the
+// worker honours is part of its NCCL environment; PyTorch's other TORCH_* variables are not.
+TEST(WorkerProcess, NcclVariablesKeepTheBufferRegistrationSwitch) {
+  const auto env = worker_environment({{"PATH", "/bin"}, {"TORCH_NCCL_BLOCKING_WAIT", "1"}, {"NCCL_DEBUG", "INFO"}},
+                                      {{"TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK", "1"}});
+  const std::map<std::string, std::string> want = {{"NCCL_DEBUG", "INFO"}, {"TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK", "1"}};
+  EXPECT_EQ(nccl_variables(env), want);
+}
+
 TEST(WorkerProcess, SpawnedProcessSeesOnlyTheGivenEnvironment) {
   const std::string log = temp_log("env.log");
   auto env = worker_environment({{"PATH", "/usr/bin:/bin"}, {"OMPI_COMM_WORLD_RANK", "0"}, {"PMIX_NAMESPACE", "x"}},

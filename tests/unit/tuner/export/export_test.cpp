@@ -80,6 +80,31 @@ TEST(EnvFile, ReadsTheSameInNcclAndBash) {
   fs::remove_all(dir);
 }
 
+// Issue 35: a group that wins with the buffer registration switch deploys it like any group
+// setting: into the profile's env, nccl.env (as NCCL and bash read it) and back.
+TEST(EnvFile, RegistrationSwitchOfTheWinningGroupRoundTrips) {
+  const std::string hook = "TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK";
+  Results results = load_results(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuning/h200x8_allreduce.results.json");
+  for (RunResult& run : results.runs)
+    if (run.group == "channels-32") run.env[hook] = "1";
+  TuneOptions o;
+  o.space = "default";
+  const TuneOutputs out = tune_results(results, o);
+  ASSERT_EQ(out.profile.env.count(hook), 1u) << "the winning group's switch is not in the profile";
+  EXPECT_EQ(out.profile.env.at(hook), "1");
+
+  const fs::path dir = temp_dir("register");
+  const OutputPaths paths = write_tune_outputs(out, dir.string(), "/opt/cctune/lib/libnccl-tuner-cctune.so");
+  const auto nccl = test::read_like_nccl_conf(read_file(paths.env_file));
+  EXPECT_EQ(EnvMap(nccl.begin(), nccl.end()).at(hook), "1");
+  const auto bash = source_in_bash(paths.env_file);
+  EXPECT_EQ(bash.count(hook) ? bash.at(hook) : "<unset>", "1");
+  const ProfileResult back = load_profile(paths.profile);
+  ASSERT_TRUE(back.profile) << back.error;
+  EXPECT_EQ(back.profile->env.at(hook), "1");
+  fs::remove_all(dir);
+}
+
 TEST(EnvFile, RejectsWhatCannotBeWrittenUnquoted) {
   Profile profile = tuned("two_nodes.results.json").profile;
   EXPECT_THROW(format_env_file(profile, {"lib/libnccl-tuner-cctune.so", "/tmp/p.json"}), UsageError);
