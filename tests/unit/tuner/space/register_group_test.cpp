@@ -1,7 +1,7 @@
 // Buffer registration as a sweep axis (issue 35, item 2): a group may set the one non-NCCL_
 // variable cctune's workers honour, TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK, to "1" or
 // "0"; any other TORCH_* variable or value is refused in one line naming the key. The default
-// space measures register-local against NCCL's defaults wherever it runs.
+// space measures register-local against NCCL's defaults over RDMA networks.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
@@ -55,29 +55,35 @@ TEST(RegisterGroup, OtherTorchVariablesAndValuesAreRefusedNamingTheKey) {
   EXPECT_NE(m.find("is not an NCCL setting"), std::string::npos) << m;
 }
 
-// No `requires`: registration concerns NVLink/PCIe peers, NVLS, the network and CollNet alike,
-// so the group runs on one NVLink node as across nodes (and says nothing where it cannot help).
-TEST(RegisterGroup, DefaultSpaceMeasuresRegisterLocalEverywhere) {
+// With cudaMalloc'd memory (cctune's buffers, PyTorch's default allocator) NCCL 2.28 uses a
+// registration only over RDMA networks by default: the group runs there and nowhere else.
+TEST(RegisterGroup, DefaultSpaceMeasuresRegisterLocalOverRdmaOnly) {
   const SearchSpace space = load_space("default", {kSpaces});
   const GroupSpec* reg = nullptr;
   for (const GroupSpec& g : space.groups)
     if (g.name == "register-local") reg = &g;
   ASSERT_NE(reg, nullptr);
   EXPECT_EQ(reg->env, (std::map<std::string, std::string>{{kHook, "1"}}));
-  EXPECT_TRUE(reg->requires_.empty());
+  EXPECT_EQ(reg->requires_, (std::vector<GroupRequirement>{GroupRequirement::Net, GroupRequirement::Rdma}));
   EXPECT_NE(reg->description.find("NCCL_LOCAL_REGISTER"), std::string::npos) << reg->description;
-  for (const auto& [nranks, nnodes] : {std::pair{4, 1}, {4, 2}}) {
+  const auto planned = [&](int nnodes, std::vector<std::string> nics, bool sockets) {
     SpaceContext ctx;
-    ctx.nranks = nranks;
+    ctx.nranks = 4;
     ctx.nnodes = nnodes;
-    const SpacePlan plan = plan_space(space, ctx);
-    for (const PlannedGroup& g : plan.groups)
-      if (g.name == "register-local") {
-        EXPECT_TRUE(g.skip_reason.empty()) << g.skip_reason;
-        EXPECT_FALSE(g.points.empty());
-        EXPECT_EQ(g.env.at(kHook), "1");
-      }
-  }
+    ctx.nearest_nics = std::move(nics);
+    ctx.caller_forces_socket = sockets;
+    for (const PlannedGroup& g : plan_space(space, ctx).groups)
+      if (g.name == "register-local") return g;
+    ADD_FAILURE() << "no register-local in the plan";
+    return PlannedGroup{};
+  };
+  const PlannedGroup rdma = planned(2, {"mlx5_0"}, false);
+  EXPECT_TRUE(rdma.skip_reason.empty()) << rdma.skip_reason;
+  EXPECT_FALSE(rdma.points.empty());
+  EXPECT_EQ(rdma.env.at(kHook), "1");
+  EXPECT_NE(planned(1, {"mlx5_0"}, false).skip_reason, "");  // one NVLink node: NCCL would copy as before
+  EXPECT_NE(planned(2, {"mlx5_0"}, true).skip_reason, "");   // sockets take host memory only
+  EXPECT_NE(planned(2, {}, false).skip_reason, "");
 }
 
 }  // namespace
