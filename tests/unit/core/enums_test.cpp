@@ -6,21 +6,10 @@
 #include "core/error_kind.hpp"
 #include "core/results.hpp"
 #include "core/stopping.hpp"
+#include "support/thrown.hpp"
 
 namespace cctune {
 namespace {
-
-// The UsageError `f` throws, as "what. Fix: ..."; fails the test when it throws nothing.
-template <class F>
-std::string usage_error(F f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.describe();
-  }
-  ADD_FAILURE() << "no UsageError";
-  return {};
-}
 
 TEST(AlgoProto, EveryValueRoundTrips) {
   for (Algorithm a : all_algorithms()) {
@@ -60,9 +49,9 @@ TEST(AlgoProto, NcclSpellingsParseUnknownNamesDoNot) {
   EXPECT_EQ(parse_algorithm(""), std::nullopt);
   EXPECT_FALSE(algorithm_from_index(kAlgorithmCount));
   EXPECT_FALSE(protocol_from_index(-1));
-  EXPECT_EQ(usage_error([] { parse_algorithm_choice("butterfly"); }),
+  EXPECT_EQ(cctune::testing::thrown_description<UsageError>([] { parse_algorithm_choice("butterfly"); }),
             "unknown NCCL algorithm 'butterfly'. Fix: use one of auto, tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat");
-  EXPECT_EQ(usage_error([] { parse_protocol_choice("ll64"); }), "unknown NCCL protocol 'll64'. Fix: use one of auto, ll, ll128, simple");
+  EXPECT_EQ(cctune::testing::thrown_description<UsageError>([] { parse_protocol_choice("ll64"); }), "unknown NCCL protocol 'll64'. Fix: use one of auto, ll, ll128, simple");
 }
 
 TEST(ErrorKind, EveryValueRoundTripsAndRaisesItsOwnType) {
@@ -96,10 +85,10 @@ TEST(Statuses, EveryValueRoundTrips) {
 }
 
 TEST(Statuses, UnknownNamesAreUsageErrorsListingTheValidOnes) {
-  EXPECT_EQ(usage_error([] { parse_run_status("done"); }), "unknown run status 'done'. Fix: use one of ok, failed, interrupted");
-  EXPECT_EQ(usage_error([] { parse_meta_status("Complete"); }),
+  EXPECT_EQ(cctune::testing::thrown_description<UsageError>([] { parse_run_status("done"); }), "unknown run status 'done'. Fix: use one of ok, failed, interrupted");
+  EXPECT_EQ(cctune::testing::thrown_description<UsageError>([] { parse_meta_status("Complete"); }),
             "unknown sweep status 'Complete'. Fix: use one of running, complete, interrupted, failed");
-  EXPECT_EQ(usage_error([] { parse_stop_reason(""); }), "unknown stop reason ''. Fix: use one of noise, time, iterations, interrupted");
+  EXPECT_EQ(cctune::testing::thrown_description<UsageError>([] { parse_stop_reason(""); }), "unknown stop reason ''. Fix: use one of noise, time, iterations, interrupted");
 }
 
 }  // namespace

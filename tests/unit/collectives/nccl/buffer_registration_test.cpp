@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "support/thrown.hpp"
 
 using namespace cctune;
 using namespace cctune::nccl_detail;
@@ -43,15 +44,6 @@ void reset() {
   deregistered.clear();
   register_result = ncclSuccess;
   give_handle = true;
-}
-
-std::string failure_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const RuntimeFailure& e) {
-    return e.describe();
-  }
-  return "<no RuntimeFailure>";
 }
 
 }  // namespace
@@ -90,7 +82,7 @@ TEST(BufferRegistration, ARefusalNamesTheCallAndNcclsResult) {
   reset();
   register_result = ncclInvalidArgument;
   char buffer[64];
-  const std::string m = failure_of([&] { BufferRegistration r(NcclComm{}, kFake, buffer, 1 << 20, "send"); });
+  const std::string m = cctune::testing::thrown_description<RuntimeFailure>([&] { BufferRegistration r(NcclComm{}, kFake, buffer, 1 << 20, "send"); });
   EXPECT_NE(m.find("ncclCommRegister(send buffer, 1 MiB) failed: " + std::string(ncclGetErrorString(ncclInvalidArgument))),
             std::string::npos)
       << m;
@@ -102,7 +94,7 @@ TEST(BufferRegistration, ANullHandleSaysLocalRegistrationIsOff) {
   reset();
   give_handle = false;
   char buffer[64];
-  const std::string m = failure_of([&] { BufferRegistration r(NcclComm{}, kFake, buffer, sizeof buffer, "receive"); });
+  const std::string m = cctune::testing::thrown_description<RuntimeFailure>([&] { BufferRegistration r(NcclComm{}, kFake, buffer, sizeof buffer, "receive"); });
   EXPECT_NE(m.find("ncclCommRegister(receive buffer, 64 B) returned " + std::string(ncclGetErrorString(ncclSuccess)) + " but no handle"),
             std::string::npos)
       << m;

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "tuner/space/plan.hpp"
 #include "tuner/space/space.hpp"
+#include "support/thrown.hpp"
 
 namespace cctune::tuner {
 namespace {
@@ -21,15 +22,6 @@ std::string space_with_env(const std::string& key, const std::string& value) {
          key + R"(": ")" + value + R"("}}]})";
 }
 
-std::string usage_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.describe();
-  }
-  return "<no UsageError>";
-}
-
 TEST(RegisterGroup, SpaceAcceptsTheSwitchWithOneOrZero) {
   for (const char* value : {"1", "0"}) {
     const SearchSpace s = parse_space(space_with_env(kHook, value), "s.json");
@@ -39,19 +31,19 @@ TEST(RegisterGroup, SpaceAcceptsTheSwitchWithOneOrZero) {
 }
 
 TEST(RegisterGroup, OtherTorchVariablesAndValuesAreRefusedNamingTheKey) {
-  std::string m = usage_error([] { load_space(kBad + "group_env_other_torch.json", {}); });
+  std::string m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "group_env_other_torch.json", {}); });
   EXPECT_NE(m.find("group_env_other_torch.json: key \"groups[0].env.TORCH_NCCL_BLOCKING_WAIT\": is not an NCCL setting"),
             std::string::npos)
       << m;
   EXPECT_NE(m.find(kHook), std::string::npos) << m;  // the allowed list names the one exception
-  m = usage_error([] { load_space(kBad + "group_env_register_yes.json", {}); });
+  m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "group_env_register_yes.json", {}); });
   EXPECT_NE(m.find("key \"groups[0].env." + kHook + "\": value \"yes\" is neither \"1\""), std::string::npos) << m;
   for (const char* value : {"true", "2", "on"}) {
-    m = usage_error([&] { parse_space(space_with_env(kHook, value), "s.json"); });
+    m = cctune::testing::thrown_description<UsageError>([&] { parse_space(space_with_env(kHook, value), "s.json"); });
     EXPECT_NE(m.find("groups[0].env." + kHook), std::string::npos) << value << ": " << m;
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
-  m = usage_error([&] { parse_space(space_with_env("TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK_X", "1"), "s.json"); });
+  m = cctune::testing::thrown_description<UsageError>([&] { parse_space(space_with_env("TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK_X", "1"), "s.json"); });
   EXPECT_NE(m.find("is not an NCCL setting"), std::string::npos) << m;
 }
 

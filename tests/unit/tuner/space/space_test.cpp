@@ -8,21 +8,13 @@
 #include "core/files.hpp"
 #include "tuner/space/plan.hpp"
 #include "tuner/space/space.hpp"
+#include "support/thrown.hpp"
 
 namespace cctune::tuner {
 namespace {
 
 const std::string kSpaces = std::string(CCTUNE_SOURCE_DIR) + "/configs/spaces";
 const std::string kBad = std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuning/bad_spaces/";
-
-std::string usage_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.describe();
-  }
-  return "<no UsageError>";
-}
 
 std::size_t skipped_with(const PlannedGroup& g, Collective c, const std::string& algo, const std::string& fragment) {
   std::size_t n = 0;
@@ -95,48 +87,48 @@ TEST(Space, DtypeIsANameOrAList) {
   const std::string base = R"({"name": "x", "collectives": ["allreduce"], "sizes": {"min": "8", "max": "1M"}, "algorithms": ["auto"], "protocols": ["auto"], )";
   EXPECT_EQ(parse_space(base + R"("dtype": "bfloat16"})", "s.json").dtypes, std::vector<DType>{DType::BFloat16});
   EXPECT_EQ(parse_space(base + R"("dtype": ["float32", "int32"]})", "s.json").dtypes, (std::vector<DType>{DType::Float32, DType::Int32}));
-  EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": ["float32", "float32"]})", "s.json"); }).find("listed twice"), std::string::npos);
+  EXPECT_NE(cctune::testing::thrown_description<UsageError>([&] { parse_space(base + R"("dtype": ["float32", "float32"]})", "s.json"); }).find("listed twice"), std::string::npos);
   SpaceContext ctx;
   ctx.nranks = 4;
   const std::size_t one = plan_space(parse_space(base + R"("dtype": "float32"})", "s.json"), ctx).points;
   const SpacePlan two = plan_space(parse_space(base + R"("dtype": ["float32", "int32"]})", "s.json"), ctx);
   EXPECT_EQ(two.points, 2 * one);  // each data type is measured
   EXPECT_EQ(two.groups[0].points.back().dtype, DType::Int32);
-  EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": []})", "s.json"); }).find("key \"dtype\""), std::string::npos);
-  EXPECT_NE(usage_error([&] { parse_space(base + R"("dtype": ["float7"]})", "s.json"); }).find("float7 is not allowed"), std::string::npos);
+  EXPECT_NE(cctune::testing::thrown_description<UsageError>([&] { parse_space(base + R"("dtype": []})", "s.json"); }).find("key \"dtype\""), std::string::npos);
+  EXPECT_NE(cctune::testing::thrown_description<UsageError>([&] { parse_space(base + R"("dtype": ["float7"]})", "s.json"); }).find("float7 is not allowed"), std::string::npos);
 }
 
 TEST(Space, BadFilesNameFileKeyAndAllowed) {
-  std::string m = usage_error([] { load_space(kBad + "unknown_algorithm.json", {}); });
+  std::string m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "unknown_algorithm.json", {}); });
   EXPECT_NE(m.find("unknown_algorithm.json"), std::string::npos) << m;
   EXPECT_NE(m.find("\"algorithms\""), std::string::npos) << m;
   EXPECT_NE(m.find("\"trees\""), std::string::npos) << m;
   EXPECT_NE(m.find("allowed: auto, tree, ring"), std::string::npos) << m;
 
-  m = usage_error([] { load_space(kBad + "unknown_key.json", {}); });
+  m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "unknown_key.json", {}); });
   EXPECT_NE(m.find("unknown_key.json: key \"chanels\": unknown key"), std::string::npos) << m;
   EXPECT_NE(m.find("channels"), std::string::npos) << m;
 
-  m = usage_error([] { load_space(kBad + "group_env_with_space.json", {}); });
+  m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "group_env_with_space.json", {}); });
   EXPECT_NE(m.find("groups[0].env.NCCL_SOCKET_IFNAME"), std::string::npos) << m;
 
   const std::string base = R"({"name": "x", "collectives": ["allreduce"], "sizes": {"min": "8", "max": "1M"}, )";
-  m = usage_error([&] { parse_space(base + R"("algorithms": ["ring"], "protocols": ["simple"]})", "s.json"); });
+  m = cctune::testing::thrown_description<UsageError>([&] { parse_space(base + R"("algorithms": ["ring"], "protocols": ["simple"]})", "s.json"); });
   EXPECT_NE(m.find("NCCL's default"), std::string::npos) << m;
-  m = usage_error([&] { parse_space(base + R"("algorithms": ["auto"], "protocols": ["auto"], "channels": [0, 65]})", "s.json"); });
+  m = cctune::testing::thrown_description<UsageError>([&] { parse_space(base + R"("algorithms": ["auto"], "protocols": ["auto"], "channels": [0, 65]})", "s.json"); });
   EXPECT_NE(m.find("key \"channels\": 65"), std::string::npos) << m;
-  m = usage_error([&] {
+  m = cctune::testing::thrown_description<UsageError>([&] {
     parse_space(base + R"("algorithms": ["auto"], "protocols": ["auto"], "groups": [{"name": "n", "env": {"NCCL_NVLS_ENABLE": "1"}}]})",
                 "s.json");
   });
   EXPECT_NE(m.find("NVLS may only be disabled"), std::string::npos) << m;
-  m = usage_error([&] { parse_space(R"({"name": "x", "collectives": ["allscatter"], "sizes": {"min": 8, "max": 64},
+  m = cctune::testing::thrown_description<UsageError>([&] { parse_space(R"({"name": "x", "collectives": ["allscatter"], "sizes": {"min": 8, "max": 64},
                   "algorithms": ["auto"], "protocols": ["auto"]})",
                 "s.json"); });
   EXPECT_NE(m.find("allowed: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, scatter"), std::string::npos) << m;
-  m = usage_error([&] { parse_space("{", "broken.json"); });
+  m = cctune::testing::thrown_description<UsageError>([&] { parse_space("{", "broken.json"); });
   EXPECT_NE(m.find("broken.json is not valid JSON"), std::string::npos) << m;
-  m = usage_error([] { load_space("nosuch", {kSpaces}); });
+  m = cctune::testing::thrown_description<UsageError>([] { load_space("nosuch", {kSpaces}); });
   EXPECT_NE(m.find("default, exhaustive, quick"), std::string::npos) << m;
 }
 
@@ -317,7 +309,7 @@ TEST(Plan, TooManyPointsAreCountedAndRefusedBeforeAnyIsMade) {
   const SearchSpace space = parse_space(kSmallBigSpace, "small_big_space.json");
   SpaceContext ctx;
   ctx.nranks = 8;
-  const std::string e = usage_error([&] { plan_space(space, ctx); });
+  const std::string e = cctune::testing::thrown_description<UsageError>([&] { plan_space(space, ctx); });
   EXPECT_NE(e.find("space tiny plans"), std::string::npos) << e;
   EXPECT_NE(e.find("more than a sweep may measure (10000000)"), std::string::npos) << e;
   EXPECT_NE(e.find("Fix: narrow the space"), std::string::npos) << e;
@@ -337,7 +329,7 @@ TEST(Plan, ALargeButBoundedSpaceIsPlannedInFull) {
 TEST(SpaceFile, ASizeListIsCappedLikeTheCommandLine) {
   std::string list;
   for (int i = 1; i <= 100001; ++i) list += (i > 1 ? "," : "") + std::to_string(i);
-  const std::string e = usage_error([&] {
+  const std::string e = cctune::testing::thrown_description<UsageError>([&] {
     parse_space(R"({"name":"long","collectives":["allreduce"],"sizes":{"list":[)" + list +
                     R"(]},"algorithms":["auto"],"protocols":["auto"],"channels":[0]})",
                 "long.json");
