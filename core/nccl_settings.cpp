@@ -8,8 +8,10 @@
 namespace cctune {
 
 std::optional<bool> parse_register_setting(std::string_view value) noexcept {
-  if (value == "1") return true;
-  if (value == "0") return false;
+  for (const std::string_view on : {"1", "y", "yes", "t", "true"})
+    if (value == on) return true;
+  for (const std::string_view off : {"0", "n", "no", "f", "false"})
+    if (value == off) return false;
   return std::nullopt;
 }
 
@@ -17,7 +19,7 @@ bool register_buffers_requested(std::optional<std::string_view> value) {
   if (!value) return false;
   if (const std::optional<bool> on = parse_register_setting(*value)) return *on;
   throw UsageError(std::string(kRegisterHookVariable) + "=" + text::log_text(*value, 64) +
-                       " is neither 1 (register the send and receive buffers with ncclCommRegister) nor 0",
+                       " is not a value PyTorch reads as on (1, y, yes, t, true: register the buffers with ncclCommRegister) or off (0, n, no, f, false)",
                    "set " + std::string(kRegisterHookVariable) + " to 1 or 0, or unset it");
 }
 

@@ -19,13 +19,14 @@ inline bool is_nccl_setting_name(std::string_view key) noexcept {
   return key.starts_with("NCCL_") || key == kRegisterHookVariable;
 }
 
-// "1" -> true, "0" -> false; any other text -> nullopt. Stricter than PyTorch (which also takes
-// "true", "yes"...): nccl.env must mean the same to cctune's workers and to the job.
+// The values PyTorch's getCvarBool reads (c10d/Utils.hpp): "1", "y", "yes", "t", "true" -> true;
+// "0", "n", "no", "f", "false" -> false; any other text -> nullopt (PyTorch fails on it too). So a
+// caller's environment that PyTorch reads as on registers cctune's buffers too, never fails them.
 std::optional<bool> parse_register_setting(std::string_view value) noexcept;
 
 // The worker's decision, from the variable's value in its environment (nullopt: unset): whether
 // to register its send and receive buffers. Throws UsageError naming the variable for a value
-// other than "1" or "0".
+// parse_register_setting refuses.
 bool register_buffers_requested(std::optional<std::string_view> value);
 
 }  // namespace cctune

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/nccl_settings.hpp"
 
 namespace cctune::runtime {
 
@@ -47,6 +48,11 @@ ConfigGroup parse_env_group(const std::string& text) {
     if (key == "NCCL_NVLS_ENABLE" && value != "0")
       throw UsageError("--env-group " + g.label + " sets NCCL_NVLS_ENABLE=" + value + ": a group may only disable NVLS",
                        "use NCCL_NVLS_ENABLE=0 to compare with NVLS off, or leave it out: NCCL enables NVLS where it can");
+    // Refused here, before any worker starts, as a space file's group is.
+    if (key == kRegisterHookVariable && !parse_register_setting(value))
+      throw UsageError("--env-group " + g.label + " sets " + key + "=" + value +
+                           ", which PyTorch reads as neither on (1, y, yes, t, true) nor off (0, n, no, f, false)",
+                       "use " + key + "=1 to register the buffers, or =0");
     g.env[key] = value;
   }
   return g;

@@ -17,14 +17,15 @@ TEST(NcclSettings, NcclVariablesAndTheOneRegistrationSwitch) {
     EXPECT_FALSE(is_nccl_setting_name(other)) << other;
 }
 
-TEST(NcclSettings, WorkerRegistersOnlyForOne) {
+// The worker reads the variable as PyTorch does, so a job's environment means the same to both.
+TEST(NcclSettings, WorkerReadsTheValuesPyTorchReads) {
   EXPECT_FALSE(register_buffers_requested(std::nullopt));  // unset: PyTorch's default, off
-  EXPECT_FALSE(register_buffers_requested("0"));
-  EXPECT_TRUE(register_buffers_requested("1"));
+  for (const char* on : {"1", "y", "yes", "t", "true"}) EXPECT_TRUE(register_buffers_requested(std::string_view(on))) << on;
+  for (const char* off : {"0", "n", "no", "f", "false"}) EXPECT_FALSE(register_buffers_requested(std::string_view(off))) << off;
 }
 
 TEST(NcclSettings, AnyOtherValueIsAOneLineErrorNamingTheVariable) {
-  for (const char* bad : {"yes", "true", "", " 1", "2", "1\nNCCL_ALGO=ring"}) {
+  for (const char* bad : {"on", "", " 1", "2", "yes ", "1\nNCCL_ALGO=ring"}) {
     try {
       register_buffers_requested(std::string_view(bad));
       ADD_FAILURE() << "accepted \"" << bad << "\"";

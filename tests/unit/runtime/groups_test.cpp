@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "support/thrown.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -28,6 +29,17 @@ TEST(Groups, EnvGroup) {
   EXPECT_EQ(g.env, (Env{{"NCCL_BUFFSIZE", "8388608"}, {"NCCL_NTHREADS", "512"}}));
   EXPECT_EQ(parse_env_group("empty:").env, Env{});
   for (const char* bad : {"nolabel", ":A=1", "x:A", "x:=1", "a b:A=1"}) EXPECT_THROW(parse_env_group(bad), UsageError) << bad;
+}
+
+// A registration value PyTorch would refuse is refused before any worker starts, naming it.
+TEST(Groups, EnvGroupRegistrationValueIsCheckedUpFront) {
+  const std::string key = "TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK";
+  EXPECT_EQ(parse_env_group("reg:" + key + "=1").env, (Env{{key, "1"}}));
+  EXPECT_EQ(parse_env_group("reg:" + key + "=true").env, (Env{{key, "true"}}));
+  for (const char* value : {"on", "", "2"}) {
+    const std::string m = cctune::testing::thrown_description<UsageError>([&] { parse_env_group("reg:" + key + "=" + value); });
+    EXPECT_NE(m.find("--env-group reg sets " + key + "=" + value + ","), std::string::npos) << m;
+  }
 }
 
 TEST(Groups, EnvGroupMayOnlyDisableNvls) {
