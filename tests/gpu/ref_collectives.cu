@@ -21,7 +21,7 @@
 // a framework's usual shape): N processes on one host, process R drives GPU R through
 // ncclCommInitRank; rank 0 writes NCCL's unique id to PATH (written aside, then renamed), the
 // others wait for it. Each call is then its own operation, with no group around it. Only rank 0
-// prints; its host time per launch is the operation's, as every launch waits for all ranks.
+// prints; a batch's time is the mean of the ranks' host times, nccl-tests' default report.
 // NAME: allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall, sendrecv,
 // gather, scatter. The send buffers hold non-zero data, as in nccl-tests (its data check
 // fills them before the timed sizes); --zero leaves them zeroed.
@@ -96,6 +96,7 @@ struct Ranks {
   std::vector<cudaStream_t> streams;
   std::vector<char*> send, recv;
   std::vector<void*> expected;
+  double* timing = nullptr;  // one process per GPU: where the ranks' batch times are summed
 };
 
 struct Op {
@@ -254,6 +255,9 @@ void set_up(Ranks& g, int gpus, size_t max_bytes, bool zero, const Procs& procs)
     CHECK_CUDA(cudaSetDevice(procs.rank));
     CHECK_NCCL(ncclCommInitRank(&g.comms[0], procs.nranks, id, procs.rank));
     gpus = 1;
+    void* t;
+    CHECK_CUDA(cudaMalloc(&t, sizeof(double)));
+    g.timing = static_cast<double*>(t);
   } else {
     g.first = 0;
     g.world = gpus;
@@ -294,6 +298,10 @@ void tear_down(Ranks& g) {
     CHECK_CUDA(cudaStreamDestroy(g.streams[r]));
     CHECK_NCCL(ncclCommDestroy(g.comms[r]));
   }
+  if (g.timing) {
+    CHECK_CUDA(cudaSetDevice(g.first));
+    CHECK_CUDA(cudaFree(g.timing));
+  }
   g = Ranks{};
 }
 
@@ -307,14 +315,31 @@ void barrier(Ranks& g) {
   sync_all(g);
 }
 
-// Host time per launch (us) of `iters` back-to-back launches, from a synced start to a synced end.
+// One process per GPU: the mean of every rank's `us`, as nccl-tests reports by default (-a 1:
+// its ranks' times averaged with an MPI all-reduce; cctune's batch_us is that mean too). Rank 0's
+// own time is the root's in reduce and gather: with it, on 2xH100 at 16 MiB, the reference read
+// 0.4-1.1 us per operation slower than cctune in exactly those two. One process has one host
+// clock for all its GPUs.
+double mean_over_ranks(Ranks& g, double us) {
+  if (static_cast<int>(g.comms.size()) == g.world) return us;
+  CHECK_CUDA(cudaSetDevice(g.first));
+  double sum = 0;
+  CHECK_CUDA(cudaMemcpyAsync(g.timing, &us, sizeof us, cudaMemcpyHostToDevice, g.streams[0]));
+  CHECK_NCCL(ncclAllReduce(g.timing, g.timing, 1, ncclDouble, ncclSum, g.comms[0], g.streams[0]));
+  CHECK_CUDA(cudaMemcpyAsync(&sum, g.timing, sizeof sum, cudaMemcpyDeviceToHost, g.streams[0]));
+  CHECK_CUDA(cudaStreamSynchronize(g.streams[0]));
+  return sum / g.world;
+}
+
+// Host time per launch (us) of `iters` back-to-back launches, from a synced start to a synced
+// end; with one process per GPU, the mean over the ranks.
 double time_batch(Ranks& g, const Op& op, size_t count, int iters) {
   sync_all(g);
   barrier(g);
   const auto t0 = std::chrono::steady_clock::now();
   run_iters(g, op, count, iters);
   sync_all(g);
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
+  return mean_over_ranks(g, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters);
 }
 
 double median(std::vector<double> v) {
