@@ -15,9 +15,7 @@ inline constexpr std::string_view kRegisterHookVariable = "TORCH_NCCL_USE_TENSOR
 
 // NCCL_* or kRegisterHookVariable. Not any other TORCH_* variable: cctune measures nothing else
 // of PyTorch's, so a group setting one would claim a gain it never measured.
-inline bool is_nccl_setting_name(std::string_view key) noexcept {
-  return key.starts_with("NCCL_") || key == kRegisterHookVariable;
-}
+inline bool is_nccl_setting_name(std::string_view key) noexcept { return key.starts_with("NCCL_") || key == kRegisterHookVariable; }
 
 // The values PyTorch's getCvarBool reads (c10d/Utils.hpp): "1", "y", "yes", "t", "true" -> true;
 // "0", "n", "no", "f", "false" -> false; any other text -> nullopt (PyTorch fails on it too). So a

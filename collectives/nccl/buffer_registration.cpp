@@ -37,7 +37,9 @@ BufferRegistration::BufferRegistration(const NcclComm& comm, const RegisterCalls
 }
 
 BufferRegistration::BufferRegistration(BufferRegistration&& o) noexcept
-    : comm_(std::exchange(o.comm_, nullptr)), deregister_(std::exchange(o.deregister_, nullptr)), handle_(std::exchange(o.handle_, nullptr)) {}
+    : comm_(std::exchange(o.comm_, nullptr)),
+      deregister_(std::exchange(o.deregister_, nullptr)),
+      handle_(std::exchange(o.handle_, nullptr)) {}
 
 BufferRegistration& BufferRegistration::operator=(BufferRegistration&& o) noexcept {
   if (this != &o) {

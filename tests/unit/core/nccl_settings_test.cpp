@@ -12,8 +12,8 @@ namespace {
 TEST(NcclSettings, NcclVariablesAndTheOneRegistrationSwitch) {
   EXPECT_TRUE(is_nccl_setting_name("NCCL_BUFFSIZE"));
   EXPECT_TRUE(is_nccl_setting_name("TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK"));
-  for (const char* other : {"TORCH_NCCL_BLOCKING_WAIT", "TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOKS", "TORCH_NCCL_",
-                            "NCCL", "CUDA_VISIBLE_DEVICES", "nccl_buffsize", ""})
+  for (const char* other : {"TORCH_NCCL_BLOCKING_WAIT", "TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOKS", "TORCH_NCCL_", "NCCL",
+                            "CUDA_VISIBLE_DEVICES", "nccl_buffsize", ""})
     EXPECT_FALSE(is_nccl_setting_name(other)) << other;
 }
 

@@ -82,7 +82,8 @@ TEST(BufferRegistration, ARefusalNamesTheCallAndNcclsResult) {
   reset();
   register_result = ncclInvalidArgument;
   char buffer[64];
-  const std::string m = cctune::testing::thrown_description<RuntimeFailure>([&] { BufferRegistration r(NcclComm{}, kFake, buffer, 1 << 20, "send"); });
+  const std::string m =
+      cctune::testing::thrown_description<RuntimeFailure>([&] { BufferRegistration r(NcclComm{}, kFake, buffer, 1 << 20, "send"); });
   EXPECT_NE(m.find("ncclCommRegister(send buffer, 1 MiB) failed: " + std::string(ncclGetErrorString(ncclInvalidArgument))),
             std::string::npos)
       << m;
@@ -94,7 +95,8 @@ TEST(BufferRegistration, ANullHandleSaysLocalRegistrationIsOff) {
   reset();
   give_handle = false;
   char buffer[64];
-  const std::string m = cctune::testing::thrown_description<RuntimeFailure>([&] { BufferRegistration r(NcclComm{}, kFake, buffer, sizeof buffer, "receive"); });
+  const std::string m = cctune::testing::thrown_description<RuntimeFailure>(
+      [&] { BufferRegistration r(NcclComm{}, kFake, buffer, sizeof buffer, "receive"); });
   EXPECT_NE(m.find("ncclCommRegister(receive buffer, 64 B) returned " + std::string(ncclGetErrorString(ncclSuccess)) + " but no handle"),
             std::string::npos)
       << m;

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "support/thrown.hpp"
 #include "tuner/space/plan.hpp"
 #include "tuner/space/space.hpp"
-#include "support/thrown.hpp"
 
 namespace cctune::tuner {
 namespace {
@@ -32,8 +32,7 @@ TEST(RegisterGroup, SpaceAcceptsTheSwitchWithOneOrZero) {
 
 TEST(RegisterGroup, OtherTorchVariablesAndValuesAreRefusedNamingTheKey) {
   std::string m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "group_env_other_torch.json", {}); });
-  EXPECT_NE(m.find("group_env_other_torch.json: key \"groups[0].env.TORCH_NCCL_BLOCKING_WAIT\": is not an NCCL setting"),
-            std::string::npos)
+  EXPECT_NE(m.find("group_env_other_torch.json: key \"groups[0].env.TORCH_NCCL_BLOCKING_WAIT\": is not an NCCL setting"), std::string::npos)
       << m;
   EXPECT_NE(m.find(kHook), std::string::npos) << m;  // the allowed list names the one exception
   m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "group_env_register_on.json", {}); });
@@ -45,7 +44,8 @@ TEST(RegisterGroup, OtherTorchVariablesAndValuesAreRefusedNamingTheKey) {
   }
   // PyTorch's own spellings are the same setting to it and to cctune's workers.
   EXPECT_NO_THROW(parse_space(space_with_env(kHook, "true"), "s.json"));
-  m = cctune::testing::thrown_description<UsageError>([&] { parse_space(space_with_env("TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK_X", "1"), "s.json"); });
+  m = cctune::testing::thrown_description<UsageError>(
+      [&] { parse_space(space_with_env("TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK_X", "1"), "s.json"); });
   EXPECT_NE(m.find("is not an NCCL setting"), std::string::npos) << m;
 }
 
