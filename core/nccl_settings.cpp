@@ -1,5 +1,7 @@
 #include "core/nccl_settings.hpp"
 
+#include <algorithm>
+#include <array>
 #include <string>
 
 #include "core/error.hpp"
@@ -7,20 +9,32 @@
 
 namespace cctune {
 
+namespace {
+
+constexpr std::array<std::string_view, 5> kOn = {"1", "y", "yes", "t", "true"};
+constexpr std::array<std::string_view, 5> kOff = {"0", "n", "no", "f", "false"};
+
+std::string listed(const std::array<std::string_view, 5>& values) {
+  std::string out;
+  for (const std::string_view v : values) out += (out.empty() ? "" : ", ") + std::string(v);
+  return out;
+}
+
+}  // namespace
+
 std::optional<bool> parse_register_setting(std::string_view value) noexcept {
-  for (const std::string_view on : {"1", "y", "yes", "t", "true"})
-    if (value == on) return true;
-  for (const std::string_view off : {"0", "n", "no", "f", "false"})
-    if (value == off) return false;
+  if (std::find(kOn.begin(), kOn.end(), value) != kOn.end()) return true;
+  if (std::find(kOff.begin(), kOff.end(), value) != kOff.end()) return false;
   return std::nullopt;
 }
+
+std::string register_values_text() { return "on (" + listed(kOn) + ") or off (" + listed(kOff) + ")"; }
 
 bool register_buffers_requested(std::optional<std::string_view> value) {
   if (!value) return false;
   if (const std::optional<bool> on = parse_register_setting(*value)) return *on;
-  throw UsageError(std::string(kRegisterHookVariable) + "=" + text::log_text(*value, 64) +
-                       " is not a value PyTorch reads as on (1, y, yes, t, true: register the buffers with ncclCommRegister) or off (0, n, "
-                       "no, f, false)",
+  throw UsageError(std::string(kRegisterHookVariable) + "=" + text::log_text(*value, 64) + " is not a value PyTorch reads as " +
+                       register_values_text() + " (on: register the buffers with ncclCommRegister)",
                    "set " + std::string(kRegisterHookVariable) + " to 1 or 0, or unset it");
 }
 

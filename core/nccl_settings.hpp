@@ -7,6 +7,7 @@
 // carries buffer registration from a sweep's group to a deployed PyTorch job (docs/TUNING.md).
 // Header-only predicate (tuner/profile uses core without linking it); the parser is in the .cpp.
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace cctune {
@@ -21,6 +22,8 @@ inline bool is_nccl_setting_name(std::string_view key) noexcept { return key.sta
 // "0", "n", "no", "f", "false" -> false; any other text -> nullopt (PyTorch fails on it too). So a
 // caller's environment that PyTorch reads as on registers cctune's buffers too, never fails them.
 std::optional<bool> parse_register_setting(std::string_view value) noexcept;
+// Those values, for a message: "on (1, y, yes, t, true) or off (0, n, no, f, false)".
+std::string register_values_text();
 
 // The worker's decision, from the variable's value in its environment (nullopt: unset): whether
 // to register its send and receive buffers. Throws UsageError naming the variable for a value

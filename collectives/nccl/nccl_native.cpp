@@ -15,11 +15,6 @@ void* loaded_nccl() {
   return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
 }
 
-template <class Fn>
-Fn symbol(void* lib, const char* name) {
-  return lib ? reinterpret_cast<Fn>(dlsym(lib, name)) : nullptr;
-}
-
 }  // namespace
 
 std::string nccl_version_text(int code) {
@@ -28,8 +23,9 @@ std::string nccl_version_text(int code) {
 
 void* loaded_nccl_symbol(const char* name) {
   void* lib = loaded_nccl();
-  void* found = symbol<void*>(lib, name);
-  if (lib) dlclose(lib);  // only a reference count: the library stays mapped, the pointer valid
+  if (!lib) return nullptr;
+  void* found = dlsym(lib, name);
+  dlclose(lib);  // only a reference count: the library stays mapped, the pointer valid
   return found;
 }
 
@@ -43,13 +39,10 @@ bool NativeP2pCalls::has(Collective c) const noexcept {
 }
 
 NativeP2pCalls find_native_p2p_calls() {
-  void* lib = loaded_nccl();
   NativeP2pCalls calls;
-  calls.alltoall = symbol<NativeP2pCalls::AllToAllFn>(lib, "ncclAlltoAll");
-  calls.gather = symbol<NativeP2pCalls::RootedFn>(lib, "ncclGather");
-  calls.scatter = symbol<NativeP2pCalls::RootedFn>(lib, "ncclScatter");
-  // The handle only raised the reference count of a library we depend on; the pointers stay valid.
-  if (lib) dlclose(lib);
+  calls.alltoall = reinterpret_cast<NativeP2pCalls::AllToAllFn>(loaded_nccl_symbol("ncclAlltoAll"));
+  calls.gather = reinterpret_cast<NativeP2pCalls::RootedFn>(loaded_nccl_symbol("ncclGather"));
+  calls.scatter = reinterpret_cast<NativeP2pCalls::RootedFn>(loaded_nccl_symbol("ncclScatter"));
   return calls;
 }
 

@@ -51,7 +51,7 @@ ConfigGroup parse_env_group(const std::string& text) {
     // Refused here, before any worker starts, as a space file's group is.
     if (key == kRegisterHookVariable && !parse_register_setting(value))
       throw UsageError("--env-group " + g.label + " sets " + key + "=" + value +
-                           ", which PyTorch reads as neither on (1, y, yes, t, true) nor off (0, n, no, f, false)",
+                           ", which is not one PyTorch reads as " + register_values_text(),
                        "use " + key + "=1 to register the buffers, or =0");
     g.env[key] = value;
   }

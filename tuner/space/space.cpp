@@ -177,7 +177,7 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
       if (!v.is_string()) r.fail(where + ".env." + k, "must be a string", "strings such as \"8388608\"");
       const std::string value = v.get<std::string>();
       if (k == kRegisterHookVariable && !parse_register_setting(value))
-        r.fail(where + ".env." + k, "value \"" + value + "\" is not one PyTorch reads as on (1, y, yes, t, true) or off (0, n, no, f, false)", "\"1\" or \"0\"");
+        r.fail(where + ".env." + k, "value \"" + value + "\" is not one PyTorch reads as " + register_values_text(), "\"1\" or \"0\"");
       const bool placeholder = std::find(kPlaceholders.begin(), kPlaceholders.end(), value) != kPlaceholders.end();
       if (!placeholder && !portable_env_value(value))
         r.fail(where + ".env." + k, "value \"" + value + "\" cannot be written to nccl.env unquoted",

@@ -379,11 +379,8 @@ def scenario_bad_inputs(opts):
     r = sweep(opts, "nccl_mismatch", small(), {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_TEST_FAKE_VERSION": "1:nccl=2.99.0"}, np=2)
     one_line_error(r, 3, "and '2.99.0' on rank 1")
     check("nccl is missing" not in r.err, "rank 0's own NCCL version is named", r)
-    # NVLS is NCCL's and the caller's to enable; a group may only switch it off. Not on a GPU
-    # machine: nothing run there may ask for NVLS, even a request that is refused.
-    if not GPU["on"]:
-        r = sweep(opts, "nvls_on", SMALL + ["--env-group", "on:NCCL_NVLS_ENABLE=1"], {"CCTUNE_SELFTEST_GPUS": "2"})
-        one_line_error(r, 2, "may only disable NVLS")
+    # A group that would enable NVLS is refused by parse_env_group (Groups.EnvGroupMayOnlyDisableNvls):
+    # no process started by a test asks for NVLS, even a request that is refused.
 
 
 def scenario_emulate_nodes(opts):
