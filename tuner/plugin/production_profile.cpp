@@ -46,13 +46,15 @@ int loaded_nccl_version_code() noexcept {
 }
 
 const ProductionProfile& production_profile() {
-  static const ProductionProfile loaded = [] {
+  // Never destroyed: NCCL or the profiler half may still ask for it among the static
+  // destructors at exit, after a function-local static of its own would be gone.
+  static const ProductionProfile* const loaded = [] {
     const char* path = std::getenv("CCTUNE_PROFILE");
     const char* fingerprint = std::getenv("CCTUNE_TOPOLOGY_FINGERPRINT");
     RuntimeFacts facts{loaded_nccl_version_code(), fingerprint ? fingerprint : ""};
-    return load_production_profile(path ? path : "", facts);
+    return new ProductionProfile(load_production_profile(path ? path : "", facts));
   }();
-  return loaded;
+  return *loaded;
 }
 
 }  // namespace cctune::tuner

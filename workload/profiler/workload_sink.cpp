@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "core/files.hpp"
 #include "core/text.hpp"
@@ -295,9 +296,9 @@ void WorkloadSink::silence() noexcept {
   for (CommRecorder* r : live_) r->set_activation_mask(0);
 }
 
-void WorkloadSink::watch_with(const Profile* profile, nccl_abi::Logger log) {
+void WorkloadSink::watch_with(Profile profile, nccl_abi::Logger log) {
   std::lock_guard lock(mutex_);
-  profile_ = profile;
+  profile_ = std::move(profile);
   log_ = log;
 }
 

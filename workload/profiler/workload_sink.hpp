@@ -111,7 +111,9 @@ class WorkloadSink {
   void forget_in_child() noexcept;
   // Judge each write's shapes against `profile` (production_watch.hpp); findings go into the
   // file and, once per (communicator, collective, size), into NCCL's log through `log`.
-  void watch_with(const Profile* profile, nccl_abi::Logger log);
+  // The sink keeps its own copy: its last write runs among the static destructors at exit,
+  // after a function-local static holding the caller's profile may already be gone.
+  void watch_with(Profile profile, nccl_abi::Logger log);
   // Every communicator's events off, for good (the plugin gave up).
   void silence() noexcept;
 
@@ -143,7 +145,7 @@ class WorkloadSink {
   std::mutex mutex_;  // taken before any recorder's
   std::vector<CommRecorder*> live_;
   FinishedComms finished_;
-  const Profile* profile_ = nullptr;
+  std::optional<Profile> profile_;
   nccl_abi::Logger log_ = nullptr;
   std::set<std::tuple<std::string, Collective, std::uint64_t>> warned_;
 };

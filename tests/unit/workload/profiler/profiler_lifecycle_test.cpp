@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "profiler_so_support.hpp"
@@ -109,6 +111,73 @@ TEST(ProfilerLifecycle, ForkedChildExitsThoughALockWasHeldAtTheFork) {
     SCENARIO_CHECK(wait_or_kill(child, 20) == 0);
     SCENARIO_CHECK(workload_files(dir).size() == 1);
     SCENARIO_CHECK(calls_of(*find_comm(read_workload(own_file(dir)), "0xfeed")) == 20);
+  });
+}
+
+// NCCL's logger as the exit hook meets it: a plain function (capture_logger's store is a static
+// of this program, destroyed before a library's exit hook runs).
+void stderr_logger(int, unsigned long, const char*, int, const char* fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = std::vsnprintf(line, sizeof line - 1, fmt, ap);
+  va_end(ap);
+  if (n <= 0) return;
+  const std::size_t len = std::min(static_cast<std::size_t>(n), sizeof line - 2);
+  line[len] = '\n';
+  (void)!write(2, line, len + 1);
+}
+
+// A profile with no rule and NCCL's defaults measured at two sizes (8 ranks, one node).
+std::string baseline_profile(const std::string& dir) {
+  std::ifstream in(kFixtures + "watch_profile.json");
+  nlohmann::json p = nlohmann::json::parse(in);
+  p["env"] = nlohmann::json::object();
+  p["rules"] = nlohmann::json::array();
+  p["measured_baseline"] = {
+      {{"collective", "allreduce"}, {"nranks", 8}, {"nnodes", 1}, {"size_bytes", 1048576}, {"time_us", 30.6}, {"busbw_GBps", 60.0}},
+      {{"collective", "allreduce"}, {"nranks", 8}, {"nnodes", 1}, {"size_bytes", 4194304}, {"time_us", 73.4}, {"busbw_GBps", 100.0}}};
+  const std::string path = dir + "/baseline_profile.json";
+  std::ofstream(path) << p.dump(1);
+  return path;
+}
+
+// A job that never destroys its communicator is written by the exit hook, among the static
+// destructors. The watch there judged against the process-wide profile, a function-local
+// static destroyed before the hook ran: its first baseline entry, in freed memory, no longer
+// matched, so a one-channel DDP job on 2 x H200 warned for two shapes in NCCL's log and its
+// file recorded one. Both shapes run at a quarter of the baseline: two findings in the file.
+TEST(ProfilerLifecycle, TheExitWriteJudgesAgainstTheWholeProfile) {
+  RUN_SCENARIO({
+    const std::string dir = fresh_dir("exit-watch");
+    setenv("CCTUNE_PROFILE", baseline_profile(dir).c_str(), 1);
+    unsetenv("CCTUNE_TOPOLOGY_FINGERPRINT");
+    use_workload(dir + "/files");
+    fs::create_directories(dir + "/files");
+    setenv("CCTUNE_WORKLOAD_TIMING_EVERY", "1", 1);
+    const pid_t child = fork();
+    if (child == 0) {  // the job: the plugin's first use is here, so the sink and its file are this process's
+      auto d = driver();
+      if (!d.init(0xfeed, 1, 8, 2, stderr_logger)) std::_Exit(5);
+      const auto one_mib_ns = static_cast<std::uint64_t>(1048576.0 / (15.0 / 1.75));  // busbw 15 GB/s: ns = bytes / (GB/s)
+      const auto four_mib_ns = static_cast<std::uint64_t>(4194304.0 / (25.0 / 1.75));
+      for (int i = 0; i < 20; ++i) {
+        const std::uint64_t start = 1000000000ull * (i + 1);
+        d.timed_collective("AllReduce", 262144, "ncclFloat32", start, one_mib_ns, 1);
+        d.timed_collective("AllReduce", 1048576, "ncclFloat32", start + 500000000ull, four_mib_ns, 1);
+      }
+      std::exit(0);  // no finalize: the exit hook writes
+    }
+    SCENARIO_CHECK(wait_or_kill(child, 20) == 0);
+    const std::vector<std::string> files = workload_files(dir + "/files");
+    SCENARIO_CHECK(files.size() == 1);
+    const workload::Workload w = read_workload(files.at(0));
+    const workload::Communicator* c = find_comm(w, "0xfeed");
+    SCENARIO_CHECK(c && c->watch.size() == 2);
+    for (const workload::WatchFinding& f : c->watch) {
+      SCENARIO_CHECK(f.reference == workload::WatchReference::Baseline && f.profile_bytes == f.bytes);
+      SCENARIO_CHECK(f.shortfall > 0.65 && f.shortfall < 0.85);
+    }
   });
 }
 
