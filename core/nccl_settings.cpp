@@ -30,6 +30,19 @@ std::optional<bool> parse_register_setting(std::string_view value) noexcept {
 
 std::string register_values_text() { return "on (" + listed(kOn) + ") or off (" + listed(kOff) + ")"; }
 
+std::optional<SettingProblem> group_setting_problem(std::string_view key, std::string_view value) {
+  if (!valid_env_name(key) || !is_nccl_setting_name(key))
+    return SettingProblem{"is not an NCCL setting", "NCCL_ followed by letters, digits and '_', or " + std::string(kRegisterHookVariable)};
+  if (key == "NCCL_TUNER_PLUGIN") return SettingProblem{"is set by cctune itself", "other NCCL_* variables"};
+  const std::string is = "is \"" + text::log_text(value, 64) + "\"";
+  if (key == "NCCL_NVLS_ENABLE" && value != "0")
+    return SettingProblem{is + ": a group may only disable NVLS (\"0\"); NCCL enables it where it can",
+                          "NCCL_NVLS_ENABLE=0 to compare with NVLS off, or leave it out"};
+  if (key == kRegisterHookVariable && !parse_register_setting(value))
+    return SettingProblem{is + ", not a value PyTorch reads as " + register_values_text(), "1 to register the buffers, or 0"};
+  return std::nullopt;
+}
+
 bool register_buffers_requested(std::optional<std::string_view> value) {
   if (!value) return false;
   if (const std::optional<bool> on = parse_register_setting(*value)) return *on;

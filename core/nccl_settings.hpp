@@ -5,7 +5,9 @@
 // PyTorch's TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK, the one switch that registers a job's
 // buffers with NCCL (ncclCommRegister). cctune's NCCL worker honours it too, so one variable
 // carries buffer registration from a sweep's group to a deployed PyTorch job (docs/TUNING.md).
-// Header-only predicate (tuner/profile uses core without linking it); the parser is in the .cpp.
+// Header-only predicates (tuner/profile uses core without linking it); the rest is in the .cpp.
+#include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,32 @@ inline constexpr std::string_view kRegisterHookVariable = "TORCH_NCCL_USE_TENSOR
 // NCCL_* or kRegisterHookVariable. Not any other TORCH_* variable: cctune measures nothing else
 // of PyTorch's, so a group setting one would claim a gain it never measured.
 inline bool is_nccl_setting_name(std::string_view key) noexcept { return key.starts_with("NCCL_") || key == kRegisterHookVariable; }
+
+// An environment variable name: letters, digits and '_', not starting with a digit.
+inline bool valid_env_name(std::string_view name) noexcept {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// True when bash, docker and NCCL read `value` identically written unquoted in nccl.env
+// (tuner/export/env_file.hpp): letters, digits and _ - . / : , = + @ % ^ only, not empty.
+inline bool portable_env_value(std::string_view value) noexcept {
+  constexpr std::string_view extra = "_-./:,=+@%^";
+  return !value.empty() && std::all_of(value.begin(), value.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || extra.find(c) != std::string_view::npos;
+  });
+}
+
+// What a config group (a space file's group or `--env-group`) may not set, the one rule both
+// apply before any worker starts: a name that is no NCCL setting, NCCL_TUNER_PLUGIN (cctune sets
+// it), NCCL_NVLS_ENABLE other than 0 (NVLS is NCCL's to enable), a registration value PyTorch
+// would refuse. The value's characters are the caller's to check (a space file's placeholders
+// are filled in later). nullopt when the setting is fine.
+struct SettingProblem {
+  std::string what;  // to follow the key's name: "is not an NCCL setting", "is \"1\": ..."
+  std::string fix;   // what is allowed instead
+};
+std::optional<SettingProblem> group_setting_problem(std::string_view key, std::string_view value);
 
 // The values PyTorch's getCvarBool reads (c10d/Utils.hpp): "1", "y", "yes", "t", "true" -> true;
 // "0", "n", "no", "f", "false" -> false; any other text -> nullopt (PyTorch fails on it too). So a

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/nccl_settings.hpp"
+#include "core/text.hpp"
 
 namespace cctune::runtime {
 
@@ -44,15 +45,14 @@ ConfigGroup parse_env_group(const std::string& text) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--env-group '" + text + "': '" + kv + "' is not KEY=VALUE", fix);
     const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
-    // NVLS is NCCL's to enable (and the caller's); a group may only switch it off, to compare.
-    if (key == "NCCL_NVLS_ENABLE" && value != "0")
-      throw UsageError("--env-group " + g.label + " sets NCCL_NVLS_ENABLE=" + value + ": a group may only disable NVLS",
-                       "use NCCL_NVLS_ENABLE=0 to compare with NVLS off, or leave it out: NCCL enables NVLS where it can");
-    // Refused here, before any worker starts, as a space file's group is.
-    if (key == kRegisterHookVariable && !parse_register_setting(value))
-      throw UsageError("--env-group " + g.label + " sets " + key + "=" + value +
-                           ", which is not one PyTorch reads as " + register_values_text(),
-                       "use " + key + "=1 to register the buffers, or =0");
+    // Refused here, before any worker starts, as a space file's group is; the value must also
+    // go into nccl.env as it is, should the group win.
+    const std::string name = text::log_text(key, 64);
+    const std::string setting = "--env-group " + g.label + " sets " + name + "=" + text::log_text(value, 64) + ", refused: ";
+    if (const std::optional<SettingProblem> p = group_setting_problem(key, value))
+      throw UsageError(setting + name + " " + p->what, "use " + p->fix);
+    if (!portable_env_value(value))
+      throw UsageError(setting + "nccl.env cannot carry the value unquoted", "use letters, digits and _ - . / : , = + @ % ^ only, not empty");
     g.env[key] = value;
   }
   return g;

@@ -35,18 +35,6 @@ std::string comment_text(std::string_view text) {
 
 }  // namespace
 
-bool portable_env_value(std::string_view value) {
-  static constexpr std::string_view extra = "_-./:,=+@%^";
-  return !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || extra.find(c) != std::string_view::npos;
-  });
-}
-
-bool valid_env_name(std::string_view name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
 std::string format_env_file(const Profile& profile, const EnvFileOptions& options) {
   for (const auto& [what, path] : {std::pair{"NCCL_TUNER_PLUGIN", &options.plugin_path}, {"CCTUNE_PROFILE", &options.profile_path}})
     if (path->empty() || path->front() != '/')

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/nccl_settings.hpp"  // valid_env_name, portable_env_value
 #include "tuner/profile/profile.hpp"
 
 namespace cctune::tuner {
@@ -14,11 +15,6 @@ struct EnvFileOptions {
   std::string plugin_path;   // absolute path of libnccl-tuner-cctune.so -> NCCL_TUNER_PLUGIN
   std::string profile_path;  // absolute path of profile.json -> CCTUNE_PROFILE
 };
-
-// True when bash, docker and NCCL read `value` identically when written unquoted:
-// letters, digits and _ - . / : , = + @ % ^ only, not empty.
-bool portable_env_value(std::string_view value);
-bool valid_env_name(std::string_view name);
 
 // The profile's env (its process-level group), then NCCL_TUNER_PLUGIN and CCTUNE_PROFILE.
 // Throws UsageError naming the key when a name or value cannot be written portably

@@ -18,6 +18,7 @@
 
 #include "core/collective_traits.hpp"
 #include "core/json_depth.hpp"
+#include "core/nccl_settings.hpp"
 #include "tuner/profile/baseline_json.hpp"
 
 namespace cctune::tuner {
@@ -213,11 +214,6 @@ Profile read_profile(const json& doc, std::string& error) {
   for (std::size_t i = 0; i < rules->size() && error.empty(); ++i) profile.rules.push_back(read_rule((*rules)[i], i, error));
   read_measured_baseline(doc, profile.measured_baseline, error);
   return profile;
-}
-
-bool valid_env_name(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 std::string describe_rule(const ProfileRule& r, std::size_t index) {

@@ -168,16 +168,9 @@ GroupSpec read_group(const SpaceReader& r, const json& j, std::size_t index) {
     const json& env = j.at("env");
     if (!env.is_object()) r.fail(where + ".env", "must be an object of strings", "");
     for (const auto& [k, v] : env.items()) {
-      if (!valid_env_name(k) || !is_nccl_setting_name(k))
-        r.fail(where + ".env." + k, "is not an NCCL setting",
-               "NCCL_ followed by letters, digits, '_', or " + std::string(kRegisterHookVariable));
-      if (k == "NCCL_NVLS_ENABLE" && v != "0")
-        r.fail(where + ".env." + k, "NVLS may only be disabled here (\"0\")", "\"0\"");
-      if (k == "NCCL_TUNER_PLUGIN") r.fail(where + ".env." + k, "is set by cctune itself", "other NCCL_* variables");
       if (!v.is_string()) r.fail(where + ".env." + k, "must be a string", "strings such as \"8388608\"");
       const std::string value = v.get<std::string>();
-      if (k == kRegisterHookVariable && !parse_register_setting(value))
-        r.fail(where + ".env." + k, "value \"" + value + "\" is not one PyTorch reads as " + register_values_text(), "\"1\" or \"0\"");
+      if (const std::optional<SettingProblem> p = group_setting_problem(k, value)) r.fail(where + ".env." + k, p->what, p->fix);
       const bool placeholder = std::find(kPlaceholders.begin(), kPlaceholders.end(), value) != kPlaceholders.end();
       if (!placeholder && !portable_env_value(value))
         r.fail(where + ".env." + k, "value \"" + value + "\" cannot be written to nccl.env unquoted",

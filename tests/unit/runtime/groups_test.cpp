@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "core/error.hpp"
 #include "support/thrown.hpp"
 
@@ -39,6 +41,27 @@ TEST(Groups, EnvGroupRegistrationValueIsCheckedUpFront) {
   for (const char* value : {"on", "", "2"}) {
     const std::string m = cctune::testing::thrown_description<UsageError>([&] { parse_env_group("reg:" + key + "=" + value); });
     EXPECT_NE(m.find("--env-group reg sets " + key + "=" + value + ","), std::string::npos) << m;
+  }
+}
+
+// --env-group follows a space file's rule (core/nccl_settings.hpp, group_setting_problem) and
+// takes only what nccl.env can carry: before, any key and value went to the workers and, should
+// the group win, into the profile (LD_PRELOAD included), or failed tune at the end of the sweep.
+TEST(Groups, EnvGroupTakesWhatASpaceFileTakes) {
+  EXPECT_EQ(parse_env_group("ifname:NCCL_SOCKET_IFNAME==eth0").env, (Env{{"NCCL_SOCKET_IFNAME", "=eth0"}}));
+  const std::pair<const char*, const char*> refused[] = {
+      {"x:LD_PRELOAD=/tmp/a.so", "--env-group x sets LD_PRELOAD=/tmp/a.so, refused: LD_PRELOAD is not an NCCL setting"},
+      {"x:TORCH_NCCL_BLOCKING_WAIT=1", "TORCH_NCCL_BLOCKING_WAIT is not an NCCL setting"},
+      {"x:NCCL_TUNER_PLUGIN=/tmp/t.so", "NCCL_TUNER_PLUGIN is set by cctune itself"},
+      {"x:NCCL_SOCKET_IFNAME=eth0 eth1", "--env-group x sets NCCL_SOCKET_IFNAME=eth0 eth1, refused: nccl.env cannot carry the value"},
+      {"x:NCCL_DEBUG_FILE=$HOME/log", "nccl.env cannot carry the value"},
+      {"x:NCCL_BUFFSIZE=", "nccl.env cannot carry the value"},
+      {"x:NCCL-X=1", "NCCL-X is not an NCCL setting"},
+  };
+  for (const auto& [text, message] : refused) {
+    const std::string m = cctune::testing::thrown_description<UsageError>([&] { parse_env_group(text); });
+    EXPECT_NE(m.find(message), std::string::npos) << text << ": " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
 }
 

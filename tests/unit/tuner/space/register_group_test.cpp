@@ -36,7 +36,7 @@ TEST(RegisterGroup, OtherTorchVariablesAndValuesAreRefusedNamingTheKey) {
       << m;
   EXPECT_NE(m.find(kHook), std::string::npos) << m;  // the allowed list names the one exception
   m = cctune::testing::thrown_description<UsageError>([] { load_space(kBad + "group_env_register_on.json", {}); });
-  EXPECT_NE(m.find("key \"groups[0].env." + kHook + "\": value \"on\" is not one PyTorch reads as on"), std::string::npos) << m;
+  EXPECT_NE(m.find("key \"groups[0].env." + kHook + "\": is \"on\", not a value PyTorch reads as on"), std::string::npos) << m;
   for (const char* value : {"TRUE", "2", "on", ""}) {
     m = cctune::testing::thrown_description<UsageError>([&] { parse_space(space_with_env(kHook, value), "s.json"); });
     EXPECT_NE(m.find("groups[0].env." + kHook), std::string::npos) << value << ": " << m;

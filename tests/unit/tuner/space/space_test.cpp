@@ -121,7 +121,7 @@ TEST(Space, BadFilesNameFileKeyAndAllowed) {
     parse_space(base + R"("algorithms": ["auto"], "protocols": ["auto"], "groups": [{"name": "n", "env": {"NCCL_NVLS_ENABLE": "1"}}]})",
                 "s.json");
   });
-  EXPECT_NE(m.find("NVLS may only be disabled"), std::string::npos) << m;
+  EXPECT_NE(m.find("env.NCCL_NVLS_ENABLE\": is \"1\": a group may only disable NVLS"), std::string::npos) << m;
   m = cctune::testing::thrown_description<UsageError>([&] { parse_space(R"({"name": "x", "collectives": ["allscatter"], "sizes": {"min": 8, "max": 64},
                   "algorithms": ["auto"], "protocols": ["auto"]})",
                 "s.json"); });

@@ -3,6 +3,10 @@
 // reason the dry run prints. The shipped files stay within NCCL's own limits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
+
 #include "core/error.hpp"
 #include "tuner/space/plan.hpp"
 #include "tuner/space/requirements.hpp"
@@ -155,6 +159,23 @@ TEST(TransportGroups, ShippedSocketGroupsStayWithinNcclsLimits) {
     EXPECT_GT(socket_groups, 0) << name;
   }
   for (const GroupSpec& g : load_space("default", {kSpaces}).groups) EXPECT_FALSE(g.description.empty()) << g.name;
+}
+
+// The exhaustive space is the reference the default space's search is judged against
+// (bench/fast_vs_exhaustive.sh): it must measure every default group that can change its five
+// collectives. Only groups of point-to-point settings (alltoall, sendrecv, gather, scatter: not
+// in it) may be missing. register-local was.
+TEST(TransportGroups, TheExhaustiveSpaceHoldsEveryDefaultGroupItsCollectivesUse) {
+  const std::set<std::string> p2p_only = {"NCCL_P2P_NVL_CHUNKSIZE", "NCCL_MIN_P2P_NCHANNELS", "NCCL_MAX_P2P_NCHANNELS",
+                                          "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NCHANNELS_PER_NET_PEER"};
+  const SearchSpace exhaustive = load_space("exhaustive", {kSpaces});
+  for (const GroupSpec& g : load_space("default", {kSpaces}).groups) {
+    const auto p2p_setting = [&](const auto& kv) { return p2p_only.count(kv.first) > 0; };
+    if (!g.env.empty() && std::all_of(g.env.begin(), g.env.end(), p2p_setting)) continue;
+    const auto same = std::find_if(exhaustive.groups.begin(), exhaustive.groups.end(),
+                                   [&](const GroupSpec& e) { return e.env == g.env && e.requires_ == g.requires_; });
+    EXPECT_NE(same, exhaustive.groups.end()) << g.name << " is in the default space and not in the exhaustive one";
+  }
 }
 
 }  // namespace
