@@ -335,9 +335,11 @@ def scenario_singleton_hang(opts):
 
 
 def scenario_init_failure(opts):
-    bad_env = "NCCL_SOCKET_IFNAME=nonexistent_if0" if GPU["on"] else "CCTUNE_SELFTEST_INIT_ERROR=ncclInvalidUsage"
+    # NCCL's init fails on an interface that does not exist; the selftest stand-in is told to.
+    bad_env = "NCCL_SOCKET_IFNAME=nonexistent_if0"
     r = sweep(opts, "init_failure", small() + ["--transport", "nvlink", "--env-group", "bad:" + bad_env,
-                                            "--env-group", "after:NCCL_BUFFSIZE=8388608"], {"CCTUNE_SELFTEST_GPUS": "2"}, np=2)
+                                            "--env-group", "after:NCCL_BUFFSIZE=8388608"],
+              {"CCTUNE_SELFTEST_GPUS": "2", "CCTUNE_SELFTEST_REFUSED_SETTING": bad_env}, np=2)
     check(r.rc == 1, "exit code 1 with a failed group", r)
     res = r.results()
     check([g["status"] for g in res["runs"]] == ["ok", "failed", "ok"], "nvlink ok, bad failed, after ok")

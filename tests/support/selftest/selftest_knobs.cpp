@@ -15,7 +15,7 @@ Knobs read_knobs() {
   // control (STATIC_PLUGIN), not for a profile the production plugin applies: a win the sweep
   // measured that a deployment does not get (what the sweep's confirmation round must catch).
   if (text("CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY") == "1" && text("NCCL_TUNER_PLUGIN") != "STATIC_PLUGIN") k.config_factors.clear();
-  k.init_error = text("CCTUNE_SELFTEST_INIT_ERROR");
+  k.refused_setting = text("CCTUNE_SELFTEST_REFUSED_SETTING");
   k.record_step = text("CCTUNE_SELFTEST_RECORD_STEP");
   k.slow_rank = test_env::parse_slow_rank(text("CCTUNE_TEST_SLOW_RANK"));
   if (const auto v = text("CCTUNE_SELFTEST_NCCL_VERSION"); !v.empty()) k.nccl_version = v;

@@ -16,7 +16,7 @@ struct Knobs {
   std::uint64_t memory_bytes = 1ull << 30;  // CCTUNE_SELFTEST_MEMORY: per-GPU memory
   double slowdown = 1.0;                    // CCTUNE_SELFTEST_SLOWDOWN: factor on every sleep
   std::string config_factors;               // CCTUNE_SELFTEST_CONFIG_FACTORS: "ring/simple=0.6,tree/ll/16=1.4"
-  std::string init_error;                   // CCTUNE_SELFTEST_INIT_ERROR: create_backend() fails with it
+  std::string refused_setting;              // CCTUNE_SELFTEST_REFUSED_SETTING: KEY=VALUE create_backend() refuses
   std::string record_step;                  // CCTUNE_SELFTEST_RECORD_STEP: file prefix for replayed steps' calls
   SlowRank slow_rank;                       // CCTUNE_TEST_SLOW_RANK, as NCCL ranks
   std::string nccl_version = "selftest";    // CCTUNE_SELFTEST_NCCL_VERSION: nccl_version() (a release, for a tune at a sweep's end)

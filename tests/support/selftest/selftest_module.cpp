@@ -8,6 +8,7 @@
 // workers never talk to each other. What it simulates comes from its own environment
 // variables (selftest_knobs.hpp, docs/TESTING.md).
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -197,7 +198,13 @@ class SelftestModule : public NcclModule {
   std::unique_ptr<CollectiveBackend> create_backend(const NcclWorkerSetup& setup) override {
     if (setup.unique_id_hex.size() != 256)
       throw RuntimeFailure("selftest: unique id of " + std::to_string(setup.unique_id_hex.size()) + " hex digits, expected 256");
-    if (!knobs_.init_error.empty()) throw RuntimeFailure("selftest init: " + knobs_.init_error);
+    // As NCCL's init fails on a bad setting (an interface that does not exist): only the workers
+    // whose environment holds it, so a config group carrying it fails and the others run.
+    if (const auto eq = knobs_.refused_setting.find('='); eq != std::string::npos) {
+      const char* now = std::getenv(knobs_.refused_setting.substr(0, eq).c_str());
+      if (now && knobs_.refused_setting.substr(eq + 1) == now)
+        throw RuntimeFailure("selftest init: ncclInvalidUsage: " + knobs_.refused_setting + " refused");
+    }
     if (setup.device >= device_count())
       throw EnvironmentError("selftest: device " + std::to_string(setup.device) + " does not exist");
     const std::uint64_t memory = knobs_.memory_bytes;
