@@ -46,8 +46,8 @@ int loaded_nccl_version_code() noexcept {
 }
 
 const ProductionProfile& production_profile() {
-  // Never destroyed: NCCL or the profiler half may still ask for it among the static
-  // destructors at exit, after a function-local static of its own would be gone.
+  // Never destroyed: the profiler half's last write (its production watch) runs among the
+  // static destructors at exit, after a function-local static of its own would be gone.
   static const ProductionProfile* const loaded = [] {
     const char* path = std::getenv("CCTUNE_PROFILE");
     const char* fingerprint = std::getenv("CCTUNE_TOPOLOGY_FINGERPRINT");

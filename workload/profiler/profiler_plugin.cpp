@@ -93,7 +93,7 @@ WorkloadSink* sink(Logger log) {
     // The tuner half's profile (the same library, so the same process-wide copy): its
     // measured busbw is the production watch's reference.
     const ProductionProfile& production = production_profile();
-    if (production.profile) p.sink->watch_with(*production.profile, log);
+    if (production.profile) p.sink->watch_with(&*production.profile, log);
     log_line(log, nccl_abi::kLogInfo, "cctune profiler: recording this process's calls in " + p.sink->path());
   });
   return p.sink;

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <utility>
 
 #include "core/files.hpp"
 #include "core/text.hpp"
@@ -296,9 +295,9 @@ void WorkloadSink::silence() noexcept {
   for (CommRecorder* r : live_) r->set_activation_mask(0);
 }
 
-void WorkloadSink::watch_with(Profile profile, nccl_abi::Logger log) {
+void WorkloadSink::watch_with(const Profile* profile, nccl_abi::Logger log) {
   std::lock_guard lock(mutex_);
-  profile_ = std::move(profile);
+  profile_ = profile;
   log_ = log;
 }
 

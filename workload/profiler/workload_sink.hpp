@@ -111,9 +111,9 @@ class WorkloadSink {
   void forget_in_child() noexcept;
   // Judge each write's shapes against `profile` (production_watch.hpp); findings go into the
   // file and, once per (communicator, collective, size), into NCCL's log through `log`.
-  // The sink keeps its own copy: its last write runs among the static destructors at exit,
-  // after a function-local static holding the caller's profile may already be gone.
-  void watch_with(Profile profile, nccl_abi::Logger log);
+  // `profile` must outlive the process's static destructors: the last write runs among them
+  // (production_profile()'s is never destroyed).
+  void watch_with(const Profile* profile, nccl_abi::Logger log);
   // Every communicator's events off, for good (the plugin gave up).
   void silence() noexcept;
 
@@ -145,7 +145,7 @@ class WorkloadSink {
   std::mutex mutex_;  // taken before any recorder's
   std::vector<CommRecorder*> live_;
   FinishedComms finished_;
-  std::optional<Profile> profile_;
+  const Profile* profile_ = nullptr;
   nccl_abi::Logger log_ = nullptr;
   std::set<std::tuple<std::string, Collective, std::uint64_t>> warned_;
 };

@@ -62,27 +62,26 @@ rc=$?
 cat "$out/tune.txt"
 ((rc == 0)) || fail "tune exited $rc"
 profile=$out/sweep/profile.json envfile=$out/sweep/nccl.env
-python3 - "$profile" "$gpus" "$out/job.workload.json" "$out/shapes/ddp/counts.rank0.json" <<'PY' || exit 1
+python3 - "$profile" "$gpus" "$out/job.workload.json" "$out/shapes/ddp/counts.rank0.json" "$out/sweep/results.json" <<'PY' || exit 1
 import json, sys
 p, n = json.load(open(sys.argv[1])), int(sys.argv[2])
 job, counts = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+planned = json.load(open(sys.argv[5]))["meta"]["settings"]["workload"]["points"]
 base = {(b["collective"], b["size_bytes"]): b for b in p.get("measured_baseline", []) if b["nranks"] == n and b["nnodes"] == 1}
 print(f"profile: NCCL {p['provenance']['nccl_version']} (the job's: {counts['nccl']}), {len(p.get('rules', []))} rules, "
       f"{len(base)} baseline entries for {n} ranks on 1 node")
 for (c, size), b in sorted(base.items()):
     print(f"  baseline {c} {size} bytes: {b['time_us']:.1f} us, {b['busbw_GBps']:.2f} GB/s busbw")
-# The sweep plans the step's shapes: with 10 steps or more captured, a shape called in under a
-# tenth of them (DDP's first full-model all-reduce) is start-up, left out unless
-# --workload-rare-shapes (workload/workload_plan.hpp, kRareMinSteps and kRareShareOfSteps).
-steps = job.get("steps") or 0
-def rare(s):
-    return steps >= 10 and s["calls"] < 0.1 * steps
-shapes = [s for comm in job["communicators"] if comm["nranks"] == n for s in comm["calls"]
-          if s.get("collective") == "allreduce" and s["bytes"] >= 1 << 20]
-for s in shapes:
-    if rare(s):
-        print(f"  not swept: allreduce {s['bytes']} bytes, {s['calls']} call(s) in {steps:g} steps (start-up)")
-big = sorted({("allreduce", s["bytes"]) for s in shapes if not rare(s)})
+# The step's shapes are what the sweep planned (results.json meta.settings.workload.points): a
+# shape called in under a tenth of the captured steps (DDP's first full-model all-reduce) is
+# start-up, left out unless --workload-rare-shapes.
+swept = {(q["collective"], q["size_bytes"]) for q in planned if q["nranks"] == n}
+shapes = sorted({s["bytes"] for comm in job["communicators"] if comm["nranks"] == n for s in comm["calls"]
+                 if s.get("collective") == "allreduce" and s["bytes"] >= 1 << 20})
+for size in shapes:
+    if ("allreduce", size) not in swept:
+        print(f"  not swept: allreduce {size} bytes (start-up: --workload-rare-shapes sweeps it)")
+big = [("allreduce", size) for size in shapes if ("allreduce", size) in swept]
 fails = []
 if p.get("rules"):
     fails.append("tune wrote rules from a sweep of NCCL's defaults only")
