@@ -63,6 +63,9 @@ inline constexpr int usage = 2;        // UsageError
 inline constexpr int environment = 3;  // EnvironmentError
 inline constexpr int regressed = 4;    // cctune verify: the profile is slower than NCCL's default somewhere
 inline constexpr int suspects = 5;     // cctune diagnose: it named suspects (a slow GPU, node, NIC/link or path)
+// cctune verify / verify --job / tune --job: the pairs ended below the target confidence, or
+// (--until-decided) without settling the tolerance: no verdict either way, more pairs needed.
+inline constexpr int undecided = 6;
 inline constexpr int interrupted_sigint = 130;   // 128 + SIGINT, as shells report it
 inline constexpr int interrupted_sigterm = 143;  // 128 + SIGTERM
 }  // namespace exit_code

@@ -34,12 +34,23 @@ std::optional<SettingProblem> group_setting_problem(std::string_view key, std::s
   if (!valid_env_name(key) || !is_nccl_setting_name(key))
     return SettingProblem{"is not an NCCL setting", "NCCL_ followed by letters, digits and '_', or " + std::string(kRegisterHookVariable)};
   if (key == "NCCL_TUNER_PLUGIN") return SettingProblem{"is set by cctune itself", "other NCCL_* variables"};
+  if (key.ends_with("_PLUGIN") || key.ends_with("_FILE"))
+    return SettingProblem{"names a library NCCL loads or a file it reads or writes, which a group may not choose",
+                          "set it in your own environment (it reaches every side and worker), not in a group, profile or results file"};
   const std::string is = "is \"" + text::log_text(value, 64) + "\"";
   if (key == "NCCL_NVLS_ENABLE" && value != "0")
     return SettingProblem{is + ": a group may only disable NVLS (\"0\"); NCCL enables it where it can",
                           "NCCL_NVLS_ENABLE=0 to compare with NVLS off, or leave it out"};
   if (key == kRegisterHookVariable && !parse_register_setting(value))
     return SettingProblem{is + ", not a value PyTorch reads as " + register_values_text(), "1 to register the buffers, or 0"};
+  return std::nullopt;
+}
+
+std::optional<SettingProblem> deployable_setting_problem(std::string_view key, std::string_view value) {
+  if (std::optional<SettingProblem> p = group_setting_problem(key, value)) return p;
+  if (!portable_env_value(value))
+    return SettingProblem{"is \"" + text::log_text(value, 64) + "\", which nccl.env cannot carry unquoted",
+                          "letters, digits and _ - . / : , = + @ % ^ only, not empty"};
   return std::nullopt;
 }
 

@@ -38,13 +38,21 @@ inline bool portable_env_value(std::string_view value) noexcept {
 // What a config group (a space file's group or `--env-group`) may not set, the one rule both
 // apply before any worker starts: a name that is no NCCL setting, NCCL_TUNER_PLUGIN (cctune sets
 // it), NCCL_NVLS_ENABLE other than 0 (NVLS is NCCL's to enable), a registration value PyTorch
-// would refuse. The value's characters are the caller's to check (a space file's placeholders
-// are filled in later). nullopt when the setting is fine.
+// would refuse, and any NCCL_*_PLUGIN or NCCL_*_FILE: those name a library NCCL loads into the
+// job or a file it reads or writes, so a group (which may come from someone else's space file,
+// profile or results) could run code or write anywhere through them. The caller's own
+// environment may set them: it reaches every side and worker. The value's characters are the
+// caller's to check (a space file's placeholders are filled in later). nullopt when fine.
 struct SettingProblem {
   std::string what;  // to follow the key's name: "is not an NCCL setting", "is \"1\": ..."
   std::string fix;   // what is allowed instead
 };
 std::optional<SettingProblem> group_setting_problem(std::string_view key, std::string_view value);
+
+// The same rule for a setting that is already a value, not a placeholder: a profile's env, a
+// results file's group env, `--env-group`. group_setting_problem, and a value nccl.env can carry
+// unquoted (portable_env_value). Every path from a file into an environment goes through it.
+std::optional<SettingProblem> deployable_setting_problem(std::string_view key, std::string_view value);
 
 // The values PyTorch's getCvarBool reads (c10d/Utils.hpp): "1", "y", "yes", "t", "true" -> true;
 // "0", "n", "no", "f", "false" -> false; any other text -> nullopt (PyTorch fails on it too). So a

@@ -179,6 +179,17 @@ bool CallGroup::has_p2p() const {
   return std::any_of(members.begin(), members.end(), [](const CallShape& s) { return s.kind != CallKind::Collective; });
 }
 
+void add_tuner_report(std::optional<TunerReport>& into, const TunerReport& r) {
+  if (!into) {
+    into = r;
+    return;
+  }
+  if (into->problem.empty()) into->problem = r.problem;
+  into->communicators += r.communicators;
+  into->with_rules += r.with_rules;
+  into->calls_steered += r.calls_steered;
+}
+
 Workload merge(const std::vector<Workload>& parts) {
   Workload out;
   std::map<std::string, Communicator> comms;
@@ -197,6 +208,7 @@ Workload merge(const std::vector<Workload>& parts) {
       auto [it, fresh] = comms.emplace(c.id, c);
       if (!fresh) merge_communicator(it->second, c);
     }
+    if (w.tuner) add_tuner_report(out.tuner, *w.tuner);
   }
   std::size_t shapes = 0;
   for (auto& [id, c] : comms) {

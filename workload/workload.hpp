@@ -146,11 +146,27 @@ struct Communicator {
   bool operator==(const Communicator&) const = default;
 };
 
+// What cctune's tuner half did in the processes captured (profiler files only: the same library,
+// when NCCL loaded it as its tuner or CCTUNE_PROFILE was set). `cctune verify --job` reads from it
+// whether a profile changed anything in the job (review R8). Merged: counts add up.
+struct TunerReport {
+  std::string profile;              // CCTUNE_PROFILE as the process saw it
+  std::string problem;              // why the tuner did not use it (another NCCL, a bad file); empty otherwise
+  std::uint64_t communicators = 0;  // tuner contexts NCCL created with cctune's tuner
+  std::uint64_t with_rules = 0;     // of them, those a rule of the profile applies to
+  std::uint64_t calls_steered = 0;  // calls a rule's choice was applied to
+  bool operator==(const TunerReport&) const = default;
+};
+inline constexpr std::size_t max_tuner_text = 4096;  // profile and problem, in a file that may be forged
+// `r` added into `into`: counts summed, the first problem kept.
+void add_tuner_report(std::optional<TunerReport>& into, const TunerReport& r);
+
 struct Workload {
   std::string format;                 // what it was imported from: "nccl-log", "flight-recorder"
   std::vector<std::string> sources;   // file names, as given
   std::optional<double> steps;        // training steps the capture covers, when known
   std::vector<Communicator> communicators;  // sorted by id
+  std::optional<TunerReport> tuner{};       // profiler files of processes that loaded cctune's tuner
   bool operator==(const Workload&) const = default;
 };
 

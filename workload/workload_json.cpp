@@ -247,6 +247,28 @@ StepCadence cadence_from(const json& j, const std::string& where) {
   return c;
 }
 
+json tuner_json(const TunerReport& t) {
+  return {{"profile", t.profile},
+          {"problem", t.problem},
+          {"communicators", t.communicators},
+          {"with_rules", t.with_rules},
+          {"calls_steered", t.calls_steered}};
+}
+
+TunerReport tuner_from(const json& j) {
+  const std::string where = "tuner";
+  if (!j.is_object()) bad(where, "must be an object");
+  TunerReport t;
+  t.profile = text(j, "profile", where);
+  t.problem = text(j, "problem", where);
+  if (t.profile.size() > max_tuner_text || t.problem.size() > max_tuner_text)
+    bad(where, "holds a text longer than " + std::to_string(max_tuner_text) + " bytes");
+  t.communicators = whole_in<std::uint64_t>(j, "communicators", where, 0, kMaxCalls);
+  t.with_rules = whole_in<std::uint64_t>(j, "with_rules", where, 0, t.communicators);
+  t.calls_steered = whole_in<std::uint64_t>(j, "calls_steered", where, 0, kMaxCalls);
+  return t;
+}
+
 // One communicator; `shapes` counts call shapes and group members over the whole file.
 Communicator communicator_from(const json& j, const std::string& where, std::size_t& shapes) {
   Communicator c;
@@ -308,6 +330,7 @@ json to_json(const Workload& w) {
     if (c.cadence) cj["cadence"] = cadence_json(*c.cadence);
     j["communicators"].push_back(std::move(cj));
   }
+  if (w.tuner) j["tuner"] = tuner_json(*w.tuner);
   return j;
 }
 
@@ -336,6 +359,7 @@ Workload workload_from_json(const json& j) {
     w.communicators.push_back(communicator_from(comms[i], where, shapes));
     if (!ids.insert(w.communicators.back().id).second) bad(where + ".id", "repeats another communicator's id");
   }
+  if (j.contains("tuner")) w.tuner = tuner_from(j["tuner"]);
   return w;
 }
 

@@ -31,15 +31,30 @@ std::vector<ConfigGroup> transport_groups(const std::string& text) {
   return out;
 }
 
+void check_group_label(const std::string& label, const std::string& fix) {
+  const std::string shown = "--env-group label '" + text::log_text(label, 64) + "'";
+  // A label names a results group, a directory word and a line of output: as a space file's
+  // group name, and never one that reads as another side (a transport, verify's two sides).
+  const bool word = !label.empty() && label.size() <= kMaxGroupLabel && std::isalnum(static_cast<unsigned char>(label[0])) &&
+                    std::all_of(label.begin(), label.end(),
+                                [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; });
+  if (!word)
+    throw UsageError(shown + " must start with a letter or digit and hold at most " + std::to_string(kMaxGroupLabel) +
+                         " letters, digits, '-', '_' and '.'",
+                     fix);
+  for (const char* reserved : {"nvlink", "pcie", "net", "default", "profile"})
+    if (label == reserved)
+      throw UsageError(shown + " is reserved (the --transport groups, and verify's NCCL-defaults and profile sides)",
+                       "choose another label");
+}
+
 ConfigGroup parse_env_group(const std::string& text) {
   const std::string fix = "use --env-group LABEL:KEY=VALUE[,KEY=VALUE...], e.g. --env-group big:NCCL_BUFFSIZE=8388608";
   const auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0) throw UsageError("--env-group '" + text + "' has no label", fix);
   ConfigGroup g;
   g.label = text.substr(0, colon);
-  for (char c : g.label)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      throw UsageError("--env-group label '" + g.label + "' may only hold letters, digits, '-', '_' and '.'", fix);
+  check_group_label(g.label, fix);
   std::stringstream in(text.substr(colon + 1));
   for (std::string kv; std::getline(in, kv, ',');) {
     const auto eq = kv.find('=');
@@ -49,12 +64,14 @@ ConfigGroup parse_env_group(const std::string& text) {
     // go into nccl.env as it is, should the group win.
     const std::string name = text::log_text(key, 64);
     const std::string setting = "--env-group " + g.label + " sets " + name + "=" + text::log_text(value, 64) + ", refused: ";
-    if (const std::optional<SettingProblem> p = group_setting_problem(key, value))
+    if (const std::optional<SettingProblem> p = deployable_setting_problem(key, value))
       throw UsageError(setting + name + " " + p->what, "use " + p->fix);
-    if (!portable_env_value(value))
-      throw UsageError(setting + "nccl.env cannot carry the value unquoted", "use letters, digits and _ - . / : , = + @ % ^ only, not empty");
+    if (g.env.count(key)) throw UsageError("--env-group " + g.label + " sets " + name + " twice", "give each setting once");
     g.env[key] = value;
   }
+  if (g.env.empty())
+    throw UsageError("--env-group " + g.label + " sets nothing",
+                     "NCCL's defaults are measured anyway (the --transport group); give KEY=VALUE");
   return g;
 }
 

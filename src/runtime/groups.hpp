@@ -30,8 +30,14 @@ struct ConfigGroup {
 ConfigGroup transport_group(const std::string& name);
 // "nvlink,pcie" -> one group each, in order; duplicates rejected.
 std::vector<ConfigGroup> transport_groups(const std::string& comma_separated);
-// "label:KEY=VALUE,KEY=VALUE" (--env-group). Throws UsageError naming the problem.
+// "label:KEY=VALUE,KEY=VALUE" (--env-group). Throws UsageError naming the problem: a label
+// check_group_label refuses, a setting core's deployable_setting_problem refuses, a key given
+// twice, no setting at all.
 ConfigGroup parse_env_group(const std::string& text);
+// A group's label as a space file's group name is (letters, digits, '-', '_', '.', starting with
+// a letter or digit, at most kMaxGroupLabel), and none of the transports' or verify's sides'.
+inline constexpr std::size_t kMaxGroupLabel = 64;
+void check_group_label(const std::string& label, const std::string& fix);
 
 // GPUs a supervisor owns. `ranks_on_node`: supervisors on this host; `local_index`: this
 // supervisor's position among them; `gpus_requested`: --gpus (0: all, one rank per node).

@@ -88,8 +88,10 @@ std::map<std::string, std::string> current_environment() {
 std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& base,
                                                       const std::map<std::string, std::string>& group_env) {
   std::map<std::string, std::string> env;
+  // A deployed profile in the caller's environment (`. nccl.env`) is not what a group measures:
+  // a group's tuner is cctune's own or the one it names, with its own CCTUNE_PROFILE (review R7).
   for (const auto& [k, v] : base)
-    if (!is_launcher_variable(k)) env[k] = v;
+    if (!is_launcher_variable(k) && k != "CCTUNE_PROFILE") env[k] = v;
   for (const auto& [k, v] : group_env) env[k] = v;
   return env;
 }

@@ -68,7 +68,8 @@ std::string signal_name(int sig);
 
 // Launcher variables a worker must not inherit (it would think it is an MPI rank).
 bool is_launcher_variable(const std::string& key);
-// The worker environment: `base` (the caller's) minus launcher variables, plus `group_env`
+// The worker environment: `base` (the caller's) minus launcher variables and a deployed
+// CCTUNE_PROFILE, plus `group_env`
 // (the group's settings and the sweep's own plugin variables), which wins. Nothing else:
 // workers measure what the caller's jobs run, NVLS included where NCCL enables it.
 std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& base,

@@ -60,24 +60,22 @@ nlohmann::json format_job_times(const TuneOutputs& outputs) {
   return {{"schema", "cctune.job_time/1"}, {"per", outputs.job_per_step ? "step" : "capture"}, {"shapes", shapes}};
 }
 
-std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
-  // Group labels, env values, reasons and notes come from the results file: shown escaped,
-  // and cut (on a character boundary) to fit the line buffer.
-  const auto shown = [](const std::string& x) { return text::truncate_utf8(text::terminal_text(x), 300); };
+namespace {
+
+// Group labels, env values, reasons and notes come from the results file: shown escaped, and cut
+// (on a character boundary) to fit the line buffer.
+std::string shown(const std::string& x) { return text::truncate_utf8(text::terminal_text(x), 300); }
+
+std::string env_text(const std::map<std::string, std::string>& env) {
   std::string s;
+  for (const auto& [k, v] : env) s += (s.empty() ? "" : " ") + shown(k) + "=" + shown(v);
+  return s;
+}
+
+// Every group's weighted score, and where it loses beyond noise (never a veto), then the group
+// the scores chose that tune did not deploy.
+void append_group_scores(std::string& s, const TuneOutputs& outputs) {
   char line[512];
-  s += "# process-level group: " + shown(outputs.group);
-  if (!outputs.profile.env.empty()) {
-    s += " (";
-    bool first = true;
-    for (const auto& [k, v] : outputs.profile.env) {
-      s += (first ? "" : " ") + shown(k) + "=" + shown(v);
-      first = false;
-    }
-    s += ")";
-  }
-  s += "\n";
-  if (!outputs.weights_note.empty()) s += "# " + outputs.weights_note + "\n";
   for (const GroupScore& g : outputs.groups) {
     if (g.eligible)
       std::snprintf(line, sizeof line, "#   group %-20s x%.3f [%.3f, %.3f] over NCCL defaults in the weighted time (%zu sizes; geometric mean x%.3f)\n",
@@ -95,6 +93,24 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
     }
     if (g.costs.size() > kShownCosts) s += "#     ... and " + std::to_string(g.costs.size() - kShownCosts) + " more slower size(s)\n";
   }
+  if (const auto& w = outputs.withheld) {
+    std::snprintf(line, sizeof line,
+                  "# not deployed: group %s (x%.3f [%.3f, %.3f] in the collectives' weighted time): ", shown(w->group).c_str(), w->speedup,
+                  w->low, w->high);
+    s += line + w->why + "\n";
+  }
+}
+
+}  // namespace
+
+std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
+  std::string s;
+  char line[512];
+  s += "# process-level group: " + shown(outputs.group);
+  if (!outputs.profile.env.empty()) s += " (" + env_text(outputs.profile.env) + ")";
+  s += "\n";
+  if (!outputs.weights_note.empty()) s += "# " + outputs.weights_note + "\n";
+  append_group_scores(s, outputs);
   if (outputs.confirmed_sizes + outputs.unconfirmed_sizes > 0) {
     std::snprintf(line, sizeof line, "# confirmation round: %d of %d rule size(s) read faster against NCCL's defaults; %s\n",
                   outputs.confirmed_sizes, outputs.confirmed_sizes + outputs.unconfirmed_sizes,

@@ -45,6 +45,11 @@ int loaded_nccl_version_code() noexcept {
   return 0;
 }
 
+TunerActivity& tuner_activity() noexcept {
+  static TunerActivity* const activity = new TunerActivity;
+  return *activity;
+}
+
 const ProductionProfile& production_profile() {
   // Never destroyed: the profiler half's last write (its production watch) runs among the
   // static destructors at exit, after a function-local static of its own would be gone.

@@ -64,8 +64,10 @@ Result init_common(void** context, std::size_t n_ranks, std::size_t n_nodes, Log
     ctx->n_nodes = n_nodes;
     ctx->log = log;
     const ProductionProfile& production = production_profile();
+    tuner_activity().communicators.fetch_add(1, std::memory_order_relaxed);
     if (production.profile && n_ranks <= INT_MAX && n_nodes <= INT_MAX) {
       ctx->rules = RuleTable::for_communicator(*production.profile, static_cast<int>(n_ranks), static_cast<int>(n_nodes));
+      if (!ctx->rules.empty()) tuner_activity().with_rules.fetch_add(1, std::memory_order_relaxed);
       ctx->unsupported_noted.assign(production.profile->rules.size(), 0);
       log_line(log, nccl_abi::kLogInfo,
                "cctune tuner: profile " + production.path + ": " + std::to_string(ctx->rules.size()) + " of " +
@@ -113,6 +115,7 @@ void apply_profile(PluginContext& ctx, int nccl_func, std::size_t n_bytes, float
   if (offers_unmeasured(ctx, *collective, table)) return;
   if (table.choose(static_cast<int>(rule->algorithm), static_cast<int>(rule->protocol))) {
     if (rule->channels > 0 && n_channels) *n_channels = rule->channels;
+    tuner_activity().calls_steered.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   // NCCL cannot run the rule's choice for this call (e.g. another buffer registration or

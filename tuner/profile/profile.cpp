@@ -19,6 +19,7 @@
 #include "core/collective_traits.hpp"
 #include "core/json_depth.hpp"
 #include "core/nccl_settings.hpp"
+#include "core/text.hpp"
 #include "tuner/profile/baseline_json.hpp"
 
 namespace cctune::tuner {
@@ -260,8 +261,12 @@ std::string nccl_version_string(int code) {
 std::string validate_profile(const Profile& profile) {
   if (!nccl_version_code(profile.provenance.nccl_version))
     return "profile.provenance.nccl_version \"" + profile.provenance.nccl_version + "\" is not MAJOR.MINOR.PATCH";
+  // A profile may come from someone else (docs/SECURITY.md): its env is applied to the job and
+  // to cctune's workers, and written into nccl.env, so it takes exactly what a group may set.
   for (const auto& [key, value] : profile.env)
-    if (!valid_env_name(key)) return "profile.env key \"" + key + "\" is not an environment variable name";
+    if (const std::optional<SettingProblem> p = deployable_setting_problem(key, value))
+      return "profile.env sets " + text::log_text(key, 64) + "=" + text::log_text(value, 64) + ", refused: " + text::log_text(key, 64) +
+             " " + p->what + " (a profile may set: " + p->fix + ")";
   if (profile.rules.size() > kMaxProfileRules) return "profile.rules holds more than " + std::to_string(kMaxProfileRules) + " rules";
   for (const auto& [key, value] : profile.provenance.baseline_env)
     if (!valid_env_name(key)) return "profile.provenance.baseline_env key \"" + key + "\" is not an environment variable name";

@@ -5,6 +5,9 @@
 #include <string>
 
 #include "core/collective_traits.hpp"
+#include "core/error.hpp"
+#include "core/nccl_settings.hpp"
+#include "core/text.hpp"
 #include "tuner/profile/profile.hpp"
 #include "tuner/selection/provenance.hpp"
 
@@ -15,10 +18,18 @@ namespace {
 // in-executable plugin); a profile's env carries the group's own settings. Runs that predate
 // `nccl_env` also hold the NCCL_NVLS_ENABLE=0 that cctune then forced on every worker: not a
 // group's choice, and written into nccl.env it would switch production's NVLS off.
+// A results file may come from someone else (docs/SECURITY.md), and a group's env becomes a
+// profile's, nccl.env's and tune --job's runs': it passes the rule a group's settings pass.
 std::map<std::string, std::string> group_settings(const RunResult& run) {
   std::map<std::string, std::string> env;
-  for (const auto& [k, v] : run.env)
-    if (!is_sweep_variable(k)) env.emplace(k, v);
+  for (const auto& [k, v] : run.env) {
+    if (is_sweep_variable(k)) continue;
+    if (const std::optional<SettingProblem> p = deployable_setting_problem(k, v))
+      throw UsageError("the results' group \"" + text::log_text(run.group, 64) + "\" sets " + text::log_text(k, 64) + "=" +
+                           text::log_text(v, 64) + ", refused: " + text::log_text(k, 64) + " " + p->what,
+                       "tune results written by cctune sweep, unchanged (a group may set: " + p->fix + ")");
+    env.emplace(k, v);
+  }
   if (run.nccl_env.empty()) env.erase("NCCL_NVLS_ENABLE");
   return env;
 }

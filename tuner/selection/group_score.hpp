@@ -30,6 +30,22 @@ struct GroupTerm {
   Timing group;
 };
 
+struct GroupScore {
+  std::string group;
+  std::map<std::string, std::string> env;
+  bool eligible = false;
+  std::string reason;          // why not eligible (a size the reference measured is missing)
+  double geomean_speedup = 0;  // over the reference group's NCCL defaults, every size alike
+  std::size_t sizes = 0;
+  // The weighted total time of the sizes it governs: the job's calls per step, or for a grid
+  // one call per measured size (TuneOutputs::weights_note). What the group is chosen by.
+  double job_speedup = 0;                    // total under NCCL defaults / total with this group
+  double speedup_low = 0, speedup_high = 0;  // its interval (total_of below)
+  bool job_beyond_noise = false;             // speedup_low >= 1 + min_gain
+  double default_us = 0, group_us = 0;       // the weighted totals
+  std::vector<GroupCost> costs;              // sizes where it is slower beyond noise: printed, never a veto
+};
+
 struct WeightedTotal {
   double default_us = 0, group_us = 0;
   double speedup = 0;                   // default_us / group_us

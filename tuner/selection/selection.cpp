@@ -1,10 +1,9 @@
 #include "tuner/selection/selection.hpp"
 
-#include <functional>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -12,6 +11,7 @@
 #include "core/collective_traits.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "tuner/selection/do_no_harm.hpp"
 #include "tuner/selection/provenance.hpp"
 #include "tuner/selection/ranges.hpp"
 
@@ -362,6 +362,8 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   // its interval clears the tolerance.
   std::size_t chosen = options.force_group.empty() ? (best && *best != ref && out.groups[*best].job_beyond_noise ? *best : ref)
                                                     : group_named(set, options.force_group);
+  if (options.force_group.empty() && chosen != ref && (out.withheld = withheld(out.groups[chosen], weighted, options.job_step_us)))
+    chosen = ref;                                       // do no harm: shown on the job only (do_no_harm.hpp)
   Decisions kept = kept_of(per_group[chosen], counts);  // job-weighted: a rule only at a size the job issues
   apply_confirmations(kept, options.confirmations, out);
   if (weighted) out.job_times = job_times_of(kept, ref_decisions, mapped);

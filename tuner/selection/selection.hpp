@@ -5,12 +5,14 @@
 // Pure: results in, a profile and the reasons out. docs/TUNING.md "Selection".
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/results.hpp"
 #include "tuner/profile/profile.hpp"
 #include "tuner/selection/candidates.hpp"
+#include "tuner/selection/do_no_harm.hpp"
 #include "tuner/selection/group_score.hpp"
 #include "tuner/selection/job_time.hpp"
 
@@ -80,22 +82,6 @@ struct SizeDecision {
   std::string why;        // one sentence
 };
 
-struct GroupScore {
-  std::string group;
-  std::map<std::string, std::string> env;
-  bool eligible = false;
-  std::string reason;              // why not eligible (a size the reference measured is missing)
-  double geomean_speedup = 0;      // over the reference group's NCCL defaults, every size alike
-  std::size_t sizes = 0;
-  // The weighted total time of the sizes it governs: the job's calls per step, or for a grid
-  // one call per measured size (TuneOutputs::weights_note). What the group is chosen by.
-  double job_speedup = 0;          // total under NCCL defaults / total with this group
-  double speedup_low = 0, speedup_high = 0;  // its interval (group_score.hpp total_of)
-  bool job_beyond_noise = false;   // speedup_low >= 1 + min_gain
-  double default_us = 0, group_us = 0;  // the weighted totals
-  std::vector<GroupCost> costs;    // sizes where it is slower beyond noise: printed, never a veto
-};
-
 struct TuneOutputs {
   Profile profile;       // validated (tuner::validate_profile)
   std::string group;     // the process-level group whose env the profile carries
@@ -121,6 +107,9 @@ struct TuneOutputs {
   // Sizes of the proposed rules the confirmation round read faster, and those it did not
   // (NCCL's default kept there); both 0 without a round.
   int confirmed_sizes = 0, unconfirmed_sizes = 0;
+  // The group the scores chose and tune did not deploy (do_no_harm.hpp): NCCL's defaults keep
+  // that role; `tune --job` races it on the job. Empty when the chosen group is deployed.
+  std::optional<WithheldGroup> withheld;
 };
 
 // True when the results hold an NCCL run with at least one ok point: what the sweep checks

@@ -16,13 +16,14 @@
 #include <type_traits>
 
 #include "core/text.hpp"
+#include "tuner/plugin/production_profile.hpp"
+#include "workload/nccl_names.hpp"
 #include "workload/profiler/comm_recorder.hpp"
 #include "workload/profiler/hot_path.hpp"
 #include "workload/profiler/nccl_profiler_abi.hpp"
-#include "tuner/plugin/production_profile.hpp"
 #include "workload/profiler/thread_state.hpp"
+#include "workload/profiler/tuner_report.hpp"
 #include "workload/profiler/workload_sink.hpp"
-#include "workload/nccl_names.hpp"
 
 namespace cctune::tuner {
 namespace {
@@ -90,10 +91,10 @@ WorkloadSink* sink(Logger log) {
     if (!s.note.empty()) log_line(log, nccl_abi::kLogWarn, "cctune profiler: " + s.note);
     p.sink = new WorkloadSink(s);
     (void)pthread_atfork(nullptr, nullptr, &forget_in_child);  // fails only without memory; write() checks the pid too
-    // The tuner half's profile (the same library, so the same process-wide copy): its
-    // measured busbw is the production watch's reference.
+    // The tuner half (the same library: one process-wide copy): the watch's reference, its record in every write.
     const ProductionProfile& production = production_profile();
     if (production.profile) p.sink->watch_with(&*production.profile, log);
+    p.sink->tuner_report_with(&tuner_report);
     log_line(log, nccl_abi::kLogInfo, "cctune profiler: recording this process's calls in " + p.sink->path());
   });
   return p.sink;

@@ -327,6 +327,7 @@ void WorkloadSink::write() {
         report(c);
       }
   }
+  if (tuner_report_) w.tuner = tuner_report_();
   file_.write(text::dump_json(workload::to_json(w), 1) + "\n");
 }
 

@@ -114,6 +114,10 @@ class WorkloadSink {
   // `profile` must outlive the process's static destructors: the last write runs among them
   // (production_profile()'s is never destroyed).
   void watch_with(const Profile* profile, nccl_abi::Logger log);
+  // What the tuner half did in this process, asked at every write (profiler_plugin.cpp gives it
+  // the same library's record; nullptr: none, as in tests that link the sink alone).
+  using TunerReportSource = std::optional<workload::TunerReport> (*)();
+  void tuner_report_with(TunerReportSource source) { tuner_report_ = source; }
   // Every communicator's events off, for good (the plugin gave up).
   void silence() noexcept;
 
@@ -146,6 +150,7 @@ class WorkloadSink {
   std::vector<CommRecorder*> live_;
   FinishedComms finished_;
   const Profile* profile_ = nullptr;
+  TunerReportSource tuner_report_ = nullptr;
   nccl_abi::Logger log_ = nullptr;
   std::set<std::tuple<std::string, Collective, std::uint64_t>> warned_;
 };

@@ -68,6 +68,8 @@ class VerifyCommand : public Command {
     cmd_->add_flag("--workload-rare-shapes", workload_rare_,
                    "with --workload: also measured shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
     add_job_options(*cmd_, job_, job_args_);
+    cmd_->add_option("--until-decided", job_args_.until_decided,
+                     "with --job: after --rounds pairs, add pairs (up to this many in all) until the verdict settles the tolerance");
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return !job_; }
@@ -82,7 +84,7 @@ class VerifyCommand : public Command {
       job_args_.output_dir = cmd_->count("-o") ? args_.output_dir : "cctune-verify-job";
       return run_verify_job(session, profile_path_, job_args_);
     }
-    for (const char* flag : {"--steps", "--job-timeout-s"})
+    for (const char* flag : {"--steps", "--job-timeout-s", "--until-decided"})
       if (cmd_->count(flag) > 0) throw UsageError(std::string(flag) + " is for --job", "add --job, or drop " + std::string(flag));
     if (!job_args_.command.empty()) throw UsageError("a command after -- is for --job", "add --job to run and time the job");
     runtime::install_stop_handlers();
@@ -161,28 +163,29 @@ class VerifyCommand : public Command {
       if (keys[i].op) rows.back()["op"] = to_string(*keys[i].op);
       if (keys[i].root) rows.back()["root"] = *keys[i].root;
     }
-    std::printf("# geometric-mean speedup %.3f over %zu sizes: %d faster, %d same, %d slower (tolerance %.1f%%)\n", rep.geomean_speedup,
-                rep.rows.size(), rep.faster, rep.same, rep.slower, 100 * tolerance_);
+    std::printf("# geometric-mean speedup %.3f over %zu sizes: %d faster, %d same, %d slower, %d undecided (tolerance %.1f%%)\n",
+                rep.geomean_speedup, rep.rows.size(), rep.faster, rep.same, rep.slower, rep.undecided, 100 * tolerance_);
     if (nranks > 0 && std::none_of(profile.rules.begin(), profile.rules.end(), [&](const auto& r) { return r.nranks == nranks && r.nnodes == nnodes; }))
       std::printf("# note: no rule of the profile is for nranks=%d nnodes=%d; only its env can make a difference here\n", nranks, nnodes);
 
     if (step) print_job_step(*step);
     nlohmann::json doc = {{"schema", "cctune.verify/1"},
-                                {"profile", profile_abs},
-                                {"results", (std::filesystem::path(dir) / "results.json").string()},
-                                {"rounds", rounds_},
-                                {"tolerance", tolerance_},
-                                {"confidence_target", options.confidence},
-                                {"method", "paired per-round ratios default/profile; distribution-free CI of their median (order statistics)"},
-                                {"nranks", nranks},
-                                {"nnodes", nnodes},
-                                {"failed_groups", outcome.failed_groups},
-                                {"geomean_speedup", rep.geomean_speedup},
-                                {"faster", rep.faster},
-                                {"same", rep.same},
-                                {"slower", rep.slower},
-                                {"regressed", rep.regressed() || (step && step->verdict == Verdict::Slower)},
-                                {"rows", rows}};
+                          {"profile", profile_abs},
+                          {"results", (std::filesystem::path(dir) / "results.json").string()},
+                          {"rounds", rounds_},
+                          {"tolerance", tolerance_},
+                          {"confidence_target", options.confidence},
+                          {"method", "paired per-round ratios default/profile; distribution-free CI of their median (order statistics)"},
+                          {"nranks", nranks},
+                          {"nnodes", nnodes},
+                          {"failed_groups", outcome.failed_groups},
+                          {"geomean_speedup", rep.geomean_speedup},
+                          {"faster", rep.faster},
+                          {"same", rep.same},
+                          {"slower", rep.slower},
+                          {"undecided", rep.undecided},
+                          {"regressed", rep.regressed() || (step && step->verdict == Verdict::Slower)},
+                          {"rows", rows}};
     if (const std::string mode = test_mode_of(results); !mode.empty()) doc["test_mode"] = mode;
     if (step)
       doc["job_step"] = {{"workload", job_settings_}, {"rounds", step->rounds}, {"default_ms", step->a_median_us / 1000.0},
@@ -201,6 +204,12 @@ class VerifyCommand : public Command {
       std::fprintf(stderr, "cctune: verify: %d of %d groups failed (reasons in %s/results.json)\n", outcome.failed_groups, outcome.groups,
                    dir.c_str());
       return exit_code::failure;
+    }
+    if (rep.undecided > 0 || (step && step->verdict == Verdict::Undecided)) {
+      std::fprintf(stderr, "cctune: verify: %d size(s)%s undecided: too few rounds for a %.0f %% interval (raise --rounds to %d)\n",
+                   rep.undecided, step && step->verdict == Verdict::Undecided ? " and the job's step" : "", 100 * options.confidence,
+                   pairs_for_confidence(options.confidence));
+      return exit_code::undecided;
     }
     return exit_code::ok;
   }

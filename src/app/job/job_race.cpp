@@ -25,16 +25,30 @@ std::string directory_word(const std::string& name) {
   return out;
 }
 
-JobRace::JobRace(RaceSettings settings, bool replace) : settings_(std::move(settings)) {
-  ensure_writable_directory(settings_.output_dir);
-  const fs::path runs = fs::path(settings_.output_dir) / kRunsFile;
-  std::error_code ec;
-  if (fs::exists(runs, ec) && !replace)
-    throw UsageError(text::terminal_text(runs.string()) + " holds earlier job runs",
-                     "choose another -o directory, or pass --force to replace them");
-  if (replace) {
-    fs::remove_all(fs::path(settings_.output_dir) / "runs", ec);
-    fs::remove(runs, ec);
+namespace {
+
+const std::string& created(const std::string& dir) {
+  ensure_writable_directory(dir);
+  return dir;
+}
+
+}  // namespace
+
+JobRace::JobRace(RaceSettings settings, bool replace)
+    : settings_(std::move(settings)), lock_(created(settings_.output_dir), ExistingResults::Replace) {
+  std::vector<std::string> names = settings_.outputs;
+  names.insert(names.end(), {kRunsFile, "runs"});
+  for (const std::string& name : names) {
+    const fs::path earlier = fs::path(settings_.output_dir) / name;
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(earlier, ec))) continue;
+    if (!replace)
+      throw UsageError(text::terminal_text(earlier.string()) + " exists (an earlier job race's output)",
+                       "choose another -o directory, or pass --force to replace the earlier race's outputs");
+    fs::remove_all(earlier, ec);
+    if (ec)
+      throw EnvironmentError("cannot remove " + text::terminal_text(earlier.string()) + ": " + ec.message(),
+                             "remove it yourself, or choose another -o directory");
   }
   progress_.begin_sweep(settings_.planned_runs);
 }
@@ -64,7 +78,7 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
   const std::string shown = text::terminal_text(side.name);  // a candidate is named after a group of the results file
   progress_.measuring(n - 1, "pair " + std::to_string(pairs_) + ": " + shown);
   const runtime::JobRunResult result = runtime::run_job_command(
-      {settings_.command, run_environment(runtime::current_environment(), side, settings_.plugin, dir.string(), settings_.steps), log,
+      {settings_.command, run_environment(settings_.base_env, side, settings_.plugin, dir.string(), settings_.steps), log,
        settings_.time_limit});
   if (result.stop_signal) throw Interrupted{result.stop_signal};
   if (!result.exited_ok)
@@ -95,11 +109,11 @@ void JobRace::save() const {
                         text::dump_json({{"schema", "cctune.job_runs/1"}, {"command", argv}, {"runs", runs}}, 1) + "\n");
 }
 
-AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance) {
+AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance, double confidence) {
   AbSamples s;
   for (double v : a_ms) s.a_us.push_back(v * 1000.0);
   for (double v : b_ms) s.b_us.push_back(v * 1000.0);
-  return analyze_pair(s, AbOptions{.tolerance = tolerance});
+  return analyze_pair(s, AbOptions{.tolerance = tolerance, .confidence = confidence});
 }
 
 std::size_t halving_survivors(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& ranked, int pairs, int rounds) {

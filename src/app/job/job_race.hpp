@@ -7,11 +7,13 @@
 // recorded in <dir>/job_runs.json as it ends, so a failure or a stop loses nothing.
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/job/job_sides.hpp"
+#include "app/sweep/output_lock.hpp"
 #include "app/sweep/progress.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "runtime/job_command.hpp"
@@ -21,7 +23,13 @@ namespace cctune::app {
 struct RaceSettings {
   runtime::JobCommand command;
   std::string plugin;        // libnccl-tuner-cctune.so: the profiler half on every side
-  std::string output_dir;    // runs/<n>-<side>/ (profiler files, the job's log) and job_runs.json
+  // Absolute: the job may change directory, and its processes write their profiler files into
+  // runs/<n>-<side>/ below it (review R5). job_runs.json lives here too.
+  std::string output_dir;
+  // What the command writes into output_dir besides runs/ and job_runs.json: refused when
+  // present, removed with --force, so that no earlier race's file reads as this one's (R10).
+  std::vector<std::string> outputs;
+  std::map<std::string, std::string> base_env;  // race_base(...).env: what every run starts from
   std::optional<std::uint64_t> steps;  // --steps: the steps the job runs
   std::chrono::seconds time_limit{3600};
   int planned_runs = 0;      // for the progress line's ETA
@@ -39,7 +47,9 @@ struct JobRunRecord {
 
 class JobRace {
  public:
-  // Creates `settings.output_dir` (refusing one that holds job_runs.json unless `replace`).
+  // Creates `settings.output_dir` and locks it for the race (the sweep's lock: a second race into
+  // it is refused before anything is removed, R9); refuses one that holds job_runs.json, runs/ or
+  // any of `settings.outputs` unless `replace`, which removes them.
   JobRace(RaceSettings settings, bool replace);
   // One pair: `a` and `b` in alternating order by the pair's number. Returns the two step
   // times (a, b). Throws RuntimeFailure naming the side, the pair and the log when a run fails
@@ -53,6 +63,7 @@ class JobRace {
   void save() const;
 
   RaceSettings settings_;
+  OutputLock lock_;
   std::vector<JobRunRecord> runs_;
   int pairs_ = 0;
   std::uint64_t calls_per_step_ = 0;  // the first run's: every run's step time is of this length
@@ -61,7 +72,7 @@ class JobRace {
 
 // The paired verdict of `b` against `a` (a_ms[i], b_ms[i] one pair): speedup a/b per pair,
 // its median and distribution-free interval (ab_analysis.hpp).
-AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance);
+AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance, double confidence = 0.95);
 
 // tune --job's successive-halving cut with noise protection: `ranked` holds each candidate's
 // pairs (defaults' step, the candidate's), best median speedup first; returns how many stay.

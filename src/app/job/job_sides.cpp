@@ -7,6 +7,7 @@
 
 #include "app/sweep/workload_files.hpp"
 #include "core/error.hpp"
+#include "core/nccl_settings.hpp"
 #include "core/text.hpp"
 #include "workload/workload.hpp"
 
@@ -29,17 +30,34 @@ JobSide profile_side(std::string name, const tuner::Profile& profile, const std:
   return side;
 }
 
+RaceBase race_base(const std::map<std::string, std::string>& caller, const std::vector<const JobSide*>& sides) {
+  RaceBase out;
+  const auto set_by_a_side = [&](const std::string& key) {
+    return std::any_of(sides.begin(), sides.end(), [&](const JobSide* s) { return s->env.count(key) > 0; });
+  };
+  for (const auto& [key, value] : caller) {
+    const bool tuner = key == "NCCL_TUNER_PLUGIN" || key == "NCCL_PROFILER_PLUGIN" || key.rfind("CCTUNE_", 0) == 0;
+    if (tuner || set_by_a_side(key)) {
+      out.removed.push_back(key);
+      continue;
+    }
+    out.env.emplace(key, value);
+    if (is_nccl_setting_name(key)) out.kept_nccl.emplace(key, value);
+  }
+  return out;
+}
+
 std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const JobSide& side,
                                                    const std::string& plugin, const std::string& workload_dir,
                                                    std::optional<std::uint64_t> steps) {
   std::map<std::string, std::string> env = base;
+  for (const auto& [k, v] : side.env) env[k] = v;
   env.erase("CCTUNE_WORKLOAD_STEPS");
   env["NCCL_PROFILER_PLUGIN"] = plugin;
   env["CCTUNE_WORKLOAD"] = workload_dir;
   env["CCTUNE_WORKLOAD_EVENTS"] = "calls";  // issue times are all the step time needs: no kernel timing
   env["CCTUNE_WORKLOAD_STEP_TIMES"] = "1";
   if (steps) env["CCTUNE_WORKLOAD_STEPS"] = std::to_string(*steps);
-  for (const auto& [k, v] : side.env) env[k] = v;
   return env;
 }
 
@@ -57,6 +75,7 @@ StepTime read_step_time(const std::string& workload_dir) {
                                text::terminal_text(workload_dir),
                            "time a job of fewer processes");
     const workload::Workload w = workload_of(read_workload_doc(e.path().string(), WorkloadDoc::Workload), e.path().string());
+    if (w.tuner) workload::add_tuner_report(out.tuner, *w.tuner);
     const workload::Communicator* busiest = workload::busiest_with_cadence(w, /*timed=*/true);
     if (!busiest) continue;
     per_process.push_back(busiest->cadence->step_ms / static_cast<double>(busiest->cadence->calls_per_step));

@@ -7,8 +7,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tuner/profile/profile.hpp"
+#include "workload/workload.hpp"
 
 namespace cctune::app {
 
@@ -23,9 +25,22 @@ JobSide defaults_side();
 // tuner plugin `plugin` with CCTUNE_PROFILE.
 JobSide profile_side(std::string name, const tuner::Profile& profile, const std::string& profile_abs, const std::string& plugin);
 
-// The environment of one run: `base`, then the profiler half (`plugin` as NCCL_PROFILER_PLUGIN,
-// recording into `workload_dir`, told the job's `steps` when given), then `side`'s settings.
-// A caller's NCCL_PROFILER_PLUGIN or CCTUNE_WORKLOAD is replaced: the step time needs ours.
+// What every run of a race starts from: the caller's environment less what would make a side
+// other than it is labelled (review R7). A deployment in force (`set -a; . nccl.env`) leaves
+// NCCL_TUNER_PLUGIN and CCTUNE_PROFILE set, and the profile's own settings: on the "NCCL
+// defaults" side they would run the old profile. So the tuner variables, cctune's own CCTUNE_*
+// and every key a side sets are removed (`removed`, to be said and recorded); the caller's other
+// NCCL_* settings stay and apply to every side alike (`kept_nccl`).
+struct RaceBase {
+  std::map<std::string, std::string> env;
+  std::vector<std::string> removed;              // the caller's variables not passed on
+  std::map<std::string, std::string> kept_nccl;  // the caller's NCCL settings every side runs with
+};
+RaceBase race_base(const std::map<std::string, std::string>& caller, const std::vector<const JobSide*>& sides);
+
+// The environment of one run: `base` (race_base's), then `side`'s settings, then cctune's own
+// variables last, so that no side can change them: the profiler half (`plugin` as
+// NCCL_PROFILER_PLUGIN, recording into `workload_dir`, told the job's `steps` when given).
 std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const JobSide& side,
                                                    const std::string& plugin, const std::string& workload_dir,
                                                    std::optional<std::uint64_t> steps);
@@ -40,6 +55,7 @@ struct StepTime {
   double step_ms = 0;                // ms_per_call x calls_per_step
   int processes = 0;                 // files that timed steps
   std::uint64_t timed_steps = 0;     // the fewest of any process
+  std::optional<workload::TunerReport> tuner;  // the tuner halves' records, merged (profile_effect.hpp)
 };
 // Throws RuntimeFailure naming `workload_dir` when no file timed any step.
 StepTime read_step_time(const std::string& workload_dir);

@@ -73,8 +73,8 @@ std::vector<Candidate> candidates_of(const TuneJobRequest& r) {
   return out;
 }
 
-void write_summary(const TuneJobRequest& r, const std::vector<Candidate>& all, const Candidate* winner, const AbRow* row,
-                   const std::string& status) {
+void write_summary(const TuneJobRequest& r, const std::string& dir, const RaceBase& base, const std::vector<Candidate>& all,
+                   const Candidate* winner, const AbRow* row, const std::string& status) {
   nlohmann::json standings = nlohmann::json::array();
   for (const Candidate& c : all) {
     const AbRow v = job_verdict(c.a_ms, c.b_ms, r.job.tolerance);
@@ -87,10 +87,78 @@ void write_summary(const TuneJobRequest& r, const std::vector<Candidate>& all, c
                                                                                                "pairs of NCCL defaults / candidate; "
                                                                                                "the job's step time from the profiler half"}};
   if (winner && row)
-    doc["winner"] = {{"candidate", winner->name}, {"default_ms", row->a_median_us / 1000}, {"profile_ms", row->b_median_us / 1000},
-                     {"speedup", row->speedup},   {"ci_low", row->ci_low},              {"ci_high", row->ci_high},
-                     {"ci_confidence", row->ci_confidence}, {"pairs", row->rounds},     {"verdict", to_string(row->verdict)}};
-  write_file_atomically((fs::path(r.output_dir) / "tune_job.json").string(), text::dump_json(doc, 2) + "\n");
+    doc["winner"] = {{"candidate", winner->name},
+                     {"default_ms", row->a_median_us / 1000},
+                     {"profile_ms", row->b_median_us / 1000},
+                     {"speedup", row->speedup},
+                     {"ci_low", row->ci_low},
+                     {"ci_high", row->ci_high},
+                     {"ci_confidence", row->ci_confidence},
+                     {"pairs", row->rounds},
+                     {"verdict", to_string(row->verdict)},
+                     {"note", row->note}};
+  doc["caller_settings_removed"] = base.removed;
+  doc["caller_nccl_env"] = base.kept_nccl;
+  write_file_atomically((fs::path(dir) / "tune_job.json").string(), text::dump_json(doc, 2) + "\n");
+}
+
+}  // namespace
+
+namespace {
+
+// Stages of 2, 4, 8... pairs per survivor, then the winner topped up to --rounds pairs; at most
+// every candidate stays until the stages reach --rounds pairs (noise protection).
+int planned_runs(std::size_t candidates, int rounds) {
+  int planned = 0;
+  for (std::size_t n = candidates, pairs = 2; n > 1; n = static_cast<int>(pairs) >= rounds ? (n + 1) / 2 : n, pairs *= 2)
+    planned += static_cast<int>(2 * n * pairs);
+  return planned + 2 * rounds;
+}
+
+// What every run starts from: the keys any candidate sets are not passed on from the caller.
+RaceBase base_for(const JobSide& defaults, const std::vector<Candidate>& all) {
+  std::vector<JobSide> settings;
+  for (const Candidate& c : all) settings.push_back({c.name, c.outputs.profile.env});
+  std::vector<const JobSide*> sides{&defaults};
+  for (const JobSide& side : settings) sides.push_back(&side);
+  return race_base(runtime::current_environment(), sides);
+}
+
+void write_candidates(std::vector<Candidate>& all, const fs::path& dir, const std::string& plugin) {
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const fs::path cdir = dir / "candidates" / (std::to_string(i + 1) + "-" + directory_word(all[i].name));
+    fs::create_directories(cdir);
+    const tuner::OutputPaths paths = tuner::write_tune_outputs(all[i].outputs, cdir.string(), plugin);
+    all[i].side = profile_side(all[i].name, all[i].outputs.profile, paths.profile, plugin);
+    std::printf("# candidate %zu: %s (group %s, %zu rules)\n", i + 1, text::terminal_text(all[i].name).c_str(),
+                text::terminal_text(all[i].outputs.group).c_str(), all[i].outputs.profile.rules.size());
+  }
+}
+
+// Successive halving over the candidates, then the winner topped up to `rounds` pairs.
+Candidate& race_candidates(JobRace& race, const JobSide& defaults, std::vector<Candidate>& all, int rounds) {
+  std::vector<Candidate*> alive;
+  for (Candidate& c : all) alive.push_back(&c);
+  for (int pairs = 2; alive.size() > 1; pairs *= 2) {
+    for (int p = 0; p < pairs; ++p)
+      for (Candidate* c : alive) {
+        const auto [a, b] = race.run_pair(defaults, c->side);
+        c->a_ms.push_back(a), c->b_ms.push_back(b);
+      }
+    std::stable_sort(alive.begin(), alive.end(),
+                     [](const Candidate* x, const Candidate* y) { return x->median_speedup() > y->median_speedup(); });
+    std::vector<std::pair<std::vector<double>, std::vector<double>>> ranked;
+    for (const Candidate* c : alive) ranked.emplace_back(c->a_ms, c->b_ms);
+    alive.resize(halving_survivors(ranked, pairs, rounds));
+    std::printf("# stage of %d pairs: %zu left (best %s, median speedup %.3f)\n", pairs, alive.size(),
+                text::terminal_text(alive[0]->name).c_str(), alive[0]->median_speedup());
+  }
+  Candidate& w = *alive[0];
+  while (static_cast<int>(w.a_ms.size()) < rounds) {
+    const auto [a, b] = race.run_pair(defaults, w.side);
+    w.a_ms.push_back(a), w.b_ms.push_back(b);
+  }
+  return w;
 }
 
 }  // namespace
@@ -103,66 +171,45 @@ int run_tune_job(const TuneJobRequest& r) {
     std::printf("# tune --job: the sweep found nothing that changes NCCL's defaults for this job; nothing to race, no profile written\n");
     return exit_code::ok;
   }
-  const fs::path dir = fs::absolute(r.output_dir);
-  // Stages of 2, 4, 8... pairs per survivor, then the winner topped up to --rounds pairs; at
-  // most every candidate stays until the stages reach --rounds pairs (noise protection).
-  int planned = 0;
-  for (std::size_t n = all.size(), pairs = 2; n > 1; n = static_cast<int>(pairs) >= r.job.rounds ? (n + 1) / 2 : n, pairs *= 2)
-    planned += static_cast<int>(2 * n * pairs);
-  planned += 2 * r.job.rounds;
-  JobRace race(race_settings(r.job, r.plugin, planned), r.job.force);  // refuses earlier runs before anything is written
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const fs::path cdir = dir / "candidates" / (std::to_string(i + 1) + "-" + directory_word(all[i].name));
-    fs::create_directories(cdir);
-    const tuner::OutputPaths paths = tuner::write_tune_outputs(all[i].outputs, cdir.string(), r.plugin);
-    all[i].side = profile_side(all[i].name, all[i].outputs.profile, paths.profile, r.plugin);
-    std::printf("# candidate %zu: %s (group %s, %zu rules)\n", i + 1, text::terminal_text(all[i].name).c_str(),
-                text::terminal_text(all[i].outputs.group).c_str(), all[i].outputs.profile.rules.size());
-  }
   const JobSide defaults = defaults_side();
-  std::vector<Candidate*> alive;
-  for (Candidate& c : all) alive.push_back(&c);
+  const RaceBase base = base_for(defaults, all);
+  // Refuses an earlier race's outputs (or removes them with --force) before anything is written.
+  JobRace race(race_settings(r.job, r.plugin, planned_runs(all.size(), r.job.rounds),
+                             {"tune_job.json", "candidates", "profile.json", "nccl.env", "nccl_tuner.conf", "job_time.json"}, base.env),
+               r.job.force);
+  const fs::path dir = race.output_dir();
+  say_caller_settings(base);
+  write_candidates(all, dir, r.plugin);
+  const Candidate* winner = nullptr;
   try {
-    for (int pairs = 2; alive.size() > 1; pairs *= 2) {
-      for (int p = 0; p < pairs; ++p)
-        for (Candidate* c : alive) {
-          const auto [a, b] = race.run_pair(defaults, c->side);
-          c->a_ms.push_back(a), c->b_ms.push_back(b);
-        }
-      std::stable_sort(alive.begin(), alive.end(), [](const Candidate* x, const Candidate* y) { return x->median_speedup() > y->median_speedup(); });
-      std::vector<std::pair<std::vector<double>, std::vector<double>>> ranked;
-      for (const Candidate* c : alive) ranked.emplace_back(c->a_ms, c->b_ms);
-      alive.resize(halving_survivors(ranked, pairs, r.job.rounds));
-      std::printf("# stage of %d pairs: %zu left (best %s, median speedup %.3f)\n", pairs, alive.size(),
-                  text::terminal_text(alive[0]->name).c_str(), alive[0]->median_speedup());
-    }
-    Candidate& w = *alive[0];
-    while (static_cast<int>(w.a_ms.size()) < r.job.rounds) {
-      const auto [a, b] = race.run_pair(defaults, w.side);
-      w.a_ms.push_back(a), w.b_ms.push_back(b);
-    }
+    winner = &race_candidates(race, defaults, all, r.job.rounds);
   } catch (const Interrupted& stop) {
-    write_summary(r, all, nullptr, nullptr, "interrupted");
+    write_summary(r, dir.string(), base, all, nullptr, nullptr, "interrupted");
     std::fprintf(stderr, "cctune: tune --job stopped by %s; no profile written; the runs are in %s\n", runtime::signal_name(stop.signal).c_str(),
                  text::terminal_text(dir.string()).c_str());
     return runtime::exit_code_for_stop(stop.signal);
   } catch (const Error&) {
-    write_summary(r, all, nullptr, nullptr, "failed");
+    write_summary(r, dir.string(), base, all, nullptr, nullptr, "failed");
     throw;
   }
-  const Candidate& w = *alive[0];
+  const Candidate& w = *winner;
   const AbRow row = job_verdict(w.a_ms, w.b_ms, r.job.tolerance);
   std::printf("# tune --job: best %s: step time NCCL defaults %.3f ms -> %.3f ms; speedup %.3f [%.3f, %.3f] (%.0f %% interval) over %d pairs: %s\n",
               text::terminal_text(w.name).c_str(), row.a_median_us / 1000, row.b_median_us / 1000, row.speedup, row.ci_low, row.ci_high,
               100 * row.ci_confidence, row.rounds, to_string(row.verdict).c_str());
+  if (row.verdict == Verdict::Undecided) {
+    write_summary(r, dir.string(), base, all, &w, &row, "undecided");
+    std::printf("# tune --job: undecided (%s); no profile written: raise --rounds to %d\n", row.note.c_str(), row.rounds + row.more_pairs);
+    return exit_code::undecided;
+  }
   if (row.verdict != Verdict::Faster) {
-    write_summary(r, all, &w, &row, "no-gain");
+    write_summary(r, dir.string(), base, all, &w, &row, "no-gain");
     std::printf("# tune --job: nothing beats NCCL's defaults on this job beyond noise (tolerance %.1f %%); no profile written\n",
                 100 * r.job.tolerance);
     return exit_code::ok;
   }
   const tuner::OutputPaths paths = tuner::write_tune_outputs(w.outputs, dir.string(), r.plugin);
-  write_summary(r, all, &w, &row, "complete");
+  write_summary(r, dir.string(), base, all, &w, &row, "complete");
   std::printf("# profile: %s\n# env: %s\n", text::shell_word(paths.profile).c_str(), text::shell_word(paths.env_file).c_str());
   return exit_code::ok;
 }

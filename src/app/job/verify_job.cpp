@@ -1,11 +1,15 @@
 #include "app/job/verify_job.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <vector>
 
-#include "app/job/job_race.hpp"
 #include "app/cli/session.hpp"
+#include "app/job/job_race.hpp"
+#include "app/job/profile_effect.hpp"
 #include "app/verify/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -18,35 +22,87 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void print_verdict(const AbRow& r) {
+constexpr double kConfidence = 0.95;  // the verdict's target, as every A/B command's
+
+void print_verdict(const AbRow& r, const JobArgs& args) {
   const double change = r.a_median_us > 0 ? (r.b_median_us - r.a_median_us) / r.a_median_us * 100.0 : 0.0;
   std::printf("# job: step time NCCL defaults %.3f ms -> profile %.3f ms (%+.1f %%); speedup %.3f [%.3f, %.3f] (%.0f %% interval) "
               "over %d pairs: %s%s%s\n",
               r.a_median_us / 1000.0, r.b_median_us / 1000.0, change, r.speedup, r.ci_low, r.ci_high, 100 * r.ci_confidence, r.rounds,
               to_string(r.verdict).c_str(), r.note.empty() ? "" : "  # ", r.note.c_str());
+  if (r.verdict == Verdict::Undecided)
+    std::printf(
+        "# verify --job: undecided, so no verdict either way; run more pairs: --rounds %d, or --until-decided %d to add pairs "
+        "until it is settled\n",
+        r.rounds + std::max(1, r.more_pairs), std::max(2 * args.rounds, 12));
 }
 
-void write_summary(const std::string& dir, const std::string& profile, const JobArgs& args, const JobRace& race, const AbRow* row,
-                   const std::string& status) {
+// The pair counts at which the race looks at its verdict: --rounds, then doubling up to
+// --until-decided; none below the pairs a look's confidence needs.
+std::vector<int> looks_of(const JobArgs& args) {
+  if (args.until_decided == 0) return {args.rounds};
+  std::vector<int> looks;
+  for (int n = args.rounds; n < args.until_decided; n *= 2) looks.push_back(n);
+  looks.push_back(args.until_decided);
+  const int floor = pairs_for_confidence(per_look_confidence(kConfidence, static_cast<int>(looks.size())));
+  std::vector<int> out;
+  for (int n : looks)
+    if (out.empty() || std::max(n, floor) > out.back()) out.push_back(std::max(n, floor));
+  return out;
+}
+
+void write_summary(const std::string& dir, const std::string& profile, const JobArgs& args, const JobRace& race, const RaceBase& base,
+                   const AbRow* row, const std::string& status, const std::string& no_change = {}) {
   nlohmann::json doc = {{"schema", "cctune.verify_job/1"},
                         {"status", status},
                         {"profile", profile},
                         {"command", args.command},
                         {"rounds", args.rounds},
                         {"tolerance", args.tolerance},
-                        {"method", "the job's step time (profiler half: the steady steps' issue-to-issue time), paired per round "
-                                   "default/profile in alternating order; distribution-free interval of the median ratio"},
+                        {"method",
+                         "the job's step time (profiler half: the steady steps' issue-to-issue time), paired per round "
+                         "default/profile in alternating order; distribution-free interval of the median ratio"},
                         {"runs", (fs::path(dir) / "job_runs.json").string()},
-                        {"pairs_done", static_cast<int>(race.runs().size() / 2)}};
+                        {"pairs_done", static_cast<int>(race.runs().size() / 2)},
+                        {"caller_settings_removed", base.removed},
+                        {"caller_nccl_env", base.kept_nccl}};
+  if (args.until_decided > 0) doc["until_decided"] = args.until_decided;
+  if (!no_change.empty()) doc["no_change"] = no_change;
   if (args.steps) doc["steps"] = *args.steps;
   if (row)
-    doc["job_step"] = {{"default_ms", row->a_median_us / 1000.0}, {"profile_ms", row->b_median_us / 1000.0},
-                       {"speedup", row->speedup},           {"ci_low", row->ci_low},
-                       {"ci_high", row->ci_high},           {"ci_confidence", row->ci_confidence},
-                       {"rounds", row->rounds},             {"verdict", to_string(row->verdict)}};
+    doc["job_step"] = {{"default_ms", row->a_median_us / 1000.0},
+                       {"profile_ms", row->b_median_us / 1000.0},
+                       {"speedup", row->speedup},
+                       {"ci_low", row->ci_low},
+                       {"ci_high", row->ci_high},
+                       {"ci_confidence", row->ci_confidence},
+                       {"rounds", row->rounds},
+                       {"verdict", to_string(row->verdict)},
+                       {"more_pairs", row->more_pairs},
+                       {"note", row->note}};
   const std::string out = (fs::path(dir) / "verify_job.json").string();
   write_file_atomically(out, text::dump_json(doc, 2) + "\n");
-  std::printf("# verify: %s\n", text::terminal_text(fs::absolute(out).string()).c_str());
+  std::printf("# verify: %s\n", text::terminal_text(out).c_str());
+}
+
+// The verdict after the race's last look: with --until-decided, a "same" whose interval still
+// spans the tolerance is no answer to the question asked.
+AbRow final_verdict(AbRow row, const JobArgs& args) {
+  if (args.until_decided == 0 || decided(row, args.tolerance) || row.verdict == Verdict::Undecided) return row;
+  row.verdict = Verdict::Undecided;
+  char note[160];
+  std::snprintf(note, sizeof note,
+                "after %d pairs the interval still reaches past the +-%.1f %% tolerance: the step varies too much to tell", row.rounds,
+                100 * args.tolerance);
+  row.note = note;
+  return row;
+}
+
+// The profile side's tuner records in its latest run.
+std::optional<workload::TunerReport> profile_side_tuner(const JobRace& race) {
+  for (auto r = race.runs().rbegin(); r != race.runs().rend(); ++r)
+    if (r->side == "profile") return r->step.tuner;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -58,59 +114,96 @@ void add_job_options(CLI::App& cmd, bool& job, JobArgs& args) {
   cmd.add_option("job_command", args.command, "with --job: the job's command, after --");
 }
 
-RaceSettings race_settings(const JobArgs& args, const std::string& plugin, int planned_runs) {
+RaceSettings race_settings(const JobArgs& args, const std::string& plugin, int planned_runs, std::vector<std::string> outputs,
+                           std::map<std::string, std::string> base_env) {
   if (args.command.empty())
     throw UsageError("--job needs the job's command after --", "e.g. cctune verify --job --profile p/profile.json -- torchrun train.py");
   if (args.timeout_s < 1 || args.timeout_s > 7 * 86400) throw UsageError("--job-timeout-s must be 1..604800", "use e.g. --job-timeout-s 3600");
   if (args.steps && (*args.steps < 2 || *args.steps > 1000000000))
     throw UsageError("--steps must be 2..1000000000 (the steps the job runs)", "use e.g. --steps 50");
+  if (args.until_decided != 0 && (args.until_decided < args.rounds || args.until_decided > 100))
+    throw UsageError("--until-decided must be from --rounds (" + std::to_string(args.rounds) + ") to 100 pairs",
+                     "use e.g. --until-decided 24");
   RaceSettings s;
   s.command.argv = args.command;
   const char* path = std::getenv("PATH");
   s.command.argv[0] = runtime::resolve_job_executable(args.command[0], path ? path : "");
   s.plugin = plugin;
-  s.output_dir = args.output_dir;
+  // Absolute once: the job's processes write their profiler files below it from whatever
+  // directory they run in (review R5: a job that cd'd failed, or wrote into another directory).
+  s.output_dir = fs::absolute(args.output_dir).lexically_normal().string();
+  s.outputs = std::move(outputs);
+  s.base_env = std::move(base_env);
   s.steps = args.steps;
   s.time_limit = std::chrono::seconds(args.timeout_s);
   s.planned_runs = planned_runs;
   return s;
 }
 
+void say_caller_settings(const RaceBase& base) {
+  if (base.removed.empty()) return;
+  std::string names;
+  for (const std::string& k : base.removed) names += (names.empty() ? "" : ", ") + text::log_text(k, 64);
+  std::fprintf(stderr,
+               "cctune: note: not passed to the job's runs from your environment: %s (a deployed profile or cctune's own settings "
+               "would make 'NCCL defaults' something else; the profile side sets its own)\n",
+               text::log_text(names, 1024).c_str());
+}
+
 int run_verify_job(Session& session, const std::string& profile_path, const JobArgs& args) {
   runtime::install_stop_handlers();
   check_ab_flags(args.rounds, args.tolerance);
   const ProfileUnderTest under = load_profile_under_test(profile_path, session.executable());
-  JobRace race(race_settings(args, under.plugin, 2 * args.rounds), args.force);
   const JobSide defaults = defaults_side();
   const JobSide profile = profile_side("profile", under.profile, under.path, under.plugin);
-  std::printf("# verify --job: %d interleaved pairs of NCCL defaults / profile (%s)\n", args.rounds,
-              text::terminal_text(under.path).c_str());
+  const RaceBase base = race_base(runtime::current_environment(), {&defaults, &profile});
+  const std::vector<int> looks = looks_of(args);
+  JobRace race(race_settings(args, under.plugin, 2 * looks.back(), {"verify_job.json"}, base.env), args.force);
+  const std::string dir = race.output_dir();
+  say_caller_settings(base);
+  std::printf("# verify --job: %d interleaved pairs of NCCL defaults / profile (%s)%s\n", looks.front(),
+              text::terminal_text(under.path).c_str(),
+              args.until_decided ? (", more up to " + std::to_string(looks.back()) + " until decided").c_str() : "");
   if (!under.profile.provenance.test_mode.empty())
     std::printf("# TEST MODE profile (%s): this checks the plumbing; its verdict is not performance\n",
                 text::terminal_text(under.profile.provenance.test_mode).c_str());
+  const double confidence = per_look_confidence(kConfidence, static_cast<int>(looks.size()));
   std::vector<double> a_ms, b_ms;
+  AbRow row;
   try {
-    for (int r = 0; r < args.rounds; ++r) {
-      const auto [a, b] = race.run_pair(defaults, profile);
-      a_ms.push_back(a), b_ms.push_back(b);
+    for (const int look : looks) {
+      while (static_cast<int>(a_ms.size()) < look) {
+        const auto [a, b] = race.run_pair(defaults, profile);
+        a_ms.push_back(a), b_ms.push_back(b);
+        // A profile that changed nothing makes both sides NCCL's defaults: no race to run.
+        if (const std::string why = a_ms.size() == 1 ? changed_nothing(under.profile, profile_side_tuner(race)) : ""; !why.empty()) {
+          std::printf("# verify --job: the profile changed nothing in this job: %s; no verdict\n", why.c_str());
+          write_summary(dir, under.path, args, race, base, nullptr, "no-change", why);
+          return exit_code::ok;
+        }
+      }
+      row = job_verdict(a_ms, b_ms, args.tolerance, confidence);
+      if (decided(row, args.tolerance) || look == looks.back()) break;
+      std::printf("# after %d pairs: speedup %.3f [%.3f, %.3f], not decided at +-%.1f %%: more pairs\n", row.rounds, row.speedup,
+                  row.ci_low, row.ci_high, 100 * args.tolerance);
     }
   } catch (const Interrupted& stop) {
-    write_summary(args.output_dir, under.path, args, race, nullptr, "interrupted");
+    write_summary(dir, under.path, args, race, base, nullptr, "interrupted");
     std::fprintf(stderr, "cctune: verify --job stopped by %s after %zu pairs; the runs are in %s\n",
-                 runtime::signal_name(stop.signal).c_str(), a_ms.size(), text::terminal_text(args.output_dir).c_str());
+                 runtime::signal_name(stop.signal).c_str(), a_ms.size(), text::terminal_text(dir).c_str());
     return runtime::exit_code_for_stop(stop.signal);
   } catch (const Error&) {
-    write_summary(args.output_dir, under.path, args, race, nullptr, "failed");
+    write_summary(dir, under.path, args, race, base, nullptr, "failed");
     throw;
   }
-  const AbRow row = job_verdict(a_ms, b_ms, args.tolerance);
-  print_verdict(row);
-  write_summary(args.output_dir, under.path, args, race, &row, "complete");
+  row = final_verdict(row, args);
+  print_verdict(row, args);
+  write_summary(dir, under.path, args, race, base, &row, "complete");
   if (row.verdict == Verdict::Slower) {
     std::fprintf(stderr, "cctune: verify --job: the job's step time is longer with the profile than with NCCL's defaults, beyond noise\n");
     return exit_code::regressed;
   }
-  return exit_code::ok;
+  return row.verdict == Verdict::Undecided ? exit_code::undecided : exit_code::ok;
 }
 
 }  // namespace cctune::app

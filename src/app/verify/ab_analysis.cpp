@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/error.hpp"
 #include "core/statistics.hpp"
@@ -13,8 +14,9 @@ std::string to_string(Verdict v) {
     case Verdict::Faster: return "faster";
     case Verdict::Same: return "same";
     case Verdict::Slower: return "slower";
+    case Verdict::Undecided: return "undecided";
   }
-  return "same";
+  return "undecided";
 }
 
 namespace {
@@ -45,8 +47,21 @@ MedianInterval median_interval(std::vector<double> values, double confidence) {
   return r;
 }
 
+int pairs_for_confidence(double confidence) {
+  int n = 1;
+  while (n < 64 && 1.0 - 2.0 * binomial_half_cdf(n, 0) < confidence) ++n;
+  return n;
+}
+
+bool decided(const AbRow& row, double tolerance) {
+  if (row.verdict == Verdict::Faster || row.verdict == Verdict::Slower) return true;
+  return row.verdict == Verdict::Same && row.ci_low >= 1.0 / (1.0 + tolerance) && row.ci_high <= 1.0 + tolerance;
+}
+
+double per_look_confidence(double target, int looks) { return 1.0 - (1.0 - target) / static_cast<double>(std::max(1, looks)); }
+
 AbRow analyze_pair(const AbSamples& s, const AbOptions& o) {
-  if (!(o.tolerance >= 0)) throw UsageError("--tolerance must not be negative", "use e.g. --tolerance 0.02");
+  if (!(o.tolerance >= 0 && o.tolerance <= 1)) throw UsageError("--tolerance must be a fraction from 0 to 1", "use e.g. --tolerance 0.02");
   if (!(o.confidence > 0 && o.confidence < 1)) throw UsageError("confidence must be in (0, 1)", "use 0.95");
   AbRow row;
   row.collective = s.collective;
@@ -60,6 +75,8 @@ AbRow analyze_pair(const AbSamples& s, const AbOptions& o) {
   }
   row.rounds = static_cast<int>(ratios.size());
   if (ratios.empty()) {
+    row.verdict = Verdict::Undecided;
+    row.more_pairs = pairs_for_confidence(o.confidence);
     row.note = "no round measured both";
     return row;
   }
@@ -70,10 +87,18 @@ AbRow analyze_pair(const AbSamples& s, const AbOptions& o) {
   row.ci_low = ci.low;
   row.ci_high = ci.high;
   row.ci_confidence = ci.confidence;
+  if (ci.confidence + 1e-12 < o.confidence) {
+    row.verdict = Verdict::Undecided;
+    row.more_pairs = pairs_for_confidence(o.confidence) - row.rounds;
+    char note[96];
+    std::snprintf(note, sizeof note, "%d more pair%s needed for a %.0f %% interval", row.more_pairs, row.more_pairs == 1 ? "" : "s",
+                  100 * o.confidence);
+    row.note = note;
+    return row;
+  }
   if (ci.high < 1.0 / (1.0 + o.tolerance)) row.verdict = Verdict::Slower;
-  else if (ci.low > 1.0 + o.tolerance) row.verdict = Verdict::Faster;
-  if (row.rounds < 2) row.note = "one round: the interval is a single value";
-  else if (ci.confidence + 1e-12 < o.confidence) row.note = "few rounds: interval confidence below target";
+  else if (ci.low > 1.0 + o.tolerance)
+    row.verdict = Verdict::Faster;
   return row;
 }
 
@@ -91,6 +116,7 @@ AbReport analyze(const std::vector<AbSamples>& samples, const AbOptions& o) {
       case Verdict::Faster: ++r.faster; break;
       case Verdict::Same: ++r.same; break;
       case Verdict::Slower: ++r.slower; break;
+      case Verdict::Undecided: ++r.undecided; break;
     }
     r.rows.push_back(std::move(row));
   }

@@ -16,7 +16,11 @@
 
 namespace cctune::app {
 
-enum class Verdict { Faster, Same, Slower };
+// Undecided: the pairs were too few for an interval at the target confidence (or none measured
+// both sides), so no verdict is claimed either way: a 4-pair min..max interval covers the median
+// with 87.5 %, and on a job whose step moved 26-45 ms between runs such a verdict said "slower"
+// where 6 pairs said "same" (issue 43).
+enum class Verdict { Faster, Same, Slower, Undecided };
 std::string to_string(Verdict v);
 
 struct AbSamples {
@@ -41,13 +45,14 @@ struct AbRow {
   double ci_low = 1, ci_high = 1;
   double ci_confidence = 0;     // achieved coverage of [ci_low, ci_high]; < target with few rounds
   Verdict verdict = Verdict::Same;
-  std::string note;             // why the verdict is weak (too few rounds), empty otherwise
+  int more_pairs = 0;  // Undecided: pairs still needed for an interval at the target confidence
+  std::string note;    // why the verdict is weak or undecided, empty otherwise
 };
 
 struct AbReport {
   std::vector<AbRow> rows;
   double geomean_speedup = 1;   // over all rows
-  int faster = 0, same = 0, slower = 0;
+  int faster = 0, same = 0, slower = 0, undecided = 0;
   bool regressed() const { return slower > 0; }
 };
 
@@ -58,6 +63,19 @@ struct MedianInterval {
   double low = 0, high = 0, confidence = 0;
 };
 MedianInterval median_interval(std::vector<double> values, double confidence);
+
+// The fewest pairs whose min..max interval of the median reaches `confidence` (6 for 95 %).
+int pairs_for_confidence(double confidence);
+
+// Whether `row` settles the question at `tolerance`: faster or slower beyond it, or the same
+// with the whole interval inside [1/(1+tolerance), 1+tolerance]. A "same" whose interval still
+// reaches past the tolerance says only that the pairs could not tell: more pairs may decide it.
+bool decided(const AbRow& row, double tolerance);
+
+// The confidence each of `looks` looks at a growing set of pairs must reach so that the chance
+// that any of them decides wrongly stays under 1 - `target` (Bonferroni): a sequential test
+// (verify --job --until-decided) that looks again after more pairs keeps its error rate.
+double per_look_confidence(double target, int looks);
 
 // Pairs with a non-positive or missing side are dropped. Throws UsageError for a negative
 // tolerance or a confidence outside (0, 1).

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "tuner/export/outputs.hpp"
 
 namespace cctune::app {
@@ -21,7 +22,10 @@ ProfileUnderTest load_profile_under_test(const std::string& path, const std::str
 
 void check_ab_flags(int rounds, double tolerance) {
   if (rounds < 1 || rounds > 100) throw UsageError("--rounds must be 1..100", "use e.g. --rounds 6");
-  if (!(tolerance >= 0)) throw UsageError("--tolerance must not be negative", "use e.g. --tolerance 0.02");
+  // NaN and inf are no fraction: the check is written so that both fail it (review R15).
+  if (!(tolerance >= 0 && tolerance <= 1))
+    throw UsageError("--tolerance " + text::log_text(std::to_string(tolerance), 32) + " is not a fraction from 0 to 1",
+                     "use e.g. --tolerance 0.02 (2 %)");
 }
 
 std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin,

@@ -10,6 +10,11 @@ reduce-scatters gradient shards. --emulate-nodes K splits the local ranks into K
 as on an Ethernet cluster without RDMA. The job prints nothing; --report FILE makes rank 0
 write its own mean step time (CUDA-synchronised over the timed steps), to compare with the
 profiler half's.
+
+It ends as most training scripts do (--ending, default metrics-barrier): the mean loss
+all-reduced across ranks (a one-element all-reduce), then dist.barrier() (another), after the
+last step; --eval-every M adds an evaluation every M steps whose loss is all-reduced too. cctune
+must find the step without being told (issue 43): no --steps, no CCTUNE_WORKLOAD_STEPS.
 """
 import argparse
 import json
@@ -34,6 +39,8 @@ def main():
     p.add_argument("--emulate-nodes", type=int, default=1)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--report")
+    p.add_argument("--ending", choices=["metrics-barrier", "none"], default="metrics-barrier")
+    p.add_argument("--eval-every", type=int, default=0, help="an evaluation (its loss all-reduced) every M steps; 0: none")
     a = p.parse_args()
     local_rank, local_world = int(os.environ["LOCAL_RANK"]), int(os.environ["LOCAL_WORLD_SIZE"])
     if a.emulate_nodes > 1:
@@ -59,10 +66,20 @@ def main():
             torch.cuda.synchronize()
             start = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        model(x).square().mean().backward()
+        loss = model(x).square().mean()
+        loss.backward()
         opt.step()
+        if a.eval_every and (step + 1) % a.eval_every == 0:
+            with torch.no_grad():
+                val = model(x).square().mean().detach()
+            dist.all_reduce(val)
     torch.cuda.synchronize()
     own_ms = (time.perf_counter() - start) * 1000.0 / a.steps
+    if a.ending == "metrics-barrier":
+        metric = loss.detach().reshape(1)
+        dist.all_reduce(metric)
+        metric /= dist.get_world_size()
+        dist.barrier()
     if a.report and dist.get_rank() == 0:
         with open(a.report, "w") as f:
             json.dump({"mode": a.mode, "steps": a.steps, "warmup_steps": WARMUP_STEPS, "own_step_ms": own_ms,

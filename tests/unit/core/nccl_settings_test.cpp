@@ -41,5 +41,34 @@ TEST(NcclSettings, AnyOtherValueIsAOneLineErrorNamingTheVariable) {
   EXPECT_EQ(parse_register_setting("on"), std::nullopt);
 }
 
+// The one rule every path from a file into an environment applies (review R1): a profile's env,
+// a results file's group env, --env-group and a space file's groups.
+TEST(NcclSettings, DeployableSettingsAreNcclSettingsNcclEnvCanCarry) {
+  EXPECT_EQ(deployable_setting_problem("NCCL_SOCKET_NTHREADS", "4"), std::nullopt);
+  EXPECT_EQ(deployable_setting_problem("NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"), std::nullopt);
+  EXPECT_EQ(deployable_setting_problem("TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK", "1"), std::nullopt);
+  const std::pair<const char*, const char*> refused[] = {
+      {"LD_PRELOAD", "not an NCCL setting"},
+      {"BASH_ENV", "not an NCCL setting"},
+      {"CCTUNE_WORKLOAD_STEPS", "not an NCCL setting"},
+      {"NCCL_TUNER_PLUGIN", "set by cctune itself"},
+      {"NCCL_PROFILER_PLUGIN", "names a library"},
+      {"NCCL_NET_PLUGIN", "names a library"},
+      {"NCCL_DEBUG_FILE", "names a library NCCL loads or a file"},
+      {"NCCL_CONF_FILE", "a file it reads or writes"},
+  };
+  for (const auto& [key, what] : refused) {
+    const auto p = deployable_setting_problem(key, "/tmp/x");
+    ASSERT_TRUE(p) << key;
+    EXPECT_NE(p->what.find(what), std::string::npos) << key << ": " << p->what;
+  }
+  for (const char* value : {"", "a b", "$(id)", "x\ny", "`id`", "a;b"}) {
+    const auto p = deployable_setting_problem("NCCL_SOCKET_IFNAME", value);
+    ASSERT_TRUE(p) << value;
+    EXPECT_NE(p->what.find("nccl.env cannot carry"), std::string::npos) << p->what;
+    EXPECT_EQ(p->what.find('\n'), std::string::npos) << p->what;
+  }
+}
+
 }  // namespace
 }  // namespace cctune

@@ -29,7 +29,6 @@ TEST(Groups, EnvGroup) {
   const auto g = parse_env_group("big:NCCL_BUFFSIZE=8388608,NCCL_NTHREADS=512");
   EXPECT_EQ(g.label, "big");
   EXPECT_EQ(g.env, (Env{{"NCCL_BUFFSIZE", "8388608"}, {"NCCL_NTHREADS", "512"}}));
-  EXPECT_EQ(parse_env_group("empty:").env, Env{});
   for (const char* bad : {"nolabel", ":A=1", "x:A", "x:=1", "a b:A=1"}) EXPECT_THROW(parse_env_group(bad), UsageError) << bad;
 }
 
@@ -53,15 +52,50 @@ TEST(Groups, EnvGroupTakesWhatASpaceFileTakes) {
       {"x:LD_PRELOAD=/tmp/a.so", "--env-group x sets LD_PRELOAD=/tmp/a.so, refused: LD_PRELOAD is not an NCCL setting"},
       {"x:TORCH_NCCL_BLOCKING_WAIT=1", "TORCH_NCCL_BLOCKING_WAIT is not an NCCL setting"},
       {"x:NCCL_TUNER_PLUGIN=/tmp/t.so", "NCCL_TUNER_PLUGIN is set by cctune itself"},
-      {"x:NCCL_SOCKET_IFNAME=eth0 eth1", "--env-group x sets NCCL_SOCKET_IFNAME=eth0 eth1, refused: nccl.env cannot carry the value"},
-      {"x:NCCL_DEBUG_FILE=$HOME/log", "nccl.env cannot carry the value"},
-      {"x:NCCL_BUFFSIZE=", "nccl.env cannot carry the value"},
+      {"x:NCCL_SOCKET_IFNAME=eth0 eth1",
+       "--env-group x sets NCCL_SOCKET_IFNAME=eth0 eth1, refused: NCCL_SOCKET_IFNAME is \"eth0 eth1\", which nccl.env cannot carry"},
+      {"x:NCCL_IB_HCA=$HOME", "nccl.env cannot carry"},
+      {"x:NCCL_BUFFSIZE=", "nccl.env cannot carry"},
       {"x:NCCL-X=1", "NCCL-X is not an NCCL setting"},
   };
   for (const auto& [text, message] : refused) {
     const std::string m = cctune::testing::thrown_description<UsageError>([&] { parse_env_group(text); });
     EXPECT_NE(m.find(message), std::string::npos) << text << ": " << m;
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+// A library NCCL loads or a file it reads or writes is the caller's to set, never a group's: a
+// group may come from someone else's space, profile or results file (review R1, J17: a profile
+// naming NCCL_PROFILER_PLUGIN replaced cctune's profiler half; NCCL_DEBUG_FILE writes anywhere).
+TEST(Groups, EnvGroupNamesNoLibraryAndNoFile) {
+  for (const char* key : {"NCCL_PROFILER_PLUGIN", "NCCL_NET_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_DEBUG_FILE", "NCCL_CONF_FILE",
+                          "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE"}) {
+    const std::string m = cctune::testing::thrown_description<UsageError>([&] { parse_env_group(std::string("x:") + key + "=/tmp/a"); });
+    EXPECT_NE(m.find(std::string(key) + " names a library NCCL loads or a file it reads or writes"), std::string::npos) << m;
+    EXPECT_NE(m.find("your own environment"), std::string::npos) << m;
+  }
+}
+
+// Labels are names as a space file's groups are, and none reads as another side (review R14).
+TEST(Groups, EnvGroupLabelsAreBoundedNamesOfTheirOwn) {
+  EXPECT_EQ(parse_env_group(std::string(64, 'a') + ":NCCL_BUFFSIZE=1").label, std::string(64, 'a'));
+  const std::pair<std::string, const char*> refused[] = {
+      {std::string(65, 'a') + ":NCCL_BUFFSIZE=1", "at most 64"},
+      {"..:NCCL_BUFFSIZE=1", "must start with a letter or digit"},
+      {".x:NCCL_BUFFSIZE=1", "must start with a letter or digit"},
+      {"default:NCCL_BUFFSIZE=1", "is reserved"},
+      {"profile:NCCL_BUFFSIZE=1", "is reserved"},
+      {"nvlink:NCCL_BUFFSIZE=1", "is reserved"},
+      {"x:", "sets nothing"},
+      {"x:NCCL_BUFFSIZE=1,NCCL_BUFFSIZE=2", "sets NCCL_BUFFSIZE twice"},
+      {"\x1b]0;PWN\a:NCCL_A=1", "--env-group label '\\x1b]0;PWN\\x07'"},
+  };
+  for (const auto& [text, message] : refused) {
+    const std::string m = cctune::testing::thrown_description<UsageError>([&] { parse_env_group(text); });
+    EXPECT_NE(m.find(message), std::string::npos) << text.substr(0, 80) << ": " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_LT(m.size(), 400u) << m;
   }
 }
 

@@ -103,6 +103,15 @@ TEST(WorkerEnvironment, IsCallerPlusGroupAndNothingElse) {
   EXPECT_EQ(nccl_variables(worker_environment(caller_off, group)), nccl);
 }
 
+// A caller who deployed a profile (`set -a; . nccl.env`) has CCTUNE_PROFILE set: no group reads
+// it, or "NCCL defaults" would run the old profile's rules (review R7); a group that sets its own
+// (verify's profile side) keeps it.
+TEST(WorkerEnvironment, NoGroupReadsTheCallersDeployedProfile) {
+  const std::map<std::string, std::string> caller = {{"PATH", "/bin"}, {"CCTUNE_PROFILE", "/old/profile.json"}};
+  EXPECT_EQ(worker_environment(caller, {{"NCCL_TUNER_PLUGIN", "STATIC_PLUGIN"}}).count("CCTUNE_PROFILE"), 0u);
+  EXPECT_EQ(worker_environment(caller, {{"CCTUNE_PROFILE", "/new/profile.json"}}).at("CCTUNE_PROFILE"), "/new/profile.json");
+}
+
 // Results record the register-local group's switch (issue 35): the one non-NCCL_ variable the
 // worker honours is part of its NCCL environment; PyTorch's other TORCH_* variables are not.
 TEST(WorkerProcess, NcclVariablesKeepTheBufferRegistrationSwitch) {

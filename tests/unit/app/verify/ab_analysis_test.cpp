@@ -92,10 +92,53 @@ TEST(AbAnalysis, GeomeanAndDroppedPairs) {
   const AbReport rep = analyze({win, loss}, {});
   EXPECT_NEAR(rep.geomean_speedup, 1.0, 1e-12);
   EXPECT_EQ(rep.rows[1].rounds, 2);
-  EXPECT_FALSE(rep.rows[1].note.empty());  // 2 rounds: coverage 0.5 < 0.95
+  EXPECT_EQ(rep.rows[1].verdict, Verdict::Undecided);  // 2 rounds: coverage 0.5 < 0.95
+  EXPECT_FALSE(rep.rows[1].note.empty());
   AbSamples none;
-  EXPECT_EQ(analyze_pair(none, {}).verdict, Verdict::Same);
+  EXPECT_EQ(analyze_pair(none, {}).verdict, Verdict::Undecided);  // nothing measured is no "same"
   EXPECT_THROW(analyze_pair(win, {.tolerance = -1}), UsageError);
+  EXPECT_THROW(analyze_pair(win, {.tolerance = std::nan("")}), UsageError);
+  EXPECT_THROW(analyze_pair(win, {.tolerance = INFINITY}), UsageError);
+}
+
+// Below the target confidence there is no verdict either way (issue 43): on a job whose step
+// moved 26-45 ms between runs, 4 pairs (an 88 % interval) read "slower" where 6 read "same".
+TEST(AbAnalysis, TooFewPairsAreUndecidedWhateverTheirInterval) {
+  AbSamples slower;
+  slower.a_us = {100, 100, 100, 100};
+  slower.b_us = {120, 121, 119, 122};  // every pair 17 % slower
+  const AbRow r = analyze_pair(slower, {});
+  EXPECT_EQ(r.verdict, Verdict::Undecided);
+  EXPECT_EQ(r.more_pairs, 2);
+  EXPECT_NE(r.note.find("2 more pairs needed for a 95 % interval"), std::string::npos) << r.note;
+  EXPECT_LT(r.ci_high, 1.0);  // the interval is still reported
+  for (int n = 1; n <= 5; ++n) {
+    AbSamples s = synthetic(100, 80, 0.01, n, 11);
+    EXPECT_EQ(analyze_pair(s, {}).verdict, Verdict::Undecided) << n;
+  }
+  EXPECT_EQ(analyze_pair(synthetic(100, 80, 0.01, 6, 11), {}).verdict, Verdict::Faster);
+  const AbReport rep = analyze({slower, synthetic(100, 110, 0.01, 6, 2)}, {});
+  EXPECT_EQ(rep.undecided, 1);
+  EXPECT_EQ(rep.slower, 1);
+}
+
+TEST(AbAnalysis, PairsForConfidenceAndDecided) {
+  EXPECT_EQ(pairs_for_confidence(0.95), 6);  // 1 - 2/2^6 = 0.969
+  EXPECT_EQ(pairs_for_confidence(0.75), 3);
+  EXPECT_EQ(pairs_for_confidence(1 - 0.05 / 3), 7);  // three looks at 5 % in all
+  EXPECT_NEAR(per_look_confidence(0.95, 4), 0.9875, 1e-12);
+  AbRow same;
+  same.verdict = Verdict::Same;
+  same.ci_low = 0.99, same.ci_high = 1.015;
+  EXPECT_TRUE(decided(same, 0.02));
+  same.ci_high = 1.05;  // reaches past the tolerance: "same" only because the pairs could not tell
+  EXPECT_FALSE(decided(same, 0.02));
+  AbRow faster;
+  faster.verdict = Verdict::Faster;
+  EXPECT_TRUE(decided(faster, 0.02));
+  AbRow undecided;
+  undecided.verdict = Verdict::Undecided;
+  EXPECT_FALSE(decided(undecided, 0.02));
 }
 
 }  // namespace

@@ -111,6 +111,28 @@ TEST(ProfileParse, RefusesWhatIsNotAProfile) {
             std::string::npos);
 }
 
+// A profile from elsewhere sets only what a group may set (review R1, J16: LD_PRELOAD, BASH_ENV
+// and cctune's own CCTUNE_WORKLOAD_STEPS reached the job through profile.env; J25: a profiler
+// plugin path replaced cctune's profiler half). Refused in one line naming the key.
+TEST(ProfileParse, EnvTakesOnlyWhatAGroupMaySet) {
+  const auto with_env = [](const std::string& key, const std::string& value) {
+    return R"({"schema": "cctune.profile/1", "provenance": {"nccl_version": "2.28.3"}, "env": {")" + key + R"(": ")" + value +
+           R"("}, "rules": []})";
+  };
+  EXPECT_TRUE(parse_profile(with_env("NCCL_MIN_CTAS", "32")).profile);
+  const std::pair<std::string, std::string> refused[] = {
+      {"LD_PRELOAD", "/tmp/marker.so"},   {"BASH_ENV", "/tmp/x.sh"},
+      {"CCTUNE_WORKLOAD_STEPS", "7"},     {"NCCL_PROFILER_PLUGIN", "/opt/vendor/libnccl-profiler.so"},
+      {"NCCL_TUNER_PLUGIN", "/tmp/t.so"}, {"NCCL_SOCKET_IFNAME", "eth0 eth1"},
+  };
+  for (const auto& [key, value] : refused) {
+    const std::string e = error_of(with_env(key, value));
+    EXPECT_NE(e.find("profile.env sets " + key), std::string::npos) << key << ": " << e;
+    EXPECT_NE(e.find("refused"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+}
+
 TEST(ProfileParse, NamesTheBadFieldOfARule) {
   auto with = [](const std::string& field, const std::string& value) {
     std::string rule = kGoodRule;

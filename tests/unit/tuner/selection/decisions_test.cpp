@@ -35,6 +35,7 @@ std::vector<JobPoint> startup_job() {
 TEST(Decisions, AStartUpCallDoesNotVetoAGroupTheJobGainsFrom) {
   TuneOptions options;
   options.job_weights = startup_job();
+  options.job_step_us = 150000;  // the job's step: without one no group is deployed (do_no_harm_test.cpp)
   const TuneOutputs out = tune_results(fixture("startup_veto.results.json"), options);
   // On 8646a77: "group sockets-4x4 not eligible: slower than NCCL's default at 28 bytes (broadcast)".
   EXPECT_EQ(out.group, "sockets-4x4");
@@ -75,7 +76,14 @@ TEST(Decisions, AGroupWhoseTotalGainIsWithinItsIntervalIsNotChosen) {
 }
 
 TEST(Decisions, NoiseAtSmallSizesDoesNotBecomeRulesNorVetoAGroup) {
-  const TuneOutputs out = tune_results(fixture("noise_grid.results.json"), TuneOptions{});
+  // channels-16 scores best; it takes SMs, so tune withholds it (do_no_harm_test.cpp) and tune
+  // --job's candidate forces it: the decisions below are that candidate's.
+  const TuneOutputs scored = tune_results(fixture("noise_grid.results.json"), TuneOptions{});
+  ASSERT_TRUE(scored.withheld);
+  EXPECT_EQ(scored.withheld->group, "channels-16");
+  TuneOptions forced;
+  forced.force_group = "channels-16";
+  const TuneOutputs out = tune_results(fixture("noise_grid.results.json"), forced);
   // 8-128 B: 8% at ~12 us with 1.5% intervals clears neither the 0.75 us floor at the ends of
   // the intervals: no rule (on 8646a77, ring/ll ch=4 from 0 B to 128 B).
   for (const ProfileRule& rule : out.profile.rules) EXPECT_GE(rule.min_bytes, MiB) << rule.min_bytes;
@@ -141,26 +149,37 @@ TEST(Decisions, AMeasuredBaselineEntryOutOfShapeIsRefusedByName) {
 // Recorded on 2 x H200 (tests/fixtures/tuning/device/README.md). On NVLink the sweep measured
 // channels-32 5 % faster in the job's collective time, and tune proposed it; on the job it was
 // "same" (verify --job 1.149 [0.938, 1.667], tune --job 1.049 [1.009, 1.436]): the collectives
-// are a few percent of the step. Held against the job's step, that saving changes nothing.
+// are a few percent of the step. Held against the job's step, that saving changes nothing; and
+// as a group that takes SMs it is not deployed on collective time at all (do_no_harm.hpp).
 TEST(Decisions, AGainTheJobsStepCannotShowChangesNothing) {
   const auto ar = Collective::AllReduce;
   TuneOptions options;
   options.job_weights = {{ar, DType::Float32, 67125248, 2, 1, 1.0}};  // as recorded: one bucket a "step"
   const Results nvlink = fixture("device/nvlink_ddp_2xh200.results.json");
-  const TuneOutputs sweep_only = tune_results(nvlink, options);  // no step time: the collective time decides
-  EXPECT_EQ(sweep_only.group, "channels-32");
-  EXPECT_FALSE(sweep_only.kept_defaults);
+  const TuneOutputs sweep_only = tune_results(nvlink, options);
+  ASSERT_TRUE(sweep_only.withheld);
+  EXPECT_EQ(sweep_only.withheld->group, "channels-32");
+  EXPECT_EQ(sweep_only.group, "default");
   options.job_step_us = 3005.0 / 3;  // verify --job's default step, three buckets: a third a bucket
   const TuneOutputs out = tune_results(nvlink, options);
-  EXPECT_TRUE(out.kept_defaults);
   EXPECT_EQ(out.group, "default");
   EXPECT_TRUE(out.profile.env.empty());
   EXPECT_TRUE(out.profile.rules.empty());
-  EXPECT_GT(out.step_saving_us, 0.0);
-  EXPECT_LT(out.step_saving_us, 0.02 * options.job_step_us);
   EXPECT_FALSE(out.profile.measured_baseline.empty());  // the watch still has NCCL's defaults to compare with
   const std::string summary = format_tune_summary(out, false);
-  EXPECT_NE(summary.find("# no change: the best profile measured saves"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("# not deployed: group channels-32"), std::string::npos) << summary;
+  // The step gate on its own, with a group that takes no SMs: over sockets sockets-2x2 saves about
+  // 20 ms a step; held against a step a thousand times longer, the job could not show it.
+  TuneOptions long_step;
+  long_step.job_weights = {{ar, DType::Float32, 67125248, 2, 2, 1.0}};
+  long_step.job_step_us = 34316.0 * 1000;
+  const TuneOutputs kept = tune_results(fixture("device/socket_ddp_2xh200.results.json"), long_step);
+  EXPECT_TRUE(kept.kept_defaults);
+  EXPECT_EQ(kept.group, "default");
+  EXPECT_TRUE(kept.profile.env.empty());
+  EXPECT_GT(kept.step_saving_us, 0.0);
+  EXPECT_LT(kept.step_saving_us, 0.02 * long_step.job_step_us);
+  EXPECT_NE(format_tune_summary(kept, false).find("# no change: the best profile measured saves"), std::string::npos);
 
   // FSDP2 on NVLink: an all-gather and a reduce-scatter a step, 9 calls of the job's 11.2 ms.
   TuneOptions fsdp;
@@ -168,7 +187,7 @@ TEST(Decisions, AGainTheJobsStepCannotShowChangesNothing) {
                       {Collective::ReduceScatter, DType::Float32, 67125248, 2, 1, 3.0}};
   fsdp.job_step_us = 11170;
   const TuneOutputs f = tune_results(fixture("device/nvlink_fsdp2_2xh200.results.json"), fsdp);
-  EXPECT_TRUE(f.kept_defaults);
+  EXPECT_TRUE(f.withheld);  // channels-32 again: it takes SMs
   EXPECT_TRUE(f.profile.env.empty());
 }
 

@@ -32,6 +32,7 @@ TEST(JobTime, GridGeomeanPrefersOneGroupTheJobsTimeTheOther) {
 
   TuneOptions options;
   options.job_weights = ddp_job({{4, 1}, {KiB, 1}, {64 * KiB, 1}, {8 * MiB, 6}, {16 * MiB, 0.25}});
+  options.job_step_us = 1000;  // a 1 ms step: without the job's step no group is deployed (do_no_harm.hpp)
   const TuneOutputs job = tune_results(ddp_fixture(), options);
   EXPECT_EQ(job.group, "buffsize-8M");
   EXPECT_EQ(job.profile.env.at("NCCL_BUFFSIZE"), "8388608");
@@ -57,6 +58,7 @@ TEST(JobTime, RulesOnlyAtSizesTheJobIssues) {
   // A job of large buckets only: the 4 B rule every grid tune writes is worth nothing to it.
   TuneOptions options;
   options.job_weights = ddp_job({{8 * MiB, 6}, {16 * MiB, 1}});
+  options.job_step_us = 1000;  // a 1 ms step: without the job's step no group is deployed (do_no_harm.hpp)
   const TuneOutputs out = tune_results(ddp_fixture(), options);
   EXPECT_EQ(out.group, "buffsize-8M");
   EXPECT_TRUE(out.profile.rules.empty());
@@ -116,6 +118,7 @@ TEST(JobTime, TheJobsDataTypeIsWhatIsCompared) {
   };
   TuneOptions options;
   options.job_weights = {{Collective::AllReduce, DType::Int32, 8 * MiB, 8, 1, 6}};
+  options.job_step_us = 1000;                                  // a 1 ms step: without the job's step no group is deployed (do_no_harm.hpp)
   EXPECT_DOUBLE_EQ(at_8mib(tune_results(r, options)), 126.0);  // buffsize-8M's int32 default
   options.job_weights[0].dtype = DType::Float32;
   EXPECT_DOUBLE_EQ(at_8mib(tune_results(r, options)), 63.0);

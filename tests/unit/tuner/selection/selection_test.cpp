@@ -83,7 +83,10 @@ TEST(Selection, ProfileEnvHoldsTheGroupsSettingsNotTheSweepsPlugin) {
     run.nccl_env["NCCL_NVLS_ENABLE"] = "0";
     run.nccl_env["NCCL_DEBUG"] = "WARN";
   }
-  const TuneOutputs out = tune_results(results, TuneOptions{});
+  // The group takes SMs: tune withholds it (do_no_harm_test.cpp); tune --job deploys it by name.
+  TuneOptions forced;
+  forced.force_group = "channels-32";
+  const TuneOutputs out = tune_results(results, forced);
   ASSERT_EQ(out.group, "channels-32");
   const std::map<std::string, std::string> want = {{"NCCL_MAX_CTAS", "32"}, {"NCCL_MIN_CTAS", "32"}};
   EXPECT_EQ(out.profile.env, want);  // the caller's NVLS=0 is provenance, not a setting to deploy
@@ -100,6 +103,26 @@ TEST(Selection, EmulatedHostIdsStayOutOfTheProfile) {
   const TuneOutputs out = tune_results(results, TuneOptions{});
   EXPECT_EQ(out.profile.env.count("NCCL_HOSTID"), 0u);
   EXPECT_NO_THROW(format_env_file(out.profile, {"/opt/lib/libnccl-tuner-cctune.so", "/out/profile.json"}));
+}
+
+// A results file may come from someone else: its groups' env becomes the profile's, nccl.env's and
+// tune --job's runs' (review R1, J16: LD_PRELOAD in a group's env reached all three). Refused in
+// one line naming the group and the key, whichever group would win.
+TEST(Selection, ResultsGroupEnvTakesOnlyWhatAGroupMaySet) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"LD_PRELOAD", "/tmp/marker.so"}, {"NCCL_NET_PLUGIN", "/tmp/net.so"}, {"NCCL_SOCKET_IFNAME", "eth0 eth1"}}) {
+    Results results = fixture("h200x8_allreduce.results.json");
+    results.runs.back().env[key] = value;
+    try {
+      tune_results(results, TuneOptions{});
+      ADD_FAILURE() << key << " was accepted";
+    } catch (const UsageError& e) {
+      const std::string m = e.describe();
+      EXPECT_NE(m.find("group \"" + results.runs.back().group + "\" sets " + key), std::string::npos) << m;
+      EXPECT_NE(m.find("refused"), std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+  }
 }
 
 TEST(Selection, GroupThatDisablesNvlsKeepsItAndOlderResultsDoNot) {
@@ -165,11 +188,17 @@ TEST(Selection, PicksNvlsWhereItWinsAndRecordsWhatWasOffered) {
   EXPECT_EQ(back.profile->provenance, out.profile.provenance);
 }
 
-TEST(Selection, SingleNodePicksRaisedCeilingGroupAndMergesRanges) {
+// The raised-ceiling group scores best; it takes SMs, so tune names it and withholds it
+// (do_no_harm_test.cpp), and tune --job's candidate forces it: these are that candidate's rules.
+TEST(Selection, SingleNodeScoresRaisedCeilingGroupBestAndMergesItsRanges) {
   TuneOptions options;
   options.space = "default";
   options.results_path = "h200x8_allreduce.results.json";
   options.topology_fingerprint = "9f2c4e";  // the app's, from topo::topology_of (topology_section_test)
+  const TuneOutputs scored = tune_results(fixture("h200x8_allreduce.results.json"), options);
+  ASSERT_TRUE(scored.withheld);
+  EXPECT_EQ(scored.withheld->group, "channels-32");
+  options.force_group = "channels-32";
   const TuneOutputs out = tune_results(fixture("h200x8_allreduce.results.json"), options);
 
   EXPECT_EQ(out.group, "channels-32");
@@ -334,7 +363,9 @@ TEST(Selection, NoiseWidensKeepDefault) {
 // did not read faster keeps NCCL's default, and the rule that covered it stops at the sizes confirmed.
 TEST(Selection, AnUnconfirmedSizeKeepsTheDefaultAndItsRuleShrinks) {
   const Results results = fixture("h200x8_allreduce.results.json");
-  const TuneOutputs proposed = tune_results(results, TuneOptions{});
+  TuneOptions forced;  // the group whose rules the fixture's sizes hold (withheld unless forced)
+  forced.force_group = "channels-32";
+  const TuneOutputs proposed = tune_results(results, forced);
   std::vector<const SizeDecision*> ruled;
   for (const SizeDecision& d : proposed.decisions)
     if (d.switched && d.shape.collective == Collective::AllReduce) ruled.push_back(&d);
@@ -342,7 +373,7 @@ TEST(Selection, AnUnconfirmedSizeKeepsTheDefaultAndItsRuleShrinks) {
   ASSERT_EQ(ruled.size(), 3u);
   ASSERT_EQ(ruled[1]->size_bytes, 32u << 20);
   const std::size_t rules_before = proposed.profile.rules.size();
-  TuneOptions options;
+  TuneOptions options = forced;
   for (const SizeDecision* d : ruled) options.confirmations.push_back({d->shape, d->size_bytes, 1.10, 1.05, 1.15, true});
   options.confirmations[1] = {ruled[1]->shape, ruled[1]->size_bytes, 1.01, 0.97, 1.05, false};
   const TuneOutputs confirmed = tune_results(results, options);
@@ -359,14 +390,14 @@ TEST(Selection, AnUnconfirmedSizeKeepsTheDefaultAndItsRuleShrinks) {
   EXPECT_EQ(confirmed.profile.rules[0].max_bytes, 4u << 20) << "the 4 MiB..32 MiB rule now ends at its confirmed 4 MiB";
   EXPECT_EQ(confirmed.profile.measured_baseline.size(), proposed.profile.measured_baseline.size());
   // A size the round could not measure (a group of the proposed profile failed) keeps the default too.
-  TuneOptions unmeasured;
+  TuneOptions unmeasured = forced;
   unmeasured.confirmations.push_back({ruled[2]->shape, ruled[2]->size_bytes, 0, 0, 0, false});
   const TuneOutputs failed = tune_results(results, unmeasured);
   EXPECT_FALSE(decision_at(failed, Collective::AllReduce, ruled[2]->size_bytes).switched);
   EXPECT_NE(decision_at(failed, Collective::AllReduce, ruled[2]->size_bytes).why.find("could not measure"), std::string::npos);
   EXPECT_EQ(failed.profile.rules.size(), rules_before - 1);
   // Readings at sizes no rule was proposed for change nothing.
-  TuneOptions elsewhere;
+  TuneOptions elsewhere = forced;
   elsewhere.confirmations.push_back({ruled[0]->shape, 3, 0.5, 0.4, 0.6, false});
   EXPECT_EQ(tune_results(results, elsewhere).profile.rules.size(), rules_before);
 }

@@ -37,7 +37,7 @@ def out(name):
 
 
 def verify(name, env, expect_rc, extra=()):
-    return run(["verify", "--job", "--profile", profile, "--rounds", "4", "-o", out(name), *extra, "--", job], env, expect_rc, name)
+    return run(["verify", "--job", "--profile", profile, "--rounds", "6", "-o", out(name), *extra, "--", job], env, expect_rc, name)
 
 
 def step(name):
@@ -54,7 +54,7 @@ if os.path.exists(out("faster/verify_job.json")):
     with open(out("faster/job_runs.json")) as f:
         runs = json.load(f)["runs"]
     # Pairs alternate their order: default first in pair 1, the profile first in pair 2.
-    if [r["side"] for r in runs[:4]] != ["default", "profile", "profile", "default"] or len(runs) != 8:
+    if [r["side"] for r in runs[:4]] != ["default", "profile", "profile", "default"] or len(runs) != 12:
         failures.append(f"faster: run order {[r['side'] for r in runs]}")
     # A busy machine may make a run see two steps as one; its step time is still of the first
     # run's length (calls a step x ms per call).
@@ -126,7 +126,7 @@ for name, args in [("no_command", ["verify", "--job", "--profile", profile, "-o"
         failures.append(f"{name}: not one line: {p.stderr}")
 
 # tune --job: the sockets 4x4 candidate makes the job faster; its profile is written.
-p = run(["tune", socket_results, "--job", "--rounds", "4", "-o", out("tune"), "--", job],
+p = run(["tune", socket_results, "--job", "--rounds", "6", "-o", out("tune"), "--", job],
         {"TEST_JOB_FASTER_WITH": "NCCL_SOCKET_NTHREADS=4", "TEST_JOB_STEP_MS": "8"}, 0, "tune")
 if os.path.exists(out("tune/tune_job.json")):
     with open(out("tune/tune_job.json")) as f:
@@ -138,7 +138,7 @@ if os.path.exists(out("tune/tune_job.json")):
             if json.load(f)["env"].get("NCCL_SOCKET_NTHREADS") != "4":
                 failures.append("tune: the winner's profile lacks its env")
 # tune --job where no candidate helps: says so and writes no profile.
-p = run(["tune", socket_results, "--job", "--rounds", "4", "--tolerance", "0.5", "-o", out("tune_same"), "--", job],
+p = run(["tune", socket_results, "--job", "--rounds", "6", "--tolerance", "0.5", "-o", out("tune_same"), "--", job],
         {"TEST_JOB_STEP_MS": "8"}, 0, "tune_same")
 if "nothing beats NCCL's defaults" not in p.stdout or os.path.exists(out("tune_same/profile.json")):
     failures.append(f"tune_same: {p.stdout}")

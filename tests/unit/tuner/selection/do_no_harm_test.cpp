@@ -1,0 +1,76 @@
+// Issue 43, "do no harm": which process-level groups tune deploys on collective time alone, on
+// results recorded on 2 x H200 (tests/fixtures/tuning/device/) and the 8 x H200 fixture.
+#include "tuner/selection/do_no_harm.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/results_json.hpp"
+#include "tuner/export/outputs.hpp"
+#include "tuner/selection/selection.hpp"
+
+namespace cctune::tuner {
+namespace {
+
+Results fixture(const std::string& name) { return load_results(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/tuning/" + name); }
+
+TEST(DoNoHarm, SettingsThatTakeSms) {
+  for (const char* key : {"NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_P2P_NCHANNELS",
+                          "NCCL_MAX_P2P_NCHANNELS", "NCCL_NTHREADS"})
+    EXPECT_TRUE(takes_sms({{key, "32"}})) << key;
+  for (const char* key : {"NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_BUFFSIZE", "NCCL_P2P_LEVEL", "NCCL_IB_QPS_PER_CONNECTION"})
+    EXPECT_FALSE(takes_sms({{key, "4"}})) << key;
+}
+
+// On NVLink the sweep measured channels-32 (NCCL_MIN_CTAS=NCCL_MAX_CTAS=32) faster in a DDP job's
+// collective time; on the job it read 0.917 "slower" over 4 pairs. Without the job it is never
+// deployed, grid or workload, and tune says what would show it.
+TEST(DoNoHarm, AGroupThatTakesSmsIsWithheldAndNamed) {
+  const TuneOutputs grid = tune_results(fixture("h200x8_allreduce.results.json"), TuneOptions{});
+  ASSERT_TRUE(grid.withheld);
+  EXPECT_EQ(grid.withheld->group, "channels-32");
+  EXPECT_GT(grid.withheld->low, 1.0);
+  EXPECT_NE(grid.group, "channels-32");
+  EXPECT_TRUE(grid.profile.env.empty());
+  EXPECT_FALSE(grid.profile.rules.empty());  // the reference group's rules still apply
+  const std::string summary = format_tune_summary(grid, false);
+  EXPECT_NE(summary.find("# not deployed: group channels-32"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("cctune tune RESULTS --job"), std::string::npos) << summary;
+
+  TuneOptions workload;
+  workload.job_weights = {{Collective::AllReduce, DType::Float32, 67125248, 2, 1, 1.0}};
+  workload.job_step_us = 3005.0;
+  const TuneOutputs job = tune_results(fixture("device/nvlink_ddp_2xh200.results.json"), workload);
+  EXPECT_TRUE(job.profile.env.count("NCCL_MIN_CTAS") == 0);
+  // tune --job races it all the same: its candidates force a group, and a forced group is deployed.
+  TuneOptions forced;
+  forced.force_group = "channels-32";
+  const TuneOutputs raced = tune_results(fixture("h200x8_allreduce.results.json"), forced);
+  EXPECT_EQ(raced.group, "channels-32");
+  EXPECT_FALSE(raced.withheld);
+  EXPECT_EQ(raced.profile.env.at("NCCL_MIN_CTAS"), "32");
+}
+
+// Over sockets, sockets-2x2 takes no SMs: with the job's step time it is deployed (the job
+// measured 2.83x), and without one it is withheld: nothing says how much of it the step shows.
+TEST(DoNoHarm, WithoutTheStepTimeNoGroupIsDeployedForAWorkload) {
+  const Results socket = fixture("device/socket_ddp_2xh200.results.json");
+  TuneOptions options;
+  options.job_weights = {{Collective::AllReduce, DType::Float32, 67125248, 2, 2, 1.0}};
+  options.job_step_us = 34316.0;
+  const TuneOutputs timed = tune_results(socket, options);
+  EXPECT_FALSE(timed.withheld);
+  EXPECT_NE(timed.group, "default");
+  EXPECT_FALSE(timed.profile.env.empty());
+  options.job_step_us = 0;
+  const TuneOutputs untimed = tune_results(socket, options);
+  ASSERT_TRUE(untimed.withheld);
+  EXPECT_EQ(untimed.withheld->group, timed.group);
+  EXPECT_NE(untimed.withheld->why.find("no step time"), std::string::npos) << untimed.withheld->why;
+  EXPECT_EQ(untimed.group, "default");
+  EXPECT_TRUE(untimed.profile.env.empty());
+  // A grid asks for the collectives alone: a group that takes no SMs is deployed there.
+  EXPECT_FALSE(tune_results(socket, TuneOptions{}).withheld);
+}
+
+}  // namespace
+}  // namespace cctune::tuner
