@@ -19,6 +19,18 @@ namespace fs = std::filesystem;
 // A run's directory holds one file per process; more would be no job cctune can time.
 constexpr std::size_t kMaxProcessFiles = 4096;
 
+// A profiler file the run left: anything the job's processes wrote there, so a file cctune
+// cannot read is the run's failure (exit 1), not the user's input (review R12: it said "pass a
+// workload.json written by cctune workload import", exit 2).
+workload::Workload job_file(const std::string& path) {
+  try {
+    return workload_of(read_workload_doc(path, WorkloadDoc::Workload), path);
+  } catch (const UsageError& e) {
+    throw RuntimeFailure("the job's run left a profiler file cctune cannot read: " + e.what_only(),
+                         "check what else in the job writes workload.*.json files into CCTUNE_WORKLOAD's directory");
+  }
+}
+
 }  // namespace
 
 JobSide defaults_side() { return {"default", {}}; }
@@ -74,7 +86,7 @@ StepTime read_step_time(const std::string& workload_dir) {
       throw RuntimeFailure("the job's run left more than " + std::to_string(kMaxProcessFiles) + " profiler files in " +
                                text::terminal_text(workload_dir),
                            "time a job of fewer processes");
-    const workload::Workload w = workload_of(read_workload_doc(e.path().string(), WorkloadDoc::Workload), e.path().string());
+    const workload::Workload w = job_file(e.path().string());
     if (w.tuner) workload::add_tuner_report(out.tuner, *w.tuner);
     const workload::Communicator* busiest = workload::busiest_with_cadence(w, /*timed=*/true);
     if (!busiest) continue;

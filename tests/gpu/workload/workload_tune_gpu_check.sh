@@ -95,8 +95,8 @@ verify_rc=$rc
 echo "== replay: the captured step, NCCL's defaults against the same profile"
 "$cctune" replay "$wl" --profile "$profile" "${shape[@]}" --rounds 4 -o "$out/replay"
 rc=$?
-echo "replay exit status: $rc (0: not slower per step, 4: slower beyond noise)"
-[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || { echo "FAIL: replay exited $rc"; exit 1; }
+echo "replay exit status: $rc (0: not slower per step, 4: slower beyond noise, 6: undecided: 4 rounds)"
+[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || [ "$rc" -eq 6 ] || { echo "FAIL: replay exited $rc"; exit 1; }
 [ -f "$out/replay/replay.json" ] || { echo "FAIL: no $out/replay/replay.json"; exit 1; }
 if python3 -c 'import torch' 2>/dev/null; then
   echo "== the DDP job again, with the profile deployed ($envfile)"

@@ -5,9 +5,11 @@ libcctune-selftest.so, which sleeps per op instead of running NCCL, and consults
 NCCL_TUNER_PLUGIN as NCCL does). What it checks is the command's plumbing, not NCCL:
 profile in, interleaved default/profile groups with the right env (the profile group keeps
 its own NCCL_TUNER_PLUGIN=<the .so> and CCTUNE_PROFILE), table and verify.json out, exit
-codes. To make the profile group measurably slower or faster, the profile's env sets
-CCTUNE_SELFTEST_SLOWDOWN (a factor the stand-in applies to its sleep), which only the
-profile group's workers see. Real NCCL: tests/gpu/verify_gpu_check.sh.
+codes. To make the profile group measurably slower or faster, the profile's env sets an NCCL
+setting (NCCL_BUFFSIZE: a profile may set nothing else) and every worker gets
+CCTUNE_SELFTEST_SLOWDOWN_WITH=NCCL_BUFFSIZE=<it>:FACTOR, a factor the stand-in applies to its
+sleeps only where that setting is in force, as a real one changes NCCL's speed. Real NCCL:
+tests/gpu/verify_gpu_check.sh.
 
 usage: verify_plumbing.py SCENARIO --cctune BIN --mpiexec MPIEXEC --workdir DIR
 scenarios: same (exit 0), regress (exit 4), faster (exit 0), bad_profile (exit 2); workload_regress
@@ -38,7 +40,9 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     prof = os.path.join(work, "profile.json")
-    env_of = {"same": {}, "regress": {"CCTUNE_SELFTEST_SLOWDOWN": "3"}, "faster": {"CCTUNE_SELFTEST_SLOWDOWN": "0.3"}}
+    setting = {"NCCL_BUFFSIZE": "4194304"}
+    env_of = {"same": {}, "regress": setting, "faster": setting}
+    factor_of = {"same": "1", "regress": "3", "faster": "0.3"}
     if o.scenario == "bad_profile":
         with open(prof, "w") as f:
             f.write('{"schema": "cctune.profile/1", "rules": [{"collective": "allreduce"}]}')
@@ -48,8 +52,10 @@ def main():
     e = dict(os.environ)
     e["CCTUNE_NCCL_MODULE"] = os.path.join(os.path.dirname(os.path.abspath(o.cctune)), "tests", "libcctune-selftest.so")
     e["CCTUNE_SELFTEST_GPUS"] = "2"
-    for k in ("CCTUNE_TEST_FAULT", "CCTUNE_SELFTEST_SLOWDOWN", "CCTUNE_PROFILE", "NCCL_TUNER_PLUGIN"):
+    for k in ("CCTUNE_TEST_FAULT", "CCTUNE_SELFTEST_SLOWDOWN", "CCTUNE_PROFILE", "NCCL_TUNER_PLUGIN", "NCCL_BUFFSIZE"):
         e.pop(k, None)
+    if o.scenario in factor_of:
+        e["CCTUNE_SELFTEST_SLOWDOWN_WITH"] = "NCCL_BUFFSIZE=4194304:" + factor_of[o.scenario]
     rounds = 6
     # The rules cover 4M and 8M: the default sizes (powers of two around the boundaries that a
     # rule covers). Sleeps of 0.2-0.4 ms dominate the timer noise; the wide tolerance keeps

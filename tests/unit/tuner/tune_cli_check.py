@@ -35,7 +35,10 @@ print(so, se)
 check(rc == 0, f"tune exit code {rc}")
 for name in ("profile.json", "nccl.env", "nccl_tuner.conf"):
     check(os.path.isfile(os.path.join(out, name)), f"{name} written")
-check("process-level group: channels-32" in so, "summary names the chosen group")
+# channels-32 scores best and takes SMs: tune names it and keeps NCCL's environment (issue 43,
+# "do no harm"), saying how to race it on the job.
+check("process-level group: default" in so and "# not deployed: group channels-32" in so and "cctune tune RESULTS --job" in so,
+      "summary names the group it withholds and how to race it")
 env = subprocess.run(["env", "-i", "/bin/bash", "-c", 'set -a; . "$0" || exit 9; env', os.path.join(out, "nccl.env")],
                      capture_output=True, text=True)
 check(env.returncode == 0, f"bash sources nccl.env (rc {env.returncode}: {env.stderr})")
@@ -44,7 +47,7 @@ check(values.get("CCTUNE_PROFILE") == os.path.join(os.path.abspath(out), "profil
 plugin = values.get("NCCL_TUNER_PLUGIN", "")
 check(os.path.isabs(plugin) and plugin.endswith("libnccl-tuner-cctune.so"), f"NCCL_TUNER_PLUGIN absolute: {plugin}")
 check(os.path.isfile(plugin), f"the plugin exists at {plugin} (build target nccl-tuner-cctune)")
-check(values.get("NCCL_MIN_CTAS") == "32" and values.get("NCCL_MAX_CTAS") == "32", "the group's env is in nccl.env")
+check("NCCL_MIN_CTAS" not in values and "NCCL_MAX_CTAS" not in values, "the withheld group's env is not in nccl.env")
 schema = json.load(open(os.path.join(source, "configs", "schema", "profile.schema.json")))
 profile = json.load(open(os.path.join(out, "profile.json")))
 try:
@@ -53,11 +56,11 @@ except jsonschema.ValidationError as e:
     check(False, f"profile.json valid against the schema: {e.message}")
 check(profile["provenance"]["nccl_version"] == "2.28.3", "provenance.nccl_version")
 check(profile["provenance"]["space"] == "default", "provenance.space from the results' settings")
-# Issue 35: 2 rules (the 8-512 B ring/ll ch=4 gain no longer clears the tolerance with its
-# interval), each over the sizes measured only.
-check(len(profile["rules"]) == 2, f"2 rules, got {len(profile['rules'])}")
+# Issue 35: rules only where the gain clears the tolerance with its interval (the 8-512 B ring/ll
+# ch=4 gain does not), each over the sizes measured only: the default group's 128 MiB tree/simple.
+check(len(profile["rules"]) == 1, f"1 rule, got {len(profile['rules'])}")
 conf = open(os.path.join(out, "nccl_tuner.conf")).read().splitlines()
-check([l for l in conf if not l.startswith("#")][0] == "allreduce,4194304,33554432,ring,simple,32,1,8,-1,-1", "first CSV line")
+check([l for l in conf if not l.startswith("#")][0] == "allreduce,134217728,134217728,tree,simple,24,1,8,-1,-1", "first CSV line")
 check(len(profile.get("measured_baseline", [])) == 10, "NCCL's measured default at each of the 10 sizes")
 
 rc, so, se = run(os.path.join(fixtures, "h200x8_allreduce.results.json"), "-o", os.path.join(work, "fc"), "--functional-check")

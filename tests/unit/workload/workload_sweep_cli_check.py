@@ -186,7 +186,14 @@ job = {"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log
 job_path = os.path.join(scratch, "job8.json")
 json.dump(job, open(job_path, "w"))
 p = run("tune", fixture, "--workload", job_path, "-o", os.path.join(scratch, "file"), "--plugin", "/opt/lib/libnccl-tuner-cctune.so")
-expect(p.stdout, r"^# process-level group: buffsize-8M", "tune --workload group")
+# Its capture has no step time: no process-level change on collective time alone (issue 43).
+expect(p.stdout, r"^# process-level group: default", "tune --workload without a step time keeps NCCL's environment")
+expect(p.stdout, r"^# not deployed: group buffsize-8M .*no step time.*cctune tune RESULTS --job", "tune --workload names the group withheld")
+# With the step time a capture with CCTUNE_WORKLOAD_STEP_TIMES=1 records, the group is deployed.
+job["communicators"][0]["cadence"] = {"calls_per_step": 7, "steps": 1.0, "timed_steps": 1, "step_ms": 1.0}
+json.dump(job, open(job_path, "w"))
+p = run("tune", fixture, "--workload", job_path, "-o", os.path.join(scratch, "file_timed"), "--plugin", "/opt/lib/libnccl-tuner-cctune.so")
+expect(p.stdout, r"^# process-level group: buffsize-8M", "tune --workload group with the job's step time")
 expect(p.stdout, r"^# no rules", "no rule at sizes the job never issues")
 p = run("tune", fixture, "--workload", ddp, "-o", os.path.join(scratch, "ddp"), rc=2)
 one_line_error(p, ["none of its communicators"], "workload of another shape")
