@@ -5,7 +5,10 @@
 namespace cctune::app {
 
 std::string changed_nothing(const tuner::Profile& profile, const std::optional<workload::TunerReport>& report) {
-  if (!profile.env.empty()) return {};
+  return profile.env.empty() ? rules_inert(report) : std::string();
+}
+
+std::string rules_inert(const std::optional<workload::TunerReport>& report) {
   if (!report || report->communicators == 0)
     return "NCCL did not load cctune's tuner in the job's processes (does the job pass NCCL_TUNER_PLUGIN and CCTUNE_PROFILE on to "
            "them? mpirun: -x NCCL_TUNER_PLUGIN -x CCTUNE_PROFILE)";

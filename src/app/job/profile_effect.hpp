@@ -14,9 +14,11 @@
 
 namespace cctune::app {
 
-// Why `profile` changed nothing in a run whose processes' tuner records merged to `report`
-// (nullopt: no process loaded cctune's tuner nor read a CCTUNE_PROFILE); empty when the profile
-// sets an environment (that changes the run whatever the tuner did) or steered calls.
+// Why the profile's rules steered no call in a run whose processes' tuner records merged to
+// `report` (nullopt: no process loaded cctune's tuner nor read a CCTUNE_PROFILE); empty when they
+// steered some.
+std::string rules_inert(const std::optional<workload::TunerReport>& report);
+// The same when `profile` also sets no environment: then it changed nothing at all in the run.
 std::string changed_nothing(const tuner::Profile& profile, const std::optional<workload::TunerReport>& report);
 
 }  // namespace cctune::app

@@ -181,6 +181,9 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
           write_summary(dir, under.path, args, race, base, nullptr, "no-change", why);
           return exit_code::ok;
         }
+        if (a_ms.size() == 1 && !under.profile.rules.empty())
+          if (const std::string why = rules_inert(profile_side_tuner(race)); !why.empty())
+            std::printf("# note: the profile's rules steered nothing in this job (%s); only its env is raced\n", why.c_str());
       }
       row = job_verdict(a_ms, b_ms, args.tolerance, confidence);
       if (decided(row, args.tolerance) || look == looks.back()) break;

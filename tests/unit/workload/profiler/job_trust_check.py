@@ -133,6 +133,11 @@ for name, profile, env, reason in [
     v = load(out(f"r8_{name}", "verify_job.json")) if os.path.exists(out(f"r8_{name}", "verify_job.json")) else {}
     if v.get("status") != "no-change" or reason not in v.get("no_change", "") or v.get("pairs_done") != 1 or "changed nothing" not in p.stdout:
         failures.append(f"R8 {name}: {v}\n{p.stdout}")
+# A profile with an env is raced (the env changes the job), and says its rules steered nothing.
+p = run(["verify", "--job", "--profile", fixture_profile, "--rounds", "1", "-o", out("r8_env"), "--", job], {"TEST_JOB_STEP_MS": "2"}, 6,
+        "R8 env only")
+if "rules steered nothing in this job (no rule of the profile is for the job's communicators" not in p.stdout:
+    failures.append(f"R8 env only: {p.stdout}")
 # ...and one whose rules the tuner applies is raced, and read faster where it makes the job faster.
 p = run(["verify", "--job", "--profile", rules_here_path, "-o", out("r8_steered"), "--", job],
         {"TEST_JOB_FASTER_WHEN_STEERED": "1", "TEST_JOB_STEP_MS": "10"}, 0, "R8 steered")
