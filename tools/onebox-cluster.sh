@@ -57,6 +57,6 @@ case $cmd in
   shape) cmd_shape "$@" ;;
   link) cmd_link "$@" ;;
   -h|--help|help) usage ;;
-  '') usage >&2; exit 2 ;;
+  '') usage_die "no command. Fix: one of up, run, status, env, shape, link, down (--help lists them)" ;;
   *) usage_die "unknown command '$cmd'. Fix: one of up, run, status, env, shape, link, down (--help)" ;;
 esac

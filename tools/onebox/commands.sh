@@ -7,7 +7,7 @@ require_up() {
   # The settings up chose (nics, slurm, ...), for cluster_env and the checks below.
   local k v
   while IFS='=' read -r k v; do
-    case $k in hosts|nics|mtu|gpus_per_host|slots|slurm|link) printf -v "$k" '%s' "$v" ;; esac
+    case $k in hosts|nics|mtu|gpus_per_host|slots|slurm|link|iproute) printf -v "$k" '%s' "$v" ;; esac
   done < "$state/cluster.conf"
   with_slurm=$slurm
 }
@@ -39,7 +39,6 @@ cmd_env() {
 
 cmd_status() {
   (($# == 0)) || usage_die "status takes no arguments"
-  [[ -d $state ]] || { echo "onebox: no cluster '$name' is up ($state)"; exit 1; }
   require_up
   local ok=0 h pid
   echo "cluster '$name' ($state): $hosts host(s), $nics NIC(s) each, MTU $mtu, GPUs per host: ${gpus_per_host:-not set}"
@@ -64,7 +63,7 @@ parse_target() {
   local h=${1%%:*} i=${1#*:}
   [[ $1 == *:* ]] || usage_die "'$1': HOST:NIC, e.g. node1:eth0"
   host_known "$h" || unknown_host "$h"
-  [[ $i =~ ^eth([0-9]+)$ ]] && ((BASH_REMATCH[1] < nics)) || usage_die "'$1': unknown NIC '$i' (hosts have eth0..eth$((nics - 1))). Fix: name one of them"
+  [[ $i =~ ^eth([0-9]+)$ ]] && ((BASH_REMATCH[1] < nics)) || usage_die "'$1': unknown NIC '$i' (hosts have $(nic_list "$nics")). Fix: name one of them"
   t_host=${h#node} t_nic=${i#eth}
 }
 

@@ -5,7 +5,7 @@
 # shellcheck shell=bash
 
 check_kernel() {  # check_kernel NEED_NETEM(0|1)
-  local need_netem=$1 rc ipq tcq
+  local need_netem=$1 rc=0 ipq tcq
   ipq=$(printf '%q ' "${IP[@]}") tcq=$(printf '%q ' "${TC[@]}")
   unshare --net --uts -- bash -c "
     $ipq link add obk0 type veth peer name obk1 >/dev/null 2>&1 || exit 11
@@ -16,8 +16,7 @@ check_kernel() {  # check_kernel NEED_NETEM(0|1)
       $tcq qdisc add dev obk0 root handle 1: netem delay 10us >/dev/null 2>&1 || exit 14
     fi
     hostname onebox-probe 2>/dev/null || exit 15
-  "
-  rc=$?
+  " || rc=$?
   local emulate="or use cctune's one-stack test mode knowingly (cctune sweep --emulate-nodes K: one hostname, one unshaped loopback)"
   case $rc in
     0) return 0 ;;

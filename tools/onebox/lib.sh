@@ -66,6 +66,8 @@ ensure_root_dir() {
 # LD_LIBRARY_PATH for ip and tc only, never for anything else that runs on a host.
 find_iproute() {
   IP=() TC=()
+  # The folder up used, recorded with the cluster: later shape/link calls need no variable.
+  if [[ -z ${ONEBOX_IPROUTE:-} && -n ${iproute:-} ]]; then ONEBOX_IPROUTE=$iproute; fi
   if [[ -n ${ONEBOX_IPROUTE:-} ]]; then
     local root d libs=
     root=$(cd "$ONEBOX_IPROUTE" 2>/dev/null && pwd) || die "ONEBOX_IPROUTE=$ONEBOX_IPROUTE is not a folder. Fix: point it at tools/onebox-carry.sh's output"
@@ -84,9 +86,13 @@ find_iproute() {
       || die "ip and tc are not on PATH. Fix: apt-get install iproute2, or carry one (tools/onebox-carry.sh DIR here, ONEBOX_IPROUTE=DIR there)"
     IP=(ip) TC=(tc)
   fi
-  "${IP[@]}" -V >/dev/null 2>&1 || die "'${IP[*]} -V' does not run (a library missing?). Fix: prepare ONEBOX_IPROUTE again with tools/onebox-carry.sh"
-  "${TC[@]}" -V >/dev/null 2>&1 || die "'${TC[*]} -V' does not run (a library missing?). Fix: prepare ONEBOX_IPROUTE again with tools/onebox-carry.sh"
+  local fix="prepare ONEBOX_IPROUTE again with tools/onebox-carry.sh"
+  [[ -n ${ONEBOX_IPROUTE:-} ]] || fix="install iproute2, or carry one (tools/onebox-carry.sh DIR, then ONEBOX_IPROUTE=DIR)"
+  "${IP[@]}" -V >/dev/null 2>&1 || die "'${IP[*]: -1} -V' does not run. Fix: $fix"
+  "${TC[@]}" -V >/dev/null 2>&1 || die "'${TC[*]: -1} -V' does not run. Fix: $fix"
 }
+
+iproute_root() { if [[ -n ${ONEBOX_IPROUTE:-} ]]; then (cd "$ONEBOX_IPROUTE" && pwd); fi; }
 
 need_base_tools() {
   [[ $(id -u) -eq 0 ]] || die "must run as root (namespaces, links and qdiscs need CAP_SYS_ADMIN and CAP_NET_ADMIN)"

@@ -5,7 +5,7 @@
 # shellcheck shell=bash
 
 nic_address() { echo "10.$((100 + $2)).0.$(($1 + 1))"; }  # host index, NIC index
-nic_subnets() { local i s=; for ((i = 0; i < $1; i++)); do s+=${s:+,}10.$((100 + i)).0.0/24; done; echo "$s"; }
+nic_list() { local i s=; for ((i = 0; i < $1; i++)); do s+=${s:+, }eth$i; done; echo "$s"; }  # "eth0, eth1"
 switch_port() { echo "n$1e$2"; }  # the switch's end of host $1's NIC $2
 
 # start_holder WHO HOSTNAME [HOSTS_FILE]: new namespaces held by tools/onebox/host-init.sh.

@@ -34,7 +34,7 @@ parse_up() {
     [[ $h =~ ^node([0-9]+)$ ]] && ((BASH_REMATCH[1] < hosts)) \
       || usage_die "--slow '$s': unknown host '$h' (this cluster: node0..node$((hosts - 1))). Fix: name one of them"
     [[ $i =~ ^eth([0-9]+)$ ]] && ((BASH_REMATCH[1] < nics)) \
-      || usage_die "--slow '$s': unknown NIC '$i' (hosts have eth0..eth$((nics - 1))). Fix: name one of them"
+      || usage_die "--slow '$s': unknown NIC '$i' (hosts have $(nic_list "$nics")). Fix: name one of them"
     parse_link "${s#*=}" --slow
     if [[ -n $link_latency || -n $link_loss ]]; then need_netem=1; fi
   done
@@ -42,7 +42,11 @@ parse_up() {
 
 # The GPUs each host sees: G per host, host h the h-th slice (CUDA_VISIBLE_DEVICES). auto: the
 # machine's GPUs split evenly, or none of this when it has none (CUDA_VISIBLE_DEVICES unset).
-machine_gpus() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || echo 0; }
+# ONEBOX_TEST_MACHINE_GPUS: tests of the split on machines without GPUs (CI) say how many there are.
+machine_gpus() {
+  if [[ -n ${ONEBOX_TEST_MACHINE_GPUS:-} ]]; then echo "$ONEBOX_TEST_MACHINE_GPUS"; return; fi
+  command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || echo 0
+}
 plan_gpus() {
   local total; total=$(machine_gpus)
   if [[ $gpus_per_host == auto ]]; then
@@ -64,8 +68,8 @@ write_host_files() {
   local h i
   mkdir -p "$state"/{ns,log,tmp,etc,hosts,bin}
   printf '%s\n' "${host_names[@]}" > "$state/hosts.list"
-  printf 'hosts=%s\nnics=%s\nmtu=%s\ngpus_per_host=%s\nslots=%s\nslurm=%s\nlink=%s\n' \
-    "$hosts" "$nics" "$mtu" "${gpus_per_host:-}" "$slots" "$with_slurm" "$link" > "$state/cluster.conf"
+  printf 'hosts=%s\nnics=%s\nmtu=%s\ngpus_per_host=%s\nslots=%s\nslurm=%s\nlink=%s\niproute=%s\n' \
+    "$hosts" "$nics" "$mtu" "${gpus_per_host:-}" "$slots" "$with_slurm" "$link" "$(iproute_root)" > "$state/cluster.conf"
   {
     echo "# one-box cluster '$name': bind-mounted on every host's /etc/hosts"
     echo "127.0.0.1 localhost"
@@ -93,9 +97,12 @@ cluster_env() {
   echo "ONEBOX_STATE=$state"
   echo "ONEBOX_HOSTFILE=$state/hostfile"
   echo "OMPI_MCA_plm_rsh_agent=$state/bin/onebox-rsh"
-  # Open MPI's TCP traffic and its daemons' wiring on the cluster's NICs, never loopback.
-  echo "OMPI_MCA_btl_tcp_if_include=$(nic_subnets "$nics")"
-  echo "OMPI_MCA_oob_tcp_if_include=$(nic_subnets "$nics")"
+  # Open MPI's TCP traffic and its daemons' wiring on eth0's subnet, never loopback. Only one
+  # subnet: Open MPI 4.1's TCP BTL over several subnets can hang at connect (a sweep over 3 hosts
+  # x 2 NICs here: "connect() to 10.101.0.1:1024 failed: Operation now in progress", as in
+  # open-mpi/ompi#4963). --mca btl_tcp_if_include on mpirun's command line overrides it.
+  echo "OMPI_MCA_btl_tcp_if_include=$(nic_address 0 0 | sed 's/\.[0-9]*$/.0/')/24"
+  echo "OMPI_MCA_oob_tcp_if_include=$(nic_address 0 0 | sed 's/\.[0-9]*$/.0/')/24"
   if [[ $with_slurm == 1 ]]; then slurm_env; fi
   return 0
 }
