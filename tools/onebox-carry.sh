@@ -59,12 +59,13 @@ for b in "$ip_bin" "$tc_bin"; do
   outside=$(LD_LIBRARY_PATH=$libs ldd "$b" | awk '$3 ~ /^\// { print $1, $3 }' | grep -vE "$glibc_libs" | grep -v " $dir/" || true)
   [[ -z $outside ]] || die "$b still takes libraries from this machine: $outside. Fix: add their packages to the list in $0"
 done
-need=$(objdump -T "$ip_bin" "$tc_bin" $(find "$dir" -name '*.so*' -type f) 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+mapfile -t carried_libs < <(find "$dir" -name '*.so*' -type f)
+need=$(objdump -T "$ip_bin" "$tc_bin" "${carried_libs[@]}" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
 {
   echo "iproute2 for tools/onebox-cluster.sh: ONEBOX_IPROUTE=$dir (or wherever this folder is carried)"
   echo "made by: $0 ($mode) on $(hostname) $(date -u +%FT%TZ)"
-  echo "ip: ${ip_bin#$dir/} ($(LD_LIBRARY_PATH=$libs "$ip_bin" -V))"
-  echo "tc: ${tc_bin#$dir/}"
+  echo "ip: ${ip_bin#"$dir"/} ($(LD_LIBRARY_PATH=$libs "$ip_bin" -V))"
+  echo "tc: ${tc_bin#"$dir"/}"
   echo "needs glibc: $need or later"
 } > "$dir/ONEBOX_IPROUTE.txt"
 say "ready: $dir ($(du -sh "$dir" | cut -f1), needs $need). There: ONEBOX_IPROUTE=<carried path> tools/onebox-cluster.sh up ..."

@@ -61,7 +61,7 @@ leaves_nothing() {
   left=
   for f in /proc/[0-9]*/cmdline; do
     [[ $f == "/proc/$$/cmdline" ]] && continue
-    cmd=$(tr '\0' ' ' < "$f" 2>/dev/null) || continue
+    { cmd=$(tr '\0' ' ' < "$f"); } 2>/dev/null || continue   # a process that ended meanwhile
     [[ $cmd == *"$state"* ]] && left+="${f%/cmdline}: $cmd; "
   done
   [[ -z $left ]] || fail "processes still name $state: $left"
