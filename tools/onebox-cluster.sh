@@ -5,7 +5,7 @@
 # through an rsh agent that enters a host, Slurm with one slurmd per host. docs/LAUNCHING.md,
 # "A cluster on one box", says what it emulates and what it does not.
 #
-#   onebox-cluster.sh [--name NAME] up --hosts N [--nics K] [--gpus-per-host G] [--link RATE[,LATENCY[,LOSS%]]]
+#   onebox-cluster.sh [--name NAME] up --hosts N [--nics K] [--gpus-per-host G] [--cpus-per-host C] [--link RATE[,LATENCY[,LOSS%]]]
 #                     [--slow HOST:NIC=RATE[,LATENCY[,LOSS%]]]... [--mtu BYTES] [--slots S] [--slurm]
 #   onebox-cluster.sh [--name NAME] run HOST [--] CMD...   # CMD on HOST (node0 is the head node)
 #   onebox-cluster.sh [--name NAME] status                 # hosts, links, daemons; exit 1 when broken

@@ -27,7 +27,8 @@ cmd_run() {
   local pid
   pid=$(holder_pid "$host") || die "host $host of cluster '$name' is not running. Fix: onebox-cluster.sh --name $name status"
   mapfile -t host_env < "$state/hosts/$host.env"
-  exec nsenter -t "$pid" -n -u -m --wd="$PWD" -- env "${host_env[@]}" "$@"
+  local pin; read -r -a pin <<<"$(host_pin "$host")"
+  exec nsenter -t "$pid" -n -u -m --wd="$PWD" -- "${pin[@]}" env "${host_env[@]}" "$@"
 }
 
 cmd_env() {

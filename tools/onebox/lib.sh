@@ -128,6 +128,14 @@ holder_pid() {
 hosts_of_state() { [[ -s $state/hosts.list ]] && cat "$state/hosts.list"; }
 host_known() { grep -qx -- "$1" "$state/hosts.list" 2>/dev/null; }
 
+# host_pin HOST: the words that put a command on HOST's CPUs (taskset -c LIST), or none where the
+# hosts share the machine's CPUs. Read from the host's environment file written by up.
+host_pin() {
+  local cpus
+  cpus=$(sed -n 's/^ONEBOX_CPUS=//p' "$state/hosts/$1.env" 2>/dev/null)
+  if [[ -n $cpus ]]; then echo "taskset -c $cpus"; fi
+}
+
 # in_ns WHO CMD...: run CMD in WHO's network (and, for a host, UTS and mount) namespaces.
 in_ns() {
   local who=$1 pid; shift

@@ -112,7 +112,8 @@ start_in_host() {
   local host=$1 prog=$2 holder rec; shift 2
   rec=$(slurm_dir)/$prog.$host
   holder=$(holder_pid "$host") || die "host $host is not running. Fix: onebox-cluster.sh --name $name down, then up again"
-  setsid nsenter -t "$holder" -n -u -m --wd=/ -- "$prog" -D "$@" >>"$(slurm_dir)/log/$prog.$host.out" 2>&1 </dev/null &
+  local pin; read -r -a pin <<<"$(host_pin "$host")"
+  setsid nsenter -t "$holder" -n -u -m --wd=/ -- "${pin[@]}" "$prog" -D "$@" >>"$(slurm_dir)/log/$prog.$host.out" 2>&1 </dev/null &
   local pid=$!
   for _ in $(seq 1 50); do [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "${prog:0:15}" ]] && break; sleep 0.1; done
   record_daemon "$rec" "$pid"
