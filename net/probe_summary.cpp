@@ -77,8 +77,8 @@ ProbeSummary summarize_pairs(const std::vector<ProbePair>& pairs, const ProbeOpt
     return row;
   };
   for (std::size_t i = 0; i < std::min(slowest_listed, rows.size()); ++i) s.slowest.push_back(summary_row(rows[i]));
-  // Far below the port: only where the port rate is known (ibverbs, or a NIC that
-  // reports its speed in sysfs); loopback and veth report none.
+  // Far below the port: only where the port rate is known (ibverbs, a NIC that reports its
+  // speed in sysfs, or a tc tbf on the interface); loopback reports none.
   s.port_rate_fraction_threshold = o.port_fraction_warn;
   bool any_rate = false;
   for (const auto& r : rows) {

@@ -12,9 +12,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "core/error.hpp"
+#include "topology/shaped_rate.hpp"
 
 namespace cctune::net {
 
@@ -39,6 +41,12 @@ double sysfs_speed_Gbps(const std::string& ifname) {
   long mbps = -1;
   if (in >> mbps && mbps > 0) return static_cast<double>(mbps) / 1000.0;
   return 0;
+}
+
+// What the interface carries: its speed, or a tc shaper's lower rate on it.
+double link_rate_Gbps(const std::string& ifname, const std::map<std::string, double>& shaped) {
+  const auto r = shaped.find(ifname);
+  return topo::effective_Gbps(sysfs_speed_Gbps(ifname), r == shaped.end() ? 0.0 : r->second);
 }
 
 bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
@@ -77,11 +85,12 @@ std::vector<Interface> list_ipv4_interfaces() {
   ifaddrs* head = nullptr;
   if (getifaddrs(&head) != 0) throw EnvironmentError("getifaddrs failed: " + errno_text());
   std::vector<Interface> out;
+  const auto shaped = topo::shaped_rates_Gbps();
   for (ifaddrs* a = head; a; a = a->ifa_next) {
     if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || !(a->ifa_flags & IFF_UP)) continue;
     char buf[INET_ADDRSTRLEN] = {};
     inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, buf, sizeof buf);
-    out.push_back({a->ifa_name, buf, sysfs_speed_Gbps(a->ifa_name)});
+    out.push_back({a->ifa_name, buf, link_rate_Gbps(a->ifa_name, shaped)});
   }
   freeifaddrs(head);
   return out;

@@ -30,7 +30,7 @@ class Fd {
 struct Interface {
   std::string name;
   std::string ipv4;   // dotted quad
-  double speed_Gbps = 0;  // /sys/class/net/<if>/speed; 0 when the driver does not say
+  double speed_Gbps = 0;  // /sys/class/net/<if>/speed, or a tc tbf's lower rate on it; 0: unknown
 };
 
 // IPv4 interfaces that are up, in getifaddrs order.

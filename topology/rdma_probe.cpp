@@ -8,7 +8,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+
+#include "topology/shaped_rate.hpp"
 
 namespace cctune::topo {
 
@@ -162,6 +165,8 @@ RdmaFacts probe_rdma() {
 
 std::vector<NetInterface> probe_net_interfaces(const std::string& sysfs_net) {
   std::vector<NetInterface> out;
+  // The shapers are the live machine's: only a live sysfs is matched against them.
+  const auto shaped = sysfs_net == "/sys/class/net" ? shaped_rates_Gbps() : std::map<std::string, double>{};
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(sysfs_net, ec)) {
     NetInterface i;
@@ -175,6 +180,7 @@ std::vector<NetInterface> probe_net_interfaces(const std::string& sysfs_net) {
     std::string speed = read_line(e.path() / "speed");
     long mbps = speed.empty() ? 0 : std::atol(speed.c_str());
     i.speed_Gbps = mbps > 0 ? mbps / 1000.0 : 0.0;
+    if (const auto r = shaped.find(i.name); r != shaped.end()) i.shaped_Gbps = r->second;
     std::string pci = link_basename(e.path() / "device");
     i.is_virtual = pci.empty();
     if (looks_like_pci(pci)) i.pci_bus_id = normalize_pci_bus_id(pci);

@@ -15,6 +15,12 @@ std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s;
 
 std::string gbps(double v) { return v > 0 ? fmt::format("{:.1f} GB/s", v) : "unknown"; }
 
+// "25 Gb/s", or with a tc shaper on it "10 Gb/s, shaped to 0.4 Gb/s" (the link carries the latter).
+std::string interface_rate(const NetInterface& i) {
+  std::string s = i.speed_Gbps > 0 ? fmt::format("{:g} Gb/s", i.speed_Gbps) : "speed n/a";
+  return i.shaped_Gbps > 0 ? s + fmt::format(", shaped to {:g} Gb/s", i.shaped_Gbps) : s;
+}
+
 std::string absence(const NodeTopology& node, const std::string& component) {
   for (const auto& a : node.absences)
     if (a.component == component) return a.reason;
@@ -110,7 +116,7 @@ void render_node(const NodeTopology& node, std::ostream& out) {
   if (node.net_interfaces.empty()) out << "    none\n";
   for (const auto& i : node.net_interfaces)
     out << fmt::format("    {:<12} {:<8} {:<12} mtu {:<6} {}{}\n", i.name, i.operstate,
-                       i.speed_Gbps > 0 ? fmt::format("{:g} Gb/s", i.speed_Gbps) : "speed n/a", i.mtu,
+                       interface_rate(i), i.mtu,
                        i.is_virtual ? "virtual" : "PCI " + i.pci_bus_id,
                        i.rdma_device.empty() ? "" : ", RDMA " + i.rdma_device);
 

@@ -72,7 +72,8 @@ struct Nic {
 struct NetInterface {
   std::string name;
   std::string operstate;            // "up", "down", "unknown"
-  double speed_Gbps = 0;            // 0: unknown (virtual interfaces report none)
+  double speed_Gbps = 0;            // the driver's (sysfs); 0: unknown. A veth says 10 whatever it carries
+  double shaped_Gbps = 0;           // a tc tbf's rate on its egress (topology/shaped_rate.hpp); 0: not shaped
   int mtu = 0;
   std::string mac;
   std::string pci_bus_id;           // empty for virtual interfaces

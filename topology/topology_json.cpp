@@ -184,11 +184,13 @@ json to_json(const NodeTopology& node, bool with_derived) {
   json gpus = json::array(), nics = json::array(), ifs = json::array(), absences = json::array();
   for (const auto& g : node.gpus) gpus.push_back(gpu_json(g));
   for (const auto& n : node.nics) nics.push_back(nic_json(n));
-  for (const auto& i : node.net_interfaces)
+  for (const auto& i : node.net_interfaces) {
     ifs.push_back({{"name", i.name}, {"operstate", i.operstate}, {"speed_Gbps", i.speed_Gbps},
                    {"mtu", i.mtu}, {"mac", i.mac}, {"pci_bus_id", i.pci_bus_id},
                    {"rdma_device", i.rdma_device}, {"is_virtual", i.is_virtual},
                    {"placement", placement_json(i.placement)}});
+    if (i.shaped_Gbps > 0) ifs.back()["shaped_Gbps"] = i.shaped_Gbps;  // only where shaped: files stay as they were
+  }
   for (const auto& a : node.absences) absences.push_back({{"component", a.component}, {"reason", a.reason}});
   json j = {
       {"hostname", node.hostname},
@@ -227,6 +229,7 @@ NodeTopology node_from_json(const json& j, const std::string& where) {
     n.name = i.get<std::string>("name");
     n.operstate = opt<std::string>(i, "operstate", "unknown");
     n.speed_Gbps = opt<double>(i, "speed_Gbps", 0.0);
+    n.shaped_Gbps = opt<double>(i, "shaped_Gbps", 0.0);
     n.mtu = opt<int>(i, "mtu", 0);
     n.mac = opt<std::string>(i, "mac", "");
     n.pci_bus_id = normalize_pci_bus_id(opt<std::string>(i, "pci_bus_id", ""));

@@ -56,6 +56,7 @@ struct Suspect {
   std::string host;
   int gpu = -1;      // Gpu only
   std::string peer;  // Pair only: the other host
+  std::string nic;   // Nic only: the interface or RDMA port its pair probes used there ("eth0", "mlx5_0:1"); empty: unknown
   double figure = 0, median = 0, limit = 0, baseline = 0;
   std::string unit;                   // "us" or "GB/s"
   std::vector<std::string> evidence;  // one sentence each

@@ -50,6 +50,17 @@
 #           (issue #35): the DDP job, one process per GPU (2 or more), its shapes swept under mpirun
 #           with NCCL's defaults only and tuned; rerun with the profile, healthy (no finding) and with
 #           NCCL_MAX_NCHANNELS=1 (reported in NCCL's log and the workload files, with its shortfall)
+#   onebox  tests/gpu/onebox_gpu_check.sh: NCCL across 2 hosts that are apart (issue 44): a one-box
+#           cluster (tools/onebox-cluster.sh) of 2 hosts x GPUS_PER_HOST (default 1) GPUs, each its own
+#           network and UTS namespace, links shaped to RATE/LATENCY (default 25gbit/50us; the rate alone
+#           where the kernel has no netem, said in the log); an NCCL AllReduce sweep with one supervisor
+#           per host, NCCL_DEBUG=INFO: socket transport on eth0, no P2P/SHM between the hosts, busbw
+#           within 10 % of the link. Without ip/tc the carried iproute2 in .devcarry-iproute2
+#           (tools/onebox-carry.sh; ONEBOX_IPROUTE names another folder). About 2 min
+#   job_onebox  tests/gpu/workload/job_chain.sh in mode onebox: the DDP job with one torchrun launcher per
+#           one-box host (tests/gpu/workload/onebox_torchrun.sh, c10d rendezvous on node0), captured,
+#           swept under mpirun across the hosts, tuned, verified on the job; same settings as job_socket
+#           plus ONEBOX_LINK (default 25gbit)
 #   register  tests/gpu/register_gpu_check.sh, every GPU of the host: NCCL's defaults against local buffer registration
 #   grid    issue #35's grid on every GPU of the host: sweep --space default (its profile written
 #           after the confirmation round), then verify of that profile; tests/gpu/check_grid_rules.py
@@ -61,7 +72,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, watch, register, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, job_onebox, onebox, watch, register, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 # STATE_DIR: the chain's folder outlives the call (the machine stays warm between calls); its logs
 # and outputs are packed into OUT/<part>.tgz after every call all the same.
@@ -116,7 +127,9 @@ for run in r["runs"]:
       ${CAPTURE_WORKLOADS:-ddp fsdp alltoall grouped switched} ;;
   workload_multi)  # one process per GPU on every GPU of the host (2 or 4): the chain of multi_gpu_chain.sh
     TAIL_LINES=80 step workload_multi 500 tests/gpu/workload/multi_gpu_chain.sh "$b" "$g/multi" ;;
-  job_socket | job_nvlink | job_fsdp2)
+  onebox)
+    TAIL_LINES=60 step onebox 540 tests/gpu/onebox_gpu_check.sh "$b" "$g/onebox" ;;
+  job_socket | job_nvlink | job_fsdp2 | job_onebox)
     TAIL_LINES=120 step "$part" "${STEP_LIMIT:-590}" tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
   register) TAIL_LINES=60 step register 480 tests/gpu/register_gpu_check.sh "$b" "$g/register" ;;
   watch)  # one process per GPU on every GPU of the host (2 or more): watch_no_rules.sh

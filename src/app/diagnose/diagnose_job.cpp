@@ -151,6 +151,11 @@ void add_probe(JobOutcome& out, const PairProbe& p) {
     e.probe_error = *pair.error;
     return;
   }
+  // "eth0 10.0.0.1" (TCP) or "mlx5_0:1" (ibverbs): the NIC is the first word.
+  const auto nic_of = [](const std::string& endpoint) { return endpoint.substr(0, endpoint.find(' ')); };
+  const bool a_initiates = pair.initiator_host == e.host_a;
+  e.probe_nic_a = nic_of(a_initiates ? pair.initiator_endpoint : pair.responder_endpoint);
+  e.probe_nic_b = nic_of(a_initiates ? pair.responder_endpoint : pair.initiator_endpoint);
   if (!pair.bandwidth.empty()) e.probe_gbps = pair.bandwidth.front().avg_Gbps() / 8;
   e.probe_limit_gbps = pair.port_rate_Gbps / 8;
   if (pair.latency) e.probe_latency_us = pair.latency->typical_us;

@@ -47,6 +47,7 @@ struct PairResult {
   double probe_limit_gbps = 0;  // the slower of the two ports' rates (0: unknown)
   double probe_latency_us = 0;
   std::string probe_error;
+  std::string probe_nic_a, probe_nic_b;  // the interface (RDMA port) the probe used on host_a, host_b
   double busbw_gbps = 0;  // the collective between the two nodes, bandwidth size
   double busbw_limit_gbps = 0;  // its path's physical limit (the NIC port), 0: unknown
   double latency_us = 0;  // ... latency size
@@ -88,6 +89,8 @@ cctune::diagnose::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* b
 
 // The one-line verdict: "no suspects" or "N suspect(s): ...".
 std::string verdict(const DiagnosisDoc& doc);
+// "NIC/link eth0 of node2", or "NIC/link of node2" where the NIC is not known.
+std::string nic_title(const cctune::diagnose::Suspect& s);
 
 nlohmann::json to_json(const DiagnosisDoc& doc);
 // Throws UsageError naming `source` when it is not a cctune.diagnosis/1 document.

@@ -16,6 +16,7 @@ json suspect_json(const dg::Suspect& s) {
             {"unit", s.unit}, {"evidence", s.evidence}};
   j["gpu"] = s.kind == dg::SuspectKind::Gpu ? json(s.gpu) : json(nullptr);
   j["peer"] = s.kind == dg::SuspectKind::Pair ? json(s.peer) : json(nullptr);
+  j["nic"] = s.kind == dg::SuspectKind::Nic && !s.nic.empty() ? json(s.nic) : json(nullptr);
   j["limit"] = s.limit > 0 ? json(s.limit) : json(nullptr);
   j["baseline"] = s.baseline > 0 ? json(s.baseline) : json(nullptr);
   return j;

@@ -42,7 +42,7 @@ std::string suspect_title(const dg::Suspect& s) {
   switch (s.kind) {
     case dg::SuspectKind::Gpu: return fmt::format("GPU {} of {} (straggler)", s.gpu, s.host);
     case dg::SuspectKind::Node: return "node " + s.host + " (its GPUs' fabric or host)";
-    case dg::SuspectKind::Nic: return "NIC/link of " + s.host;
+    case dg::SuspectKind::Nic: return nic_title(s);
     case dg::SuspectKind::Pair: return "path between " + s.host + " and " + s.peer;
   }
   return "?";

@@ -60,10 +60,24 @@ std::string describe_suspect(const dg::Suspect& s) {
   switch (s.kind) {
     case dg::SuspectKind::Gpu: return fmt::format("GPU {} of {}", s.gpu, s.host);
     case dg::SuspectKind::Node: return fmt::format("node {}", s.host);
-    case dg::SuspectKind::Nic: return fmt::format("NIC/link of {}", s.host);
+    case dg::SuspectKind::Nic: return nic_title(s);
     case dg::SuspectKind::Pair: return fmt::format("path {} <-> {}", s.host, s.peer);
   }
   return "?";
+}
+
+// A NIC/link suspect names the NIC when every pair probe of its host used the same one there:
+// on a node with several NICs, the host alone does not say which link to check.
+void name_suspect_nics(dg::Diagnosis& d, const DiagnosisDoc& doc) {
+  for (dg::Suspect& s : d.suspects) {
+    if (s.kind != dg::SuspectKind::Nic) continue;
+    std::set<std::string> used;
+    for (const auto& p : doc.pairs_measured) {
+      if (p.host_a == s.host && !p.probe_nic_a.empty()) used.insert(p.probe_nic_a);
+      if (p.host_b == s.host && !p.probe_nic_b.empty()) used.insert(p.probe_nic_b);
+    }
+    if (used.size() == 1) s.nic = *used.begin();
+  }
 }
 
 // A straggler is a GPU suspect of its own: the rank the others wait for at most operations.
@@ -144,11 +158,16 @@ dg::Diagnosis judge(const DiagnosisDoc& doc, const DiagnosisDoc* baseline, const
   spare_paths_the_probe_cleared(collective_d, probe, probe_d, rules);
   merge(d, probe_d, "pair probe");
   merge(d, std::move(collective_d), "pair " + doc.backend);
+  name_suspect_nics(d, doc);
   if (baseline && baseline->all_busbw_gbps > 0 && doc.all_busbw_gbps > 0 &&
       doc.all_busbw_gbps < (1 - rules.baseline_drop) * baseline->all_busbw_gbps)
     d.notes.push_back(fmt::format("all nodes: busbw {:.2f} GB/s is below its baseline {:.2f} GB/s", doc.all_busbw_gbps,
                                   baseline->all_busbw_gbps));
   return d;
+}
+
+std::string nic_title(const dg::Suspect& s) {
+  return s.nic.empty() ? "NIC/link of " + s.host : fmt::format("NIC/link {} of {}", s.nic, s.host);
 }
 
 std::string verdict(const DiagnosisDoc& doc) {

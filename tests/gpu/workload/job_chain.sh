@@ -5,6 +5,11 @@
 #   tests/gpu/workload/job_chain.sh BUILD_DIR OUTPUT_DIR MODE [GPUS]
 # MODE socket: DDP, the GPUs as 2 emulated nodes (NCCL_HOSTID): socket transport between them.
 #      nvlink: DDP on one node.   fsdp2: FSDP2 on one node.
+#      onebox: DDP on 2 hosts that are apart (issue 44): a one-box cluster (tools/onebox-cluster.sh,
+#      brought up here and taken down at the end) of 2 hosts x GPUS/2 GPUs, links ONEBOX_LINK
+#      (default 25gbit); the job is one torchrun launcher per host (onebox_torchrun.sh, c10d
+#      rendezvous on node0), the sweep one supervisor per host under mpirun through the cluster's
+#      agent; capture, verify --job and tune --job run that same multi-host job. NCCL_SOCKET_IFNAME=eth0.
 # The sweep and the job use PyTorch's libnccl.
 # The chain runs as a user runs it (issue 43): the job ends as training scripts do (a metrics
 # all-reduce and dist.barrier() after the last step: train_job.py --ending), and nothing tells
@@ -28,6 +33,7 @@ mode=${3:?usage: job_chain.sh BUILD_DIR OUTPUT_DIR MODE [GPUS]}
 here=$(cd "$(dirname "$0")" && pwd)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1   # NVLink SHARP stays off
 export NCCL_SOCKET_IFNAME=lo PYTHONUNBUFFERED=1
+[[ $mode == onebox ]] && export NCCL_SOCKET_IFNAME=eth0   # the hosts' NIC (they have no other but lo)
 command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found"; exit 0; }
 gpus=${4:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
 ((gpus >= 2)) || { echo "SKIP: $gpus GPU(s): this chain needs one process per GPU on at least 2"; exit 0; }
@@ -45,7 +51,8 @@ case $mode in
   socket) model=ddp emulate=(--emulate-nodes 2) ;;
   nvlink) model=ddp emulate=() ;;
   fsdp2) model=fsdp2 emulate=() ;;
-  *) fail "MODE must be socket, nvlink or fsdp2" ;;
+  onebox) model=ddp emulate=() ;;
+  *) fail "MODE must be socket, nvlink, fsdp2 or onebox" ;;
 esac
 [[ ${RESUME:-0} == 1 ]] || rm -rf "$out"
 mkdir -p "$out/cap"; out=$(cd "$out" && pwd)
@@ -66,6 +73,22 @@ PY
 job=(python3 -m torch.distributed.run --standalone --nproc-per-node "$gpus" "$here/train_job.py" "$model" --steps "${STEPS:-20}"
      --eval-every "${EVAL_EVERY:-0}" "${emulate[@]}")
 max_time=(); [[ -n ${SWEEP_MAX_TIME:-} ]] && max_time=(--max-time "$SWEEP_MAX_TIME")
+# sweep_launch: how the sweep starts; one process (it owns every GPU) except on the one-box hosts.
+sweep_launch=()
+if [[ $mode == onebox ]]; then
+  ((gpus % 2 == 0)) || fail "onebox: $gpus GPUs do not split over 2 hosts"
+  export ONEBOX_NAME=${ONEBOX_NAME:-jobchain$$} ONEBOX_NPROC=$((gpus / 2)) OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  repo=$(cd "$here/../../.." && pwd)
+  onebox=("$repo/tools/onebox-cluster.sh")
+  trap '"${onebox[@]}" down >/dev/null 2>&1' EXIT
+  "$repo/tests/gpu/onebox_up.sh" 2 "$ONEBOX_NPROC" "${ONEBOX_LINK:-25gbit}" "" || fail "the one-box cluster did not come up"
+  job=("$here/onebox_torchrun.sh" "$here/train_job.py" "$model" --steps "${STEPS:-20}" --eval-every "${EVAL_EVERY:-0}")
+  # One supervisor per host owns its host's GPUs; what the ranks need crosses with -x, as over ssh.
+  sweep_launch=("${onebox[@]}" run node0 -- mpirun --host node0:1,node1:1 --bind-to none -x NCCL_NVLS_ENABLE -x NCCL_SOCKET_IFNAME
+                -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS -x PYTHONUNBUFFERED)
+  [[ -n ${LD_LIBRARY_PATH:-} ]] && sweep_launch+=(-x LD_LIBRARY_PATH)
+  echo "onebox: 2 hosts x $ONEBOX_NPROC GPU(s), cluster $ONEBOX_NAME; the job: ${job[*]}"
+fi
 
 echo "== capture: ${job[*]}"
 if stage_done "$out/workload.json"; then
@@ -95,7 +118,7 @@ else
   # A workload sweep through NCCL cannot --resume: one left unfinished is measured again whole.
   rm -rf "$out/sweep"
   t0=$(date +%s)
-  "$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" "${max_time[@]}" --no-tune \
+  "${sweep_launch[@]}" "$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" "${max_time[@]}" --no-tune \
     -o "$out/sweep" > "$out/sweep.log" 2>&1 \
     || { tail -30 "$out/sweep.log"; fail "sweep exited $?"; }
   echo "sweep took $(( $(date +%s) - t0 )) s"

@@ -53,6 +53,36 @@ TEST(DiagnoseDoc, SlowLinkIsOneNicSuspectWithBothStagesEvidence) {
   EXPECT_NE(diagnosis_html(d).find("data-verdict=\"suspects\""), std::string::npos);
 }
 
+// Every pair probe of n2 used its eth1: the suspect names that NIC, in text and JSON (a host
+// with several NICs is otherwise named without the one to check).
+TEST(DiagnoseDoc, ASlowLinkNamesTheNicItsProbesUsed) {
+  DiagnosisDoc d = four_nodes();
+  for (PairResult& p : d.pairs_measured) {
+    p.probe_nic_a = p.host_a == "n2" ? "eth1" : "eth0";
+    p.probe_nic_b = p.host_b == "n2" ? "eth1" : "eth0";
+  }
+  d.diagnosis = judge(d, nullptr);
+  ASSERT_EQ(d.diagnosis.suspects.size(), 1u);
+  EXPECT_EQ(d.diagnosis.suspects[0].nic, "eth1");
+  EXPECT_NE(format_diagnosis(d).find("verdict: 1 suspect(s): NIC/link eth1 of n2"), std::string::npos);
+  EXPECT_EQ(to_json(d)["suspects"][0]["nic"], "eth1");
+}
+
+// Probes that used different NICs of the host (or none known) name no NIC: null in JSON.
+TEST(DiagnoseDoc, NoNicIsNamedWhereTheProbesDifferOrSayNothing) {
+  DiagnosisDoc d = four_nodes();
+  int k = 0;
+  for (PairResult& p : d.pairs_measured)
+    if (p.host_a == "n2" || p.host_b == "n2") (p.host_a == "n2" ? p.probe_nic_a : p.probe_nic_b) = k++ ? "eth0" : "eth1";
+  d.diagnosis = judge(d, nullptr);
+  ASSERT_EQ(d.diagnosis.suspects.size(), 1u);
+  EXPECT_EQ(d.diagnosis.suspects[0].nic, "");
+  EXPECT_TRUE(to_json(d)["suspects"][0]["nic"].is_null());
+  d = four_nodes();
+  d.diagnosis = judge(d, nullptr);
+  EXPECT_TRUE(to_json(d)["suspects"][0]["nic"].is_null());
+}
+
 // The CI failure (2026-11-26): under load a healthy pair's MPI busbw read 16-23 % below the
 // pairs' median twice, while the pair probe had the path at full speed.
 TEST(DiagnoseDoc, APathTheProbeClearedIsANoteNotASuspect) {
