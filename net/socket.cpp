@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -46,7 +47,9 @@ double sysfs_speed_Gbps(const std::string& ifname) {
 // What the interface carries: its speed, or a tc shaper's lower rate on it.
 double link_rate_Gbps(const std::string& ifname, const std::map<std::string, double>& shaped) {
   const auto r = shaped.find(ifname);
-  return topo::effective_Gbps(sysfs_speed_Gbps(ifname), r == shaped.end() ? 0.0 : r->second);
+  std::error_code ec;  // no device behind it: a virtual interface (veth, bridge, bond)
+  const bool is_virtual = !std::filesystem::exists("/sys/class/net/" + ifname + "/device", ec);
+  return topo::effective_Gbps(sysfs_speed_Gbps(ifname), r == shaped.end() ? 0.0 : r->second, is_virtual);
 }
 
 bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }

@@ -130,6 +130,26 @@ double nic_GBps(const Nic& n) {
   return best;
 }
 
+double effective_Gbps(double speed_Gbps, double shaped_Gbps, bool is_virtual) {
+  if (is_virtual && shaped_Gbps > 0) return shaped_Gbps;
+  if (speed_Gbps > 0 && shaped_Gbps > 0) return std::min(speed_Gbps, shaped_Gbps);
+  return std::max(speed_Gbps, shaped_Gbps);
+}
+
+double ip_link_Gbps(const NetInterface& i) { return effective_Gbps(i.speed_Gbps, i.shaped_Gbps, i.is_virtual); }
+
+std::vector<const NetInterface*> ip_links(const NodeTopology& node) {
+  const auto up = [](const NetInterface& i) { return i.operstate == "up" && i.name != "lo"; };
+  const bool physical =
+      std::any_of(node.net_interfaces.begin(), node.net_interfaces.end(), [&](const NetInterface& i) { return up(i) && !i.is_virtual; });
+  std::vector<const NetInterface*> out;
+  for (const NetInterface& i : node.net_interfaces)
+    if (up(i) && i.is_virtual != physical) out.push_back(&i);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const NetInterface* a, const NetInterface* b) { return ip_link_Gbps(*a) > ip_link_Gbps(*b); });
+  return out;
+}
+
 double gpu_gpu_limit_GBps(const Gpu& a, const Gpu& b) {
   if (int links = nvlinks_between(a, b); links > 0) {
     // Links of equal speed in practice; take the slowest to stay a true upper bound.

@@ -48,6 +48,16 @@ double nic_GBps(const Nic& n);                           // fastest ACTIVE port
 double gpu_gpu_limit_GBps(const Gpu& a, const Gpu& b);   // NVLink if any, else PCIe
 double gpu_nic_limit_GBps(const Gpu& g, const Nic& n);   // min(GPU PCIe, NIC PCIe, port)
 
+// What a link carries, Gb/s: the lower of the nominal speed and a tc shaper's rate, either one
+// when the other is unknown (0); 0 when neither is known. A virtual interface's speed is no limit
+// (a veth reports 10 Gb/s and moves what memory moves): a shaper's rate is what it carries.
+double effective_Gbps(double speed_Gbps, double shaped_Gbps, bool is_virtual = false);
+double ip_link_Gbps(const NetInterface& i);  // effective_Gbps of its fields
+// The node's ways out over IP, fastest first: its physical interfaces that are up (a docker0 or a
+// container's veth is no way out), or where it has none its virtual ones (a VM's; a one-box
+// cluster host's veths, docs/LAUNCHING.md); never lo.
+std::vector<const NetInterface*> ip_links(const NodeTopology& node);
+
 // The NICs closest to a GPU (best PCIe class), preferring NICs with an ACTIVE port.
 // Names in NIC order; empty when the node has no NIC.
 std::vector<std::string> nearest_nics(const NodeTopology& node, const Gpu& g);

@@ -101,9 +101,4 @@ std::map<std::string, double> shaped_rates_Gbps() {
   return out;
 }
 
-double effective_Gbps(double speed_Gbps, double shaped_Gbps) {
-  if (speed_Gbps > 0 && shaped_Gbps > 0) return std::min(speed_Gbps, shaped_Gbps);
-  return std::max(speed_Gbps, shaped_Gbps);
-}
-
 }  // namespace cctune::topo

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "topology/paths.hpp"
+
 namespace cctune::topo {
 
 // Interface name -> the lowest tbf rate on it, Gb/s (1e9 bit/s). Interfaces without a tbf are
@@ -19,8 +21,6 @@ std::map<std::string, double> shaped_rates_Gbps();
 // truncated ones end the parse. Stops at NLMSG_DONE.
 std::map<int, double> tbf_rates_from_dump(const std::vector<std::uint8_t>& dump);
 
-// What a link carries: the lower of the nominal speed and the shaper's rate, either one when the
-// other is unknown (0); 0 when neither is known.
-double effective_Gbps(double speed_Gbps, double shaped_Gbps);
+// effective_Gbps (what a shaped link carries) lives in topology/paths.hpp, with the other limits.
 
 }  // namespace cctune::topo

@@ -79,7 +79,18 @@ std::optional<Limit> physical_limit(const Results& results, const RunResult& run
     if (nic == 0)  // no derived port rate: the raw ports
       for (const auto& n : node.nics) nic = std::max(nic, topo::nic_GBps(n));
   }
+  // Without an RDMA NIC the traffic between nodes goes over IP: each node's fastest link (a tc
+  // shaper's rate where one is set: a one-box cluster's, docs/LAUNCHING.md), the slowest node's.
+  double ip = 0;
+  bool shaped = false;
+  if (nic == 0)
+    for (const topo::NodeTopology& node : topology->nodes)
+      if (const auto links = topo::ip_links(node); !links.empty() && topo::ip_link_Gbps(*links.front()) > 0) {
+        keep_min(ip, topo::ip_link_Gbps(*links.front()) / 8);
+        shaped = shaped || links.front()->shaped_Gbps > 0;
+      }
   const bool net = run.nnodes > 1 || run.group == "net" || (env_is(run, "NCCL_P2P_DISABLE", "1") && env_is(run, "NCCL_SHM_DISABLE", "1"));
+  if (nic == 0 && ip > 0 && run.nnodes > 1) return Limit{ip, shaped ? "shaped IP link" : "IP link"};
   const bool via_pcie = run.group == "pcie" || env_is(run, "NCCL_P2P_DISABLE", "1");
   if (run.backend != "nccl") {
     // Host-memory MPI collectives on one node have no link limit we can name.

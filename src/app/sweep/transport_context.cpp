@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "app/sweep/space_sweep.hpp"
+#include "topology/paths.hpp"
 #include "topology/topology_section.hpp"
 
 namespace cctune::app {
@@ -57,8 +58,8 @@ std::vector<IpInterface> ip_interfaces_of(const Results& topology) {
   std::vector<IpInterface> out;
   const topo::Topology* t = topo::topology_of(topology);
   if (!t || t->nodes.empty()) return out;
-  for (const topo::NetInterface& i : t->nodes.front().net_interfaces)
-    if (!i.is_virtual && i.operstate == "up" && listable_name(i.name)) out.push_back({i.name, i.speed_Gbps});
+  for (const topo::NetInterface* i : topo::ip_links(t->nodes.front()))
+    if (listable_name(i->name)) out.push_back({i->name, topo::ip_link_Gbps(*i)});
   std::stable_sort(out.begin(), out.end(), [](const IpInterface& a, const IpInterface& b) { return a.speed_Gbps > b.speed_Gbps; });
   return out;
 }

@@ -47,6 +47,21 @@ TEST(TransportContext, InterfacesAreThePhysicalOnesThatAreUpFastestFirst) {
   EXPECT_FALSE(ctx.caller_disables_nvls);
 }
 
+// A host of the one-box cluster (issue 44): its NICs are veths shaped by tc (eth0 25 Gb/s, eth1
+// 5 Gb/s, both reporting the veth's 10 Gb/s): they are its interfaces, ranked by what they carry,
+// so the space's socket-ifname-fastest group names eth0 alone.
+TEST(TransportContext, AHostWhoseNicsAreAllVirtualUsesThemAtTheirShapedRates) {
+  topo::NodeTopology node;
+  node.net_interfaces = {interface("lo", "unknown", 0, true), interface("eth1", "up", 10, true), interface("eth0", "up", 10, true)};
+  node.net_interfaces[1].shaped_Gbps = 5;
+  node.net_interfaces[2].shaped_Gbps = 25;  // above the veth's nominal 10, which limits nothing
+  const Results r = with_node(node);
+  tuner::SpaceContext ctx;
+  apply_transport_facts(transport_facts(r, {}), ctx);
+  EXPECT_EQ(ctx.ip_interfaces, (std::vector<std::string>{"eth0", "eth1"}));
+  EXPECT_EQ(ctx.fastest_interfaces, (std::vector<std::string>{"eth0"}));
+}
+
 TEST(TransportContext, GpusWithoutNvlinkMakeAPcieBox) {
   topo::NodeTopology pcie;
   pcie.gpus = {gpu_with_links(0), gpu_with_links(0)};

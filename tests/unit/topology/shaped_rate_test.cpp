@@ -95,6 +95,8 @@ TEST(ShapedRate, StopsAtDoneAndAtATruncatedMessage) {
 TEST(ShapedRate, EffectiveRateIsTheLowerKnownOne) {
   EXPECT_DOUBLE_EQ(effective_Gbps(10, 0.4), 0.4);   // a veth shaped below its nominal 10 Gb/s
   EXPECT_DOUBLE_EQ(effective_Gbps(10, 25), 10);     // a shaper above the port changes nothing
+  EXPECT_DOUBLE_EQ(effective_Gbps(10, 25, true), 25);  // ...unless the port is a veth, whose 10 Gb/s limits nothing
+  EXPECT_DOUBLE_EQ(effective_Gbps(10, 0, true), 10);
   EXPECT_DOUBLE_EQ(effective_Gbps(0, 25), 25);
   EXPECT_DOUBLE_EQ(effective_Gbps(100, 0), 100);
   EXPECT_DOUBLE_EQ(effective_Gbps(0, 0), 0);

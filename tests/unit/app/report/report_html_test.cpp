@@ -149,6 +149,30 @@ TEST(ReportInputs, NetPairsAreTheProbesInitiatorToResponder) {
   EXPECT_EQ(net_pairs_of(json{{"skipped", true}, {"reason", "--probe none"}}).skipped_reason, "--probe none");
 }
 
+// Two hosts of the one-box cluster (issue 44): no RDMA NIC, veths shaped to 25 Gb/s (eth0) and
+// 5 Gb/s (eth1): a run across them is bounded by the fastest shaped link, 3.125 GB/s.
+TEST(ReportInputs, AShapedIpLinkBoundsARunAcrossHosts) {
+  json topology = {{"schema", "cctune.topology/1"}, {"nodes", json::array()}};
+  for (const char* host : {"node0", "node1"})
+    topology["nodes"].push_back(
+        {{"hostname", host},
+         {"net_interfaces",
+          json::array({{{"name", "lo"}, {"operstate", "unknown"}, {"is_virtual", true}},
+                       {{"name", "eth0"}, {"operstate", "up"}, {"speed_Gbps", 10}, {"shaped_Gbps", 25}, {"is_virtual", true}},
+                       {{"name", "eth1"}, {"operstate", "up"}, {"speed_Gbps", 10}, {"shaped_Gbps", 5}, {"is_virtual", true}}})}});
+  Results r;
+  r.topology = ResultSection(topology);
+  RunResult run;
+  run.backend = "nccl";
+  run.nnodes = 2;
+  const auto limit = physical_limit(r, run);
+  ASSERT_TRUE(limit);
+  EXPECT_EQ(limit->what, "shaped IP link");
+  EXPECT_DOUBLE_EQ(limit->GBps, 25.0 / 8);
+  run.nnodes = 1;  // one host: its GPUs' own links (none in this topology), not the network
+  EXPECT_FALSE(physical_limit(r, run));
+}
+
 TEST(ReportInputs, PhysicalLimitPicksTheLinkOfTheRun) {
   const auto files = load_fixtures({"nccl_tuned.json"});
   const auto& r = files[0].results;
