@@ -21,7 +21,9 @@ json shape(const NodeTopology& n) {
   json j = to_json(n, /*with_derived=*/false);
   j.erase("hostname");
   j.erase("source");
-  j.erase("net_interfaces");  // virtual interfaces come and go (containers, bridges)
+  j.erase("net_interfaces");  // virtual interfaces come and go (containers, bridges): only the ways out count
+  j["ip_links"] = json::array();
+  for (const NetInterface* i : ip_links(n)) j["ip_links"].push_back({i->name, ip_link_Gbps(*i)});
   j.erase("absences");        // reasons may carry paths; the absence itself shows as no GPU
   j["software"].erase("kernel");
   for (auto& g : j["gpus"]) g.erase("uuid");
@@ -44,6 +46,25 @@ void compare_version(const std::string& what, const std::string& mine, const std
   out.push_back({node.hostname, what,
                  what + " " + (mine.empty() ? "absent" : mine) + " on " + node.hostname + ", " +
                      (ref.empty() ? "absent" : ref) + " on " + reference.hostname});
+}
+
+// The nodes' IP links (where the traffic between nodes goes without RDMA): one missing, or
+// carrying another rate (a slower port, a shaper), is a difference a cluster's results show.
+void compare_ip_links(const NodeTopology& node, const NodeTopology& ref, std::vector<TopologyWarning>& out) {
+  const auto mine = ip_links(node);
+  for (const NetInterface* r : ip_links(ref)) {
+    const auto it = std::find_if(mine.begin(), mine.end(), [&](const NetInterface* i) { return i->name == r->name; });
+    if (it == mine.end()) {
+      out.push_back(
+          {node.hostname, r->name, "IP link " + r->name + " missing (or down) on " + node.hostname + " (up on " + ref.hostname + ")"});
+    } else if (ip_link_Gbps(**it) != ip_link_Gbps(*r)) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "IP link %s %s: %g Gb/s on %s, %g Gb/s on %s", r->name.c_str(),
+                    ip_link_Gbps(**it) < ip_link_Gbps(*r) ? "is slower" : "differs", ip_link_Gbps(**it), node.hostname.c_str(),
+                    ip_link_Gbps(*r), ref.hostname.c_str());
+      out.push_back({node.hostname, r->name, buf});
+    }
+  }
 }
 
 void compare(const NodeTopology& node, const NodeTopology& ref, std::vector<TopologyWarning>& out) {
@@ -92,6 +113,7 @@ void compare(const NodeTopology& node, const NodeTopology& ref, std::vector<Topo
   for (const auto& n : node.nics)
     if (std::none_of(ref.nics.begin(), ref.nics.end(), [&](auto& r) { return r.name == n.name; }))
       out.push_back({host, n.name, "NIC " + n.name + " on " + host + " has no counterpart on " + ref.hostname});
+  compare_ip_links(node, ref, out);
   compare_version("driver", node.software.driver, ref.software.driver, node, ref, out);
   compare_version("CUDA driver", node.software.cuda_driver, ref.software.cuda_driver, node, ref, out);
   compare_version("NCCL", node.software.nccl, ref.software.nccl, node, ref, out);

@@ -67,6 +67,43 @@ TEST(TopologyCluster, MissingGpuSlowerPortAndVersionsAreFlagged) {
   EXPECT_EQ(t.warnings.size(), 4u);
 }
 
+// Three one-box hosts (issue 44) whose NICs are veths: node2's eth0 shaped to a tenth of the
+// others'. Before, interfaces were left out of the fingerprint, so the slow host went unnamed.
+TEST(TopologyCluster, ASlowerIpLinkIsFlagged) {
+  const auto host = [](const std::string& name, double eth0_Gbps) {
+    NodeTopology n = dgx(name);
+    n.nics.clear();
+    n.net_interfaces.clear();
+    for (const auto& [ifname, rate] : std::vector<std::pair<std::string, double>>{{"eth0", eth0_Gbps}, {"eth1", 0.4}}) {
+      NetInterface i;
+      i.name = ifname, i.operstate = "up", i.speed_Gbps = 10, i.shaped_Gbps = rate, i.is_virtual = true;
+      n.net_interfaces.push_back(i);
+    }
+    return n;
+  };
+  Topology t = merge_nodes({host("node0", 0.4), host("node1", 0.4), host("node2", 0.04)});
+  ASSERT_EQ(t.groups.size(), 2u);
+  EXPECT_EQ(t.groups[1].hosts, (std::vector<std::string>{"node2"}));
+  EXPECT_TRUE(has_warning(t, "node2", "eth0", "IP link eth0 is slower: 0.04 Gb/s on node2, 0.4 Gb/s on node0"));
+  EXPECT_EQ(t.warnings.size(), 1u);
+}
+
+// A node with physical NICs: a docker0 or a container's veth beside them changes nothing.
+TEST(TopologyCluster, VirtualInterfacesBesidePhysicalOnesAreNoDifference) {
+  NodeTopology b = dgx("node-b");
+  NetInterface eno;
+  eno.name = "eno1", eno.operstate = "up", eno.speed_Gbps = 25;
+  NodeTopology a = dgx("node-a");
+  a.net_interfaces.push_back(eno);
+  b.net_interfaces.push_back(eno);
+  NetInterface docker;
+  docker.name = "docker0", docker.operstate = "up", docker.is_virtual = true;
+  b.net_interfaces.push_back(docker);
+  Topology t = merge_nodes({a, b});
+  EXPECT_EQ(t.groups.size(), 1u);
+  EXPECT_TRUE(t.warnings.empty());
+}
+
 TEST(TopologyCluster, GatherProbesOncePerHostAndMergesOnRankZero) {
   // Ranks 0,1 on host-a; ranks 2,3 on host-b where mlx5_0 is down.
   std::atomic<int> probes{0};
