@@ -2,9 +2,13 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 
+#include "core/text.hpp"
 #include "topology/nvml_api.hpp"
 
 namespace cctune::topo {
@@ -195,13 +199,37 @@ NvmlFacts probe_nvml(const std::string& library) {
   } else if (n == 0) {
     f.absent_reason = "NVML reports 0 GPUs";
   }
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
   for (unsigned i = 0; i < n; ++i) {
     nvml::Device dev = nullptr;
     if (api.handle(i, &dev) != nvml::success) continue;  // e.g. a GPU the cgroup hides
-    f.gpus.push_back(read_gpu(api, dev, i));
+    Gpu g = read_gpu(api, dev, i);
+    if (visible_to_cuda(cvd, i, g.uuid)) f.gpus.push_back(std::move(g));
   }
+  if (n > 0 && f.gpus.empty() && cvd) f.absent_reason = "CUDA_VISIBLE_DEVICES=" + text::log_text(cvd, 64) + " shows none of NVML's GPUs";
   api.shutdown();
   return f;
+}
+
+bool visible_to_cuda(const char* cvd, unsigned index, const std::string& uuid) {
+  if (!cvd) return true;
+  std::string_view rest(cvd);
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    std::string_view entry = rest.substr(0, comma);
+    while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
+    while (!entry.empty() && entry.back() == ' ') entry.remove_suffix(1);
+    const bool digits = !entry.empty() && std::all_of(entry.begin(), entry.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) {
+      if (entry.size() < 10 && std::stoul(std::string(entry)) == index) return true;
+    } else if (entry.size() > 4 && entry.substr(0, 4) == "GPU-") {
+      if (uuid.compare(0, entry.size(), entry) == 0) return true;
+    } else {
+      return false;  // CUDA stops at the first entry it cannot read ("-1", "", a MIG id here)
+    }
+    if (comma == std::string_view::npos) return false;
+    rest.remove_prefix(comma + 1);
+  }
 }
 
 std::string probe_nccl_version(std::string& reason) {

@@ -42,6 +42,22 @@ TEST(TopologyProbe, MissingNvmlLibraryIsAnAbsenceWithTheReason) {
   EXPECT_NE(f.absent_reason.find("libnvidia-ml-does-not-exist.so.1 not found"), std::string::npos) << f.absent_reason;
 }
 
+// NVML sees every GPU of the machine; a process given some by CUDA_VISIBLE_DEVICES (a one-box
+// cluster host, a node without device cgroups) lists only those, as CUDA reads the variable.
+TEST(TopologyProbe, CudaVisibleDevicesChoosesTheGpusListed) {
+  const std::string u1 = "GPU-8f2c1a44-0000-1111-2222-333344445555";
+  EXPECT_TRUE(visible_to_cuda(nullptr, 3, u1));
+  EXPECT_TRUE(visible_to_cuda("2,3", 3, u1));
+  EXPECT_FALSE(visible_to_cuda("2,3", 1, u1));
+  EXPECT_TRUE(visible_to_cuda(" 1 , 3", 3, u1));
+  EXPECT_TRUE(visible_to_cuda("GPU-8f2c", 0, u1));  // a UUID prefix
+  EXPECT_FALSE(visible_to_cuda("GPU-9", 0, u1));
+  EXPECT_FALSE(visible_to_cuda("", 0, u1));
+  EXPECT_FALSE(visible_to_cuda("-1", 0, u1));
+  EXPECT_FALSE(visible_to_cuda("0,-1,1", 1, u1));  // CUDA stops at the first entry it cannot read
+  EXPECT_FALSE(visible_to_cuda("99999999999999999999", 0, u1));
+}
+
 TEST(TopologyProbe, IbverbsEnumsToRates) {
   EXPECT_EQ(ib_width_lanes(2), 4);            // IBV_WIDTH_4X
   EXPECT_EQ(ib_lane_Gbps(128), 100.0);        // NDR
