@@ -216,6 +216,11 @@ class WorkloadCommand : public Command {
     if (w.steps) {
       const bool from_cadence = steps_ <= 0 && wl::steps_from_cadence(w) == w.steps;
       std::cout << "# steps: " << *w.steps << (from_cadence ? " (the profiler's step cadence)" : "") << "\n";
+    } else if (std::any_of(w.communicators.begin(), w.communicators.end(),
+                           [](const wl::Communicator& c) { return c.no_step.has_value(); })) {
+      // Profiler files say why their calls show no step: the busiest communicator's reason.
+      if (const auto why = wl::why_no_step(w, /*timed=*/false))
+        std::cout << "# steps: none found: " << text::terminal_text(why->reason) << ". " << text::terminal_text(why->fix) << "\n";
     }
     std::cout << "# workload: " << text::terminal_text(output_) << "\n";
     if (!prom_path_.empty())
