@@ -95,14 +95,16 @@ if "no repeating step" not in p.stderr or "only twice" not in p.stderr or "run t
 # gradients. Each gives the step of 3 calls and its time (4 ms, an evaluation's 10 ms spread
 # over its 5 steps). One pair each: the verdict does not matter here (0 same, 4 slower, 6 too
 # few pairs to decide), only that the runs were timed (1: a run could not be).
-for name, env, low, high in [("tail_1", {"TEST_JOB_TAIL_CALLS": "1"}, 3.5, 8),
-                             ("tail_3", {"TEST_JOB_TAIL_CALLS": "3", "TEST_JOB_STEPS": "300", "TEST_JOB_STEP_MS": "1"}, 0.8, 4),
-                             ("eval_5", {"TEST_JOB_EVAL_EVERY": "5", "TEST_JOB_EVAL_MS": "10", "TEST_JOB_TAIL_CALLS": "1"}, 5.5, 10),
-                             ("eval_10", {"TEST_JOB_EVAL_EVERY": "10", "TEST_JOB_STEPS": "40", "TEST_JOB_TAIL_CALLS": "2"}, 3.5, 8),
-                             ("startup", {"TEST_JOB_STARTUP_CALLS": "40", "TEST_JOB_TAIL_CALLS": "2"}, 3.5, 8),
-                             ("cut_step", {"TEST_JOB_LAST_STEP_CALLS": "1"}, 3.5, 8),
-                             ("metrics_comm", {"TEST_JOB_METRICS_COMM": "1", "TEST_JOB_TAIL_CALLS": "1"}, 3.5, 8)]:
-    p = verify("shape_" + name, {"TEST_JOB_STEP_MS": "4", **env}, (0, 4, 6), ("--rounds", "1"))
+for name, env, low, high, extra in [
+        ("tail_1", {"TEST_JOB_TAIL_CALLS": "1"}, 3.5, 8, ()),
+        ("tail_3", {"TEST_JOB_TAIL_CALLS": "3", "TEST_JOB_STEPS": "300", "TEST_JOB_STEP_MS": "1"}, 0.8, 4, ()),
+        ("eval_5", {"TEST_JOB_EVAL_EVERY": "5", "TEST_JOB_EVAL_MS": "10", "TEST_JOB_TAIL_CALLS": "1"}, 5.5, 10, ()),
+        ("eval_10", {"TEST_JOB_EVAL_EVERY": "10", "TEST_JOB_STEPS": "40", "TEST_JOB_TAIL_CALLS": "2"}, 3.5, 8, ()),
+        ("startup", {"TEST_JOB_STARTUP_CALLS": "40", "TEST_JOB_TAIL_CALLS": "2"}, 3.5, 8, ()),
+        ("cut_step", {"TEST_JOB_LAST_STEP_CALLS": "1", "TEST_JOB_EVAL_EVERY": "5", "TEST_JOB_EVAL_MS": "10"}, 5.5, 10, ()),
+        ("cut_step_steps_given", {"TEST_JOB_LAST_STEP_CALLS": "1"}, 3.5, 8, ("--steps", "30")),
+        ("metrics_comm", {"TEST_JOB_METRICS_COMM": "1", "TEST_JOB_TAIL_CALLS": "1"}, 3.5, 8, ())]:
+    p = verify("shape_" + name, {"TEST_JOB_STEP_MS": "4", **env}, (0, 4, 6), ("--rounds", "1", *extra))
     if os.path.exists(out(f"shape_{name}/job_runs.json")):
         with open(out(f"shape_{name}/job_runs.json")) as f:
             runs = json.load(f)["runs"]
