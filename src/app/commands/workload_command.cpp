@@ -251,7 +251,7 @@ class WorkloadCommand : public Command {
                            [](const wl::Communicator& c) { return c.no_step.has_value(); })) {
       // Profiler files say why their calls show no step: the busiest communicator's reason.
       if (const auto why = wl::why_no_step(w, /*timed=*/false))
-        std::cout << "# steps: none found: " << text::terminal_text(why->reason) << ". " << text::terminal_text(why->fix) << "\n";
+        std::cout << "# steps: none found: " << text::terminal_text(why->reason) << ". Fix: " << text::terminal_text(why->fix) << "\n";
     }
     std::cout << "# workload: " << text::terminal_text(output_) << "\n";
     if (!prom_path_.empty())
