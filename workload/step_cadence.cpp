@@ -20,13 +20,6 @@ constexpr double kPhaseAgreement = 0.75;  // share of a phase's durations that m
 
 using step_reasons::Reading;
 
-// What the calls' shapes show, before any timing: the region of units and the longest run
-// that gave it (period 0: no run repeats).
-struct Detected {
-  std::optional<Region> region;
-  Run run;
-};
-
 // The issue time of unit j's last call.
 double unit_end_ns(const std::vector<TimedCall>& c, const Region& r, std::size_t j) {
   return static_cast<double>(c[r.starts[j] + r.period - 1].issue_ns);
@@ -114,21 +107,23 @@ bool steps_fill_cycle(const std::vector<TimedCall>& c, const Region& r, const Ru
   return cycle > 0 && static_cast<double>(units / m) * step_ns >= cycle / 2;
 }
 
-Detected detect(const std::vector<std::uint32_t>& s, const std::vector<TimedCall>& c) {
+// What the calls' shapes show, before the units are grouped into steps: the region of units
+// (step_search.hpp), or nullopt where no run repeats.
+std::optional<Region> detect(const std::vector<std::uint32_t>& s, const std::vector<TimedCall>& c) {
   const std::uint64_t n = s.size();
   Run run = step_search::longest_anchored_run(s, std::min(kMaxStepCalls, n / kMinSteadySteps), kMinSteadySteps);
   // Twice only: extra calls between the repeats may still make three steps or more of it.
   if (run.period == 0) run = step_search::longest_anchored_run(s, std::min(kMaxStepCalls, n / 2), 2);
-  if (run.period == 0) return {std::nullopt, run};
+  if (run.period == 0) return std::nullopt;
   std::uint64_t extra = 0;
   if (const auto unit = step_search::inner_unit(s, run, extra)) {
     Region r = step_search::tile_run(s, *unit);
     // Fewer extra calls than the unit has: an evaluation's between training steps. As many or
     // more (a unit of one call): the same sequence is one DDP step of equal buckets among
     // others, which only the units' times tell apart.
-    if (extra < unit->period || steps_fill_cycle(c, r, run, (run.period - extra) / unit->period)) return {std::move(r), run};
+    if (extra < unit->period || steps_fill_cycle(c, r, run, (run.period - extra) / unit->period)) return r;
   }
-  return {step_search::tile_run(s, run), run};
+  return step_search::tile_run(s, run);
 }
 
 // From the end of unit `from` to the end of unit `to`: `steps` steps.
@@ -173,29 +168,25 @@ StepFinding time_steps(const CadenceInput& in, const std::vector<std::uint32_t>&
   return {out, {}};
 }
 
-// The step length `steps` gives `total` calls, as a whole number of `unit`-call units: total /
-// steps rounded down (start-up and extra calls fewer than the steps do not change it), or up
-// where the calls end inside a step (the job stopped mid-step) short of less than a step; 0
-// when neither is.
-std::uint64_t told_period(std::uint64_t total, std::uint64_t steps, std::uint64_t unit, bool ends_mid_step) {
-  const std::uint64_t down = total / steps, up = down + 1;
-  if (down % unit == 0) return down;
-  if (up % unit == 0 && ends_mid_step && steps * up - total < up) return up;
-  return 0;
-}
-
-// --steps against calls that repeat `r`'s unit: the told step is a whole number of units, and
-// where the whole job is in view, its calls hold that many steps.
+// --steps against calls that repeat `r`'s unit: the told step is total / steps calls rounded
+// down (start-up and extra calls fewer than the steps do not change it), or up where the calls
+// end inside a step (the job stopped mid-step) short of less than a step, and a whole number of
+// units; where the whole job is in view, its calls hold that many steps.
 std::optional<Reading> agreed_reading(const CadenceInput& in, const std::vector<std::uint32_t>& s, const Region& r) {
-  const std::uint64_t n = s.size(), steps = *in.steps, unit_calls = r.units() * r.period;
+  const std::uint64_t n = s.size(), total = in.total_calls, steps = *in.steps, unit_calls = r.units() * r.period;
   const bool cut = step_search::partial_unit_after(s, r) > 0;
-  const std::uint64_t period = told_period(in.total_calls, steps, r.period, cut || unit_calls % (in.total_calls / steps + 1) != 0);
+  const auto ends_mid_step = [&](std::uint64_t period) { return cut || unit_calls % period != 0; };
+  const std::uint64_t down = total / steps, up = down + 1;
+  std::uint64_t period = 0;
+  if (down % r.period == 0)
+    period = down;
+  else if (up % r.period == 0 && ends_mid_step(up) && steps * up - total < up)
+    period = up;
   if (period == 0) return std::nullopt;
-  const bool ends_mid_step = cut || unit_calls % period != 0;
   // The calls before the region may be steps (a checkpoint's calls between them broke the
   // repetition); those after it are a few extra calls, or the cut step.
-  const std::uint64_t most = unit_calls / period + r.begin() / period + (ends_mid_step ? 1 : 0);
-  if (in.total_calls == n && steps > most) return std::nullopt;
+  const std::uint64_t most = unit_calls / period + r.begin() / period + (ends_mid_step(period) ? 1 : 0);
+  if (total == n && steps > most) return std::nullopt;
   return Reading{r, period / r.period};
 }
 
@@ -204,12 +195,12 @@ std::optional<Reading> agreed_reading(const CadenceInput& in, const std::vector<
 StepFinding told_steps(const CadenceInput& in, const std::vector<std::uint32_t>& s) {
   const std::uint64_t n = s.size(), total = in.total_calls, steps = *in.steps;
   if (steps == 0 || steps > total) return {std::nullopt, step_reasons::more_steps_than_calls(in)};
-  const Detected d = detect(s, *in.calls);
-  const bool repeats = d.region && d.region->units() >= kMinSteadySteps && 2 * (d.region->end() - d.region->begin()) >= n;
+  const std::optional<Region> found = detect(s, *in.calls);
+  const bool repeats = found && found->units() >= kMinSteadySteps && 2 * (found->end() - found->begin()) >= n;
   Reading rd;
   if (repeats) {
-    const auto agreed = agreed_reading(in, s, *d.region);
-    if (!agreed) return {std::nullopt, step_reasons::steps_disagree(in, *d.region)};
+    const auto agreed = agreed_reading(in, s, *found);
+    if (!agreed) return {std::nullopt, step_reasons::steps_disagree(in, *found)};
     rd = *agreed;
   } else {
     const std::uint64_t period = total / steps, left = total - steps * period;
@@ -229,9 +220,9 @@ StepFinding find_step(const CadenceInput& in) {
   s.reserve(in.calls->size());
   for (const TimedCall& call : *in.calls) s.push_back(call.shape);
   if (in.steps) return told_steps(in, s);
-  const Detected d = detect(s, *in.calls);
-  if (!d.region) return {std::nullopt, step_reasons::no_repeat(in, s)};
-  Reading rd{*d.region, pattern_multiple(*in.calls, *d.region)};
+  const std::optional<Region> found = detect(s, *in.calls);
+  if (!found) return {std::nullopt, step_reasons::no_repeat(in, s)};
+  Reading rd{*found, pattern_multiple(*in.calls, *found)};
   if (rd.region.period * rd.units_per_step > kMaxStepCalls) rd.units_per_step = 1;
   return time_steps(in, s, rd, std::nullopt);
 }
