@@ -50,7 +50,8 @@ NoStep no_repeat(const CadenceInput& in, const std::vector<std::uint32_t>& s) {
 
 NoStep too_few_steps(const CadenceInput& in, const std::vector<std::uint32_t>& s, const Reading& rd, std::uint64_t steps) {
   const step_search::Region& r = rd.region;
-  std::string reason = "its calls repeat a step of " + num(r.period * rd.units_per_step) + " calls only " + times(steps) + " (" +
+  const std::uint64_t calls = r.period * rd.units_per_step;
+  std::string reason = "its calls repeat a step of " + num(calls) + (calls == 1 ? " call" : " calls") + " only " + times(steps) + " (" +
                        calls_span(in, r.begin(), r.end()) + ")";
   // Where the repetition stopped, unless the calls simply ended (a partial step is no break).
   const std::uint64_t partial = step_search::partial_unit_after(s, r), at = r.end() + partial;
