@@ -255,4 +255,39 @@ bool looks_like_inspector(std::string_view head) {
   return parsed && is_record(*parsed);
 }
 
+std::optional<std::string> inspector_form_not_read(std::string_view head) {
+  bool marker = false, headerless = false;
+  std::string version;
+  // A version read from the file goes into a message: kept to what version strings hold.
+  const auto take_version = [&](const json& obj) {
+    const auto it = obj.find("inspector_output_format_version");
+    if (it == obj.end() || !it->is_string() || !version.empty()) return;
+    const std::string& v = it->get_ref<const std::string&>();
+    if (!v.empty() && v.size() <= 16 &&
+        std::all_of(v.begin(), v.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.'; }))
+      version = v;
+  };
+  std::size_t at = 0;
+  for (int lines = 0; lines < 8 && at < head.size(); ++lines) {
+    const std::size_t end = std::min(head.find('\n', at), head.size());
+    const std::optional<json> obj = parse_line(head.substr(at, end - at));
+    at = end + 1;
+    if (!obj) continue;
+    if (obj->contains("dump_stats")) {
+      marker = true;
+      if ((*obj)["dump_stats"].is_object()) take_version((*obj)["dump_stats"]);
+    }
+    const bool perf =
+        (obj->contains("coll_perf") && (*obj)["coll_perf"].is_object()) || (obj->contains("p2p_perf") && (*obj)["p2p_perf"].is_object());
+    if (perf && !obj->contains("header")) headerless = true;
+    if (obj->contains("metadata") && (*obj)["metadata"].is_object()) take_version((*obj)["metadata"]);
+    take_version(*obj);
+  }
+  if (!marker && !headerless) return std::nullopt;
+  std::string what = "format " + (version.empty() ? std::string("unknown") : version) + ":";
+  if (marker) what += " a dump_stats marker";
+  if (headerless) what += std::string(marker ? "," : "") + " records without the header that names their communicator, rank and size";
+  return what;
+}
+
 }  // namespace cctune::workload

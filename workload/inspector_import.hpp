@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,5 +60,12 @@ class InspectorReader {
 
 // True when the text's first line is an Inspector record (an object with "header" and "coll_perf").
 bool looks_like_inspector(std::string_view head);
+
+// Inspector output in a form this reader does not take, among the text's first lines: a
+// "dump_stats" marker, or records with "coll_perf" or "p2p_perf" but no "header" (which names
+// the communicator, the rank and the size every call needs), as users have pasted them with a
+// format version of v4.3. What it is, in words ("format v4.3: a dump_stats marker, records
+// without a header"), for a refusal that says so; nullopt for anything else.
+std::optional<std::string> inspector_form_not_read(std::string_view head);
 
 }  // namespace cctune::workload

@@ -24,7 +24,7 @@ void read_line(nccl_log::LogReader& reader, std::string_view line, long number, 
   } catch (const Error& e) {
     throw UsageError(where(options, number) + ": " + e.what_only(), e.fix());
   } catch (const std::exception&) {
-    reader.skip(number);
+    reader.skip(number, "the reader could not take it");
   }
 }
 

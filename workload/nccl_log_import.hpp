@@ -14,7 +14,12 @@ namespace cctune::workload {
 
 struct LogImportOptions {
   std::string source;    // the file's name, for errors ("FILE line N: ...")
-  bool keyless = false;  // take INFO lines without a host:pid:tid key as one process's (--format nccl-log)
+  // --format nccl-log: lines without a host:pid:tid key are taken too, as one process's, and
+  // so are call lines pasted without "NCCL INFO" in front.
+  bool keyless = false;
+  // The process those lines belong to: one per file, so that two ranks' files pasted without
+  // keys stay two processes (a pointer both happen to print is two communicators' there).
+  std::string keyless_process = "log";
 };
 
 struct LogImportStats {
@@ -24,6 +29,10 @@ struct LogImportStats {
   long unmapped_calls = 0;   // calls whose communicator had no commId in the log
   long skipped_lines = 0;    // lines of a form read here that could not be read (cut, unknown values, no key)
   long first_skipped_line = 0;  // 1-based; 0 when none was skipped
+  std::string first_skip_reason;  // why that line could not be read (quotes the line: escape it)
+  long skipped_call_lines = 0;    // of the skipped lines, those of the per-call form
+  long first_skipped_call_line = 0;
+  std::string first_skipped_call_reason;
   long long_lines = 0;       // lines over 64 KiB, not read
   long matched_communicators = 0;  // communicators without a commId found in two or more processes
 };

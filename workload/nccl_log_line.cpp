@@ -9,7 +9,12 @@ namespace {
 constexpr std::string_view kInfo = "NCCL INFO ";
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
+// NCCL prints gethostname()'s bytes as they are: a host named in another script ("héllo"), or
+// one a terminal shows cut ("ip……"), is still a host. Bytes of UTF-8 beyond ASCII count.
+bool is_host_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) || c == '-' || c == '_' || c == '.' || u >= 0x80;
+}
 
 std::string_view trim_right(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -51,7 +56,13 @@ std::string_view slice(std::string_view text, std::size_t pos, std::size_t n) no
 std::optional<LineParts> split_line(std::string_view line, bool keyless) {
   std::size_t at = 0;
   while ((at = line.find(kInfo, at)) != std::string_view::npos && at > 0 && line[at - 1] != ' ') at += kInfo.size();
-  if (at == std::string_view::npos) return std::nullopt;
+  if (at == std::string_view::npos) {
+    // A message pasted without NCCL's key and level ("AllGather: opCount 0 ... comm 0x..."): the
+    // caller said the file is NCCL's log, so the line is the message.
+    if (!keyless) return std::nullopt;
+    const std::size_t start = line.find_first_not_of(" \t");
+    return LineParts{{}, {}, start == std::string_view::npos ? std::string_view{} : slice(line, start), true};
+  }
   LineParts parts{{}, {}, slice(line, at + kInfo.size())};
   std::string_view before = trim_right(slice(line, 0, at));
   // NCCL's "[<dev>]" between the key and "NCCL INFO".

@@ -18,10 +18,12 @@ struct LineParts {
   std::string_view process;  // "host:pid"; empty for a line without a key (when allowed)
   std::string_view thread;   // "host:pid:tid"; empty likewise
   std::string_view message;  // what follows "NCCL INFO "
+  bool bare = false;         // no "NCCL INFO" in the line: the message is the whole line (keyless only)
 };
 
 // The parts of an NCCL INFO line; nullopt for other lines, and for INFO lines without a
-// host:pid:tid key unless `keyless` (the caller was told the file is NCCL's log).
+// host:pid:tid key unless `keyless` (the caller was told the file is NCCL's log), which also
+// takes a line without "NCCL INFO" as a message of its own (pasted bare).
 std::optional<LineParts> split_line(std::string_view line, bool keyless);
 
 // `text` from `pos`, at most `n` characters; empty past the end. The only way this code

@@ -75,6 +75,32 @@ std::optional<CallMessage> parse_call(std::string_view message) {
   return m;
 }
 
+std::string call_problem(std::string_view message) {
+  const auto w = split_words(message);
+  if (!w) return "it has more than " + std::to_string(Words::kMaxWords) + " words";
+  const auto quoted = [](std::string_view word) { return "'" + std::string(slice(word, 0, 24)) + "'"; };
+  // Each field NCCL prints, in its order: a missing one means the line stops before it.
+  const auto field = [&](std::string_view key, const char* what) -> std::string {
+    for (std::size_t i = 0; i < w->count; ++i)
+      if (w->word[i] == key) return i + 1 < w->count ? "" : "it stops after '" + std::string(key) + "' (cut or wrapped)";
+    return std::string("it has no ") + what + " (cut or wrapped)";
+  };
+  if (!nccl_func_kind(without_colon(w->at(0)))) return quoted(w->at(0)) + " is no NCCL function";
+  if (!to_u64(w->at(2), 16)) return "its opCount " + quoted(w->at(2)) + " is no hex number";
+  for (const auto& [key, what] :
+       {std::pair{"count", "count"}, {"datatype", "datatype"}, {"op", "op"}, {"root", "root"}, {"comm", "comm pointer"}})
+    if (std::string gap = field(key, what); !gap.empty()) return gap;
+  if (!to_u64(w->after("count"))) return "its count " + quoted(w->after("count")) + " is no number";
+  const auto dtype_code = to_int(w->after("datatype"));
+  if (!dtype_code || !dtype_from_nccl(*dtype_code)) return "its datatype " + quoted(w->after("datatype")) + " is none NCCL has";
+  if (!to_int(w->after("op")) || !to_int(w->after("root"))) return "its op or root is no number";
+  if (!is_hex_id(w->after("comm"))) return "its comm pointer " + quoted(w->after("comm")) + " is not NCCL's hex pointer (elided or cut)";
+  if (parse_call(message)) return "";
+  for (std::size_t i = 0; i < w->count; ++i)
+    if (w->word[i].starts_with("[nranks=") && w->word[i].ends_with("]")) return "its root, count or [nranks=N] is out of range";
+  return "it has no [nranks=N] after its comm pointer (cut or wrapped)";
+}
+
 std::optional<TuningMessage> parse_tuning(std::string_view message) {
   const auto w = split_words(message);
   if (!w) return std::nullopt;

@@ -22,6 +22,7 @@
 //   some builds with a commId after it, some without); "comm <p> rank <r> nRanks <n> nNodes <k> localRanks ..." (2.20+).
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "workload/nccl_names.hpp"
@@ -40,6 +41,11 @@ struct CallMessage {
   std::string_view comm;  // the communicator's pointer in this process
 };
 std::optional<CallMessage> parse_call(std::string_view message);
+// Why parse_call refuses a message of the per-call form (": opCount "), in words a user can
+// act on: the first field missing or unreadable ("the comm pointer '0x...' is not NCCL's hex
+// pointer: elided or cut"). Words quoted from the line are cut to 24 bytes; the caller escapes
+// them for the terminal.
+std::string call_problem(std::string_view message);
 
 struct TuningMessage {
   std::string_view func;   // empty in 2.20-2.22

@@ -45,8 +45,9 @@ void add_applied(CallStats& target, const TuningMessage& t) {
 
 }  // namespace
 
-void LogReader::skip(long line_number) {
-  if (stats.skipped_lines++ == 0) stats.first_skipped_line = line_number;
+void LogReader::skip(long line_number, const std::string& reason, bool call) {
+  if (stats.skipped_lines++ == 0) stats.first_skipped_line = line_number, stats.first_skip_reason = reason;
+  if (call && stats.skipped_call_lines++ == 0) stats.first_skipped_call_line = line_number, stats.first_skipped_call_reason = reason;
 }
 
 void LogReader::check_budget() const {
@@ -92,13 +93,16 @@ LogReader::Thread& LogReader::thread_state(std::string_view thread, long line_nu
 
 void LogReader::line(std::string_view text, long line_number) {
   const auto parts = split_line(text, true);
-  if (!parts) return;
+  // A line without "NCCL INFO" is NCCL's only where the caller said the file is its log.
+  if (!parts || (parts->bare && !options_.keyless)) return;
   const Form form = form_of(parts->message);
   if (form == Form::Other) return;
   const bool keyed = !parts->thread.empty();
-  if (!keyed && !options_.keyless) return skip(line_number);
-  const std::string_view process = keyed ? parts->process : std::string_view("log");
-  const std::string_view thread = keyed ? parts->thread : std::string_view("log");
+  if (!keyed && !options_.keyless)
+    return skip(line_number, "it has no host:pid:tid key before NCCL INFO (pasted without it: --format nccl-log reads such lines)",
+                form == Form::Call);
+  const std::string_view process = keyed ? parts->process : std::string_view(options_.keyless_process);
+  const std::string_view thread = keyed ? parts->thread : std::string_view(options_.keyless_process);
   switch (form) {
     case Form::Init:
       if (const auto m = parse_init_complete(parts->message)) {
@@ -116,7 +120,7 @@ void LogReader::line(std::string_view text, long line_number) {
         c.nranks = m->nranks;
         return;
       }
-      return skip(line_number);
+      return skip(line_number, "its Init COMPLETE line lacks a hex comm pointer, a rank or nranks");
     case Form::Nodes:
       if (const auto m = parse_nodes(parts->message)) {
         Comm& c = comm(process, m->comm);
@@ -125,13 +129,13 @@ void LogReader::line(std::string_view text, long line_number) {
         if (c.nranks == 0) c.nranks = m->nranks;
         return;
       }
-      return skip(line_number);
+      return skip(line_number, "its nNodes line lacks a hex comm pointer, a rank, nRanks or nNodes");
     case Form::Call:
       if (const auto m = parse_call(parts->message)) return call(process, thread, *m, line_number);
-      return skip(line_number);
+      return skip(line_number, call_problem(parts->message), true);
     case Form::Tuning:
       if (const auto t = parse_tuning(parts->message)) return tuning(thread, *t, line_number);
-      return skip(line_number);
+      return skip(line_number, "its TUNING line is none of the forms NCCL prints");
     case Form::Other:
       return;
   }

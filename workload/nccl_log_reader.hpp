@@ -35,7 +35,8 @@ class LogReader {
   // One line (without its newline); line_number is 1-based. Throws cctune::Error only past a
   // bound (without the line: the caller adds it).
   void line(std::string_view text, long line_number);
-  void skip(long line_number);
+  // A line of a form read here that could not be read, and why; `call`: of the per-call form.
+  void skip(long line_number, const std::string& reason, bool call = false);
   // Closes open groups and adds the communicators without a commId.
   void finish();
   LogImportStats stats;

@@ -91,12 +91,12 @@ void Durations::merge(const Durations& other) {
   samples += other.samples;
 }
 
-namespace {
-
-std::string shape_text(const CallShape& s) {
+std::string describe_shape(const CallShape& s) {
   return (s.kind == CallKind::Collective ? to_string(s.collective) : to_string(s.kind)) + " " + to_string(s.dtype) +
          " count " + std::to_string(s.count);
 }
+
+namespace {
 
 void merge_applied(std::vector<Applied>& into, const std::vector<Applied>& from) {
   for (const Applied& a : from) {
@@ -116,9 +116,8 @@ void merge_calls(Communicator& into, const Communicator& part) {
     CallStats& have = it->second;
     if (c.shape.kind == CallKind::Collective) {
       if (have.calls != c.calls)
-        throw UsageError("workload: communicator " + into.id + ": " + shape_text(c.shape) + " was called " +
-                             std::to_string(have.calls) + " times on one rank and " + std::to_string(c.calls) +
-                             " times on another",
+        throw UsageError("workload: communicator " + into.id + ": " + describe_shape(c.shape) + " was called " +
+                             std::to_string(have.calls) + " times on one rank and " + std::to_string(c.calls) + " times on another",
                          "merge captures of the same job and the same steps (a truncated log gives this)");
     } else {
       have.calls += c.calls;
@@ -141,9 +140,9 @@ void merge_groups(Communicator& into, const Communicator& part) {
     if (fresh) continue;
     if (!g.has_p2p()) {
       if (it->second != g.calls)
-        throw UsageError("workload: communicator " + into.id + ": a group of " + std::to_string(g.members.size()) + " calls starting with " +
-                             shape_text(g.members.front()) + " was issued " + std::to_string(it->second) + " times on one rank and " +
-                             std::to_string(g.calls) + " times on another",
+        throw UsageError("workload: communicator " + into.id + ": a group of " + std::to_string(g.members.size()) +
+                             " calls starting with " + describe_shape(g.members.front()) + " was issued " + std::to_string(it->second) +
+                             " times on one rank and " + std::to_string(g.calls) + " times on another",
                          "merge captures of the same job and the same steps (a truncated log gives this)");
     } else {
       it->second += g.calls;
@@ -167,6 +166,8 @@ void merge_communicator(Communicator& into, const Communicator& part) {
   into.groups_not_recorded += part.groups_not_recorded;
   into.watch.insert(into.watch.end(), part.watch.begin(), part.watch.end());
   if (part.cadence && (!into.cadence || part.cadence->timed_steps > into.cadence->timed_steps)) into.cadence = part.cadence;
+  if (!into.no_step) into.no_step = part.no_step;
+  if (into.cadence) into.no_step.reset();  // one rank's steps stand for the communicator
   into.ranks.insert(into.ranks.end(), part.ranks.begin(), part.ranks.end());
   std::sort(into.ranks.begin(), into.ranks.end());
   merge_calls(into, part);
@@ -224,17 +225,45 @@ Workload merge(const std::vector<Workload>& parts) {
   return out;
 }
 
-const Communicator* busiest_with_cadence(const Workload& w, bool timed) {
+namespace {
+
+std::uint64_t calls_per_rank(const Communicator& c) {
+  std::uint64_t calls = 0;
+  for (const CallStats& s : c.calls) calls += s.calls;
+  return c.ranks.empty() ? 0 : calls / c.ranks.size();
+}
+
+bool has_steps(const Communicator& c, bool timed) { return c.cadence && !c.ranks.empty() && (!timed || c.cadence->step_ms > 0); }
+
+// The communicator with the most calls per rank, among those with steps (`with_steps`) or all.
+const Communicator* busiest_of(const Workload& w, bool timed, bool with_steps) {
   const Communicator* busiest = nullptr;
-  std::uint64_t most = 0;
-  for (const Communicator& c : w.communicators) {
-    if (!c.cadence || c.ranks.empty() || (timed && !(c.cadence->step_ms > 0))) continue;
-    std::uint64_t calls = 0;
-    for (const CallStats& s : c.calls) calls += s.calls;
-    calls /= c.ranks.size();
-    if (!busiest || calls > most) busiest = &c, most = calls;
-  }
+  for (const Communicator& c : w.communicators)
+    if ((!with_steps || has_steps(c, timed)) && (!busiest || calls_per_rank(c) > calls_per_rank(*busiest))) busiest = &c;
   return busiest;
+}
+
+}  // namespace
+
+const Communicator* busiest_with_cadence(const Workload& w, bool timed) {
+  const Communicator* stepped = busiest_of(w, timed, true);
+  const Communicator* busiest = busiest_of(w, timed, false);
+  if (!stepped || 10 * calls_per_rank(*stepped) < calls_per_rank(*busiest)) return nullptr;
+  return stepped;
+}
+
+std::optional<NoStep> why_no_step(const Workload& w, bool timed) {
+  if (busiest_with_cadence(w, timed)) return std::nullopt;
+  const Communicator* busiest = busiest_of(w, timed, false);
+  if (!busiest) return NoStep{"it recorded no communicator", "check that the job's NCCL calls reach the profiler"};
+  const std::string which = "communicator " + busiest->id + " (" + std::to_string(calls_per_rank(*busiest)) + " calls a rank)";
+  const Communicator* stepped = busiest_of(w, timed, true);
+  const std::string others = stepped ? "; the steps of " + stepped->id + " (" + std::to_string(calls_per_rank(*stepped)) +
+                                           " calls a rank) are too few calls to stand for the job's"
+                                     : "";
+  if (busiest->cadence) return NoStep{which + ": its steps were not timed", "run with CCTUNE_WORKLOAD_STEP_TIMES=1"};
+  const NoStep what = busiest->no_step.value_or(NoStep{"its calls show no repeating step", "pass --steps N with the steps the job runs"});
+  return NoStep{which + ": " + what.reason + others, what.fix};
 }
 
 std::optional<double> steps_from_cadence(const Workload& w) {
@@ -260,11 +289,11 @@ void check_recordable(const std::string& comm_id, int nranks, int rank, const Ca
     throw UsageError("workload: communicator " + comm_id + " of " + std::to_string(nranks) + " ranks cannot hold rank " + std::to_string(rank),
                      "pass a capture of the job as its processes wrote it");
   if (!bytes_match(shape, nranks))
-    throw UsageError("workload: communicator " + comm_id + ": " + shape_text(shape) + " on " + std::to_string(nranks) +
+    throw UsageError("workload: communicator " + comm_id + ": " + describe_shape(shape) + " on " + std::to_string(nranks) +
                          " ranks is more than " + std::to_string(max_call_bytes >> 30) + " GiB per call",
                      "pass a capture of the job as its processes wrote it");
   if (shape.root && (*shape.root < 0 || *shape.root >= nranks))
-    throw UsageError("workload: communicator " + comm_id + ": " + shape_text(shape) + " has root " + std::to_string(*shape.root) +
+    throw UsageError("workload: communicator " + comm_id + ": " + describe_shape(shape) + " has root " + std::to_string(*shape.root) +
                          ", not a rank of its " + std::to_string(nranks),
                      "pass a capture of the job as its processes wrote it");
 }

@@ -143,6 +143,8 @@ struct Communicator {
   // The steps its calls show (profiler files; step_cadence.hpp); merged, the rank that timed
   // the most steps.
   std::optional<StepCadence> cadence{};
+  // Profiler files: why its calls show no step, where they show none (never with a cadence).
+  std::optional<NoStep> no_step{};
   bool operator==(const Communicator&) const = default;
 };
 
@@ -203,8 +205,18 @@ class WorkloadBuilder {
 inline constexpr std::size_t max_workload_shapes = 200000;
 
 // The communicator with the most calls per rank among those with a step cadence (with `timed`,
-// a cadence whose steps were timed): its steps are the job's. nullptr when none has one.
+// a cadence whose steps were timed): its steps are the job's. nullptr when none has one, and
+// when it issued fewer than a tenth of the calls of the busiest communicator: a communicator of
+// a few calls (a metrics or evaluation group's) does not stand for the job whose gradient
+// communicator shows no step.
 const Communicator* busiest_with_cadence(const Workload& w, bool timed);
+
+// Why busiest_with_cadence finds no communicator, naming the busiest communicator and what its
+// calls showed (its NoStep); nullopt where it finds one.
+std::optional<NoStep> why_no_step(const Workload& w, bool timed);
+
+// "allreduce float32 count 1048576": a call shape as messages name it.
+std::string describe_shape(const CallShape& s);
 
 // The steps a capture covers as the profiler half saw them: the cadence of the communicator
 // with the most calls per rank (its steady steps, start-up left out); nullopt when no

@@ -232,6 +232,9 @@ std::vector<WatchFinding> watch_from(const json& j, const std::string& where, in
   return out;
 }
 
+// A NoStep's texts are cctune's own one-line sentences; a file's are bounded like its other texts.
+constexpr std::size_t kMaxNoStepText = 1024;
+
 json cadence_json(const StepCadence& c) {
   return {{"calls_per_step", c.calls_per_step}, {"steps", c.steps}, {"timed_steps", c.timed_steps}, {"step_ms", c.step_ms}};
 }
@@ -269,6 +272,16 @@ TunerReport tuner_from(const json& j) {
   return t;
 }
 
+json no_step_json(const NoStep& n) { return {{"reason", n.reason.substr(0, kMaxNoStepText)}, {"fix", n.fix.substr(0, kMaxNoStepText)}}; }
+
+NoStep no_step_from(const json& j, const std::string& where) {
+  if (!j.is_object()) bad(where, "must be an object");
+  NoStep n{text(j, "reason", where), text(j, "fix", where)};
+  if (n.reason.size() > kMaxNoStepText || n.fix.size() > kMaxNoStepText)
+    bad(where, "holds a text longer than " + std::to_string(kMaxNoStepText) + " bytes");
+  return n;
+}
+
 // One communicator; `shapes` counts call shapes and group members over the whole file.
 Communicator communicator_from(const json& j, const std::string& where, std::size_t& shapes) {
   Communicator c;
@@ -300,6 +313,10 @@ Communicator communicator_from(const json& j, const std::string& where, std::siz
   if (j.contains("groups_not_recorded")) c.groups_not_recorded = whole_in<std::uint64_t>(j, "groups_not_recorded", where, 0, kMaxCalls);
   if (j.contains("groups")) c.groups = groups_from(j["groups"], where + ".groups", c.nranks, shapes);
   if (j.contains("cadence")) c.cadence = cadence_from(j["cadence"], where + ".cadence");
+  if (j.contains("no_step")) {
+    if (c.cadence) bad(where + ".no_step", "is given with a cadence");
+    c.no_step = no_step_from(j["no_step"], where + ".no_step");
+  }
   return c;
 }
 
@@ -328,6 +345,7 @@ json to_json(const Workload& w) {
       for (const CallGroup& g : c.groups) cj["groups"].push_back(group_json(g, w.steps));
     }
     if (c.cadence) cj["cadence"] = cadence_json(*c.cadence);
+    if (c.no_step && !c.cadence) cj["no_step"] = no_step_json(*c.no_step);
     j["communicators"].push_back(std::move(cj));
   }
   if (w.tuner) j["tuner"] = tuner_json(*w.tuner);

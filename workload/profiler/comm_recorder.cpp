@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <string>
+
+#include "workload/nccl_names.hpp"
 
 namespace cctune::tuner {
 
@@ -167,14 +170,29 @@ void CommRecorder::count_group_not_recorded() {
 }
 
 workload::Communicator CommRecorder::snapshot(std::optional<std::uint64_t> job_steps) {
-  std::lock_guard lock(mutex_);
-  for (ProfEvent& e : pool_)
-    if (e.kind == ProfEvent::Kind::Call && e.stopped && e.open_channels == 0) fold(&e);
-  workload::Communicator c = to_communicator(table_, comm_hash_, nranks_, nnodes_, rank_);
-  add_groups(c, groups_, nranks_);
+  workload::Communicator c;
+  {
+    std::lock_guard lock(mutex_);
+    for (ProfEvent& e : pool_)
+      if (e.kind == ProfEvent::Kind::Call && e.stopped && e.open_channels == 0) fold(&e);
+    c = to_communicator(table_, comm_hash_, nranks_, nnodes_, rank_);
+    add_groups(c, groups_, nranks_);
+  }
+  // The timeline is read without the lock (call_timeline.hpp), and the search, which may take
+  // milliseconds over a full timeline, holds up neither NCCL's proxy thread nor new shapes.
   const std::vector<workload::TimedCall> calls = timeline_.ordered();
-  c.cadence = workload::find_cadence({&calls, timeline_.total(), job_steps});
+  const workload::StepFinding found =
+      workload::find_step({&calls, timeline_.total(), job_steps, [this](std::uint32_t shape) { return shape_name(shape); }});
+  c.cadence = found.cadence;
+  if (!found.cadence) c.no_step = found.no_step;
   return c;
+}
+
+std::string CommRecorder::shape_name(std::uint32_t shape) {
+  std::lock_guard lock(mutex_);
+  if (shape >= table_.size()) return "a call of a shape not recorded (the shape table was full)";
+  const ShapeKey& k = table_.at(shape).key;
+  return workload::describe_shape(workload::make_shape({k.kind, k.collective}, k.dtype, std::nullopt, k.root, k.count, nranks_));
 }
 
 void CommRecorder::set_activation_mask(int mask) noexcept {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "workload/profiler/call_timeline.hpp"
@@ -104,6 +105,8 @@ class alignas(64) CommRecorder {
   std::uint64_t events_dropped();
 
  private:
+  // A timeline shape id as the reasons for no step name it (takes the lock).
+  std::string shape_name(std::uint32_t shape);
   // A call's issue time for the timeline: 0 where steps are not timed (no clock read).
   std::uint64_t issue_ns() const noexcept { return timeline_.timed() ? host_now_ns() : 0; }
   ProfEvent* acquire(ProfEvent::Kind kind);

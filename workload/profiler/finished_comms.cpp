@@ -81,6 +81,9 @@ void add_lifetime(workload::Communicator& into, const workload::Communicator& fr
   into.watch.clear();
   // Steps are timed per lifetime: the one that timed the most stands for the communicator.
   if (from.cadence && (!into.cadence || from.cadence->timed_steps >= into.cadence->timed_steps)) into.cadence = from.cadence;
+  // Why the latest lifetime showed no step, while none did.
+  if (!into.cadence && from.no_step) into.no_step = from.no_step;
+  if (into.cadence) into.no_step.reset();
 }
 
 FinishedComms::FinishedComms(std::size_t max_entries, std::size_t max_records) : max_entries_(max_entries), max_records_(max_records) {}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "app/sweep/workload_files.hpp"
@@ -78,6 +79,7 @@ StepTime read_step_time(const std::string& workload_dir) {
   std::map<std::uint64_t, int> lengths;
   StepTime out;
   std::size_t files = 0;
+  std::optional<workload::NoStep> why;  // the first file's reason, where none shows a step
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(workload_dir, ec)) {
     const std::string name = e.path().filename().string();
@@ -89,7 +91,10 @@ StepTime read_step_time(const std::string& workload_dir) {
     const workload::Workload w = job_file(e.path().string());
     if (w.tuner) workload::add_tuner_report(out.tuner, *w.tuner);
     const workload::Communicator* busiest = workload::busiest_with_cadence(w, /*timed=*/true);
-    if (!busiest) continue;
+    if (!busiest) {
+      if (!why) why = workload::why_no_step(w, /*timed=*/true);
+      continue;
+    }
     per_process.push_back(busiest->cadence->step_ms / static_cast<double>(busiest->cadence->calls_per_step));
     ++lengths[busiest->cadence->calls_per_step];
     out.timed_steps = out.timed_steps == 0 ? busiest->cadence->timed_steps : std::min(out.timed_steps, busiest->cadence->timed_steps);
@@ -97,14 +102,16 @@ StepTime read_step_time(const std::string& workload_dir) {
   if (ec)
     throw RuntimeFailure("cannot read the job's profiler files in " + text::terminal_text(workload_dir) + ": " + ec.message(),
                          "check the file system the run directory is on");
+  if (per_process.empty() && files == 0)
+    throw RuntimeFailure(
+        "the job left no profiler file in " + text::terminal_text(workload_dir) + ": NCCL did not load cctune's profiler half",
+        "check that the job uses NCCL (2.23 or later) and passes NCCL_PROFILER_PLUGIN and CCTUNE_WORKLOAD "
+        "to its processes (mpirun: -x NCCL_PROFILER_PLUGIN -x CCTUNE_WORKLOAD)");
+  // What the profiler saw of the busiest communicator, from the job's own files: escaped.
   if (per_process.empty())
-    throw RuntimeFailure(files == 0 ? "the job left no profiler file in " + text::terminal_text(workload_dir) +
-                                          ": NCCL did not load cctune's profiler half"
-                                    : "the job's calls in " + text::terminal_text(workload_dir) +
-                                          " show no repeating step (fewer than 3 steps, or a step of more than 4096 calls)",
-                         files == 0 ? "check that the job uses NCCL (2.23 or later) and passes NCCL_PROFILER_PLUGIN and CCTUNE_WORKLOAD "
-                                      "to its processes (mpirun: -x NCCL_PROFILER_PLUGIN -x CCTUNE_WORKLOAD)"
-                                    : "run more steps, or pass --steps N with the steps the job runs");
+    throw RuntimeFailure("the job's calls in " + text::terminal_text(workload_dir) +
+                             " show no repeating step: " + text::terminal_text(why ? why->reason : "no communicator shows one"),
+                         text::terminal_text(why ? why->fix : "pass --steps N with the steps the job runs"));
   std::sort(per_process.begin(), per_process.end());
   const std::size_t n = per_process.size();
   out.ms_per_call = n % 2 ? per_process[n / 2] : (per_process[n / 2 - 1] + per_process[n / 2]) / 2;

@@ -123,6 +123,27 @@ TEST(InspectorFormat, DetectedByItsFirstLine) {
   EXPECT_FALSE(looks_like_inspector(R"({"version":"2.4","entries":[)"));
 }
 
+// Issue 43 item 5: Inspector output of format v4.3 as users pasted it (a dump_stats marker, then
+// records without the header that names their communicator) was refused as JSON that is no
+// flight-recorder dump. It is named for what it is; v4.0 records and other files are not.
+TEST(InspectorFormat, AFormItDoesNotReadIsNamed) {
+  std::ifstream in(std::string(CCTUNE_SOURCE_DIR) + "/tests/fixtures/workload/pasted/inspector-v4.3.log");
+  const std::string v43((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(v43.empty());
+  EXPECT_FALSE(looks_like_inspector(v43));
+  EXPECT_EQ(inspector_form_not_read(v43),
+            "format v4.3: a dump_stats marker, records without the header that names their communicator, rank and size");
+  const std::string records_only = v43.substr(v43.find('\n') + 1);
+  EXPECT_EQ(inspector_form_not_read(records_only), "format v4.3: records without the header that names their communicator, rank and size");
+  EXPECT_EQ(inspector_form_not_read(R"({"dump_stats":{"inspector_output_format_version":"v9\u001b[31m"}})"
+                                    "\n"),
+            "format unknown: a dump_stats marker");  // a version that is no version is not quoted
+  EXPECT_FALSE(inspector_form_not_read(record(kComm, 0, 2, "AllReduce", 0, 64) + "\n"));
+  EXPECT_FALSE(inspector_form_not_read(R"({"version":"2.4","pg_config":{},"entries":[]})"
+                                       "\n"));
+  EXPECT_FALSE(inspector_form_not_read("host:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1\n"));
+}
+
 TEST(InspectorFormat, HostileLinesAreSkippedNotTrusted) {
   std::string good = record(kComm, 0, 2, "AllReduce", 0, 64);
   std::vector<std::string> bad{

@@ -140,6 +140,92 @@ TEST(NcclLogForms, LinesWithoutAKeyAreTakenWhenTheFormatIsGiven) {
   EXPECT_TRUE(looks_like_nccl_log(log));
 }
 
+// Issue 43 item 5: NCCL prints gethostname()'s bytes; a host named "héllo", or "ip……" as a
+// terminal shows a cut name, dropped every line of its process.
+TEST(NcclLogForms, AHostNameBeyondAsciiIsAKey) {
+  const std::string init = " [0] NCCL INFO comm 0x10 rank R nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0xabc - Init COMPLETE\n";
+  std::string log;
+  int rank = 0;
+  for (const std::string key : {"h\xc3\xa9llo:100:100", "ip\xe2\x80\xa6\xe2\x80\xa6:200:200"}) {
+    std::string line = key + init;
+    line.replace(line.find("rank R"), 6, "rank " + std::to_string(rank++));
+    log += line + call_line(key, "AllReduce", 64) + call_line(key, "AllReduce", 64, "1");
+  }
+  const Imported r = import(log);
+  EXPECT_EQ(r.stats.skipped_lines, 0);
+  ASSERT_EQ(r.workload.communicators.size(), 1u);
+  EXPECT_EQ(r.workload.communicators[0].ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(only_call(r.workload).calls, 2u);
+  // Without an Init line the process still names its communicator, in NCCL's own characters.
+  const Imported unmapped = import(call_line("h\xc3\xa9llo:100:100", "AllReduce", 64));
+  ASSERT_EQ(unmapped.workload.communicators.size(), 1u);
+  EXPECT_EQ(unmapped.workload.communicators[0].id, "unmapped:h??llo:100/0x10");
+}
+
+// Call lines pasted bare, without the key or "NCCL INFO", were refused even with --format
+// nccl-log; they are that file's process's lines there, and ignored otherwise.
+TEST(NcclLogForms, BareCallLinesAreReadWhenTheFormatIsGiven) {
+  const std::string log =
+      "AllGather: opCount 0 sendbuff 0x1 recvbuff 0x2 count 4096 datatype 9 op 0 root 0 comm 0x3 [nranks=2] stream 0x4\n"
+      "  AllGather: opCount 1 sendbuff 0x1 recvbuff 0x2 count 4096 datatype 9 op 0 root 0 comm 0x3 [nranks=2] stream 0x4\n";
+  const Imported told = import(log, {"pasted.log", true});
+  EXPECT_EQ(told.stats.call_lines, 2);
+  EXPECT_EQ(only_call(told.workload).calls, 2u);
+  EXPECT_EQ(only_call(told.workload).shape.dtype, DType::BFloat16);
+  const Imported automatic = import(log);
+  EXPECT_EQ(automatic.stats.call_lines, 0);
+  EXPECT_EQ(automatic.stats.skipped_lines, 0);  // not NCCL's lines unless the caller says so
+}
+
+// Call lines cut, wrapped or elided on a terminal: counted apart, with the first one's line
+// and what it lacked, so that "no per-call lines" can say why.
+TEST(NcclLogForms, CallLinesThatCannotBeReadSayWhy) {
+  const std::string head = "h1:100:100 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 64 datatype 7 op 0 root 0 comm ";
+  const Imported r =
+      import(kInit + head + "0x... [nranks=2] stream 0x...\n" + head + "0x10\n" + head.substr(0, head.size() - 12) +
+             "\nh1:100:100 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 64 datatype 77 op 0 root 0 comm "
+             "0x10 [nranks=2] stream 0x3\n" +
+             "h1:100:100 [0] NCCL INFO AllReduce 4096 Bytes -> Algo 1 proto 2 time 3\n");
+  EXPECT_EQ(r.stats.call_lines, 0);
+  EXPECT_EQ(r.stats.skipped_call_lines, 4);
+  EXPECT_EQ(r.stats.skipped_lines, 5);
+  EXPECT_EQ(r.stats.first_skipped_call_line, 2);
+  EXPECT_EQ(r.stats.first_skipped_call_reason, "its comm pointer '0x...' is not NCCL's hex pointer (elided or cut)");
+  EXPECT_EQ(r.stats.first_skip_reason, r.stats.first_skipped_call_reason);
+  const auto reason = [](const std::string& line) {
+    const Imported one = import(line + "\n");
+    return one.stats.first_skipped_call_reason;
+  };
+  EXPECT_EQ(reason(head + "0x10"), "it has no [nranks=N] after its comm pointer (cut or wrapped)");
+  EXPECT_EQ(reason(head.substr(0, head.size() - 12)), "it has no root (cut or wrapped)");
+  EXPECT_EQ(reason(head.substr(0, head.size() - 6)), "it has no comm pointer (cut or wrapped)");
+  EXPECT_EQ(reason(head.substr(0, head.size() - 1)), "it stops after 'comm' (cut or wrapped)");
+  EXPECT_EQ(
+      reason("h1:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 64 datatype 77 op 0 root 0 comm 0x1 [nranks=2]"),
+      "its datatype '77' is none NCCL has");
+  EXPECT_EQ(reason("h1:1:1 [0] NCCL INFO Allreduce: opCount 0 sendbuff 0x1"), "'Allreduce:' is no NCCL function");
+  EXPECT_EQ(
+      reason("NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 8 datatype 7 op 0 root 0 comm 0x3 [nranks=2] stream 0x4"),
+      "it has no host:pid:tid key before NCCL INFO (pasted without it: --format nccl-log reads such lines)");
+}
+
+// Two ranks' files pasted without keys, sharing a comm pointer: each file is the process the
+// caller names, so they stay two processes, not one communicator with every call twice.
+TEST(NcclLogForms, LinesWithoutKeysAreTheProcessTheCallerNames) {
+  const std::string log =
+      "NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 8 datatype 7 op 0 root 0 comm 0x3 [nranks=2] stream 0x4\n";
+  WorkloadBuilder b;
+  for (const std::string process : {"file1", "file2"}) {
+    std::istringstream in(log);
+    import_nccl_log(in, b, {process + ".log", true, process});
+  }
+  const Workload w = b.finish("nccl-log", {});
+  ASSERT_EQ(w.communicators.size(), 2u);
+  EXPECT_EQ(w.communicators[0].id, "unmapped:file1/0x3");
+  EXPECT_EQ(w.communicators[1].id, "unmapped:file2/0x3");
+  EXPECT_EQ(w.communicators[0].calls.at(0).calls, 1u);
+}
+
 // Past the bound on processes and communicators the import stops, naming the file and line.
 TEST(NcclLogForms, TooManyCommunicatorsIsRefusedNamingTheLine) {
   std::string log;

@@ -72,6 +72,20 @@ for job in ("ddp", "fsdp"):
     if w_i["format"] != "inspector" or by_bytes(w_i) != by_bytes(w_l):
         failures.append(f"{job}: Inspector import {w_i['format']} {by_bytes(w_i)} vs the run's log {by_bytes(w_l)}")
 
+# A profiler file whose calls showed no step says why (the communicator's no_step), and the
+# import prints the busiest communicator's reason and fix; a merge keeps it.
+no_step = {"reason": "its calls repeat a step of 3 calls only twice (calls 2 to 7 of 8)", "fix": "run the job for more steps"}
+profiler_file = os.path.join(scratch, "no-step.profiler.json")
+json.dump({"schema": "cctune.workload/1", "format": "nccl-profiler", "sources": ["nccl-profiler:h:1"], "steps": None,
+           "communicators": [{"id": "0xc0ffee", "nranks": 2, "nnodes": 1, "ranks": [0], "no_step": no_step,
+                              "calls": [{"kind": "collective", "collective": "allreduce", "dtype": "float32", "count": 8, "bytes": 32,
+                                         "calls": 8}]}]}, open(profiler_file, "w"))
+p = run("import", profiler_file, "-o", os.path.join(scratch, "no-step.json"))
+if "# steps: none found: communicator 0xc0ffee (8 calls a rank): " + no_step["reason"] + ". Fix: run the job for more steps" not in p.stdout:
+    failures.append(f"no step: the import does not say why: {p.stdout!r}")
+elif load(os.path.join(scratch, "no-step.json"))["communicators"][0].get("no_step") != no_step:
+    failures.append("no step: the import dropped the reason")
+
 # Bad inputs: one line on stderr, exit 2, nothing written.
 bad = os.path.join(scratch, "bad")
 os.makedirs(bad)

@@ -161,6 +161,19 @@ if os.path.isdir(prof):
     if files:
         run("import", *files, "-o", path("prof.json"))
 
+# R13 of the 2026-11-28 review: --steps 1e-300 planned 6e301 calls a step, 1e308 made every
+# shape rare, nan was dropped without a word, and CLI11's refusal printed the largest double in
+# 309 digits. Bounded as the other --steps flags: one short line, exit 2.
+one = write("steps_one.json", workload([comm("0x1", 0, [shape(8)])]))
+for command in ("merge", "import"):
+    for bad in ("1e-300", "1e308", "nan", "inf", "-1e308", "0", "0.5", "1000000001"):
+        p, _ = run(command, one, "-o", path("steps.json"), "--steps", bad, rc=2)
+        if p and (b"--steps must be from 1 to 1000000000" not in p.stderr or len(p.stderr) > 300):
+            failures.append(f"{command} --steps {bad}: {p.stderr!r}")
+    p, _ = run(command, one, "-o", path("steps.json"), "--steps", "30")
+    if p and p.returncode == 0 and json.load(open(path("steps.json")))["steps"] != 30:
+        failures.append(f"{command} --steps 30: not written")
+
 if failures:
     print("\n".join(failures))
     sys.exit(1)

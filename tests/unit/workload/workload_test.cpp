@@ -76,6 +76,63 @@ TEST(Workload, ProfilerSpellingsOfTypesAndAlgorithms) {
   EXPECT_EQ(algorithm_from_nccl_name(""), std::nullopt);
 }
 
+// A job's gradient communicator and a second group's (metrics, evaluation): the step time comes
+// from the busiest one. Each communicator's cadence is what the profiler finds in its calls.
+Communicator profiled(const std::string& id, std::uint64_t calls_a_rank, const std::vector<TimedCall>& timeline) {
+  Communicator c{id, 2, 1, {0}, {CallStats{allreduce(1), calls_a_rank, {}, {}, {}}}, 0, {}};
+  const StepFinding f = find_step({&timeline, timeline.size(), std::nullopt});
+  c.cadence = f.cadence;
+  if (!f.cadence) c.no_step = f.no_step;
+  return c;
+}
+
+// 30 steps of {1, 1, 2} after a start-up broadcast, ending with a barrier (shape 90).
+std::vector<TimedCall> gradients() {
+  std::vector<TimedCall> c{{100, 0}};
+  for (int s = 0; s < 30; ++s)
+    for (std::uint32_t shape : {1u, 1u, 2u}) c.push_back({shape, (c.size() + 1) * 1000000ull});
+  c.push_back({90, (c.size() + 1) * 1000000ull});
+  return c;
+}
+
+TEST(Workload, TheGradientCommunicatorGivesTheStepOverAMetricsGroup) {
+  std::vector<TimedCall> metrics;  // one loss reduction every step: a step of one call
+  for (std::uint64_t i = 0; i < 30; ++i) metrics.push_back({7, (i + 1) * 3000000});
+  Workload w;
+  w.communicators = {profiled("0x1", 92, gradients()), profiled("0x2", 30, metrics)};
+  const Communicator* busiest = busiest_with_cadence(w, /*timed=*/true);
+  ASSERT_NE(busiest, nullptr);
+  EXPECT_EQ(busiest->id, "0x1");
+  EXPECT_EQ(busiest->cadence->calls_per_step, 3u);
+  EXPECT_FALSE(why_no_step(w, true));
+}
+
+// Where the gradients show no step (their sizes change every step), a group of a few calls
+// does not stand for the job: no step, and the reason is the gradients'.
+TEST(Workload, AFewCallsOfAnotherGroupDoNotStandForTheJob) {
+  std::vector<TimedCall> changing, metrics;
+  for (std::uint32_t i = 0; i < 200; ++i) changing.push_back({1000 + i, i * 1000000ull});
+  for (std::uint64_t i = 0; i < 12; ++i) metrics.push_back({7, (i + 1) * 3000000});
+  Workload w;
+  w.communicators = {profiled("0x1", 200, changing), profiled("0x2", 12, metrics)};
+  ASSERT_TRUE(w.communicators[1].cadence);
+  EXPECT_EQ(busiest_with_cadence(w, true), nullptr);
+  EXPECT_FALSE(steps_from_cadence(w));
+  const auto why = why_no_step(w, true);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->reason.find("communicator 0x1 (200 calls a rank): its last 200 calls repeat no sequence"), std::string::npos)
+      << why->reason;
+  EXPECT_NE(why->reason.find("the steps of 0x2 (12 calls a rank) are too few calls"), std::string::npos) << why->reason;
+  EXPECT_NE(why->fix.find("--steps N"), std::string::npos) << why->fix;
+  // The reason travels in the profiler's file, and a merge keeps it.
+  const Workload back = workload_from_json(nlohmann::json::parse(to_json(w).dump()));
+  EXPECT_EQ(back, w);
+  EXPECT_EQ(merge({w}).communicators[0].no_step, w.communicators[0].no_step);
+  nlohmann::json both = to_json(w);
+  both["communicators"][1]["no_step"] = {{"reason", "x"}, {"fix", "y"}};
+  EXPECT_THROW(workload_from_json(both), UsageError);  // a cadence and no step at once
+}
+
 TEST(Workload, MergeRefusesRanksThatDisagree) {
   WorkloadBuilder b;
   b.add_call("0xabc", 2, 1, 0, allreduce(8));

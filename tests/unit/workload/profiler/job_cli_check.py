@@ -27,7 +27,7 @@ def run(args, env_extra, expect_rc, name):
             del env[k]
     env.update(env_extra)
     p = subprocess.run([cctune] + args, env=env, capture_output=True, text=True, timeout=300)
-    if p.returncode != expect_rc:
+    if p.returncode not in (expect_rc if isinstance(expect_rc, tuple) else (expect_rc,)):
         failures.append(f"{name}: exit {p.returncode}, expected {expect_rc}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
     return p
 
@@ -83,10 +83,38 @@ if "exit code 5" not in p.stderr or "job.log" not in p.stderr:
 if not os.path.exists(out("failing/verify_job.json")):
     failures.append("failing: no verify_job.json")
 
-# A job whose calls never repeat enough: a clear error, not a number.
+# A job whose calls never repeat enough: a clear error, not a number, saying what the calls
+# showed and what to do.
 p = verify("few_steps", {"TEST_JOB_STEPS": "2"}, 1)
-if "no repeating step" not in p.stderr:
+if "no repeating step" not in p.stderr or "only twice" not in p.stderr or "run the job for more steps" not in p.stderr:
     failures.append(f"few_steps: {p.stderr}")
+
+# Jobs as people write them, timed without --steps (R6 of the 2026-11-28 reliability review):
+# calls after the last step (a barrier, a metrics reduction, a checkpoint), an evaluation every
+# few steps, a start-up that repeats itself, a last step cut short, a metrics group beside the
+# gradients. Each gives the step of 3 calls and its time (4 ms, an evaluation's 10 ms spread
+# over its 5 steps). One pair each: the verdict does not matter here (0 same, 4 slower, 6 too
+# few pairs to decide), only that the runs were timed (1: a run could not be).
+for name, env, low, high, extra in [
+        ("tail_1", {"TEST_JOB_TAIL_CALLS": "1"}, 3.5, 8, ()),
+        ("tail_3", {"TEST_JOB_TAIL_CALLS": "3", "TEST_JOB_STEPS": "300", "TEST_JOB_STEP_MS": "1"}, 0.8, 4, ()),
+        ("eval_5", {"TEST_JOB_EVAL_EVERY": "5", "TEST_JOB_EVAL_MS": "10", "TEST_JOB_TAIL_CALLS": "1"}, 5.5, 10, ()),
+        ("eval_10", {"TEST_JOB_EVAL_EVERY": "10", "TEST_JOB_STEPS": "40", "TEST_JOB_TAIL_CALLS": "2"}, 3.5, 8, ()),
+        ("startup", {"TEST_JOB_STARTUP_CALLS": "40", "TEST_JOB_TAIL_CALLS": "2"}, 3.5, 8, ()),
+        ("cut_step", {"TEST_JOB_LAST_STEP_CALLS": "1", "TEST_JOB_EVAL_EVERY": "5", "TEST_JOB_EVAL_MS": "10"}, 5.5, 10, ()),
+        ("cut_step_steps_given", {"TEST_JOB_LAST_STEP_CALLS": "1"}, 3.5, 8, ("--steps", "30")),
+        ("metrics_comm", {"TEST_JOB_METRICS_COMM": "1", "TEST_JOB_TAIL_CALLS": "1"}, 3.5, 8, ())]:
+    p = verify("shape_" + name, {"TEST_JOB_STEP_MS": "4", **env}, (0, 4, 6), ("--rounds", "1", *extra))
+    if os.path.exists(out(f"shape_{name}/job_runs.json")):
+        with open(out(f"shape_{name}/job_runs.json")) as f:
+            runs = json.load(f)["runs"]
+        if len(runs) != 2 or any(r["calls_per_step"] != 3 or not low <= r["step_ms"] <= high for r in runs):
+            failures.append(f"shape {name}: {[(r['calls_per_step'], r['step_ms']) for r in runs]}")
+
+# R15: --steps the calls contradict (31 for a job of 30 steps) is no step, with the reason.
+p = verify("steps_31", {"TEST_JOB_STEP_MS": "2"}, 1, ("--steps", "31", "--rounds", "1"))
+if "--steps 31 does not fit its calls: they repeat every 3 calls, 30 times" not in p.stderr or "leave --steps out" not in p.stderr:
+    failures.append(f"steps_31: {p.stderr}")
 
 # A hung job is killed at its limit.
 p = verify("hung", {"TEST_JOB_STEP_MS": "100000"}, 1, ("--job-timeout-s", "2"))

@@ -248,6 +248,59 @@ TEST(StepTimeline, UntimedStepsGiveTheStepWithoutATime) {
   EXPECT_EQ(c.cadence->step_ms, 0.0);
 }
 
+// The stand-in's step through a recorder: two equal all-reduces and a larger one, `steps`
+// times, 1 ms a step, then `after` more calls (shapes no step has).
+void three_call_steps(CommRecorder& r, int steps, const std::vector<ShapeKey>& after) {
+  const ShapeKey small{workload::CallKind::Collective, Collective::AllReduce, DType::Float32, -1, 1 << 20};
+  const ShapeKey large{workload::CallKind::Collective, Collective::AllReduce, DType::Float32, -1, 1 << 22};
+  ShapeStats* stats = nullptr;
+  for (int step = 0; step < steps; ++step) {
+    for (const ShapeKey& k : {small, small, large}) r.count_call(k, stats);
+    const std::uint64_t until = host_now_ns() + 1000000;
+    while (host_now_ns() < until) {}
+  }
+  for (const ShapeKey& k : after) r.count_call(k, stats);
+}
+
+const ShapeKey barrier{workload::CallKind::Collective, Collective::AllReduce, DType::Float32, -1, 1};
+
+// R6 of the 2026-11-28 review: a final dist.barrier() (a one-element all-reduce) hid every step.
+TEST(StepTimeline, ABarrierAfterTheLastStepLeavesTheSteps) {
+  int mask = 0;
+  CommRecorder r(0xddd, 2, 1, 0, &mask);
+  r.time_steps(true);
+  three_call_steps(r, 12, {barrier});
+  const workload::Communicator c = r.snapshot();
+  ASSERT_TRUE(c.cadence);
+  EXPECT_EQ(c.cadence->calls_per_step, 3u);
+  EXPECT_DOUBLE_EQ(c.cadence->steps, 12.0);
+  EXPECT_GE(c.cadence->step_ms, 1.0);
+  EXPECT_FALSE(c.no_step);
+}
+
+// Where the calls show no step, the file says why, naming the shapes as the job issued them.
+TEST(StepTimeline, NoStepIsWrittenWithItsReason) {
+  const std::string dir = fresh_dir("no-step");
+  WorkloadSettings settings = read_workload_settings(dir.c_str(), "0", nullptr);
+  ASSERT_TRUE(settings.problem.empty()) << settings.problem;
+  int mask = 0;
+  WorkloadSink sink(settings);
+  auto* r = new CommRecorder(0xeee, 2, 1, 0, &mask);
+  sink.add(r);
+  three_call_steps(*r, 2, {barrier});
+  sink.write();
+  const workload::Communicator c = read_workload(files_in(dir).at(0)).communicators.at(0);
+  EXPECT_FALSE(c.cadence);
+  ASSERT_TRUE(c.no_step);
+  EXPECT_NE(c.no_step->reason.find("only twice (calls 1 to 6 of 7); then call 7 is allreduce float32 count 1 where the step has allreduce "
+                                   "float32 count 1048576"),
+            std::string::npos)
+      << c.no_step->reason;
+  EXPECT_NE(c.no_step->fix.find("run the job for more steps"), std::string::npos) << c.no_step->fix;
+  sink.remove(r);
+  delete r;
+}
+
 TEST(StepTimeline, StepTimesAreOnlyOnWhenAsked) {
   const std::string dir = fresh_dir("step-times");
   EXPECT_FALSE(read_workload_settings(dir.c_str(), "0", nullptr).step_times);
