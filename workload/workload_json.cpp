@@ -247,6 +247,10 @@ StepCadence cadence_from(const json& j, const std::string& where) {
   if (c.steps <= 0 || c.steps > static_cast<double>(kMaxCalls)) bad(where + ".steps", "must be a positive number of steps");
   c.timed_steps = whole_in<std::uint64_t>(j, "timed_steps", where, 1, kMaxCalls);
   c.step_ms = duration_in(j, "step_ms", where);
+  // A forged file's 1e300 or 1e-300 ms became a 300-digit speedup (review R12): 0 (not timed),
+  // or a step between a tenth of a microsecond and a day.
+  if (c.step_ms != 0 && (c.step_ms < 1e-4 || c.step_ms > 8.64e7))
+    bad(where + ".step_ms", "is not a step time a job can have (0 when not timed, else 0.0001 ms to a day)");
   return c;
 }
 

@@ -75,12 +75,31 @@ TEST(WorkloadBounds, EveryFieldIsRangeChecked) {
       {"duplicate shape", [](json& j) { j["communicators"][0]["calls"].push_back(j["communicators"][0]["calls"][0]); }, "repeats"},
       {"duplicate communicator", [](json& j) { j["communicators"].push_back(j["communicators"][0]); }, "repeats"},
       {"steps infinite", [](json& j) { j["steps"] = 1e308 * 10; }, "steps"},
+      // Review R12: forged step times became 300-digit speedups.
+      {"step_ms 1e300",
+       [](json& j) {
+         j["communicators"][0]["cadence"] = {{"calls_per_step", 1}, {"steps", 8}, {"timed_steps", 7}, {"step_ms", 1e300}};
+       },
+       "step_ms"},
+      {"step_ms 1e-300",
+       [](json& j) {
+         j["communicators"][0]["cadence"] = {{"calls_per_step", 1}, {"steps", 8}, {"timed_steps", 7}, {"step_ms", 1e-300}};
+       },
+       "step_ms"},
   };
   for (const Case& c : cases) {
     json j = one_call();
     c.mutate(j);
     const std::string why = refusal(j);
     EXPECT_NE(why.find(c.names), std::string::npos) << c.what << ": " << why;
+  }
+}
+
+TEST(WorkloadBounds, AStepTimeIsZeroOrAJobsStep) {
+  for (double ms : {0.0, 1e-4, 2.5, 8.64e7}) {
+    json j = one_call();
+    j["communicators"][0]["cadence"] = {{"calls_per_step", 1}, {"steps", 8}, {"timed_steps", 7}, {"step_ms", ms}};
+    EXPECT_EQ(refusal(j), "") << ms;
   }
 }
 
