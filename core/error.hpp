@@ -66,6 +66,7 @@ inline constexpr int suspects = 5;     // cctune diagnose: it named suspects (a 
 // cctune verify / verify --job / tune --job: the pairs ended below the target confidence, or
 // (--until-decided) without settling the tolerance: no verdict either way, more pairs needed.
 inline constexpr int undecided = 6;
+inline constexpr int interrupted_sighup = 129;   // 128 + SIGHUP: the terminal closed
 inline constexpr int interrupted_sigint = 130;   // 128 + SIGINT, as shells report it
 inline constexpr int interrupted_sigterm = 143;  // 128 + SIGTERM
 }  // namespace exit_code

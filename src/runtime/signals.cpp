@@ -16,12 +16,18 @@ void install_stop_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  struct sigaction hup = {};
+  if (sigaction(SIGHUP, nullptr, &hup) == 0 && hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 int stop_signal() { return g_stop_signal; }
 
 int agreed_stop_signal() { return g_stop_signal != 0 ? g_stop_signal : SIGTERM; }
 
-int exit_code_for_stop(int signal) { return signal == SIGINT ? exit_code::interrupted_sigint : exit_code::interrupted_sigterm; }
+int exit_code_for_stop(int signal) {
+  if (signal == SIGINT) return exit_code::interrupted_sigint;
+  return signal == SIGHUP ? exit_code::interrupted_sighup : exit_code::interrupted_sigterm;
+}
 
 }  // namespace cctune::runtime
