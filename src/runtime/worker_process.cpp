@@ -135,7 +135,8 @@ WorkerProcess WorkerProcess::spawn(const SpawnRequest& request) {
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setsigmask(&attr, &empty);
   posix_spawnattr_setpgroup(&attr, 0);  // its own process group: one kill() reaches all it started
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setflags(&attr, static_cast<short>((request.new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP) |
+                                                     POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK));
 
   std::vector<std::string> argv_s{request.executable};
   argv_s.insert(argv_s.end(), request.args.begin(), request.args.end());

@@ -19,6 +19,9 @@ struct SpawnRequest {
   std::vector<std::string> args;             // argv[1..]
   std::map<std::string, std::string> env;    // the complete environment
   std::string log_path;                      // stdout + stderr, appended
+  // A session of its own (setsid: no controlling terminal) rather than only a process group:
+  // the job shim (runtime/job_shim.hpp). Either way its pid is its group's id.
+  bool new_session = false;
 };
 
 class WorkerProcess {

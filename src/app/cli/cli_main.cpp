@@ -3,12 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "app/cli/command.hpp"
 #include "app/cli/session.hpp"
 #include "app/cli/version_info.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "runtime/job_shim.hpp"
 
 namespace {
 
@@ -35,6 +37,9 @@ int report(const cctune::Error& e, cctune::app::Session& session, int code, bool
 }  // namespace
 
 int cctune::app::run_cctune(int argc, char** argv, Seams seams) {
+  // The job shim (runtime/job_shim.hpp) stands between cctune and a user's job: it takes the
+  // job's argv as it is, none of cctune's options, and must watch its parent from the start.
+  if (argc > 1 && std::string_view(argv[1]) == cctune::runtime::job_shim_command) return cctune::runtime::job_shim_main(argc - 1, argv + 1);
   cctune::app::Session session(argc, argv, std::move(seams));
   CLI::App app{"cctune: measure and tune collective communication (NCCL, MPI) on GPU clusters"};
   app.require_subcommand(1);

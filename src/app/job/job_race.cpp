@@ -16,6 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kRunsFile = "job_runs.json";
+// A failed run's fix, where run_job_command knows no better one.
+constexpr const char* kFixTheJob = "fix the job so that it runs as it is, or raise --job-timeout-s when it needs longer";
 
 }  // namespace
 
@@ -84,7 +86,7 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
   if (!result.exited_ok)
     throw RuntimeFailure("the job's run " + std::to_string(n) + " (" + shown + ", pair " + std::to_string(pairs_) + ") " +
                              result.how + "; its output: " + text::terminal_text(log),
-                         "fix the job so that it runs as it is, or raise --job-timeout-s when it needs longer");
+                         result.fix.empty() ? std::string(kFixTheJob) : result.fix);
   JobRunRecord r{pairs_, side.name, other.name, 0, read_step_time(dir.string()), result.wall_s, log};
   if (calls_per_step_ == 0) calls_per_step_ = r.step.calls_per_step;
   r.step_ms = r.step.ms_per_call * static_cast<double>(calls_per_step_);
