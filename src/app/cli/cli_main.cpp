@@ -1,6 +1,7 @@
 #include "app/cli/cli_main.hpp"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -17,6 +18,9 @@ namespace {
 // Seconds a rank waits in MPI_Finalize for the others after an error they should all have
 // seen before it ends the job itself.
 constexpr int shutdown_bound_s = 20;
+// How long MPI_Finalize may take after a non-zero exit every rank agreed on (Session::
+// bound_finalize): it takes about 50 ms; a rank it holds longer waits for an aborting mpirun.
+constexpr std::chrono::milliseconds finalize_bound{500};
 
 // Usage and environment errors, and any error agree_on_errors() relayed, are raised on
 // every rank alike, so only rank 0 speaks and every rank exits normally. Anything else
@@ -61,7 +65,11 @@ int cctune::app::run_cctune(int argc, char** argv, Seams seams) {
   }
   try {
     for (auto& c : commands)
-      if (c->selected()) return c->run(session);
+      if (c->selected()) {
+        const int code = c->run(session);
+        session.bound_finalize(code, finalize_bound);  // before ~Session's MPI_Finalize (review F14)
+        return code;
+      }
   } catch (const cctune::UsageError& e) {
     return report(e, session, cctune::exit_code::usage, true);
   } catch (const cctune::EnvironmentError& e) {

@@ -84,6 +84,19 @@ void Session::bound_shutdown(int code, int seconds) {
   }).detach();
 }
 
+void Session::bound_finalize(int code, std::chrono::milliseconds after) {
+  if (code == 0 || !comm_ || comm_->size() < 2) return;
+  std::fflush(nullptr);  // what the command printed is out before any _Exit
+  const std::string msg = "cctune: rank " + std::to_string(world().rank()) + ": MPI_Finalize did not return within " +
+                          std::to_string(after.count()) + " ms of the job's exit " + std::to_string(code) +
+                          " (mpirun stops serving a job it aborts); exiting\n";
+  std::thread([code, after, msg] {
+    std::this_thread::sleep_for(after);
+    [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg.data(), msg.size());
+    std::_Exit(code);
+  }).detach();
+}
+
 void Session::abort_job(int code) {
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, code);

@@ -1,6 +1,7 @@
 #pragma once
 // Process-wide context of one cctune invocation: argv, host name, and the MPI launcher
 // (initialised on first use, so commands that need no MPI never start it).
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,12 @@ class Session {
   // `seconds` (some rank is still waiting in a collective after all), this process exits
   // with `code` without MPI_Finalize, and mpirun then ends the other ranks.
   void bound_shutdown(int code, int seconds);
+  // After a multi-rank command returned `code` != 0 (every rank agreed on it and wrote its files):
+  // should MPI_Finalize not return within `after`, this process says so and exits with `code`.
+  // One rank's non-zero exit makes mpirun abort the job, and a peer still in MPI_Finalize then
+  // waits for a server that no longer answers, until mpirun's SIGKILL about 2 s later (review
+  // F14: ranks stopped by SIGTERM in the probe, one of them ended by mpirun 2-3 s later).
+  void bound_finalize(int code, std::chrono::milliseconds after);
 
  private:
   std::vector<std::string> argv_;
