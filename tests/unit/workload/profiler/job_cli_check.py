@@ -134,7 +134,18 @@ if p.returncode != 143 or "stopped by SIGTERM" not in stderr:
     failures.append(f"stopped: exit {p.returncode}, expected 143\n{stderr}")
 elif json.load(open(out("stopped/verify_job.json")))["status"] != "interrupted":
     failures.append("stopped: verify_job.json does not say interrupted")
-left = [pid for pid in subprocess.run(["pgrep", "-f", job], capture_output=True, text=True).stdout.split() if int(pid) != os.getpid()]
+
+
+def ours(pid):
+    """A process of this run: its CCTUNE_WORKLOAD is under out("stopped") (job_trust and others run the same job)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return any(v.startswith(b"CCTUNE_WORKLOAD=" + out("stopped").encode()) for v in f.read().split(b"\0"))
+    except OSError:
+        return False
+
+
+left = [pid for pid in subprocess.run(["pgrep", "-f", job], capture_output=True, text=True).stdout.split() if int(pid) != os.getpid() and ours(pid)]
 if left:
     failures.append(f"stopped: the job's processes outlived cctune: {left}")
 
