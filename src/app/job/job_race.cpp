@@ -88,6 +88,8 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
                              result.how + "; its output: " + text::terminal_text(log),
                          result.fix.empty() ? std::string(kFixTheJob) : result.fix);
   JobRunRecord r{pairs_, side.name, other.name, 0, read_step_time(dir.string()), result.wall_s, log};
+  r.leftovers_ended = result.leftovers_ended;
+  r.output_dropped_bytes = result.output_dropped_bytes;
   if (calls_per_step_ == 0) calls_per_step_ = r.step.calls_per_step;
   r.step_ms = r.step.ms_per_call * static_cast<double>(calls_per_step_);
   runs_.push_back(r);
@@ -102,10 +104,19 @@ double JobRace::run_one(const JobSide& side, const JobSide& other) {
 void JobRace::save() const {
   nlohmann::json runs = nlohmann::json::array();
   for (const JobRunRecord& r : runs_)
-    runs.push_back({{"pair", r.pair}, {"side", r.side}, {"against", r.against}, {"step_ms", r.step_ms},
-                    {"ms_per_call", r.step.ms_per_call}, {"calls_per_step_found", r.step.calls_per_step}, {"calls_per_step", calls_per_step_},
-                    {"timed_steps", r.step.timed_steps}, {"processes", r.step.processes},
-                    {"wall_s", r.wall_s}, {"log", r.log}});
+    runs.push_back({{"pair", r.pair},
+                    {"side", r.side},
+                    {"against", r.against},
+                    {"step_ms", r.step_ms},
+                    {"ms_per_call", r.step.ms_per_call},
+                    {"calls_per_step_found", r.step.calls_per_step},
+                    {"calls_per_step", calls_per_step_},
+                    {"timed_steps", r.step.timed_steps},
+                    {"processes", r.step.processes},
+                    {"wall_s", r.wall_s},
+                    {"log", r.log},
+                    {"leftovers_ended", r.leftovers_ended},
+                    {"output_dropped_bytes", r.output_dropped_bytes}});
   nlohmann::json argv = settings_.command.argv;
   write_file_atomically((fs::path(settings_.output_dir) / kRunsFile).string(),
                         text::dump_json({{"schema", "cctune.job_runs/1"}, {"command", argv}, {"runs", runs}}, 1) + "\n");

@@ -43,6 +43,8 @@ struct JobRunRecord {
   StepTime step;             // as read_step_time gave it
   double wall_s = 0;
   std::string log;           // the job's output
+  int leftovers_ended = 0;   // processes the job left behind that cctune ended after the run
+  std::uint64_t output_dropped_bytes = 0;  // of the job's output, what job.log does not keep (its middle)
 };
 
 class JobRace {

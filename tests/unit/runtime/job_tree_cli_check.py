@@ -99,6 +99,11 @@ if p.returncode not in FINISHED:
 if left():
     failures.append(f"normal: the job's leftovers outlived cctune: {left()}")
 kill_ours()
+# job_runs.json says what was ended after each run: the child in the job's group and the daemon.
+runs_file = os.path.join(work, "normal", "job_runs.json")
+ended = [r.get("leftovers_ended") for r in json.load(open(runs_file))["runs"]] if os.path.exists(runs_file) else []
+if not ended or any(not isinstance(n, int) or n < 2 for n in ended):
+    failures.append(f"normal: job_runs.json's leftovers_ended per run: {ended}")
 
 # R3: SIGHUP mid-run stops as SIGTERM does; SIGKILL to cctune ends the job with it.
 for sig, rc in ((signal.SIGHUP, 129), (signal.SIGKILL, -9)):
