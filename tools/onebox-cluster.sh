@@ -7,6 +7,7 @@
 #
 #   onebox-cluster.sh [--name NAME] up --hosts N [--nics K] [--gpus-per-host G] [--cpus-per-host C] [--link RATE[,LATENCY[,LOSS%]]]
 #                     [--slow HOST:NIC=RATE[,LATENCY[,LOSS%]]]... [--mtu BYTES] [--slots S] [--slurm]
+#                     [--share-gpus]   # test mode: every host sees all the machine's GPUs (a one-GPU machine)
 #   onebox-cluster.sh [--name NAME] run HOST [--] CMD...   # CMD on HOST (node0 is the head node)
 #   onebox-cluster.sh [--name NAME] status                 # hosts, links, daemons; exit 1 when broken
 #   onebox-cluster.sh [--name NAME] env                    # exports for a shell: agent, SLURM_CONF, hostfile

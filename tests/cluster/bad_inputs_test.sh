@@ -34,6 +34,7 @@ refused 2 cluster up --hosts 2 --slow node2:eth0=1gbit  # node2 is not in a 2-ho
 refused 2 cluster up --hosts 2 --slow node1:eth1=1gbit  # one NIC: no eth1
 refused 2 cluster up --hosts 2 --slow node1=1gbit
 ONEBOX_TEST_MACHINE_GPUS=1 refused 1 cluster up --hosts 2 --gpus-per-host 1   # 2 GPUs wanted, 1 there
+ONEBOX_TEST_MACHINE_GPUS=0 refused 1 cluster up --hosts 2 --share-gpus        # nothing to share
 refused 2 cluster up --frobnicate
 refused 2 "$onebox" --name 'bad/name' up
 refused 2 cluster

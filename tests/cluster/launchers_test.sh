@@ -54,4 +54,13 @@ left=$(ps -eo pid,args | grep "[d]ummy_job.py $work/fail.txt" || true)
 [[ -z $left ]] || fail "workers left behind after a host failed: $left"
 note "a failing host ends the job (exit $rc in $((SECONDS - t1)) s) and leaves no worker"
 cluster_down_clean
+
+# A one-GPU machine: --share-gpus gives every host that GPU (a test mode for NCCL across hosts).
+ONEBOX_TEST_MACHINE_GPUS=1 cluster_up --hosts 2 --share-gpus --link 1gbit
+for h in node0 node1; do
+  cvd=$(timeout 30 "${on[@]}" "$h" -- sh -c 'echo "$CUDA_VISIBLE_DEVICES"') || fail "run $h exited $?"
+  [[ $cvd == 0 ]] || fail "--share-gpus: $h sees GPUs '$cvd', expected 0"
+done
+note "--share-gpus: both hosts see GPU 0"
+cluster_down_clean
 note "OK in $((SECONDS - t0)) s"

@@ -30,7 +30,14 @@ export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 unset NCCL_SOCKET_IFNAME NCCL_HOSTID
 fail() { echo "FAIL: $*"; exit 1; }
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-((gpus >= 2 * gph)) || { echo "SKIP: $gpus GPU(s); 2 hosts x $gph need $((2 * gph))"; exit 0; }
+((gpus >= 1)) || { echo "SKIP: no GPU"; exit 0; }
+if ((gpus < 2 * gph)); then
+  # One GPU: the two hosts share it (--share-gpus), as the shared-GPU test mode's ranks do. The
+  # link (25 Gb/s: 3.1 GB/s) stays far below what one GPU moves, so the busbw check still judges
+  # the link; the GPUs' own speed is not measured.
+  export ONEBOX_SHARE_GPUS=1 gph=1
+  echo "TEST MODE: $gpus GPU(s) for 2 hosts: the hosts share GPU 0 (functional; the link check stands)"
+fi
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 rm -rf "$out/sweep"   # a rerun measures afresh
 export ONEBOX_NAME=gpu$$

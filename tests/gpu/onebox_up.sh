@@ -3,6 +3,7 @@
 # links at RATE with one-way LATENCY. Where the kernel has no netem the latency cannot be had:
 # the cluster comes up at the rate alone and the log says so (never silently).
 #   tests/gpu/onebox_up.sh HOSTS GPH RATE LATENCY      (the cluster: $ONEBOX_NAME)
+# ONEBOX_SHARE_GPUS=1: the hosts share the machine's GPUs (tools/onebox-cluster.sh --share-gpus).
 # Without ip/tc on PATH, ONEBOX_IPROUTE defaults to the repository's .devcarry-iproute2.
 set -uo pipefail
 hosts=${1:?HOSTS} gph=${2:?GPH} rate=${3:?RATE} latency=${4:-}
@@ -11,7 +12,8 @@ if ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
   export ONEBOX_IPROUTE=${ONEBOX_IPROUTE:-$repo/.devcarry-iproute2}
   [[ -d $ONEBOX_IPROUTE ]] || { echo "FAIL: no ip/tc here and no carried iproute2 at $ONEBOX_IPROUTE (tools/onebox-carry.sh DIR on the dev machine, carry DIR)"; exit 1; }
 fi
-up() { "$repo/tools/onebox-cluster.sh" up --hosts "$hosts" --gpus-per-host "$gph" --link "$1"; }
+share=(); [[ ${ONEBOX_SHARE_GPUS:-0} == 1 ]] && share=(--share-gpus)
+up() { "$repo/tools/onebox-cluster.sh" up --hosts "$hosts" --gpus-per-host "$gph" "${share[@]}" --link "$1"; }
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 if [[ -n $latency ]]; then

@@ -3,7 +3,7 @@
 # shellcheck shell=bash
 
 parse_up() {
-  hosts=2 nics=1 gpus_per_host=auto link=10gbit mtu=9000 slots= with_slurm=0 slow=() cpus_per_host=auto
+  hosts=2 nics=1 gpus_per_host=auto link=10gbit mtu=9000 slots= with_slurm=0 slow=() cpus_per_host=auto share_gpus=0
   while (($#)); do
     case $1 in
       --hosts|--nics|--gpus-per-host|--link|--slow|--mtu|--slots|--cpus-per-host)
@@ -14,6 +14,7 @@ parse_up() {
         esac
         shift 2 ;;
       --slurm) with_slurm=1; shift ;;
+      --share-gpus) share_gpus=1; shift ;;
       *) usage_die "up: unknown option '$1'. Fix: see onebox-cluster.sh --help" ;;
     esac
   done
@@ -50,7 +51,13 @@ machine_gpus() {
 }
 plan_gpus() {
   local total; total=$(machine_gpus)
-  if [[ $gpus_per_host == auto ]]; then
+  if ((share_gpus)); then
+    # Test mode: every host sees the machine's GPUs (as the shared-GPU mode's workers share one):
+    # NCCL runs across hosts on a one-GPU machine. Functional, never performance of the GPUs; a
+    # link far slower than a GPU (25 Gb/s is 3 GB/s) is still the link.
+    ((total > 0)) || die "--share-gpus: this machine has no GPU. Fix: drop --share-gpus"
+    gpus_per_host=$total
+  elif [[ $gpus_per_host == auto ]]; then
     gpus_per_host=$((total / hosts))
     ((total > 0 && gpus_per_host == 0)) && die "$total GPU(s) cannot be split over $hosts hosts. Fix: --gpus-per-host 0 (hosts without GPUs) or fewer --hosts"
     ((total == 0)) && gpus_per_host=
@@ -82,8 +89,9 @@ host_cpus() {  # host index -> its CPU list ("" when the hosts share them)
 }
 
 host_gpus() {  # host index -> its CUDA_VISIBLE_DEVICES list
-  local g s=
-  for ((g = $1 * gpus_per_host; g < ($1 + 1) * gpus_per_host; g++)); do s+=${s:+,}$g; done
+  local g s= first=$(($1 * gpus_per_host))
+  ((share_gpus)) && first=0
+  for ((g = first; g < first + gpus_per_host; g++)); do s+=${s:+,}$g; done
   echo "$s"
 }
 

@@ -36,7 +36,7 @@ export NCCL_SOCKET_IFNAME=lo PYTHONUNBUFFERED=1
 [[ $mode == onebox ]] && export NCCL_SOCKET_IFNAME=eth0   # the hosts' NIC (they have no other but lo)
 command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found"; exit 0; }
 gpus=${4:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
-((gpus >= 2)) || { echo "SKIP: $gpus GPU(s): this chain needs one process per GPU on at least 2"; exit 0; }
+((gpus >= 2)) || [[ $mode == onebox && $gpus == 1 ]] || { echo "SKIP: $gpus GPU(s): this chain needs one process per GPU on at least 2 (onebox: 1 shared)"; exit 0; }
 python3 -c 'import torch.distributed' 2>/dev/null || { echo "SKIP: python3 has no PyTorch"; exit 0; }
 cctune=$(cd "$build" && pwd)/cctune
 so=$(cd "$build" && pwd)/lib/libnccl-tuner-cctune.so
@@ -76,8 +76,12 @@ max_time=(); [[ -n ${SWEEP_MAX_TIME:-} ]] && max_time=(--max-time "$SWEEP_MAX_TI
 # sweep_launch: how the sweep starts; one process (it owns every GPU) except on the one-box hosts.
 sweep_launch=()
 if [[ $mode == onebox ]]; then
-  ((gpus % 2 == 0)) || fail "onebox: $gpus GPUs do not split over 2 hosts"
   export ONEBOX_NAME=${ONEBOX_NAME:-jobchain$$} ONEBOX_NPROC=$((gpus / 2)) OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  if ((gpus == 1)); then  # a one-GPU machine: the hosts share it (test mode: functional, the link is real)
+    export ONEBOX_SHARE_GPUS=1 ONEBOX_NPROC=1
+    echo "TEST MODE: 1 GPU for 2 hosts: they share it; step times are functional, not a GPU's performance"
+  fi
+  ((gpus == 1 || gpus % 2 == 0)) || fail "onebox: $gpus GPUs do not split over 2 hosts"
   repo=$(cd "$here/../../.." && pwd)
   onebox=("$repo/tools/onebox-cluster.sh")
   trap '"${onebox[@]}" down >/dev/null 2>&1' EXIT
