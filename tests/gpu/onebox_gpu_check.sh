@@ -15,7 +15,7 @@
 #  - with 1 GPU per host, busbw at the largest size against the link: AllReduce over n = 2 ranks
 #    sends 2(n-1)/n x S = S bytes through each rank's link, so t = S / link and busbw =
 #    algbw x 2(n-1)/n = link rate; in GB/s RATE/8 (25 Gb/s: 3.125 GB/s). TCP's headers take
-#    66 of every 9014 bytes at MTU 9000 (0.7 %). Pass: busbw <= 1.02 x RATE/8 (tbf's burst) and
+#    66 of every 9014 bytes at MTU 9000 (0.7 %). Pass, for the better of NCCL's defaults and a socket group (4 threads x 4 sockets): busbw <= 1.02 x RATE/8 (tbf's burst) and
 #    >= 0.9 x RATE/8.
 # Needs root, unshare, nsenter, mpirun, 2+ GPUs; ip/tc on PATH or ONEBOX_IPROUTE (default: the
 # repository's .devcarry-iproute2, from tools/onebox-carry.sh). Prints SKIP and exits 0 without
@@ -69,6 +69,7 @@ echo "== NCCL AllReduce across the hosts (NCCL_DEBUG=INFO)"
 # NCCL_SOCKET_IFNAME unset: inside a host NCCL sees lo and eth0 and must pick eth0 by itself.
 timeout 400 "${on0[@]}" "${mpi[@]}" -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH \
   "$cctune" sweep --backend nccl --collectives allreduce -b 1M -e 1G -f 4 --max-time 1 --probe none --no-tune -o "$out/sweep" \
+  --env-group "sockets-4x4:NCCL_SOCKET_NTHREADS=4,NCCL_NSOCKS_PERTHREAD=4" \
   > "$out/sweep.txt" 2>&1 || { tail -30 "$out/sweep.txt"; fail "the NCCL sweep exited non-zero"; }
 grep -E '^ +[0-9]+ ' "$out/sweep.txt" | head -12
 cat "$out"/sweep/workers/*.log > "$out/nccl.log" 2>/dev/null
@@ -96,16 +97,21 @@ probe_GBps = pair["bandwidth"][0]["avg_GBps"]
 print(f"TCP probe node0 -> node1: {probe_GBps:.3f} GB/s over a {link_GBps:.3f} GB/s link ({probe_GBps / link_GBps:.1%}); "
       f"port rate as cctune reads it {pair['port_rate_Gbps']} Gb/s")
 r = json.load(open(results))
-run = r["runs"][0]
-pts = [p for p in run["points"] if p["status"] == "ok" and p["collective"] == "allreduce"]
-size = max(p["size_bytes"] for p in pts)
-busbw = max(p["busbw_GBps"] for p in pts if p["size_bytes"] == size)   # out-of-place and in-place: the better
-print(f"AllReduce {size} B over {run['nranks']} ranks on {run['nnodes']} nodes: busbw {busbw:.3f} GB/s "
-      f"against the link's {link_GBps:.3f} GB/s ({busbw / link_GBps:.1%})")
-check(run["nnodes"] == 2, f"NCCL saw 2 nodes ({run['nnodes']})")
+# NCCL's defaults (1 socket thread, 1 socket) and the socket group: a single connection may not
+# fill the link; the link bounds what the best of them reaches.
+best = 0
+for run in r["runs"]:
+    pts = [p for p in run["points"] if p["status"] == "ok" and p["collective"] == "allreduce"]
+    size = max(p["size_bytes"] for p in pts)
+    bw = max(p["busbw_GBps"] for p in pts if p["size_bytes"] == size)   # out-of-place and in-place: the better
+    print(f"AllReduce {size} B over {run['nranks']} ranks on {run['nnodes']} nodes, group {run['group']}: busbw {bw:.3f} GB/s "
+          f"against the link's {link_GBps:.3f} GB/s ({bw / link_GBps:.1%})")
+    check(run["nnodes"] == 2, f"NCCL saw 2 nodes ({run['nnodes']}) in group {run['group']}")
+    best = max(best, bw)
+busbw = best
 if gph == 1:
-    check(busbw <= 1.02 * link_GBps, "busbw <= the link rate (+2 % for tbf's burst)")
-    check(busbw >= 0.9 * link_GBps, "busbw within 10 % of the link rate"
+    check(busbw <= 1.02 * link_GBps, "the best group's busbw <= the link rate (+2 % for tbf's burst)")
+    check(busbw >= 0.9 * link_GBps, "the best group's busbw within 10 % of the link rate"
           + ("" if probe_GBps >= 0.9 * link_GBps else " (TCP alone reached only %.0f %%: the host cannot drive the veth at this rate)" % (100 * probe_GBps / link_GBps)))
 sys.exit(0 if ok else 1)
 PY

@@ -131,6 +131,9 @@ cluster_env() {
   echo "ONEBOX_CLUSTER=$name"
   echo "ONEBOX_STATE=$state"
   echo "ONEBOX_HOSTFILE=$state/hostfile"
+  # The rsh launcher, whatever the machine's image chose: a container's OMPI_MCA_plm=isolated
+  # (the lent GPU machines set it) launches on the local node only, so a 2-host mpirun ran 1 rank.
+  echo "OMPI_MCA_plm=rsh"
   echo "OMPI_MCA_plm_rsh_agent=$state/bin/onebox-rsh"
   # Open MPI's TCP traffic and its daemons' wiring on eth0's subnet, never loopback. Only one
   # subnet: Open MPI 4.1's TCP BTL over several subnets can hang at connect (a sweep over 3 hosts

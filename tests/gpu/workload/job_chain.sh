@@ -103,7 +103,7 @@ else
   # Step times kept (CCTUNE_WORKLOAD_STEP_TIMES=1, as docs/WORKLOAD.md "Capture" says): tune holds
   # a saving against the job's step.
   NCCL_PROFILER_PLUGIN=$so CCTUNE_WORKLOAD=$out/cap CCTUNE_WORKLOAD_INTERVAL=0 CCTUNE_WORKLOAD_STEP_TIMES=1 \
-    timeout 300 "${job[@]}" --report "$out/cap/own.json" > "$out/cap/job.log" 2>&1 || { tail -20 "$out/cap/job.log"; fail "the job exited $?"; }
+    timeout 300 "${job[@]}" --report "$out/cap/own.json" > "$out/cap/job.log" 2>&1 || { rc=$?; tail -20 "$out/cap/job.log"; fail "the job exited $rc"; }
   echo "capture took $(( $(date +%s) - t0 )) s; the job's own step time: $(cat "$out/cap/own.json")"
   "$cctune" workload merge "$out"/cap/workload.*.json -o "$out/workload.json" || fail "workload merge exited $?"
 fi
@@ -124,7 +124,7 @@ else
   t0=$(date +%s)
   "${sweep_launch[@]}" "$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" "${max_time[@]}" --no-tune \
     -o "$out/sweep" > "$out/sweep.log" 2>&1 \
-    || { tail -30 "$out/sweep.log"; fail "sweep exited $?"; }
+    || { rc=$?; tail -30 "$out/sweep.log"; fail "sweep exited $rc"; }
   echo "sweep took $(( $(date +%s) - t0 )) s"
 fi
 # Each group's header and mean bus bandwidth (the sweep prints no line naming the space or a count).
