@@ -60,7 +60,7 @@
 #   job_onebox  tests/gpu/workload/job_chain.sh in mode onebox: the DDP job with one torchrun launcher per
 #           one-box host (tests/gpu/workload/onebox_torchrun.sh, c10d rendezvous on node0), captured,
 #           swept under mpirun across the hosts, tuned, verified on the job; same settings as job_socket
-#           plus ONEBOX_LINK (default 25gbit)
+#           plus ONEBOX_LINK (default 25gbit), ONEBOX_NICS (NICs per host; 2 or more: NCCL chooses) and ONEBOX_SLOW
 #   register  tests/gpu/register_gpu_check.sh, every GPU of the host: NCCL's defaults against local buffer registration
 #   grid    issue #35's grid on every GPU of the host: sweep --space default (its profile written
 #           after the confirmation round), then verify of that profile; tests/gpu/check_grid_rules.py

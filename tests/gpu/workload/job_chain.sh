@@ -9,7 +9,10 @@
 #      brought up here and taken down at the end) of 2 hosts x GPUS/2 GPUs, links ONEBOX_LINK
 #      (default 25gbit); the job is one torchrun launcher per host (onebox_torchrun.sh, c10d
 #      rendezvous on node0), the sweep one supervisor per host under mpirun through the cluster's
-#      agent; capture, verify --job and tune --job run that same multi-host job. NCCL_SOCKET_IFNAME=eth0.
+#      agent; capture, verify --job and tune --job run that same multi-host job. NCCL_SOCKET_IFNAME=eth0,
+#      except with ONEBOX_NICS=2 (or more): then NCCL chooses among the NICs itself, as it does for a
+#      user who sets nothing, and ONEBOX_SLOW (e.g. "node0:eth0=5gbit node1:eth0=5gbit") slows some;
+#      the space's socket-ifname group offers the fastest NICs as the topology reads them.
 # The sweep and the job use PyTorch's libnccl.
 # The chain runs as a user runs it (issue 43): the job ends as training scripts do (a metrics
 # all-reduce and dist.barrier() after the last step: train_job.py --ending), and nothing tells
@@ -33,7 +36,10 @@ mode=${3:?usage: job_chain.sh BUILD_DIR OUTPUT_DIR MODE [GPUS]}
 here=$(cd "$(dirname "$0")" && pwd)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1   # NVLink SHARP stays off
 export NCCL_SOCKET_IFNAME=lo PYTHONUNBUFFERED=1
-[[ $mode == onebox ]] && export NCCL_SOCKET_IFNAME=eth0   # the hosts' NIC (they have no other but lo)
+if [[ $mode == onebox ]]; then
+  export NCCL_SOCKET_IFNAME=eth0   # the hosts' NIC (they have no other but lo)
+  ((${ONEBOX_NICS:-1} > 1)) && unset NCCL_SOCKET_IFNAME   # NCCL's own choice among the NICs
+fi
 command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found"; exit 0; }
 gpus=${4:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
 ((gpus >= 2)) || [[ $mode == onebox && $gpus == 1 ]] || { echo "SKIP: $gpus GPU(s): this chain needs one process per GPU on at least 2 (onebox: 1 shared)"; exit 0; }
@@ -85,11 +91,13 @@ if [[ $mode == onebox ]]; then
   repo=$(cd "$here/../../.." && pwd)
   onebox=("$repo/tools/onebox-cluster.sh")
   trap '"${onebox[@]}" down >/dev/null 2>&1' EXIT
-  "$repo/tests/gpu/onebox_up.sh" 2 "$ONEBOX_NPROC" "${ONEBOX_LINK:-25gbit}" "" || fail "the one-box cluster did not come up"
+  ONEBOX_NICS=${ONEBOX_NICS:-1} "$repo/tests/gpu/onebox_up.sh" 2 "$ONEBOX_NPROC" "${ONEBOX_LINK:-25gbit}" "" \
+    || fail "the one-box cluster did not come up"
   job=("$here/onebox_torchrun.sh" "$here/train_job.py" "$model" --steps "${STEPS:-20}" --eval-every "${EVAL_EVERY:-0}")
   # One supervisor per host owns its host's GPUs; what the ranks need crosses with -x, as over ssh.
-  sweep_launch=("${onebox[@]}" run node0 -- mpirun --host node0:1,node1:1 --bind-to none -x NCCL_NVLS_ENABLE -x NCCL_SOCKET_IFNAME
+  sweep_launch=("${onebox[@]}" run node0 -- mpirun --host node0:1,node1:1 --bind-to none -x NCCL_NVLS_ENABLE
                 -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS -x PYTHONUNBUFFERED)
+  [[ -n ${NCCL_SOCKET_IFNAME:-} ]] && sweep_launch+=(-x NCCL_SOCKET_IFNAME)
   [[ -n ${LD_LIBRARY_PATH:-} ]] && sweep_launch+=(-x LD_LIBRARY_PATH)
   echo "onebox: 2 hosts x $ONEBOX_NPROC GPU(s), cluster $ONEBOX_NAME; the job: ${job[*]}"
 fi
