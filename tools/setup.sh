@@ -10,7 +10,7 @@ set -euo pipefail
 build_pkgs=(build-essential cmake ninja-build pkg-config git python3
   openmpi-bin libopenmpi-dev libhwloc-dev hwloc libibverbs-dev rdma-core ibverbs-utils
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest)
-test_pkgs=(python3-jsonschema iproute2 iperf3 chromium slurm-wlm munge procps clang libclang-rt-14-dev libbenchmark-dev prometheus
+test_pkgs=(python3-jsonschema iproute2 iperf3 chromium slurm-wlm munge procps clang clang-format libclang-rt-14-dev libbenchmark-dev prometheus
   qemu-system-x86 busybox-static cpio perftest)
 here=$(cd "$(dirname "$0")" && pwd)
 test_mode=false
