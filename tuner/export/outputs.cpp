@@ -72,6 +72,26 @@ std::string env_text(const std::map<std::string, std::string>& env) {
   return s;
 }
 
+// The contenders the noise left undecided, and what would settle them.
+void append_undecided(std::string& s, const UndecidedRace& race) {
+  if (race.contenders.empty()) return;
+  char line[512];
+  s += "# undecided: " + std::to_string(race.contenders.size()) +
+       " group(s) read faster than NCCL's defaults in the weighted time, but within noise, so not deployed:";
+  constexpr std::size_t kShown = 4;  // the best ones; the rest are above, each with its interval
+  for (std::size_t i = 0; i < race.contenders.size() && i < kShown; ++i) {
+    const UndecidedGroup& c = race.contenders[i];
+    std::snprintf(line, sizeof line, "%s %s x%.3f [%.3f, %.3f]", i ? "," : "", shown(c.group).c_str(), c.speedup, c.low, c.high);
+    s += line;
+  }
+  if (race.contenders.size() > kShown) s += " and " + std::to_string(race.contenders.size() - kShown) + " more";
+  std::snprintf(line, sizeof line, "\n#   to settle it: measure longer (%s after as few as %ld iterations: sweep again %s) or race them on the job: ",
+                race.time_capped ? "points stopped at their time cap" : "points were noisy", race.fewest_iterations,
+                race.time_capped ? "with a larger --max-time, or without it" : "on a quieter host or link");
+  s += line;
+  s += "cctune tune RESULTS --job -- <your job>\n";
+}
+
 // Every group's weighted score, and where it loses beyond noise (never a veto), then the group
 // the scores chose that tune did not deploy.
 void append_group_scores(std::string& s, const TuneOutputs& outputs) {
@@ -99,6 +119,7 @@ void append_group_scores(std::string& s, const TuneOutputs& outputs) {
                   w->low, w->high);
     s += line + w->why + "\n";
   }
+  append_undecided(s, outputs.undecided);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "tuner/profile/profile.hpp"
 #include "tuner/selection/candidates.hpp"
 #include "tuner/selection/do_no_harm.hpp"
+#include "tuner/selection/undecided.hpp"
 #include "tuner/selection/group_score.hpp"
 #include "tuner/selection/job_time.hpp"
 
@@ -110,6 +111,8 @@ struct TuneOutputs {
   // The group the scores chose and tune did not deploy (do_no_harm.hpp): NCCL's defaults keep
   // that role; `tune --job` races it on the job. Empty when the chosen group is deployed.
   std::optional<WithheldGroup> withheld;
+  // The groups the noise left undecided against NCCL's defaults (undecided.hpp).
+  UndecidedRace undecided;
 };
 
 // True when the results hold an NCCL run with at least one ok point: what the sweep checks
