@@ -85,7 +85,8 @@ void append_undecided(std::string& s, const UndecidedRace& race) {
     s += line;
   }
   if (race.contenders.size() > kShown) s += " and " + std::to_string(race.contenders.size() - kShown) + " more";
-  std::snprintf(line, sizeof line, "\n#   to settle it: measure longer (%s after as few as %ld iterations: sweep again %s) or race them on the job: ",
+  std::snprintf(line, sizeof line,
+                "\n#   to settle it: measure longer (%s after as few as %ld iterations: sweep again %s) or race them on the job: ",
                 race.time_capped ? "points stopped at their time cap" : "points were noisy", race.fewest_iterations,
                 race.time_capped ? "with a larger --max-time, or without it" : "on a quieter host or link");
   s += line;

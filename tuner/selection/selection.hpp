@@ -13,9 +13,9 @@
 #include "tuner/profile/profile.hpp"
 #include "tuner/selection/candidates.hpp"
 #include "tuner/selection/do_no_harm.hpp"
-#include "tuner/selection/undecided.hpp"
 #include "tuner/selection/group_score.hpp"
 #include "tuner/selection/job_time.hpp"
+#include "tuner/selection/undecided.hpp"
 
 namespace cctune::tuner {
 

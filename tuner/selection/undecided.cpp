@@ -13,7 +13,8 @@ UndecidedRace undecided_race(const Results& results, const std::vector<GroupScor
   std::sort(race.contenders.begin(), race.contenders.end(), [](const auto& a, const auto& b) { return a.speedup > b.speedup; });
   if (race.contenders.empty()) return race;
   const auto in_race = [&](const std::string& group) {
-    return group == reference || std::any_of(race.contenders.begin(), race.contenders.end(), [&](const auto& c) { return c.group == group; });
+    return group == reference ||
+           std::any_of(race.contenders.begin(), race.contenders.end(), [&](const auto& c) { return c.group == group; });
   };
   for (const RunResult& run : results.runs) {
     if (run.backend != "nccl" || !in_race(run.group)) continue;
