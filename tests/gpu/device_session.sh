@@ -57,6 +57,8 @@
 #           per host, NCCL_DEBUG=INFO: socket transport on eth0, no P2P/SHM between the hosts, busbw
 #           within 10 % of the link. Without ip/tc the carried iproute2 in .devcarry-iproute2
 #           (tools/onebox-carry.sh; ONEBOX_IPROUTE names another folder). About 2 min
+#   onebox_diagnose  tests/gpu/onebox_diagnose_check.sh: cctune diagnose through NCCL across 3 one-box
+#           hosts (GPUs shared where fewer than 3), node2's eth0 at a tenth of RATE: exactly that NIC named
 #   job_onebox  tests/gpu/workload/job_chain.sh in mode onebox: the DDP job with one torchrun launcher per
 #           one-box host (tests/gpu/workload/onebox_torchrun.sh, c10d rendezvous on node0), captured,
 #           swept under mpirun across the hosts, tuned, verified on the job; same settings as job_socket
@@ -72,7 +74,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, job_onebox, onebox, watch, register, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, job_onebox, onebox, onebox_diagnose, watch, register, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 # STATE_DIR: the chain's folder outlives the call (the machine stays warm between calls); its logs
 # and outputs are packed into OUT/<part>.tgz after every call all the same.
@@ -129,6 +131,8 @@ for run in r["runs"]:
     TAIL_LINES=80 step workload_multi 500 tests/gpu/workload/multi_gpu_chain.sh "$b" "$g/multi" ;;
   onebox)
     TAIL_LINES=60 step onebox 540 tests/gpu/onebox_gpu_check.sh "$b" "$g/onebox" ;;
+  onebox_diagnose)
+    TAIL_LINES=40 step onebox_diagnose 420 tests/gpu/onebox_diagnose_check.sh "$b" "$g/onebox_diagnose" ;;
   job_socket | job_nvlink | job_fsdp2 | job_onebox)
     TAIL_LINES=120 step "$part" "${STEP_LIMIT:-590}" tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
   register) TAIL_LINES=60 step register 480 tests/gpu/register_gpu_check.sh "$b" "$g/register" ;;
