@@ -15,7 +15,7 @@
 #include "app/cli/session.hpp"
 #include "app/sweep/job_run.hpp"
 #include "app/cli/sweep_options.hpp"
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_groups.hpp"
 #include "app/cli/version_check.hpp"
 #include "app/sweep/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"

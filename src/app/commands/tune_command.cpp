@@ -8,7 +8,7 @@
 #include "app/commands/commands_list.hpp"
 #include "app/cli/session.hpp"
 #include "app/cli/tune_options.hpp"
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"

@@ -15,7 +15,7 @@
 #include "app/job/job_sides.hpp"
 #include "app/sweep/output_lock.hpp"
 #include "app/sweep/progress.hpp"
-#include "app/verify/ab_analysis.hpp"
+#include "app/ab/ab_analysis.hpp"
 #include "runtime/job_command.hpp"
 
 namespace cctune::app {

@@ -10,7 +10,7 @@
 #include "app/cli/session.hpp"
 #include "app/job/job_race.hpp"
 #include "app/job/profile_effect.hpp"
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"

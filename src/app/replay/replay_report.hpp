@@ -1,13 +1,13 @@
 #pragma once
 // `cctune replay`'s result: the step's time per round under NCCL's defaults and, with a
 // profile, under the profile; their comparison by verify's paired-rounds analysis
-// (app/verify/ab_analysis.hpp); the line it prints and its replay.json (docs/WORKLOAD.md
+// (app/ab/ab_analysis.hpp); the line it prints and its replay.json (docs/WORKLOAD.md
 // "Replay").
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "app/verify/ab_analysis.hpp"
+#include "app/ab/ab_analysis.hpp"
 #include "core/results.hpp"
 #include "workload/replay_plan.hpp"
 

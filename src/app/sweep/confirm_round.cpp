@@ -7,9 +7,9 @@
 
 #include "app/sweep/job_run.hpp"
 #include "app/sweep/plan_agreement.hpp"
-#include "app/verify/ab_analysis.hpp"
-#include "app/verify/ab_groups.hpp"
-#include "app/verify/ab_samples.hpp"
+#include "app/ab/ab_analysis.hpp"
+#include "app/ab/ab_groups.hpp"
+#include "app/ab/ab_samples.hpp"
 #include "comm/rank_agreement.hpp"
 #include "comm/rank_comm_typed.hpp"
 #include "core/collective_traits.hpp"

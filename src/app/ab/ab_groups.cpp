@@ -1,4 +1,4 @@
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_groups.hpp"
 
 #include <filesystem>
 
