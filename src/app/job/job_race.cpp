@@ -55,18 +55,14 @@ JobRace::JobRace(RaceSettings settings, bool replace)
   progress_.begin_sweep(settings_.planned_runs);
 }
 
-std::pair<double, double> JobRace::run_pair(const JobSide& a, const JobSide& b) {
-  ++pairs_;
-  // Odd pairs run a first, even pairs b first.
-  if (pairs_ % 2 == 1) {
-    const double ta = run_one(a, b);
-    return {ta, run_one(b, a)};
-  }
-  const double tb = run_one(b, a);
-  return {run_one(a, b), tb};
+std::pair<double, double> JobRace::run_pair(const AbSide& a, const AbSide& b) {
+  const auto [first, second] = alternate(&a, &b, pairs_++);
+  const double t_first = run_one(*first, *second);
+  const double t_second = run_one(*second, *first);
+  return first == &a ? std::pair{t_first, t_second} : std::pair{t_second, t_first};
 }
 
-double JobRace::run_one(const JobSide& side, const JobSide& other) {
+double JobRace::run_one(const AbSide& side, const AbSide& other) {
   if (const int sig = runtime::stop_signal()) throw Interrupted{sig};
   const int n = static_cast<int>(runs_.size()) + 1;
   const fs::path dir = fs::path(settings_.output_dir) / "runs" / (std::to_string(n) + "-" + directory_word(side.name));

@@ -53,15 +53,15 @@ class JobRace {
   // it is refused before anything is removed, R9); refuses one that holds job_runs.json, runs/ or
   // any of `settings.outputs` unless `replace`, which removes them.
   JobRace(RaceSettings settings, bool replace);
-  // One pair: `a` and `b` in alternating order by the pair's number. Returns the two step
+  // One pair: `a` and `b` in the A/B family's alternating order (ab_side.hpp). Returns the two step
   // times (a, b). Throws RuntimeFailure naming the side, the pair and the log when a run fails
   // or shows no steps; Interrupted when cctune is asked to stop (the runs so far are kept).
-  std::pair<double, double> run_pair(const JobSide& a, const JobSide& b);
+  std::pair<double, double> run_pair(const AbSide& a, const AbSide& b);
   const std::vector<JobRunRecord>& runs() const { return runs_; }
   const std::string& output_dir() const { return settings_.output_dir; }
 
  private:
-  double run_one(const JobSide& side, const JobSide& other);
+  double run_one(const AbSide& side, const AbSide& other);
   void save() const;
 
   RaceSettings settings_;

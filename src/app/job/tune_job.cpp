@@ -20,24 +20,12 @@ namespace fs = std::filesystem;
 struct Candidate {
   std::string name;
   tuner::TuneOutputs outputs;
-  JobSide side;
+  AbSide side;
   std::vector<double> a_ms, b_ms;  // its pairs: NCCL defaults, the candidate
   double median_speedup() const { return job_verdict(a_ms, b_ms, 0).speedup; }
 };
 
 bool changes_nothing(const tuner::Profile& p) { return p.env.empty() && p.rules.empty(); }
-
-bool same_profile(const tuner::Profile& a, const tuner::Profile& b) {
-  if (a.env != b.env || a.rules.size() != b.rules.size()) return false;
-  for (std::size_t i = 0; i < a.rules.size(); ++i) {
-    const auto& x = a.rules[i];
-    const auto& y = b.rules[i];
-    if (x.collective != y.collective || x.nranks != y.nranks || x.nnodes != y.nnodes || x.min_bytes != y.min_bytes ||
-        x.max_bytes != y.max_bytes || x.algorithm != y.algorithm || x.protocol != y.protocol || x.channels != y.channels)
-      return false;
-  }
-  return true;
-}
 
 // The profile tune would write, then the next best groups, then the rules under NCCL's default
 // environment; none that changes nothing, none twice.
@@ -46,7 +34,7 @@ std::vector<Candidate> candidates_of(const TuneJobRequest& r) {
   auto add = [&](std::string name, tuner::TuneOutputs outputs) {
     if (out.size() >= static_cast<std::size_t>(r.candidates) || changes_nothing(outputs.profile)) return;
     for (const Candidate& c : out)
-      if (same_profile(c.outputs.profile, outputs.profile)) return;
+      if (tuner::same_effect(c.outputs.profile, outputs.profile)) return;
     out.push_back({std::move(name), std::move(outputs), {}, {}, {}});
   };
   const tuner::TuneOutputs tuned = tuner::tune_results(*r.results, r.options);
@@ -116,11 +104,11 @@ int planned_runs(std::size_t candidates, int rounds) {
 }
 
 // What every run starts from: the keys any candidate sets are not passed on from the caller.
-RaceBase base_for(const JobSide& defaults, const std::vector<Candidate>& all) {
-  std::vector<JobSide> settings;
+RaceBase base_for(const AbSide& defaults, const std::vector<Candidate>& all) {
+  std::vector<AbSide> settings;
   for (const Candidate& c : all) settings.push_back({c.name, c.outputs.profile.env});
-  std::vector<const JobSide*> sides{&defaults};
-  for (const JobSide& side : settings) sides.push_back(&side);
+  std::vector<const AbSide*> sides{&defaults};
+  for (const AbSide& side : settings) sides.push_back(&side);
   return race_base(runtime::current_environment(), sides);
 }
 
@@ -136,7 +124,7 @@ void write_candidates(std::vector<Candidate>& all, const fs::path& dir, const st
 }
 
 // Successive halving over the candidates, then the winner topped up to `rounds` pairs.
-Candidate& race_candidates(JobRace& race, const JobSide& defaults, std::vector<Candidate>& all, int rounds) {
+Candidate& race_candidates(JobRace& race, const AbSide& defaults, std::vector<Candidate>& all, int rounds) {
   std::vector<Candidate*> alive;
   for (Candidate& c : all) alive.push_back(&c);
   for (int pairs = 2; alive.size() > 1; pairs *= 2) {
@@ -171,7 +159,7 @@ int run_tune_job(const TuneJobRequest& r) {
     std::printf("# tune --job: the sweep found nothing that changes NCCL's defaults for this job; nothing to race, no profile written\n");
     return exit_code::ok;
   }
-  const JobSide defaults = defaults_side();
+  const AbSide defaults = defaults_side();
   const RaceBase base = base_for(defaults, all);
   // Refuses an earlier race's outputs (or removes them with --force) before anything is written.
   JobRace race(race_settings(r.job, r.plugin, planned_runs(all.size(), r.job.rounds),

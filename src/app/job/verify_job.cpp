@@ -154,8 +154,8 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
   runtime::install_stop_handlers();
   check_ab_flags(args.rounds, args.tolerance);
   const ProfileUnderTest under = load_profile_under_test(profile_path, session.executable());
-  const JobSide defaults = defaults_side();
-  const JobSide profile = profile_side("profile", under.profile, under.path, under.plugin);
+  const AbSide defaults = defaults_side();
+  const AbSide profile = profile_side("profile", under.profile, under.path, under.plugin);
   const RaceBase base = race_base(runtime::current_environment(), {&defaults, &profile});
   const std::vector<int> looks = looks_of(args);
   JobRace race(race_settings(args, under.plugin, 2 * looks.back(), {"verify_job.json"}, base.env), args.force);
