@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/ab/ab_document.hpp"
 #include "app/job/job_race.hpp"
 #include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/text.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/worker_process.hpp"
@@ -63,31 +63,21 @@ std::vector<Candidate> candidates_of(const TuneJobRequest& r) {
 
 void write_summary(const TuneJobRequest& r, const std::string& dir, const RaceBase& base, const std::vector<Candidate>& all,
                    const Candidate* winner, const AbRow* row, const std::string& status) {
-  nlohmann::json standings = nlohmann::json::array();
-  for (const Candidate& c : all) {
-    const AbRow v = job_verdict(c.a_ms, c.b_ms, r.job.tolerance);
-    standings.push_back({{"candidate", c.name}, {"group", c.outputs.group}, {"rules", c.outputs.profile.rules.size()},
-                         {"env", c.outputs.profile.env}, {"pairs", c.a_ms.size()}, {"speedup", v.speedup},
-                         {"ci_low", v.ci_low}, {"ci_high", v.ci_high}});
-  }
-  nlohmann::json doc = {{"schema", "cctune.tune_job/1"}, {"status", status},       {"command", r.job.command},
-                        {"tolerance", r.job.tolerance},  {"standings", standings}, {"method", "successive halving over interleaved "
-                                                                                               "pairs of NCCL defaults / candidate; "
-                                                                                               "the job's step time from the profiler half"}};
-  if (winner && row)
-    doc["winner"] = {{"candidate", winner->name},
-                     {"default_ms", row->a_median_us / 1000},
-                     {"profile_ms", row->b_median_us / 1000},
-                     {"speedup", row->speedup},
-                     {"ci_low", row->ci_low},
-                     {"ci_high", row->ci_high},
-                     {"ci_confidence", row->ci_confidence},
-                     {"pairs", row->rounds},
-                     {"verdict", to_string(row->verdict)},
-                     {"note", row->note}};
-  doc["caller_settings_removed"] = base.removed;
-  doc["caller_nccl_env"] = base.kept_nccl;
-  write_file_atomically((fs::path(dir) / "tune_job.json").string(), text::dump_json(doc, 2) + "\n");
+  AbDocument doc{.schema = "cctune.tune_job/1",
+                 .subject = "the job's step time: NCCL's defaults against each candidate profile, raced by successive halving",
+                 .method = ab_method("the job's step time from the profiler half"),
+                 .rounds = r.job.rounds,
+                 .tolerance = r.job.tolerance,
+                 .rows_key = "standings",
+                 .step_key = "winner"};
+  for (const Candidate& c : all)
+    doc.rows.push_back({job_verdict(c.a_ms, c.b_ms, r.job.tolerance), AbUnit::Ms,
+                        {{"candidate", c.name}, {"group", c.outputs.group}, {"rules", c.outputs.profile.rules.size()},
+                         {"env", c.outputs.profile.env}, {"pairs", c.a_ms.size()}}});
+  if (winner && row) doc.step = AbEntry{*row, AbUnit::Ms, {{"candidate", winner->name}, {"pairs", row->rounds}}};
+  doc.extra = {{"status", status}, {"command", r.job.command}, {"caller_settings_removed", base.removed},
+               {"caller_nccl_env", base.kept_nccl}};
+  write_ab_document(doc, (fs::path(dir) / "tune_job.json").string());
 }
 
 }  // namespace
@@ -182,9 +172,7 @@ int run_tune_job(const TuneJobRequest& r) {
   }
   const Candidate& w = *winner;
   const AbRow row = job_verdict(w.a_ms, w.b_ms, r.job.tolerance);
-  std::printf("# tune --job: best %s: step time NCCL defaults %.3f ms -> %.3f ms; speedup %.3f [%.3f, %.3f] (%.0f %% interval) over %d pairs: %s\n",
-              text::terminal_text(w.name).c_str(), row.a_median_us / 1000, row.b_median_us / 1000, row.speedup, row.ci_low, row.ci_high,
-              100 * row.ci_confidence, row.rounds, to_string(row.verdict).c_str());
+  std::printf("# tune --job: best %s: step time %s\n", text::terminal_text(w.name).c_str(), verdict_line(row, AbUnit::Ms).c_str());
   if (row.verdict == Verdict::Undecided) {
     write_summary(r, dir.string(), base, all, &w, &row, "undecided");
     std::printf("# tune --job: undecided (%s); no profile written: raise --rounds to %d\n", row.note.c_str(), row.rounds + row.more_pairs);
