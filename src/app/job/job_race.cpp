@@ -118,6 +118,19 @@ void JobRace::save() const {
                         text::dump_json({{"schema", "cctune.job_runs/1"}, {"command", argv}, {"runs", runs}}, 1) + "\n");
 }
 
+std::optional<int> race_or_stop(const std::function<std::optional<int>()>& race, const RaceEnd& end) {
+  try {
+    return race();
+  } catch (const Interrupted& stop) {
+    end.record("interrupted");
+    std::fprintf(stderr, "cctune: %s\n", end.stopped(runtime::signal_name(stop.signal)).c_str());
+    return runtime::exit_code_for_stop(stop.signal);
+  } catch (const Error&) {
+    end.record("failed");
+    throw;
+  }
+}
+
 AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance, double confidence) {
   AbSamples s;
   for (double v : a_ms) s.a_us.push_back(v * 1000.0);

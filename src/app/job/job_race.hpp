@@ -6,6 +6,7 @@
 // the machine and whatever favours the first run cancel in the pair's ratio. Every run is
 // recorded in <dir>/job_runs.json as it ends, so a failure or a stop loses nothing.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -93,5 +94,16 @@ std::string directory_word(const std::string& name);
 struct Interrupted {
   int signal = 0;
 };
+
+// How a race command ends short: `record(status)` writes its summary ("interrupted", "failed"),
+// `stopped(signal name)` says on stderr what a stop left behind.
+struct RaceEnd {
+  std::function<void(const std::string& status)> record;
+  std::function<std::string(const std::string& signal)> stopped;
+};
+// Runs `race`, which returns an exit code where it ends the command early. A stop is recorded,
+// said and answered with its exit code (runtime::exit_code_for_stop); an Error is recorded and
+// rethrown, so that the summary of a race that ends short is never missing.
+std::optional<int> race_or_stop(const std::function<std::optional<int>()>& race, const RaceEnd& end);
 
 }  // namespace cctune::app

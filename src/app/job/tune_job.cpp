@@ -159,17 +159,15 @@ int run_tune_job(const TuneJobRequest& r) {
   say_caller_settings(base);
   write_candidates(all, dir, r.plugin);
   const Candidate* winner = nullptr;
-  try {
-    winner = &race_candidates(race, defaults, all, r.job.rounds);
-  } catch (const Interrupted& stop) {
-    write_summary(r, dir.string(), base, all, nullptr, nullptr, "interrupted");
-    std::fprintf(stderr, "cctune: tune --job stopped by %s; no profile written; the runs are in %s\n", runtime::signal_name(stop.signal).c_str(),
-                 text::terminal_text(dir.string()).c_str());
-    return runtime::exit_code_for_stop(stop.signal);
-  } catch (const Error&) {
-    write_summary(r, dir.string(), base, all, nullptr, nullptr, "failed");
-    throw;
-  }
+  const RaceEnd end{[&](const std::string& status) { write_summary(r, dir.string(), base, all, nullptr, nullptr, status); },
+                    [&](const std::string& signal) {
+                      return "tune --job stopped by " + signal + "; no profile written; the runs are in " + text::terminal_text(dir.string());
+                    }};
+  if (const std::optional<int> stopped = race_or_stop([&]() -> std::optional<int> {
+        winner = &race_candidates(race, defaults, all, r.job.rounds);
+        return std::nullopt;
+      }, end))
+    return *stopped;
   const Candidate& w = *winner;
   const AbRow row = job_verdict(w.a_ms, w.b_ms, r.job.tolerance);
   std::printf("# tune --job: best %s: step time %s\n", text::terminal_text(w.name).c_str(), verdict_line(row, AbUnit::Ms).c_str());

@@ -157,7 +157,12 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
   const double confidence = per_look_confidence(kConfidence, static_cast<int>(looks.size()));
   std::vector<double> a_ms, b_ms;
   AbRow row;
-  try {
+  const RaceEnd end{[&](const std::string& status) { write_summary(dir, under.path, args, race, base, nullptr, status); },
+                    [&](const std::string& signal) {
+                      return "verify --job stopped by " + signal + " after " + std::to_string(a_ms.size()) + " pairs; the runs are in " +
+                             text::terminal_text(dir);
+                    }};
+  const std::optional<int> early = race_or_stop([&]() -> std::optional<int> {
     for (const int look : looks) {
       while (static_cast<int>(a_ms.size()) < look) {
         const auto [a, b] = race.run_pair(defaults, profile);
@@ -177,15 +182,9 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
       std::printf("# after %d pairs: speedup %.3f [%.3f, %.3f], not decided at +-%.1f %%: more pairs\n", row.rounds, row.speedup,
                   row.ci_low, row.ci_high, 100 * args.tolerance);
     }
-  } catch (const Interrupted& stop) {
-    write_summary(dir, under.path, args, race, base, nullptr, "interrupted");
-    std::fprintf(stderr, "cctune: verify --job stopped by %s after %zu pairs; the runs are in %s\n",
-                 runtime::signal_name(stop.signal).c_str(), a_ms.size(), text::terminal_text(dir).c_str());
-    return runtime::exit_code_for_stop(stop.signal);
-  } catch (const Error&) {
-    write_summary(dir, under.path, args, race, base, nullptr, "failed");
-    throw;
-  }
+    return std::nullopt;
+  }, end);
+  if (early) return *early;
   row = final_verdict(row, args);
   print_verdict(row, args);
   write_summary(dir, under.path, args, race, base, &row, "complete");
