@@ -7,11 +7,8 @@ namespace cctune::app {
 
 nlohmann::json to_json(const AbDocument& doc) {
   nlohmann::json out = doc.extra;
-  out.update({{"schema", doc.schema},
-              {"subject", doc.subject},
-              {"method", doc.method},
-              {"rounds", doc.rounds},
-              {"tolerance", doc.tolerance}});
+  out.update(
+      {{"schema", doc.schema}, {"subject", doc.subject}, {"method", doc.method}, {"rounds", doc.rounds}, {"tolerance", doc.tolerance}});
   if (!doc.rows_key.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const AbEntry& e : doc.rows) rows.push_back(to_json(e));

@@ -13,10 +13,12 @@
 
 namespace cctune::app {
 
+// Members without a value of their own take `{}`, so that a designated initializer may leave them
+// out without -Wmissing-field-initializers.
 struct AbDocument {
-  std::string schema{};    // "cctune.verify/1", "cctune.confirmation/1", ...
-  std::string subject{};   // what a row compares, in words ("collective time per call and size")
-  std::string method{};    // ab_method(...)
+  std::string schema{};   // "cctune.verify/1", "cctune.confirmation/1", ...
+  std::string subject{};  // what a row compares, in words ("collective time per call and size")
+  std::string method{};   // ab_method(...)
   int rounds = 0;         // pairs asked for (--rounds)
   double tolerance = 0;   // the verdict's, a fraction
   // Per-shape or per-candidate rows, under `rows_key` (tune_job.json's are its "standings");

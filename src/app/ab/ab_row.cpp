@@ -33,8 +33,8 @@ std::string verdict_line(const AbRow& r, AbUnit unit) {
   char line[320];
   std::snprintf(line, sizeof line,
                 "NCCL defaults %.*f %s -> profile %.*f %s (%+.1f %%); speedup %.3f [%.3f, %.3f] (%.0f %% interval) over %d pairs: %s",
-                ms ? 3 : 2, r.a_median_us * scale, ms ? "ms" : "us", ms ? 3 : 2, r.b_median_us * scale, ms ? "ms" : "us", change,
-                r.speedup, r.ci_low, r.ci_high, 100 * r.ci_confidence, r.rounds, to_string(r.verdict).c_str());
+                ms ? 3 : 2, r.a_median_us * scale, ms ? "ms" : "us", ms ? 3 : 2, r.b_median_us * scale, ms ? "ms" : "us", change, r.speedup,
+                r.ci_low, r.ci_high, 100 * r.ci_confidence, r.rounds, to_string(r.verdict).c_str());
   return r.note.empty() ? std::string(line) : std::string(line) + "  # " + r.note;
 }
 

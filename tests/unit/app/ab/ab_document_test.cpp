@@ -66,8 +66,13 @@ TEST(AbVerdictLine, OneLineForEveryCommand) {
 }
 
 TEST(AbDocumentJson, SharedKeysRowsAndStepUnderTheirKeys) {
-  AbDocument doc{.schema = "cctune.tune_job/1", .subject = "s", .method = ab_method("the job's step"), .rounds = 6, .tolerance = 0.02,
-                 .rows_key = "standings", .step_key = "winner"};
+  AbDocument doc{.schema = "cctune.tune_job/1",
+                 .subject = "s",
+                 .method = ab_method("the job's step"),
+                 .rounds = 6,
+                 .tolerance = 0.02,
+                 .rows_key = "standings",
+                 .step_key = "winner"};
   doc.rows.push_back({faster_row(), AbUnit::Ms, {{"candidate", "a"}}});
   doc.step = AbEntry{faster_row(), AbUnit::Ms, {{"candidate", "a"}}};
   doc.extra = {{"status", "complete"}, {"schema", "overridden"}};

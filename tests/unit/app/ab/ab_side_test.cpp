@@ -49,9 +49,7 @@ TEST(AbSide, VerifysGroupsAreTheTwoSidesInAlternatingOrder) {
   EXPECT_TRUE(groups[0].env.empty());
 }
 
-TEST(AbSide, AMissingPluginIsAnEnvironmentError) {
-  EXPECT_THROW(find_plugin_or_throw("/nonexistent/dir/cctune"), EnvironmentError);
-}
+TEST(AbSide, AMissingPluginIsAnEnvironmentError) { EXPECT_THROW(find_plugin_or_throw("/nonexistent/dir/cctune"), EnvironmentError); }
 
 }  // namespace
 }  // namespace cctune::app
