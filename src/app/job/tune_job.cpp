@@ -173,7 +173,7 @@ int run_tune_job(const TuneJobRequest& r) {
   std::printf("# tune --job: best %s: step time %s\n", text::terminal_text(w.name).c_str(), verdict_line(row, AbUnit::Ms).c_str());
   if (row.verdict == Verdict::Undecided) {
     write_summary(r, dir.string(), base, all, &w, &row, "undecided");
-    std::printf("# tune --job: undecided (%s); no profile written: raise --rounds to %d\n", row.note.c_str(), row.rounds + row.more_pairs);
+    std::printf("# tune --job: undecided; no profile written: raise --rounds to %d\n", row.rounds + row.more_pairs);  // the note is on the verdict line
     return exit_code::undecided;
   }
   if (row.verdict != Verdict::Faster) {
