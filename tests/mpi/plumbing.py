@@ -24,3 +24,16 @@ def write_profile(path, env, min_bytes, max_bytes):
                       "max_bytes": max_bytes, "algo": "ring", "proto": "simple", "channels": 8}]}
     with open(path, "w") as f:
         json.dump(doc, f)
+
+
+def check_ab_document(path):
+    """Check that PATH (verify.json, confirmation.json, replay.json) is valid against configs/schema/ab.schema.json."""
+    import jsonschema  # only the A/B tests need it
+    import os
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    with open(os.path.join(source, "configs", "schema", "ab.schema.json")) as f:
+        schema = json.load(f)
+    with open(path) as f:
+        doc = json.load(f)
+    errors = [f"{list(e.path)}: {e.message}" for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
+    check(not errors, f"{os.path.basename(path)} is valid against ab.schema.json", "\n".join(errors[:10]))

@@ -258,6 +258,15 @@ std::string nccl_version_string(int code) {
   return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
+bool same_choice(const ProfileRule& a, const ProfileRule& b) {
+  return a.collective == b.collective && a.nranks == b.nranks && a.nnodes == b.nnodes && a.min_bytes == b.min_bytes &&
+         a.max_bytes == b.max_bytes && a.algorithm == b.algorithm && a.protocol == b.protocol && a.channels == b.channels;
+}
+
+bool same_effect(const Profile& a, const Profile& b) {
+  return a.env == b.env && std::equal(a.rules.begin(), a.rules.end(), b.rules.begin(), b.rules.end(), same_choice);
+}
+
 std::string validate_profile(const Profile& profile) {
   if (!nccl_version_code(profile.provenance.nccl_version))
     return "profile.provenance.nccl_version \"" + profile.provenance.nccl_version + "\" is not MAJOR.MINOR.PATCH";

@@ -95,6 +95,14 @@ struct Profile {
   bool operator==(const Profile&) const = default;
 };
 
+// Whether two rules steer NCCL alike: the same calls (collective, nranks, nnodes, byte range)
+// get the same choice (algorithm, protocol, channels). What was measured (expected_speedup,
+// measured_busbw_GBps) is no part of it, so operator== is too strict for this.
+bool same_choice(const ProfileRule& a, const ProfileRule& b);
+// Whether two profiles steer NCCL alike: the same env and rules of the same choices, in order
+// (tune --job races no candidate twice). Provenance and measurements do not count.
+bool same_effect(const Profile& a, const Profile& b);
+
 // Either a profile or why there is none.
 struct ProfileResult {
   std::optional<Profile> profile;

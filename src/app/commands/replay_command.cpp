@@ -15,12 +15,11 @@
 #include "app/cli/session.hpp"
 #include "app/sweep/job_run.hpp"
 #include "app/cli/sweep_options.hpp"
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_groups.hpp"
 #include "app/cli/version_check.hpp"
 #include "app/sweep/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/text.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/profile/profile.hpp"
@@ -167,15 +166,15 @@ class ReplayCommand : public Command {
     const ReplayTimes times = collect_replay_times(results, rounds_, ab);
     const ReplayVerdict verdict = judge_replay(times, AbOptions{.tolerance = tolerance_});
     std::printf("%s\n", step_time_line(verdict, ab).c_str());
-    nlohmann::json doc = replay_json(step, times, verdict, ab);
-    doc["workload"] = std::filesystem::absolute(workload_).lexically_normal().string();
-    doc["results"] = (std::filesystem::path(dir) / "results.json").string();
-    if (ab) doc["profile"] = std::filesystem::absolute(profile_).lexically_normal().string();
-    if (const std::string mode = test_mode_of(results); !mode.empty()) doc["test_mode"] = mode;
+    AbDocument doc = replay_document(step, times, verdict, tolerance_, ab);
+    doc.extra["workload"] = std::filesystem::absolute(workload_).lexically_normal().string();
+    doc.extra["results"] = (std::filesystem::path(dir) / "results.json").string();
+    if (ab) doc.extra["profile"] = std::filesystem::absolute(profile_).lexically_normal().string();
+    if (const std::string mode = test_mode_of(results); !mode.empty()) doc.extra["test_mode"] = mode;
     const std::string out = (std::filesystem::path(dir) / "replay.json").string();
-    write_file_atomically(out, text::dump_json(doc, 2) + "\n");
+    write_ab_document(doc, out);
     std::printf("# replay: %s\n", text::terminal_text(std::filesystem::absolute(out).string()).c_str());
-    if (doc.value("regressed", false)) {
+    if (doc.extra.value("regressed", false)) {
       std::fprintf(stderr, "cctune: replay: the step is slower with the profile than with NCCL's defaults, beyond noise\n");
       return exit_code::regressed;
     }

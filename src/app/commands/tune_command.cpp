@@ -8,7 +8,8 @@
 #include "app/commands/commands_list.hpp"
 #include "app/cli/session.hpp"
 #include "app/cli/tune_options.hpp"
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_groups.hpp"
+#include "app/ab/ab_side.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
@@ -122,21 +123,13 @@ class TuneCommand : public Command {
     TuneJobRequest request;
     request.results = &results;
     request.options = options;
-    request.plugin = plugin_.empty() ? load_profile_plugin(session) : fs::absolute(plugin_).lexically_normal().string();
+    // The plugin next to cctune, unless --plugin: the job's profiler half and the candidates' tuner.
+    request.plugin = plugin_.empty() ? find_plugin_or_throw(session.executable()) : fs::absolute(plugin_).lexically_normal().string();
     request.output_dir = output_dir_.empty() ? "cctune-tune-job" : output_dir_;
     job_args_.output_dir = request.output_dir;
     request.job = job_args_;
     request.candidates = candidates_;
     return run_tune_job(request);
-  }
-  // The plugin next to cctune: the job's profiler half and the candidates' tuner.
-  static std::string load_profile_plugin(Session& session) {
-    bool found = false;
-    std::string plugin = tuner::find_tuner_plugin(session.executable(), &found);
-    if (!found)
-      throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + plugin + ")",
-                             "build the nccl-tuner-cctune target, or pass --plugin");
-    return plugin;
   }
 
   CLI::App* cmd_ = nullptr;

@@ -18,19 +18,18 @@
 #include "runtime/nccl_job.hpp"
 #include "runtime/signals.hpp"
 #include "app/cli/sweep_options.hpp"
-#include "app/verify/ab_analysis.hpp"
-#include "app/verify/ab_groups.hpp"
-#include "app/verify/ab_samples.hpp"
-#include "app/verify/job_step.hpp"
-#include "app/verify/verify_plan.hpp"
+#include "app/ab/ab_analysis.hpp"
+#include "app/ab/ab_document.hpp"
+#include "app/ab/ab_groups.hpp"
+#include "app/ab/ab_samples.hpp"
+#include "app/ab/job_step.hpp"
+#include "app/ab/verify_plan.hpp"
 #include "app/cli/version_check.hpp"
 #include "app/sweep/workload_sweep.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/results_json.hpp"
 #include "core/units.hpp"
-#include "core/text.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/profile/profile.hpp"
 
@@ -146,7 +145,11 @@ class VerifyCommand : public Command {
 
     std::printf("%-16s %9s %12s %12s %8s %19s %8s  %s\n", "collective", "size", "default_us", "profile_us", "speedup", "CI", "verdict",
                 "rule");
-    nlohmann::json rows = nlohmann::json::array();
+    AbDocument doc{.schema = "cctune.verify/1",
+                   .subject = "each measured call and size: NCCL's defaults against the profile through the tuner plugin",
+                   .method = ab_method("per round, the median iteration time of the call"),
+                   .rounds = rounds_,
+                   .tolerance = tolerance_};
     for (std::size_t i = 0; i < rep.rows.size(); ++i) {
       const AbRow& r = rep.rows[i];
       const auto* rule = rule_for(profile, r.collective, nranks, nnodes, r.size_bytes);
@@ -156,12 +159,11 @@ class VerifyCommand : public Command {
       std::printf("%-16s %9s %12.2f %12.2f %8.3f %19s %8s  %s%s%s\n", name.c_str(), format_size(r.size_bytes).c_str(), r.a_median_us,
                   r.b_median_us, r.speedup, ci, to_string(r.verdict).c_str(), rule_text(rule).c_str(), r.note.empty() ? "" : "  # ",
                   r.note.c_str());
-      rows.push_back({{"collective", to_string(r.collective)}, {"dtype", to_string(keys[i].dtype)}, {"in_place", keys[i].in_place}, {"size_bytes", r.size_bytes},
-                      {"rounds", r.rounds}, {"default_us", r.a_median_us}, {"profile_us", r.b_median_us}, {"speedup", r.speedup},
-                      {"ci_low", r.ci_low}, {"ci_high", r.ci_high}, {"ci_confidence", r.ci_confidence},
-                      {"verdict", to_string(r.verdict)}, {"rule", rule_text(rule)}, {"note", r.note}});
-      if (keys[i].op) rows.back()["op"] = to_string(*keys[i].op);
-      if (keys[i].root) rows.back()["root"] = *keys[i].root;
+      AbEntry entry{r, AbUnit::Us, {{"collective", to_string(r.collective)}, {"dtype", to_string(keys[i].dtype)},
+                                    {"in_place", keys[i].in_place}, {"size_bytes", r.size_bytes}, {"rule", rule_text(rule)}}};
+      if (keys[i].op) entry.keys["op"] = to_string(*keys[i].op);
+      if (keys[i].root) entry.keys["root"] = *keys[i].root;
+      doc.rows.push_back(std::move(entry));
     }
     std::printf("# geometric-mean speedup %.3f over %zu sizes: %d faster, %d same, %d slower, %d undecided (tolerance %.1f%%)\n",
                 rep.geomean_speedup, rep.rows.size(), rep.faster, rep.same, rep.slower, rep.undecided, 100 * tolerance_);
@@ -169,30 +171,22 @@ class VerifyCommand : public Command {
       std::printf("# note: no rule of the profile is for nranks=%d nnodes=%d; only its env can make a difference here\n", nranks, nnodes);
 
     if (step) print_job_step(*step);
-    nlohmann::json doc = {{"schema", "cctune.verify/1"},
-                          {"profile", profile_abs},
-                          {"results", (std::filesystem::path(dir) / "results.json").string()},
-                          {"rounds", rounds_},
-                          {"tolerance", tolerance_},
-                          {"confidence_target", options.confidence},
-                          {"method", "paired per-round ratios default/profile; distribution-free CI of their median (order statistics)"},
-                          {"nranks", nranks},
-                          {"nnodes", nnodes},
-                          {"failed_groups", outcome.failed_groups},
-                          {"geomean_speedup", rep.geomean_speedup},
-                          {"faster", rep.faster},
-                          {"same", rep.same},
-                          {"slower", rep.slower},
-                          {"undecided", rep.undecided},
-                          {"regressed", rep.regressed() || (step && step->verdict == Verdict::Slower)},
-                          {"rows", rows}};
-    if (const std::string mode = test_mode_of(results); !mode.empty()) doc["test_mode"] = mode;
-    if (step)
-      doc["job_step"] = {{"workload", job_settings_}, {"rounds", step->rounds}, {"default_ms", step->a_median_us / 1000.0},
-                         {"profile_ms", step->b_median_us / 1000.0}, {"speedup", step->speedup}, {"ci_low", step->ci_low},
-                         {"ci_high", step->ci_high}, {"ci_confidence", step->ci_confidence}, {"verdict", to_string(step->verdict)}};
+    doc.extra = {{"profile", profile_abs},
+                 {"results", (std::filesystem::path(dir) / "results.json").string()},
+                 {"confidence_target", options.confidence},
+                 {"nranks", nranks},
+                 {"nnodes", nnodes},
+                 {"failed_groups", outcome.failed_groups},
+                 {"geomean_speedup", rep.geomean_speedup},
+                 {"faster", rep.faster},
+                 {"same", rep.same},
+                 {"slower", rep.slower},
+                 {"undecided", rep.undecided},
+                 {"regressed", rep.regressed() || (step && step->verdict == Verdict::Slower)}};
+    if (const std::string mode = test_mode_of(results); !mode.empty()) doc.extra["test_mode"] = mode;
+    if (step) doc.step = AbEntry{*step, AbUnit::Ms, {{"workload", job_settings_}}};
     const std::string out = (std::filesystem::path(dir) / "verify.json").string();
-    write_file_atomically(out, text::dump_json(doc, 2) + "\n");
+    write_ab_document(doc, out);
     std::printf("# verify: %s\n", std::filesystem::absolute(out).c_str());
     const bool job_slower = step && step->verdict == Verdict::Slower;
     if (job_slower)
@@ -239,12 +233,7 @@ class VerifyCommand : public Command {
   }
 
   void print_job_step(const AbRow& r) const {
-    const char* per = job_plan_->per_step ? "step" : "capture";
-    const double change = r.a_median_us > 0 ? (r.b_median_us - r.a_median_us) / r.a_median_us * 100.0 : 0.0;
-    std::printf("# job: collective time per %s: NCCL defaults %.3f ms -> profile %.3f ms (%+.1f %%); speedup %.3f [%.3f, %.3f] "
-                "over %d rounds: %s\n",
-                per, r.a_median_us / 1000.0, r.b_median_us / 1000.0, change, r.speedup, r.ci_low, r.ci_high, r.rounds,
-                to_string(r.verdict).c_str());
+    std::printf("# job: collective time per %s: %s\n", job_plan_->per_step ? "step" : "capture", verdict_line(r, AbUnit::Ms).c_str());
   }
 
   CLI::App* cmd_ = nullptr;

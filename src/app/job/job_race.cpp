@@ -55,18 +55,14 @@ JobRace::JobRace(RaceSettings settings, bool replace)
   progress_.begin_sweep(settings_.planned_runs);
 }
 
-std::pair<double, double> JobRace::run_pair(const JobSide& a, const JobSide& b) {
-  ++pairs_;
-  // Odd pairs run a first, even pairs b first.
-  if (pairs_ % 2 == 1) {
-    const double ta = run_one(a, b);
-    return {ta, run_one(b, a)};
-  }
-  const double tb = run_one(b, a);
-  return {run_one(a, b), tb};
+std::pair<double, double> JobRace::run_pair(const AbSide& a, const AbSide& b) {
+  const auto [first, second] = alternate(&a, &b, pairs_++);
+  const double t_first = run_one(*first, *second);
+  const double t_second = run_one(*second, *first);
+  return first == &a ? std::pair{t_first, t_second} : std::pair{t_second, t_first};
 }
 
-double JobRace::run_one(const JobSide& side, const JobSide& other) {
+double JobRace::run_one(const AbSide& side, const AbSide& other) {
   if (const int sig = runtime::stop_signal()) throw Interrupted{sig};
   const int n = static_cast<int>(runs_.size()) + 1;
   const fs::path dir = fs::path(settings_.output_dir) / "runs" / (std::to_string(n) + "-" + directory_word(side.name));
@@ -120,6 +116,19 @@ void JobRace::save() const {
   nlohmann::json argv = settings_.command.argv;
   write_file_atomically((fs::path(settings_.output_dir) / kRunsFile).string(),
                         text::dump_json({{"schema", "cctune.job_runs/1"}, {"command", argv}, {"runs", runs}}, 1) + "\n");
+}
+
+std::optional<int> race_or_stop(const std::function<std::optional<int>()>& race, const RaceEnd& end) {
+  try {
+    return race();
+  } catch (const Interrupted& stop) {
+    end.record("interrupted");
+    std::fprintf(stderr, "cctune: %s\n", end.stopped(runtime::signal_name(stop.signal)).c_str());
+    return runtime::exit_code_for_stop(stop.signal);
+  } catch (const Error&) {
+    end.record("failed");
+    throw;
+  }
 }
 
 AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance, double confidence) {

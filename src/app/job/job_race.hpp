@@ -6,6 +6,7 @@
 // the machine and whatever favours the first run cancel in the pair's ratio. Every run is
 // recorded in <dir>/job_runs.json as it ends, so a failure or a stop loses nothing.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,7 +16,7 @@
 #include "app/job/job_sides.hpp"
 #include "app/sweep/output_lock.hpp"
 #include "app/sweep/progress.hpp"
-#include "app/verify/ab_analysis.hpp"
+#include "app/ab/ab_analysis.hpp"
 #include "runtime/job_command.hpp"
 
 namespace cctune::app {
@@ -53,15 +54,15 @@ class JobRace {
   // it is refused before anything is removed, R9); refuses one that holds job_runs.json, runs/ or
   // any of `settings.outputs` unless `replace`, which removes them.
   JobRace(RaceSettings settings, bool replace);
-  // One pair: `a` and `b` in alternating order by the pair's number. Returns the two step
+  // One pair: `a` and `b` in the A/B family's alternating order (ab_side.hpp). Returns the two step
   // times (a, b). Throws RuntimeFailure naming the side, the pair and the log when a run fails
   // or shows no steps; Interrupted when cctune is asked to stop (the runs so far are kept).
-  std::pair<double, double> run_pair(const JobSide& a, const JobSide& b);
+  std::pair<double, double> run_pair(const AbSide& a, const AbSide& b);
   const std::vector<JobRunRecord>& runs() const { return runs_; }
   const std::string& output_dir() const { return settings_.output_dir; }
 
  private:
-  double run_one(const JobSide& side, const JobSide& other);
+  double run_one(const AbSide& side, const AbSide& other);
   void save() const;
 
   RaceSettings settings_;
@@ -93,5 +94,16 @@ std::string directory_word(const std::string& name);
 struct Interrupted {
   int signal = 0;
 };
+
+// How a race command ends short: `record(status)` writes its summary ("interrupted", "failed"),
+// `stopped(signal name)` says on stderr what a stop left behind.
+struct RaceEnd {
+  std::function<void(const std::string& status)> record;
+  std::function<std::string(const std::string& signal)> stopped;
+};
+// Runs `race`, which returns an exit code where it ends the command early. A stop is recorded,
+// said and answered with its exit code (runtime::exit_code_for_stop); an Error is recorded and
+// rethrown, so that the summary of a race that ends short is never missing.
+std::optional<int> race_or_stop(const std::function<std::optional<int>()>& race, const RaceEnd& end);
 
 }  // namespace cctune::app

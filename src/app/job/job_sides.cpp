@@ -34,19 +34,10 @@ workload::Workload job_file(const std::string& path) {
 
 }  // namespace
 
-JobSide defaults_side() { return {"default", {}}; }
-
-JobSide profile_side(std::string name, const tuner::Profile& profile, const std::string& profile_abs, const std::string& plugin) {
-  JobSide side{std::move(name), profile.env};
-  side.env["NCCL_TUNER_PLUGIN"] = plugin;
-  side.env["CCTUNE_PROFILE"] = profile_abs;
-  return side;
-}
-
-RaceBase race_base(const std::map<std::string, std::string>& caller, const std::vector<const JobSide*>& sides) {
+RaceBase race_base(const std::map<std::string, std::string>& caller, const std::vector<const AbSide*>& sides) {
   RaceBase out;
   const auto set_by_a_side = [&](const std::string& key) {
-    return std::any_of(sides.begin(), sides.end(), [&](const JobSide* s) { return s->env.count(key) > 0; });
+    return std::any_of(sides.begin(), sides.end(), [&](const AbSide* s) { return s->env.count(key) > 0; });
   };
   for (const auto& [key, value] : caller) {
     const bool tuner = key == "NCCL_TUNER_PLUGIN" || key == "NCCL_PROFILER_PLUGIN" || key.rfind("CCTUNE_", 0) == 0;
@@ -60,7 +51,7 @@ RaceBase race_base(const std::map<std::string, std::string>& caller, const std::
   return out;
 }
 
-std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const JobSide& side,
+std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const AbSide& side,
                                                    const std::string& plugin, const std::string& workload_dir,
                                                    std::optional<std::uint64_t> steps) {
   std::map<std::string, std::string> env = base;

@@ -9,22 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "tuner/profile/profile.hpp"
+#include "app/ab/ab_side.hpp"
 #include "workload/workload.hpp"
 
 namespace cctune::app {
 
-struct JobSide {
-  std::string name;                        // "default", "profile", a candidate's name
-  std::map<std::string, std::string> env;  // what it adds to the caller's environment
-};
-
-// NCCL's defaults: nothing added; what the caller's environment sets applies to both sides.
-JobSide defaults_side();
-// `profile` (read from `profile_abs`) applied as a deployment applies it: its env plus the
-// tuner plugin `plugin` with CCTUNE_PROFILE.
-JobSide profile_side(std::string name, const tuner::Profile& profile, const std::string& profile_abs, const std::string& plugin);
-
+// A side is the A/B family's (app/ab/ab_side.hpp): verify's rounds and the job race run the same two.
 // What every run of a race starts from: the caller's environment less what would make a side
 // other than it is labelled (review R7). A deployment in force (`set -a; . nccl.env`) leaves
 // NCCL_TUNER_PLUGIN and CCTUNE_PROFILE set, and the profile's own settings: on the "NCCL
@@ -36,12 +26,12 @@ struct RaceBase {
   std::vector<std::string> removed;              // the caller's variables not passed on
   std::map<std::string, std::string> kept_nccl;  // the caller's NCCL settings every side runs with
 };
-RaceBase race_base(const std::map<std::string, std::string>& caller, const std::vector<const JobSide*>& sides);
+RaceBase race_base(const std::map<std::string, std::string>& caller, const std::vector<const AbSide*>& sides);
 
 // The environment of one run: `base` (race_base's), then `side`'s settings, then cctune's own
 // variables last, so that no side can change them: the profiler half (`plugin` as
 // NCCL_PROFILER_PLUGIN, recording into `workload_dir`, told the job's `steps` when given).
-std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const JobSide& side,
+std::map<std::string, std::string> run_environment(const std::map<std::string, std::string>& base, const AbSide& side,
                                                    const std::string& plugin, const std::string& workload_dir,
                                                    std::optional<std::uint64_t> steps);
 

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/ab/ab_document.hpp"
 #include "app/job/job_race.hpp"
 #include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/text.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/worker_process.hpp"
@@ -20,24 +20,12 @@ namespace fs = std::filesystem;
 struct Candidate {
   std::string name;
   tuner::TuneOutputs outputs;
-  JobSide side;
+  AbSide side;
   std::vector<double> a_ms, b_ms;  // its pairs: NCCL defaults, the candidate
   double median_speedup() const { return job_verdict(a_ms, b_ms, 0).speedup; }
 };
 
 bool changes_nothing(const tuner::Profile& p) { return p.env.empty() && p.rules.empty(); }
-
-bool same_profile(const tuner::Profile& a, const tuner::Profile& b) {
-  if (a.env != b.env || a.rules.size() != b.rules.size()) return false;
-  for (std::size_t i = 0; i < a.rules.size(); ++i) {
-    const auto& x = a.rules[i];
-    const auto& y = b.rules[i];
-    if (x.collective != y.collective || x.nranks != y.nranks || x.nnodes != y.nnodes || x.min_bytes != y.min_bytes ||
-        x.max_bytes != y.max_bytes || x.algorithm != y.algorithm || x.protocol != y.protocol || x.channels != y.channels)
-      return false;
-  }
-  return true;
-}
 
 // The profile tune would write, then the next best groups, then the rules under NCCL's default
 // environment; none that changes nothing, none twice.
@@ -46,7 +34,7 @@ std::vector<Candidate> candidates_of(const TuneJobRequest& r) {
   auto add = [&](std::string name, tuner::TuneOutputs outputs) {
     if (out.size() >= static_cast<std::size_t>(r.candidates) || changes_nothing(outputs.profile)) return;
     for (const Candidate& c : out)
-      if (same_profile(c.outputs.profile, outputs.profile)) return;
+      if (tuner::same_effect(c.outputs.profile, outputs.profile)) return;
     out.push_back({std::move(name), std::move(outputs), {}, {}, {}});
   };
   const tuner::TuneOutputs tuned = tuner::tune_results(*r.results, r.options);
@@ -75,31 +63,21 @@ std::vector<Candidate> candidates_of(const TuneJobRequest& r) {
 
 void write_summary(const TuneJobRequest& r, const std::string& dir, const RaceBase& base, const std::vector<Candidate>& all,
                    const Candidate* winner, const AbRow* row, const std::string& status) {
-  nlohmann::json standings = nlohmann::json::array();
-  for (const Candidate& c : all) {
-    const AbRow v = job_verdict(c.a_ms, c.b_ms, r.job.tolerance);
-    standings.push_back({{"candidate", c.name}, {"group", c.outputs.group}, {"rules", c.outputs.profile.rules.size()},
-                         {"env", c.outputs.profile.env}, {"pairs", c.a_ms.size()}, {"speedup", v.speedup},
-                         {"ci_low", v.ci_low}, {"ci_high", v.ci_high}});
-  }
-  nlohmann::json doc = {{"schema", "cctune.tune_job/1"}, {"status", status},       {"command", r.job.command},
-                        {"tolerance", r.job.tolerance},  {"standings", standings}, {"method", "successive halving over interleaved "
-                                                                                               "pairs of NCCL defaults / candidate; "
-                                                                                               "the job's step time from the profiler half"}};
-  if (winner && row)
-    doc["winner"] = {{"candidate", winner->name},
-                     {"default_ms", row->a_median_us / 1000},
-                     {"profile_ms", row->b_median_us / 1000},
-                     {"speedup", row->speedup},
-                     {"ci_low", row->ci_low},
-                     {"ci_high", row->ci_high},
-                     {"ci_confidence", row->ci_confidence},
-                     {"pairs", row->rounds},
-                     {"verdict", to_string(row->verdict)},
-                     {"note", row->note}};
-  doc["caller_settings_removed"] = base.removed;
-  doc["caller_nccl_env"] = base.kept_nccl;
-  write_file_atomically((fs::path(dir) / "tune_job.json").string(), text::dump_json(doc, 2) + "\n");
+  AbDocument doc{.schema = "cctune.tune_job/1",
+                 .subject = "the job's step time: NCCL's defaults against each candidate profile, raced by successive halving",
+                 .method = ab_method("the job's step time from the profiler half"),
+                 .rounds = r.job.rounds,
+                 .tolerance = r.job.tolerance,
+                 .rows_key = "standings",
+                 .step_key = "winner"};
+  for (const Candidate& c : all)
+    doc.rows.push_back({job_verdict(c.a_ms, c.b_ms, r.job.tolerance), AbUnit::Ms,
+                        {{"candidate", c.name}, {"group", c.outputs.group}, {"rules", c.outputs.profile.rules.size()},
+                         {"env", c.outputs.profile.env}, {"pairs", c.a_ms.size()}}});
+  if (winner && row) doc.step = AbEntry{*row, AbUnit::Ms, {{"candidate", winner->name}, {"pairs", row->rounds}}};
+  doc.extra = {{"status", status}, {"command", r.job.command}, {"caller_settings_removed", base.removed},
+               {"caller_nccl_env", base.kept_nccl}};
+  write_ab_document(doc, (fs::path(dir) / "tune_job.json").string());
 }
 
 }  // namespace
@@ -116,11 +94,11 @@ int planned_runs(std::size_t candidates, int rounds) {
 }
 
 // What every run starts from: the keys any candidate sets are not passed on from the caller.
-RaceBase base_for(const JobSide& defaults, const std::vector<Candidate>& all) {
-  std::vector<JobSide> settings;
+RaceBase base_for(const AbSide& defaults, const std::vector<Candidate>& all) {
+  std::vector<AbSide> settings;
   for (const Candidate& c : all) settings.push_back({c.name, c.outputs.profile.env});
-  std::vector<const JobSide*> sides{&defaults};
-  for (const JobSide& side : settings) sides.push_back(&side);
+  std::vector<const AbSide*> sides{&defaults};
+  for (const AbSide& side : settings) sides.push_back(&side);
   return race_base(runtime::current_environment(), sides);
 }
 
@@ -136,7 +114,7 @@ void write_candidates(std::vector<Candidate>& all, const fs::path& dir, const st
 }
 
 // Successive halving over the candidates, then the winner topped up to `rounds` pairs.
-Candidate& race_candidates(JobRace& race, const JobSide& defaults, std::vector<Candidate>& all, int rounds) {
+Candidate& race_candidates(JobRace& race, const AbSide& defaults, std::vector<Candidate>& all, int rounds) {
   std::vector<Candidate*> alive;
   for (Candidate& c : all) alive.push_back(&c);
   for (int pairs = 2; alive.size() > 1; pairs *= 2) {
@@ -171,7 +149,7 @@ int run_tune_job(const TuneJobRequest& r) {
     std::printf("# tune --job: the sweep found nothing that changes NCCL's defaults for this job; nothing to race, no profile written\n");
     return exit_code::ok;
   }
-  const JobSide defaults = defaults_side();
+  const AbSide defaults = defaults_side();
   const RaceBase base = base_for(defaults, all);
   // Refuses an earlier race's outputs (or removes them with --force) before anything is written.
   JobRace race(race_settings(r.job, r.plugin, planned_runs(all.size(), r.job.rounds),
@@ -181,25 +159,21 @@ int run_tune_job(const TuneJobRequest& r) {
   say_caller_settings(base);
   write_candidates(all, dir, r.plugin);
   const Candidate* winner = nullptr;
-  try {
-    winner = &race_candidates(race, defaults, all, r.job.rounds);
-  } catch (const Interrupted& stop) {
-    write_summary(r, dir.string(), base, all, nullptr, nullptr, "interrupted");
-    std::fprintf(stderr, "cctune: tune --job stopped by %s; no profile written; the runs are in %s\n", runtime::signal_name(stop.signal).c_str(),
-                 text::terminal_text(dir.string()).c_str());
-    return runtime::exit_code_for_stop(stop.signal);
-  } catch (const Error&) {
-    write_summary(r, dir.string(), base, all, nullptr, nullptr, "failed");
-    throw;
-  }
+  const RaceEnd end{[&](const std::string& status) { write_summary(r, dir.string(), base, all, nullptr, nullptr, status); },
+                    [&](const std::string& signal) {
+                      return "tune --job stopped by " + signal + "; no profile written; the runs are in " + text::terminal_text(dir.string());
+                    }};
+  if (const std::optional<int> stopped = race_or_stop([&]() -> std::optional<int> {
+        winner = &race_candidates(race, defaults, all, r.job.rounds);
+        return std::nullopt;
+      }, end))
+    return *stopped;
   const Candidate& w = *winner;
   const AbRow row = job_verdict(w.a_ms, w.b_ms, r.job.tolerance);
-  std::printf("# tune --job: best %s: step time NCCL defaults %.3f ms -> %.3f ms; speedup %.3f [%.3f, %.3f] (%.0f %% interval) over %d pairs: %s\n",
-              text::terminal_text(w.name).c_str(), row.a_median_us / 1000, row.b_median_us / 1000, row.speedup, row.ci_low, row.ci_high,
-              100 * row.ci_confidence, row.rounds, to_string(row.verdict).c_str());
+  std::printf("# tune --job: best %s: step time %s\n", text::terminal_text(w.name).c_str(), verdict_line(row, AbUnit::Ms).c_str());
   if (row.verdict == Verdict::Undecided) {
     write_summary(r, dir.string(), base, all, &w, &row, "undecided");
-    std::printf("# tune --job: undecided (%s); no profile written: raise --rounds to %d\n", row.note.c_str(), row.rounds + row.more_pairs);
+    std::printf("# tune --job: undecided; no profile written: raise --rounds to %d\n", row.rounds + row.more_pairs);  // the note is on the verdict line
     return exit_code::undecided;
   }
   if (row.verdict != Verdict::Faster) {

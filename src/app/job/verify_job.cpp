@@ -10,9 +10,9 @@
 #include "app/cli/session.hpp"
 #include "app/job/job_race.hpp"
 #include "app/job/profile_effect.hpp"
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_document.hpp"
+#include "app/ab/ab_groups.hpp"
 #include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/text.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/worker_process.hpp"
@@ -23,13 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr double kConfidence = 0.95;  // the verdict's target, as every A/B command's
+constexpr const char* kTimed = "the job's step time (profiler half: the steady steps' issue-to-issue time)";
 
 void print_verdict(const AbRow& r, const JobArgs& args) {
-  const double change = r.a_median_us > 0 ? (r.b_median_us - r.a_median_us) / r.a_median_us * 100.0 : 0.0;
-  std::printf("# job: step time NCCL defaults %.3f ms -> profile %.3f ms (%+.1f %%); speedup %.3f [%.3f, %.3f] (%.0f %% interval) "
-              "over %d pairs: %s%s%s\n",
-              r.a_median_us / 1000.0, r.b_median_us / 1000.0, change, r.speedup, r.ci_low, r.ci_high, 100 * r.ci_confidence, r.rounds,
-              to_string(r.verdict).c_str(), r.note.empty() ? "" : "  # ", r.note.c_str());
+  std::printf("# job: step time %s\n", verdict_line(r, AbUnit::Ms).c_str());
   if (r.verdict == Verdict::Undecided)
     std::printf(
         "# verify --job: undecided, so no verdict either way; run more pairs: --rounds %d, or --until-decided %d to add pairs "
@@ -53,35 +50,25 @@ std::vector<int> looks_of(const JobArgs& args) {
 
 void write_summary(const std::string& dir, const std::string& profile, const JobArgs& args, const JobRace& race, const RaceBase& base,
                    const AbRow* row, const std::string& status, const std::string& no_change = {}) {
-  nlohmann::json doc = {{"schema", "cctune.verify_job/1"},
-                        {"status", status},
-                        {"profile", profile},
-                        {"command", args.command},
-                        {"rounds", args.rounds},
-                        {"tolerance", args.tolerance},
-                        {"method",
-                         "the job's step time (profiler half: the steady steps' issue-to-issue time), paired per round "
-                         "default/profile in alternating order; distribution-free interval of the median ratio"},
-                        {"runs", (fs::path(dir) / "job_runs.json").string()},
-                        {"pairs_done", static_cast<int>(race.runs().size() / 2)},
-                        {"caller_settings_removed", base.removed},
-                        {"caller_nccl_env", base.kept_nccl}};
-  if (args.until_decided > 0) doc["until_decided"] = args.until_decided;
-  if (!no_change.empty()) doc["no_change"] = no_change;
-  if (args.steps) doc["steps"] = *args.steps;
-  if (row)
-    doc["job_step"] = {{"default_ms", row->a_median_us / 1000.0},
-                       {"profile_ms", row->b_median_us / 1000.0},
-                       {"speedup", row->speedup},
-                       {"ci_low", row->ci_low},
-                       {"ci_high", row->ci_high},
-                       {"ci_confidence", row->ci_confidence},
-                       {"rounds", row->rounds},
-                       {"verdict", to_string(row->verdict)},
-                       {"more_pairs", row->more_pairs},
-                       {"note", row->note}};
+  AbDocument doc{.schema = "cctune.verify_job/1",
+                 .subject = "the job's step time: NCCL's defaults against the profile, each run of the whole job",
+                 .method = ab_method(kTimed),
+                 .rounds = args.rounds,
+                 .tolerance = args.tolerance,
+                 .rows_key = {}};
+  doc.extra = {{"status", status},
+               {"profile", profile},
+               {"command", args.command},
+               {"runs", (fs::path(dir) / "job_runs.json").string()},
+               {"pairs_done", static_cast<int>(race.runs().size() / 2)},
+               {"caller_settings_removed", base.removed},
+               {"caller_nccl_env", base.kept_nccl}};
+  if (args.until_decided > 0) doc.extra["until_decided"] = args.until_decided;
+  if (!no_change.empty()) doc.extra["no_change"] = no_change;
+  if (args.steps) doc.extra["steps"] = *args.steps;
+  if (row) doc.step = AbEntry{*row, AbUnit::Ms};
   const std::string out = (fs::path(dir) / "verify_job.json").string();
-  write_file_atomically(out, text::dump_json(doc, 2) + "\n");
+  write_ab_document(doc, out);
   std::printf("# verify: %s\n", text::terminal_text(out).c_str());
 }
 
@@ -154,8 +141,8 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
   runtime::install_stop_handlers();
   check_ab_flags(args.rounds, args.tolerance);
   const ProfileUnderTest under = load_profile_under_test(profile_path, session.executable());
-  const JobSide defaults = defaults_side();
-  const JobSide profile = profile_side("profile", under.profile, under.path, under.plugin);
+  const AbSide defaults = defaults_side();
+  const AbSide profile = profile_side("profile", under.profile, under.path, under.plugin);
   const RaceBase base = race_base(runtime::current_environment(), {&defaults, &profile});
   const std::vector<int> looks = looks_of(args);
   JobRace race(race_settings(args, under.plugin, 2 * looks.back(), {"verify_job.json"}, base.env), args.force);
@@ -170,7 +157,12 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
   const double confidence = per_look_confidence(kConfidence, static_cast<int>(looks.size()));
   std::vector<double> a_ms, b_ms;
   AbRow row;
-  try {
+  const RaceEnd end{[&](const std::string& status) { write_summary(dir, under.path, args, race, base, nullptr, status); },
+                    [&](const std::string& signal) {
+                      return "verify --job stopped by " + signal + " after " + std::to_string(a_ms.size()) + " pairs; the runs are in " +
+                             text::terminal_text(dir);
+                    }};
+  const std::optional<int> early = race_or_stop([&]() -> std::optional<int> {
     for (const int look : looks) {
       while (static_cast<int>(a_ms.size()) < look) {
         const auto [a, b] = race.run_pair(defaults, profile);
@@ -190,15 +182,9 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
       std::printf("# after %d pairs: speedup %.3f [%.3f, %.3f], not decided at +-%.1f %%: more pairs\n", row.rounds, row.speedup,
                   row.ci_low, row.ci_high, 100 * args.tolerance);
     }
-  } catch (const Interrupted& stop) {
-    write_summary(dir, under.path, args, race, base, nullptr, "interrupted");
-    std::fprintf(stderr, "cctune: verify --job stopped by %s after %zu pairs; the runs are in %s\n",
-                 runtime::signal_name(stop.signal).c_str(), a_ms.size(), text::terminal_text(dir).c_str());
-    return runtime::exit_code_for_stop(stop.signal);
-  } catch (const Error&) {
-    write_summary(dir, under.path, args, race, base, nullptr, "failed");
-    throw;
-  }
+    return std::nullopt;
+  }, end);
+  if (early) return *early;
   row = final_verdict(row, args);
   print_verdict(row, args);
   write_summary(dir, under.path, args, race, base, &row, "complete");

@@ -73,14 +73,13 @@ std::string step_time_line(const ReplayVerdict& v, bool with_profile) {
     std::snprintf(line, sizeof line, "step time: NCCL defaults %.3f ms -> profile %.3f ms (no round measured both)", v.default_ms,
                   v.profile_ms);
   } else {
-    std::snprintf(line, sizeof line, "step time: NCCL defaults %.3f ms \u2192 profile %.3f ms (speedup %.3f, %.0f%% CI [%.3f, %.3f], %s)",
-                  v.default_ms, v.profile_ms, v.ab.speedup, 100 * v.ab.ci_confidence, v.ab.ci_low, v.ab.ci_high,
-                  to_string(v.ab.verdict).c_str());
+    return "step time: " + verdict_line(v.ab, AbUnit::Ms);
   }
   return line;
 }
 
-nlohmann::json replay_json(const workload::ReplayStep& step, const ReplayTimes& t, const ReplayVerdict& v, bool with_profile) {
+AbDocument replay_document(const workload::ReplayStep& step, const ReplayTimes& t, const ReplayVerdict& v, double tolerance,
+                           bool with_profile) {
   nlohmann::json calls = nlohmann::json::array();
   for (const auto& c : step.calls) {
     nlohmann::json j = {{"communicator", c.communicator}, {"collective", to_string(c.shape.collective)},
@@ -90,31 +89,27 @@ nlohmann::json replay_json(const workload::ReplayStep& step, const ReplayTimes& 
     if (c.group >= 0) j["group"] = c.group;
     calls.push_back(std::move(j));
   }
-  nlohmann::json doc = {{"schema", "cctune.replay/1"},
-                        {"nranks", t.nranks},
-                        {"nnodes", t.nnodes},
-                        {"capture_order", step.capture_order},
-                        {"calls", calls},
-                        {"notes", step.notes},
-                        {"rounds", t.default_us.size()},
-                        {"default_step_ms", ms_list(t.default_us)},
-                        {"default_median_ms", v.default_ms},
-                        {"failures", t.failures}};
+  AbDocument doc{.schema = "cctune.replay/1",
+                 .subject = with_profile ? "the captured step replayed: NCCL's defaults against the profile"
+                                         : "the captured step replayed under NCCL's defaults",
+                 .method = ab_method("per round, the median time of the replayed step"),
+                 .rounds = static_cast<int>(t.default_us.size()),
+                 .tolerance = tolerance,
+                 .rows_key = {},
+                 .step_key = "step"};
+  doc.extra = {{"nranks", t.nranks},           {"nnodes", t.nnodes},
+               {"capture_order", step.capture_order}, {"calls", calls},
+               {"notes", step.notes},          {"default_step_ms", ms_list(t.default_us)},
+               {"default_median_ms", v.default_ms}, {"failures", t.failures}};
   if (!with_profile) {
-    doc["default_ci_ms"] = {v.default_interval.low, v.default_interval.high};
-    doc["ci_confidence"] = v.default_interval.confidence;
+    doc.extra["default_ci_ms"] = {v.default_interval.low, v.default_interval.high};
+    doc.extra["ci_confidence"] = v.default_interval.confidence;
     return doc;
   }
-  doc["profile_step_ms"] = ms_list(t.profile_us);
-  doc["profile_median_ms"] = v.profile_ms;
-  doc["method"] = "paired per-round ratios default/profile; distribution-free CI of their median (order statistics)";
-  doc["speedup"] = v.ab.speedup;
-  doc["ci_low"] = v.ab.ci_low;
-  doc["ci_high"] = v.ab.ci_high;
-  doc["ci_confidence"] = v.ab.ci_confidence;
-  doc["verdict"] = v.compared ? to_string(v.ab.verdict) : "unmeasured";
-  doc["regressed"] = v.compared && v.ab.verdict == Verdict::Slower;
-  if (!v.ab.note.empty()) doc["note"] = v.ab.note;
+  doc.extra["profile_step_ms"] = ms_list(t.profile_us);
+  doc.extra["profile_median_ms"] = v.profile_ms;
+  doc.extra["regressed"] = v.compared && v.ab.verdict == Verdict::Slower;
+  doc.step = AbEntry{v.compared ? std::optional(v.ab) : std::nullopt, AbUnit::Ms};
   return doc;
 }
 

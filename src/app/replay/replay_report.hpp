@@ -1,13 +1,14 @@
 #pragma once
 // `cctune replay`'s result: the step's time per round under NCCL's defaults and, with a
 // profile, under the profile; their comparison by verify's paired-rounds analysis
-// (app/verify/ab_analysis.hpp); the line it prints and its replay.json (docs/WORKLOAD.md
+// (app/ab/ab_analysis.hpp); the line it prints and its replay.json (docs/WORKLOAD.md
 // "Replay").
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "app/verify/ab_analysis.hpp"
+#include "app/ab/ab_analysis.hpp"
+#include "app/ab/ab_document.hpp"
 #include "core/results.hpp"
 #include "workload/replay_plan.hpp"
 
@@ -35,11 +36,14 @@ struct ReplayVerdict {
 };
 ReplayVerdict judge_replay(const ReplayTimes& t, const AbOptions& options);
 
-// "step time: NCCL defaults 1.234 ms → profile 1.200 ms (speedup 1.028, 95% CI [1.01, 1.04], faster)".
+// "step time: NCCL defaults 1.234 ms (95% CI [...] ms over rounds)" alone, or with a profile the
+// A/B family's verdict line (ab_row.hpp) after "step time: ".
 std::string step_time_line(const ReplayVerdict& v, bool with_profile);
 
-// cctune.replay/1: the step as issued (a group's members carry "group", their index, and the
-// group's "repeats"), the per-round times and the verdict.
-nlohmann::json replay_json(const workload::ReplayStep& step, const ReplayTimes& t, const ReplayVerdict& v, bool with_profile);
+// cctune.replay/1, an A/B document (ab_document.hpp): the step as issued (a group's members carry
+// "group", their index, and the group's "repeats"), the per-round times and, with a profile,
+// the verdict under "step".
+AbDocument replay_document(const workload::ReplayStep& step, const ReplayTimes& t, const ReplayVerdict& v, double tolerance,
+                           bool with_profile);
 
 }  // namespace cctune::app

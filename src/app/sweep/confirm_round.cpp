@@ -7,9 +7,10 @@
 
 #include "app/sweep/job_run.hpp"
 #include "app/sweep/plan_agreement.hpp"
-#include "app/verify/ab_analysis.hpp"
-#include "app/verify/ab_groups.hpp"
-#include "app/verify/ab_samples.hpp"
+#include "app/ab/ab_analysis.hpp"
+#include "app/ab/ab_document.hpp"
+#include "app/ab/ab_groups.hpp"
+#include "app/ab/ab_samples.hpp"
 #include "comm/rank_agreement.hpp"
 #include "comm/rank_comm_typed.hpp"
 #include "core/collective_traits.hpp"
@@ -66,7 +67,12 @@ int conclude(const Results& round, const runtime::SweepOutcome& outcome, const R
              const ConfirmSettings& settings, const std::string& dir) {
   const VerifySamples in = collect_samples(round, settings.rounds);
   const AbReport rep = analyze(in.samples, AbOptions{.tolerance = settings.tolerance});
-  nlohmann::json rows = nlohmann::json::array();
+  AbDocument doc{.schema = kSchema,
+                 .subject = "each proposed rule's size: NCCL's own choice with the proposed profile against without",
+                 .method = ab_method("per round, the median iteration time of the size"),
+                 .rounds = settings.rounds,
+                 .tolerance = settings.tolerance};
+  doc.extra = {{"sweep_start_time", sweep.meta.start_time}, {"sweep_argv", sweep.meta.argv}};
   // A size the round could not measure (a group failed: a crash or a hang of the proposed
   // configuration) is recorded as such, and its rule is not written.
   std::set<std::tuple<Collective, std::uint64_t>> read;
@@ -78,27 +84,17 @@ int conclude(const Results& round, const runtime::SweepOutcome& outcome, const R
     std::printf("# confirm %-14s %9s: not measured in every round (%d of %d groups failed; reasons in %s/results.json)\n",
                 to_string(c).c_str(), format_size(size).c_str(), outcome.failed_groups, outcome.groups, text::terminal_text(dir).c_str());
     // The shape tune proposed the rule for (no run may have measured anything to name it).
-    rows.push_back({{"collective", to_string(c)}, {"nranks", s.at("nranks")}, {"nnodes", s.at("nnodes")}, {"size_bytes", size},
-                    {"rounds", 0}, {"speedup", 0.0}, {"ci_low", 0.0}, {"ci_high", 0.0}, {"verdict", "unmeasured"}});
+    doc.rows.push_back({std::nullopt, AbUnit::Us,
+                        {{"collective", to_string(c)}, {"nranks", s.at("nranks")}, {"nnodes", s.at("nnodes")}, {"size_bytes", size}}});
   }
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const AbRow& r = rep.rows[i];
-    std::printf("# confirm %-14s %9s: default %.2f us, profile %.2f us, x%.3f [%.3f, %.3f] %s\n", row_name(in.keys[i]).c_str(),
-                format_size(r.size_bytes).c_str(), r.a_median_us, r.b_median_us, r.speedup, r.ci_low, r.ci_high,
-                to_string(r.verdict).c_str());
-    rows.push_back({{"collective", to_string(r.collective)}, {"nranks", in.nranks}, {"nnodes", in.nnodes}, {"size_bytes", r.size_bytes},
-                    {"rounds", r.rounds}, {"default_us", r.a_median_us}, {"profile_us", r.b_median_us}, {"speedup", r.speedup},
-                    {"ci_low", r.ci_low}, {"ci_high", r.ci_high}, {"ci_confidence", r.ci_confidence},
-                    {"verdict", to_string(r.verdict)}});
+    std::printf("# confirm %-14s %9s: %s\n", row_name(in.keys[i]).c_str(), format_size(r.size_bytes).c_str(),
+                verdict_line(r, AbUnit::Us).c_str());
+    doc.rows.push_back({r, AbUnit::Us,
+                        {{"collective", to_string(r.collective)}, {"nranks", in.nranks}, {"nnodes", in.nnodes}, {"size_bytes", r.size_bytes}}});
   }
-  const nlohmann::json doc = {{"schema", kSchema},
-                              {"sweep_start_time", sweep.meta.start_time},
-                              {"sweep_argv", sweep.meta.argv},
-                              {"rounds", settings.rounds},
-                              {"tolerance", settings.tolerance},
-                              {"method", "paired per-round ratios default/profile; distribution-free CI of their median (order statistics)"},
-                              {"rows", rows}};
-  write_file_atomically((std::filesystem::path(dir) / "confirmation.json").string(), text::dump_json(doc, 2) + "\n");
+  write_ab_document(doc, (std::filesystem::path(dir) / "confirmation.json").string());
   return exit_code::ok;
 }
 

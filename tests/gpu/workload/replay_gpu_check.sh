@@ -67,12 +67,13 @@ echo "replay A/B exit status: $rc (0: not slower, 4: slower beyond noise, 6: und
 python3 - "$out/ab/replay.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
-print("replay.json:", json.dumps({k: d.get(k) for k in ("default_step_ms", "profile_step_ms", "speedup", "ci_low", "ci_high", "verdict")}))
-ok = all(t and t > 0 for t in d["default_step_ms"] + d["profile_step_ms"]) and d["verdict"] in ("faster", "same", "slower")
+s = d.get("step", {})
+print("replay.json:", json.dumps({k: d.get(k) for k in ("default_step_ms", "profile_step_ms")} | {k: s.get(k) for k in ("speedup", "ci_low", "ci_high", "verdict")}))
+ok = all(t and t > 0 for t in d["default_step_ms"] + d["profile_step_ms"]) and s.get("verdict") in ("faster", "same", "slower")
 if not ok: sys.exit("FAIL: replay.json lacks a step time per round and side, or a verdict")
 # NCCL picks ring/simple for these sizes here by itself (2026-11-25: a ring/simple profile read
 # "same", 18.02 ms both sides), so only a step time that moves shows the rule was applied.
-sys.exit("FAIL: the profile's step time equals the defaults' (verdict same): the plugin did not apply its rule" if d["verdict"] == "same" else 0)
+sys.exit("FAIL: the profile's step time equals the defaults' (verdict same): the plugin did not apply its rule" if s["verdict"] == "same" else 0)
 PY
 # The grouped capture: its step holds three AllReduces issued inside one ncclGroupStart/End. The
 # replay must issue them the same way, which NCCL's own COLL log of the replay shows (the three

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from plumbing import check, write_profile  # noqa: E402
+from plumbing import check, check_ab_document, write_profile  # noqa: E402
 
 # The step of the DDP capture (replay_cli_check.sh checks the same plan with --dry-run).
 STEP = ["allreduce float32 sum 2108426 x1", "allreduce float32 sum 2099200 x1"]
@@ -112,6 +112,7 @@ def main():
 
     step_lines = [l for l in p.stdout.splitlines() if l.startswith("step time: NCCL defaults ")]
     check(len(step_lines) == 1, "one step time line", text)
+    check_ab_document(os.path.join(out, "replay.json"))
     doc = json.load(open(os.path.join(out, "replay.json")))
     check(doc["schema"] == "cctune.replay/1" and doc["nranks"] == 2 and doc["rounds"] == rounds, "replay.json: schema, ranks, rounds", doc)
     check([(c["collective"], c["dtype"], c["count"], c["repeats"]) for c in doc["calls"]] ==
@@ -132,13 +133,14 @@ def main():
         p, text = run(args + ["--force"])
         check(p.returncode == 0 and open(os.path.join(out, "results.json"), "rb").read() != before, "--force replaces them", text)
         return
-    check("\u2192 profile " in step_lines[0], "the line compares defaults with the profile", step_lines)
+    check("-> profile " in step_lines[0], "the line compares defaults with the profile", step_lines)
     ratio = doc["profile_median_ms"] / doc["default_median_ms"]
     if o.scenario == "regress":
-        check(doc["verdict"] == "slower" and doc["regressed"] and 2 < ratio < 4, "slower verdict, profile ~3x the default", doc)
+        check(doc["step"]["verdict"] == "slower" and doc["regressed"] and 2 < ratio < 4, "slower verdict, profile ~3x the default", doc)
     else:
-        check(doc["verdict"] == "faster" and not doc["regressed"] and ratio < 0.6, "faster verdict, profile well under the default", doc)
-    check(doc["ci_low"] <= doc["speedup"] <= doc["ci_high"], "the speedup lies in its interval", doc)
+        check(doc["step"]["verdict"] == "faster" and not doc["regressed"] and ratio < 0.6, "faster verdict, profile well under the default", doc)
+    step = doc["step"]
+    check(step["ci_low"] <= step["speedup"] <= step["ci_high"], "the speedup lies in its interval", doc)
 
 
 def check_groups(run, wl, out, record):

@@ -262,6 +262,9 @@ def confirmation(opts):
         round_runs = json.load(f)["runs"]
     check([r["group"] for r in round_runs] == ["default", "profile", "profile", "default"] * 3,
           "kept: 6 interleaved rounds of default and profile, alternating order", str([r["group"] for r in round_runs]))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from plumbing import check_ab_document  # noqa: E402  (the A/B tests' schema check)
+    check_ab_document(os.path.join(out, "confirm", "confirmation.json"))
     with open(os.path.join(out, "confirm", "confirmation.json")) as f:
         conf = json.load(f)
     check(conf["schema"] == "cctune.confirmation/1" and all(r["verdict"] == "faster" for r in conf["rows"]) and len(conf["rows"]) == 4,

@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from plumbing import check, write_profile  # noqa: E402
+from plumbing import check, check_ab_document, write_profile  # noqa: E402
 
 
 def main():
@@ -105,6 +105,7 @@ def main():
     sizes = sorted({pt["size_bytes"] for r in res["runs"] for pt in r["points"]})
     check(sizes == [4 << 20, 8 << 20], "sizes come from the profile's rules (4M, 8M)", sizes)
 
+    check_ab_document(os.path.join(out, "verify.json"))
     with open(os.path.join(out, "verify.json")) as f:
         v = json.load(f)
     check(v["schema"] == "cctune.verify/1" and v["rounds"] == rounds and len(v["rows"]) == 2, "verify.json: schema, rounds, 2 rows", v)

@@ -2,7 +2,10 @@
 // are fewer than --rounds, medians alone from then on.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "app/job/job_race.hpp"
+#include "core/error.hpp"
 
 namespace cctune::app {
 namespace {
@@ -30,6 +33,25 @@ TEST(HalvingSurvivors, AClearlySlowerCandidateIsCut) {
   const std::vector<Pairs> close = {pairs_of({2.9, 3.1}), pairs_of({2.8, 3.05}), pairs_of({1.2, 3.2}), pairs_of({1.0, 1.05})};
   EXPECT_EQ(halving_survivors(close, 2, 6), 3u) << "the third's best pair reaches the second's median";
   EXPECT_EQ(halving_survivors({pairs_of({1.5, 1.6})}, 2, 6), 1u);
+}
+
+// verify --job and tune --job end short the same way: the summary is written with the status,
+// a stop answers with its exit code, an error still propagates after its summary.
+TEST(RaceOrStop, AStopIsRecordedAndAnsweredAndAnErrorRecordedAndRethrown) {
+  std::vector<std::string> statuses;
+  std::string said;
+  const RaceEnd end{[&](const std::string& status) { statuses.push_back(status); },
+                    [&](const std::string& signal) { return said = "stopped by " + signal; }};
+  EXPECT_EQ(race_or_stop([] { return std::optional<int>(); }, end), std::nullopt);
+  EXPECT_EQ(race_or_stop([] { return std::optional<int>(7); }, end), 7) << "an early end is the race's own";
+  EXPECT_TRUE(statuses.empty());
+  const std::optional<int> stopped = race_or_stop([]() -> std::optional<int> { throw Interrupted{SIGTERM}; }, end);
+  ASSERT_TRUE(stopped);
+  EXPECT_EQ(*stopped, exit_code::interrupted_sigterm);
+  EXPECT_EQ(statuses, std::vector<std::string>{"interrupted"});
+  EXPECT_EQ(said, "stopped by SIGTERM");
+  EXPECT_THROW(race_or_stop([]() -> std::optional<int> { throw RuntimeFailure("run 3 failed", "fix it"); }, end), RuntimeFailure);
+  EXPECT_EQ(statuses.back(), "failed");
 }
 
 }  // namespace

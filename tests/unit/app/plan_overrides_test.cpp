@@ -7,7 +7,7 @@
 
 #include "app/diagnose/diagnose_options.hpp"
 #include "app/sweep/space_sweep.hpp"
-#include "app/verify/verify_plan.hpp"
+#include "app/ab/verify_plan.hpp"
 #include "core/error.hpp"
 
 namespace cctune::app {

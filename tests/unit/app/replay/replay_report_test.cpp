@@ -42,7 +42,7 @@ TEST(ReplayReport, RoundsComeInRunOrderPerGroup) {
   EXPECT_EQ(v.ab.verdict, Verdict::Faster);
   EXPECT_NEAR(v.default_ms, 1.005, 1e-9);
   EXPECT_NEAR(v.profile_ms, 0.505, 1e-9);
-  EXPECT_NE(step_time_line(v, true).find("NCCL defaults 1.005 ms \u2192 profile 0.505 ms"), std::string::npos) << step_time_line(v, true);
+  EXPECT_NE(step_time_line(v, true).find("NCCL defaults 1.005 ms -> profile 0.505 ms"), std::string::npos) << step_time_line(v, true);
   // Three rounds are too few for a 95 % interval: no verdict (issue 43).
   EXPECT_EQ(judge_replay(collect_replay_times(res, 3, true), AbOptions{}).ab.verdict, Verdict::Undecided);
 }
@@ -73,14 +73,14 @@ TEST(ReplayReport, SlowerProfileIsARegressionInTheJson) {
   shape.count = 10;
   shape.bytes = 40;
   step.calls.push_back({"0xabc", shape, 2});
-  const nlohmann::json j = replay_json(step, t, v, true);
+  const nlohmann::json j = to_json(replay_document(step, t, v, 0.02, true));
   EXPECT_EQ(j["schema"], "cctune.replay/1");
-  EXPECT_EQ(j["verdict"], "slower");
+  EXPECT_EQ(j["step"]["verdict"], "slower");
   EXPECT_TRUE(j["regressed"].get<bool>());
   EXPECT_EQ(j["calls"][0]["repeats"], 2);
   EXPECT_EQ(j["calls"][0]["op"], "sum");
   EXPECT_EQ(j["profile_step_ms"].size(), 6u);
-  EXPECT_LT(j["ci_high"].get<double>(), 1.0);
+  EXPECT_LT(j["step"]["ci_high"].get<double>(), 1.0);
   EXPECT_FALSE(j["calls"][0].contains("group"));  // a call issued alone has none
 }
 
@@ -91,7 +91,7 @@ TEST(ReplayReport, AGroupsMembersCarryItsIndexAndRepeats) {
   shape.bytes = 40;
   step.calls = {{"0xabc", shape, 1, -1}, {"0xabc", shape, 3, 0}, {"0xabc", shape, 3, 0}};
   step.groups = 1;
-  const nlohmann::json j = replay_json(step, ReplayTimes{}, ReplayVerdict{}, false);
+  const nlohmann::json j = to_json(replay_document(step, ReplayTimes{}, ReplayVerdict{}, 0.02, false));
   ASSERT_EQ(j["calls"].size(), 3u);
   EXPECT_FALSE(j["calls"][0].contains("group"));
   EXPECT_EQ(j["calls"][1]["group"], 0);

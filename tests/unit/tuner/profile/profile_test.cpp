@@ -251,5 +251,31 @@ TEST(AlgoProto, NamesRoundTripAndMatchNcclIndices) {
   EXPECT_FALSE(protocol_from_index(-1));
 }
 
+// tune --job races no candidate twice: two profiles that steer NCCL alike are one, whatever
+// their measurements say; a different choice or range is another.
+TEST(SameEffect, ComparesTheChoicesNotTheMeasurements) {
+  Profile a;
+  a.env = {{"NCCL_MIN_NCHANNELS", "16"}};
+  a.rules.push_back({Collective::AllReduce, 8, 1, 1024, 65536, Algorithm::Ring, Protocol::LL, 4, 1.2, {{1024, 3.5}}});
+  Profile b = a;
+  b.rules[0].expected_speedup = 1.7;
+  b.rules[0].measured_busbw_GBps.clear();
+  b.provenance.nccl_version = "2.28.3";
+  EXPECT_TRUE(same_choice(a.rules[0], b.rules[0]));
+  EXPECT_TRUE(same_effect(a, b));
+  b.rules[0].channels = 8;
+  EXPECT_FALSE(same_choice(a.rules[0], b.rules[0]));
+  EXPECT_FALSE(same_effect(a, b));
+  b = a;
+  b.rules[0].max_bytes = 131072;
+  EXPECT_FALSE(same_effect(a, b)) << "another byte range is another rule";
+  b = a;
+  b.env.clear();
+  EXPECT_FALSE(same_effect(a, b)) << "the env is part of what a profile does";
+  b = a;
+  b.rules.push_back(a.rules[0]);
+  EXPECT_FALSE(same_effect(a, b)) << "one more rule";
+}
+
 }  // namespace
 }  // namespace cctune::tuner

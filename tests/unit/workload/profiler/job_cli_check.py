@@ -182,6 +182,19 @@ p = run(["tune", socket_results, "--job", "--rounds", "6", "--tolerance", "0.5",
 if "nothing beats NCCL's defaults" not in p.stdout or os.path.exists(out("tune_same/profile.json")):
     failures.append(f"tune_same: {p.stdout}")
 
+# Every verify_job.json and tune_job.json written above is an A/B document (configs/schema/ab.schema.json).
+import jsonschema  # noqa: E402  (only here: the checks above need nothing but the standard library)
+with open(os.path.join(source, "configs", "schema", "ab.schema.json")) as f:
+    ab_schema = json.load(f)
+jsonschema.Draft202012Validator.check_schema(ab_schema)
+documents = [os.path.join(d, n) for d, _, names in os.walk(work) for n in names if n in ("verify_job.json", "tune_job.json")]
+if not documents:
+    failures.append("no verify_job.json or tune_job.json to check against ab.schema.json")
+for path in documents:
+    with open(path) as f:
+        for e in jsonschema.Draft202012Validator(ab_schema).iter_errors(json.load(f)):
+            failures.append(f"{path}: not valid against ab.schema.json at {list(e.path)}: {e.message}")
+
 if failures:
     print("\n\n".join(failures))
     sys.exit(1)

@@ -1,4 +1,4 @@
-#include "app/verify/ab_analysis.hpp"
+#include "app/ab/ab_analysis.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "app/verify/job_step.hpp"
+#include "app/ab/job_step.hpp"
 
 #include <algorithm>
 #include <cmath>

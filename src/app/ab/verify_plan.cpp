@@ -1,4 +1,4 @@
-#include "app/verify/verify_plan.hpp"
+#include "app/ab/verify_plan.hpp"
 
 #include <algorithm>
 #include <limits>

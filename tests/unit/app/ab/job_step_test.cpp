@@ -1,7 +1,7 @@
 // verify --workload: the job's weights on verify's rows, and the rounds summed per step.
 #include <gtest/gtest.h>
 
-#include "app/verify/job_step.hpp"
+#include "app/ab/job_step.hpp"
 
 namespace cctune::app {
 namespace {

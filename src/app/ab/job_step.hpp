@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "app/verify/ab_analysis.hpp"
+#include "app/ab/ab_analysis.hpp"
 #include "core/job_point.hpp"
 
 namespace cctune::app {

@@ -1,23 +1,17 @@
-#include "app/verify/ab_groups.hpp"
+#include "app/ab/ab_groups.hpp"
 
 #include <filesystem>
 
+#include "app/ab/ab_side.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "tuner/export/outputs.hpp"
 
 namespace cctune::app {
 
 ProfileUnderTest load_profile_under_test(const std::string& path, const std::string& executable) {
   auto loaded = tuner::load_profile(path);
   if (!loaded.profile) throw UsageError(loaded.error, "pass a profile.json written by cctune tune");
-  ProfileUnderTest out{*loaded.profile, std::filesystem::absolute(path).lexically_normal().string(), {}};
-  bool found = false;
-  out.plugin = tuner::find_tuner_plugin(executable, &found);
-  if (!found)
-    throw EnvironmentError("the tuner plugin libnccl-tuner-cctune.so was not found (looked for " + out.plugin + ")",
-                           "build the nccl-tuner-cctune target, or install it next to cctune");
-  return out;
+  return {*loaded.profile, std::filesystem::absolute(path).lexically_normal().string(), find_plugin_or_throw(executable)};
 }
 
 void check_ab_flags(int rounds, double tolerance) {
@@ -30,15 +24,15 @@ void check_ab_flags(int rounds, double tolerance) {
 
 std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin,
                                                   const std::string& profile_abs, int rounds) {
-  const runtime::ConfigGroup a{"default", {}, {}};
-  runtime::ConfigGroup b{"profile", profile.env, {}};
-  // A group's own NCCL_TUNER_PLUGIN wins over the sweep's STATIC_PLUGIN (runtime/nccl_job.cpp).
-  b.env["NCCL_TUNER_PLUGIN"] = plugin;
-  b.env["CCTUNE_PROFILE"] = profile_abs;
+  const AbSide defaults = defaults_side();
+  const AbSide tuned = profile_side("profile", profile, profile_abs, plugin);
+  const runtime::ConfigGroup a{defaults.name, defaults.env, {}};
+  const runtime::ConfigGroup b{tuned.name, tuned.env, {}};
   std::vector<runtime::ConfigGroup> groups;
   for (int r = 0; r < rounds; ++r) {
-    groups.push_back(r % 2 == 0 ? a : b);
-    groups.push_back(r % 2 == 0 ? b : a);
+    const auto [first, second] = alternate(&a, &b, r);
+    groups.push_back(*first);
+    groups.push_back(*second);
   }
   return groups;
 }

@@ -24,12 +24,9 @@ ProfileUnderTest load_profile_under_test(const std::string& path, const std::str
 // --rounds (1..100) and --tolerance (not negative); UsageError naming the flag.
 void check_ab_flags(int rounds, double tolerance);
 
-// `rounds` rounds of the two groups in alternating order (A B, B A, A B, ...), so that
-// whatever favours the first or the second group of a round cancels out (on one H100, A-then-B
-// verifies of a profile with no rule for the job had the second group slower in 105 of 144
-// launch-bound (size, round) pairs). B's workers load
-// the production tuner plugin `plugin` with CCTUNE_PROFILE=`profile_abs`, as a deployment
-// would, plus the profile's env.
+// `rounds` rounds of the two sides (ab_side.hpp) as config groups, in the family's alternating
+// order (A B, B A, A B, ...). B's workers load the production tuner plugin `plugin` with
+// CCTUNE_PROFILE=`profile_abs`, as a deployment would, plus the profile's env.
 std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin,
                                                   const std::string& profile_abs, int rounds);
 

@@ -1,4 +1,4 @@
-#include "app/verify/ab_samples.hpp"
+#include "app/ab/ab_samples.hpp"
 
 #include <map>
 

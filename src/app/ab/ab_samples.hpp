@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/verify/ab_analysis.hpp"
+#include "app/ab/ab_analysis.hpp"
 #include "core/results.hpp"
 
 namespace cctune::app {
