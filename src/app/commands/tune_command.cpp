@@ -7,7 +7,7 @@
 #include "app/job/tune_job.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/cli/session.hpp"
-#include "app/cli/tune_options.hpp"
+#include "app/tune/tune_options.hpp"
 #include "app/verify/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "app/job/job_sides.hpp"
-#include "app/sweep/output_lock.hpp"
-#include "app/sweep/progress.hpp"
+#include "app/run/output_lock.hpp"
+#include "app/run/progress.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "runtime/job_command.hpp"
 

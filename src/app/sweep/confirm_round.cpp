@@ -5,8 +5,8 @@
 #include <set>
 #include <tuple>
 
-#include "app/sweep/job_run.hpp"
-#include "app/sweep/plan_agreement.hpp"
+#include "app/run/job_run.hpp"
+#include "app/run/plan_agreement.hpp"
 #include "app/verify/ab_analysis.hpp"
 #include "app/verify/ab_groups.hpp"
 #include "app/verify/ab_samples.hpp"

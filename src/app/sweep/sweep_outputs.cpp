@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "app/report/report.hpp"
-#include "app/cli/tune_options.hpp"
+#include "app/tune/tune_options.hpp"
 #include "runtime/signals.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"

@@ -1,6 +1,6 @@
-#include "app/sweep/workload_sweep.hpp"
+#include "app/workload_input/workload_input.hpp"
 
-#include "app/sweep/workload_files.hpp"
+#include "app/workload_input/workload_files.hpp"
 #include "app/sweep/space_sweep.hpp"
 
 #include <algorithm>
@@ -24,7 +24,7 @@ namespace {
 // A record in results is ours, but results files travel: bound what tune trusts.
 constexpr std::size_t max_recorded_points = 100000;
 
-// Through the one guarded reader of workload files (app/sweep/workload_files.hpp): depth, value
+// Through the one guarded reader of workload files (app/workload_input/workload_files.hpp): depth, value
 // budget, then the typed checks of workload_from_json. Errors name the file as it was given.
 LoadedWorkload parse_workload(const std::string& path, const std::string& text, const std::string& argument) {
   const std::string source = argument.empty() ? path : argument + " " + path;
