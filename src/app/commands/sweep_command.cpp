@@ -9,7 +9,7 @@
 #include "app/metrics/metrics.hpp"
 #include "app/run/mpi_sweep.hpp"
 #include "app/run/plan_agreement.hpp"
-#include "app/sweep/resume.hpp"
+#include "app/run/resume.hpp"
 #include "app/run/run_meta.hpp"
 #include "app/cli/session.hpp"
 #include "app/sweep/space_sweep.hpp"
