@@ -18,6 +18,7 @@
 #include "app/sweep/confirm_round.hpp"
 #include "app/tune/tune_options.hpp"
 #include "app/sweep/sweep_outputs.hpp"
+#include "app/sweep/workload_dry_run.hpp"
 #include "app/sweep/transport_context.hpp"
 #include "app/cli/version_check.hpp"
 #include "app/workload_input/workload_input.hpp"
@@ -337,7 +338,8 @@ class SweepCommand : public Command {
   // record beside them applies); the exit status.
   int say_outputs(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome) const {
     const std::string path = results_path_of(plan);
-    const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
+    const DerivedOutputs more = write_derived_outputs(
+        results, plan.output_dir, [&] { return tune_options_for(results, path, {}); }, session.executable(), !no_tune_);
     for (const auto& note : more.notes) std::printf("# %s\n", text::terminal_text(note).c_str());
     if (!more.profile.empty()) {
       std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),

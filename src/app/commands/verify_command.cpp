@@ -24,6 +24,7 @@
 #include "app/verify/job_step.hpp"
 #include "app/verify/verify_plan.hpp"
 #include "app/cli/version_check.hpp"
+#include "app/sweep/workload_dry_run.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"

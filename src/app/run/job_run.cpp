@@ -6,7 +6,7 @@
 #include "app/run/json_reporter.hpp"
 #include "app/run/progress.hpp"
 #include "app/run/run_meta.hpp"
-#include "app/sweep/space_sweep.hpp"
+#include "app/run/recorded_space.hpp"
 #include "app/run/table_reporter.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/run/job_run.hpp"
+#include "app/run/recorded_space.hpp"
 #include "app/sweep/space_sweep.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "core/error.hpp"
