@@ -15,6 +15,7 @@
 #include "app/cli/session.hpp"
 #include "app/job/verify_job.hpp"
 #include "app/run/job_run.hpp"
+#include "app/run/prepared_job.hpp"
 #include "runtime/nccl_job.hpp"
 #include "runtime/signals.hpp"
 #include "app/cli/sweep_options.hpp"
@@ -88,7 +89,6 @@ class VerifyCommand : public Command {
     for (const char* flag : {"--steps", "--job-timeout-s", "--until-decided"})
       if (cmd_->count(flag) > 0) throw UsageError(std::string(flag) + " is for --job", "add --job, or drop " + std::string(flag));
     if (!job_args_.command.empty()) throw UsageError("a command after -- is for --job", "add --job to run and time the job");
-    runtime::install_stop_handlers();
     RankComm& comm = session.comm();
     for (const char* flag : {"--transport", "--env-group", "--configs"})
       if (cmd_->count(flag) > 0)
@@ -102,37 +102,28 @@ class VerifyCommand : public Command {
     const std::string& profile_abs = under_test.path;
     if (!workload_path_.empty()) refuse_grid_flags_with_workload(*cmd_);
     const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
-    const auto gpus = runtime::query_nccl_backend(comm, session.executable(), /*required=*/true);
-    // With a workload, the run settings alone until the job's shape is known: its shapes are the
-    // point space, resolved once in plan_for_workload.
-    SweepPlan plan = workload_path_.empty() ? resolve_sweep(args_, true, gpus->device_count > 0,
-                                                            verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
-                                            : resolve_settings(args_, true, gpus->device_count > 0);
-    const runtime::NcclJob job(supervisor_of(session), plan.nccl, gpus->device_count);  // placed once
-    if (!workload_path_.empty()) plan = plan_for_workload(session, job.shape());
-    plan.nccl.groups = ab_round_groups(profile, under_test.plugin, profile_abs, rounds_);
-    agree_on_plan(comm, to_json(plan));  // node-local profiles that differ would give ranks other sizes
-    check_job_consistency(session, {{"nccl", gpus->nccl_version}});
-    JobFiles files = open_job_files(session, plan.output_dir, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
-    Results initial;
-    SettingsParts parts;
-    parts.workload = job_settings_;
-    parts.job = job_plan_ ? &*job_plan_ : nullptr;
-    initial.meta = sweep_meta(session, plan, gpus, parts);  // collective: every rank takes part
+    // The points: the profile's sizes, or with a workload the job's shapes for this placement.
+    const auto make_points = [&](SweepPlan& plan, JobShape shape) {
+      plan = workload_path_.empty() ? resolve_sweep(args_, true, true, verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
+                                    : plan_for_workload(session, shape);
+      plan.nccl.groups = ab_round_groups(profile, under_test.plugin, profile_abs, rounds_);
+      SettingsParts parts;
+      parts.workload = job_settings_;
+      parts.job = job_plan_ ? &*job_plan_ : nullptr;
+      return parts;
+    };
+    PreparedJob prepared =
+        prepare_nccl_job(session, args_, make_points, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
+    const SweepPlan& plan = prepared.plan;
     if (comm.rank() == 0) {
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), sizes_of(plan.space).size());
       if (plan.nccl.test_shared_gpu > 0)
         std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its verdicts are not performance\n",
                     plan.nccl.test_shared_gpu);
     }
-    JobRun run;
-    run.initial = std::move(initial);
-    run.files = std::move(files);
-    run.measure = [&](Reporter& reporters) { return job.run(plan, reporters); };
-    run.conclude = [&](const Results& results, const runtime::SweepOutcome& outcome) {
+    return run_prepared_job(session, prepared, [&](const Results& results, const runtime::SweepOutcome& outcome) {
       return report(results, profile, profile_abs, plan.output_dir, outcome);
-    };
-    return run_job(session, std::move(run));
+    });
   }
 
  private:
