@@ -51,10 +51,23 @@ struct SweepArgs {  // what the user typed
   bool dry_run = false;                  // print the plan and exit
 };
 
+// The options by concern. A command registers only the concerns it uses, so CLI11 itself
+// refuses a flag the command does not take (one place to add a flag, no list of refusals).
+// How points are measured and where the results go: -n, -w, -o, --backend, --max-time, --target-noise, --min-iters.
+void add_measurement_options(CLI::App& cmd, SweepArgs& args);
+// Which points: -b, -e, -f, -i, --sizes, -c, --collectives, --root, -d, --op, --placement, --p2p-impl.
+void add_grid_options(CLI::App& cmd, SweepArgs& args);
+// Where the NCCL workers run: --gpus, --emulate-nodes, --point-timeout, --group-timeout, --graph, --test-shared-gpu.
+void add_placement_options(CLI::App& cmd, SweepArgs& args);
+// Which NCCL configurations are swept: --transport, --env-group, --configs (the A/B commands
+// measure exactly two: NCCL's defaults and a profile).
+void add_config_options(CLI::App& cmd, SweepArgs& args);
+// `cctune sweep`: all four.
 void add_sweep_options(CLI::App& cmd, SweepArgs& args);
-// The sweep options of a command that measures NCCL's defaults against a profile (verify,
-// replay): the NCCL backend, out-of-place, and `output_dir` unless -o is given.
-void add_ab_sweep_options(CLI::App& cmd, SweepArgs& args, const std::string& output_dir);
+// The defaults of a command that measures NCCL's defaults against a profile (verify, replay):
+// the NCCL backend, out-of-place, and `output_dir` unless -o is given. Call before the adders,
+// whose help shows the defaults.
+void set_ab_defaults(SweepArgs& args, const std::string& output_dir);
 // --space, --strategy, --dry-run: `cctune sweep` only.
 void add_space_options(CLI::App& cmd, SweepArgs& args);
 // Validates and resolves; throws UsageError naming the flag and the fix. A field set in

@@ -73,7 +73,11 @@ class ReplayCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
-    add_ab_sweep_options(*cmd_, args_, "cctune-replay");
+    // The step is the point space and the groups are NCCL's defaults and the profile: no grid
+    // or config flags to take.
+    set_ab_defaults(args_, "cctune-replay");
+    add_measurement_options(*cmd_, args_);
+    add_placement_options(*cmd_, args_);
     cmd_->add_option("workload", workload_, "workload.json (cctune workload import --steps N)")->required();
     cmd_->add_option("--profile", profile_, "profile.json to compare against NCCL's defaults");
     cmd_->add_option("--ranks", ranks_, "the job's rank count to plan for (communicators of this many ranks are replayed)")
@@ -149,10 +153,6 @@ class ReplayCommand : public Command {
   }
 
   void check_flags() const {
-    for (const char* flag : {"--transport", "--env-group", "--configs", "--collectives", "--sizes", "-b", "-e", "-f", "-i", "-d", "--op",
-                             "--root", "--placement", "-c", "--p2p-impl"})
-      if (cmd_->count(flag) > 0)
-        throw UsageError(std::string(flag) + " does not apply to replay", "replay issues the captured step's own calls: drop " + std::string(flag));
     if (args_.backend != "nccl") throw UsageError("replay runs on the NCCL backend only", "drop --backend");
     check_ab_flags(rounds_, tolerance_);
   }

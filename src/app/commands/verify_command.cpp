@@ -56,43 +56,42 @@ class VerifyCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("verify", "A/B check of a profile against NCCL's default (interleaved rounds); exit 4 on a regression");
-    add_ab_sweep_options(*cmd_, args_, "cctune-verify");
+    set_ab_defaults(args_, "cctune-verify");
+    add_measurement_options(*cmd_, args_);
+    // What verify measures on its own NCCL workers; --job runs the user's job instead, so the
+    // parser refuses these with it (below).
+    CLI::Option_group* workers = cmd_->add_option_group("NCCL workers", "the points and the workers' placement (not with --job)");
+    add_grid_options(*workers, args_);
+    add_placement_options(*workers, args_);
     cmd_->add_option("--profile", profile_path_, "profile.json written by cctune tune")->required();
     cmd_->add_option("--rounds", rounds_, "interleaved A/B rounds (6 gives a ~97% interval from min..max)")->capture_default_str();
     cmd_->add_option("--tolerance", tolerance_, "a size regresses when its whole speedup CI is below 1/(1+tolerance)")
         ->capture_default_str();
-    cmd_->add_option("--workload", workload_path_,
+    workers->add_option("--workload", workload_path_,
                      "A/B on this job's shapes (workload.json) and judge the job's collective time per step; exit 4 when the profile is slower");
     cmd_->add_flag("--force", force_, "replace the results in the -o directory (without it, verify refuses to start)");
-    cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
+    workers->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
-    cmd_->add_flag("--workload-rare-shapes", workload_rare_,
+    workers->add_flag("--workload-rare-shapes", workload_rare_,
                    "with --workload: also measured shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
-    add_job_options(*cmd_, job_, job_args_);
+    CLI::Option* job = add_job_options(*cmd_, job_, job_args_);
     cmd_->add_option("--until-decided", job_args_.until_decided,
-                     "with --job: after --rounds pairs, add pairs (up to this many in all) until the verdict settles the tolerance");
+                     "with --job: after --rounds pairs, add pairs (up to this many in all) until the verdict settles the tolerance")
+        ->needs(job);
+    for (CLI::Option* o : workers->get_options()) job->excludes(o);
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return !job_; }
 
   int run(Session& session) override {
     if (job_) {
-      for (const char* flag : {"--workload", "--transport", "--env-group", "--configs", "--csv", "--resume", "--gpus", "--min-bytes",
-                               "--max-bytes", "--sizes", "--collectives", "--emulate-nodes", "--test-shared-gpu"})
-        if (const CLI::Option* o = cmd_->get_option_no_throw(flag); o && o->count() > 0)
-          throw UsageError(std::string(flag) + " does not apply to verify --job", "verify --job runs the job itself; drop " + std::string(flag));
       job_args_.rounds = rounds_, job_args_.tolerance = tolerance_, job_args_.force = force_;
       job_args_.output_dir = cmd_->count("-o") ? args_.output_dir : "cctune-verify-job";
       return run_verify_job(session, profile_path_, job_args_);
     }
-    for (const char* flag : {"--steps", "--job-timeout-s", "--until-decided"})
-      if (cmd_->count(flag) > 0) throw UsageError(std::string(flag) + " is for --job", "add --job, or drop " + std::string(flag));
     if (!job_args_.command.empty()) throw UsageError("a command after -- is for --job", "add --job to run and time the job");
     RankComm& comm = session.comm();
-    for (const char* flag : {"--transport", "--env-group", "--configs"})
-      if (cmd_->count(flag) > 0)
-        throw UsageError(std::string(flag) + " does not apply to verify", "verify measures exactly two groups: NCCL's default and the profile");
     if (args_.backend != "nccl") throw UsageError("verify runs the NCCL backend only", "drop --backend");
     check_ab_flags(rounds_, tolerance_);
 

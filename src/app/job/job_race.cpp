@@ -138,11 +138,17 @@ std::size_t halving_survivors(const std::vector<std::pair<std::vector<double>, s
   return keep;
 }
 
-void add_job_options(CLI::App& cmd, bool& job, JobArgs& args) {
-  cmd.add_flag("--job", job, "run the job given after -- (torchrun, mpirun, srun, a script) and time its steps (docs/WORKLOAD.md)");
-  cmd.add_option("--steps", args.steps, "with --job: the training steps the job runs (default: found from its repeating calls)");
-  cmd.add_option("--job-timeout-s", args.timeout_s, "with --job: a run taking longer is killed and the command fails")->capture_default_str();
+CLI::Option* add_job_options(CLI::App& cmd, bool& job, JobArgs& args) {
+  CLI::Option_group* group = cmd.add_option_group("job", "run the user's job in place of NCCL workers (docs/WORKLOAD.md)");
+  CLI::Option* job_flag =
+      group->add_flag("--job", job, "run the job given after -- (torchrun, mpirun, srun, a script) and time its steps (docs/WORKLOAD.md)");
+  group->add_option("--steps", args.steps, "with --job: the training steps the job runs (default: found from its repeating calls)")
+      ->needs(job_flag);
+  group->add_option("--job-timeout-s", args.timeout_s, "with --job: a run taking longer is killed and the command fails")
+      ->capture_default_str()
+      ->needs(job_flag);
   cmd.add_option("job_command", args.command, "with --job: the job's command, after --");
+  return job_flag;
 }
 
 RaceSettings race_settings(const JobArgs& args, const std::string& plugin, int planned_runs, std::vector<std::string> outputs,

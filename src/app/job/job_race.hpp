@@ -35,8 +35,10 @@ struct JobArgs {
 };
 
 
-// --job, --steps, --job-timeout-s and the command after -- (`job` set by --job).
-void add_job_options(CLI::App& cmd, bool& job, JobArgs& args);
+// --job, --steps, --job-timeout-s (an option group; the last two need --job: CLI11 refuses them
+// without it) and the command after -- (`job` set by --job). Returns --job, for the command's
+// own `needs` and `excludes`.
+CLI::Option* add_job_options(CLI::App& cmd, bool& job, JobArgs& args);
 
 struct RaceSettings {
   runtime::JobCommand command;
