@@ -21,6 +21,7 @@
 #include "app/sweep/workload_dry_run.hpp"
 #include "app/sweep/transport_context.hpp"
 #include "app/cli/version_check.hpp"
+#include "app/workload_input/plan_workload_for.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
@@ -200,24 +201,25 @@ class SweepCommand : public Command {
   // --workload: the job's shapes this allocation reproduces replace the collectives, sizes and
   // types of the flags (and of the space); the plan's point space is resolved with them. True
   // when a dry run without a space printed the plan: the command is done.
-  bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, PlanOverrides& overrides,
+  bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, const PlanOverrides& overrides,
                          std::optional<tuner::SearchSpace>& space, const std::optional<runtime::NcclJob>& placed, bool nccl_usable,
                          bool gpus_present) {
     RankComm& comm = session.comm();
     const JobShape job = job_shape_of(session, plan, placed);
-    agree_on_errors(comm, [&] {
-      job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_);
-    });
-    if (space) {
-      space->collectives = job_plan_->collectives();
+    // A space's values, narrowed to the job's collectives, sizes and types.
+    const auto space_for_job = [&](const workload::WorkloadPlan& p) {
+      if (!space) return overrides;
+      space->collectives = p.collectives();
       space->sizes = SizeSequence{};
-      space->sizes.list = job_plan_->sizes();
-      space->dtypes = job_plan_->dtypes();
-      overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
-    }
-    apply_workload(*job_plan_, overrides);
-    plan = resolve_sweep(args_, nccl_usable, gpus_present, overrides);
-    job_settings_ = workload_settings(loaded, job, *job_plan_);
+      space->sizes.list = p.sizes();
+      space->dtypes = p.dtypes();
+      return space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+    };
+    JobWorkload planned = plan_workload_for(session, loaded, job, {static_cast<std::size_t>(workload_sizes_), workload_rare_}, args_,
+                                            nccl_usable, gpus_present, space_for_job);
+    job_plan_ = std::move(planned.plan);
+    job_settings_ = std::move(planned.settings);
+    plan = std::move(planned.sweep);
     if (!args_.dry_run || space) return false;
     agree_on_plan(comm, agreed_settings(plan, settings_parts(space, std::nullopt)));
     if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &plan).c_str());

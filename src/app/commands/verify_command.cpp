@@ -26,6 +26,7 @@
 #include "app/verify/verify_plan.hpp"
 #include "app/cli/version_check.hpp"
 #include "app/sweep/workload_dry_run.hpp"
+#include "app/workload_input/plan_workload_for.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
@@ -207,19 +208,14 @@ class VerifyCommand : public Command {
 
   // --workload: the job's shapes this allocation reproduces are the plan's collectives, sizes
   // and types (as `sweep --workload` plans them).
-  SweepPlan plan_for_workload(Session& session, JobShape shape) {
-    RankComm& comm = session.comm();
+  SweepPlan plan_for_workload(Session& session, JobShape job) {
     const LoadedWorkload loaded = load_workload_on_rank0(session, workload_path_);
-    const JobShape job = shape;
-    agree_on_errors(comm, [&] {
-      job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_);
-    });
-    PlanOverrides overrides;
-    apply_workload(*job_plan_, overrides);
-    job_settings_ = workload_settings(loaded, job, *job_plan_);
-    SweepPlan planned = resolve_sweep(args_, true, true, overrides);
-    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &planned).c_str());
-    return planned;
+    JobWorkload planned =
+        plan_workload_for(session, loaded, job, {static_cast<std::size_t>(workload_sizes_), workload_rare_}, args_, true, true);
+    job_plan_ = std::move(planned.plan);
+    job_settings_ = std::move(planned.settings);
+    if (session.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &planned.sweep).c_str());
+    return std::move(planned.sweep);
   }
 
   // The job's collective time per step, round by round: NCCL's default (A) against the profile (B).
