@@ -23,21 +23,25 @@ void add_measurement_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--min-iters", a.min_iters, "fewest timed operations per point")->capture_default_str();
 }
 
-void add_grid_options(CLI::App& cmd, SweepArgs& a) {
-  cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str();
-  cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)");
-  cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str();
-  cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying");
-  cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)")->each([&a](const std::string&) {
-    a.sizes_given = true;
-  });
+std::vector<CLI::Option*> add_shape_options(CLI::App& cmd, SweepArgs& a) {
+  return {cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str(),
+          cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)"),
+          cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str(),
+          cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying"),
+          cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)")
+              ->each([&a](const std::string&) { a.sizes_given = true; }),
+          cmd.add_option("--collectives", a.collectives,
+                         "comma-separated: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, "
+                         "scatter, or all")
+              ->capture_default_str(),
+          cmd.add_option("-d,--dtype", a.dtype,
+                         "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, float8e4m3, ... (one table each)")
+              ->capture_default_str()};
+}
+
+void add_variant_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("-c,--check", a.check, "check results: 1 on, 0 off")->capture_default_str();
-  cmd.add_option("--collectives", a.collectives,
-                 "comma-separated: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, "
-                 "scatter, or all")
-      ->capture_default_str();
   cmd.add_option("--root", a.root, "broadcast, reduce, gather, scatter: root rank, or all (each rank in turn)")->capture_default_str();
-  cmd.add_option("-d,--dtype", a.dtype, "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, float8e4m3, ... (one table each)")->capture_default_str();
   cmd.add_option("--op", a.op, "reduction ops, comma-separated, or all: sum, prod, max, min, avg (one table each)")->capture_default_str();
   cmd.add_option("--placement", a.placement, "both, out (out-of-place only) or in (in-place only)")->capture_default_str();
   cmd.add_option("--p2p-impl", a.p2p_impl,
@@ -70,11 +74,13 @@ void add_config_options(CLI::App& cmd, SweepArgs& a) {
       ->capture_default_str();
 }
 
-void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
-  add_grid_options(cmd, a);
+std::vector<CLI::Option*> add_sweep_options(CLI::App& cmd, SweepArgs& a) {
+  std::vector<CLI::Option*> shapes = add_shape_options(cmd, a);
+  add_variant_options(cmd, a);
   add_measurement_options(cmd, a);
   add_placement_options(cmd, a);
   add_config_options(cmd, a);
+  return shapes;
 }
 
 void add_space_options(CLI::App& cmd, SweepArgs& a) {
@@ -232,13 +238,6 @@ std::vector<bool> resolve_placements(const std::string& placement) {
   throw UsageError("--placement '" + placement + "' is unknown", "use both, out or in");
 }
 }  // namespace
-
-void refuse_grid_flags_with_workload(const CLI::App& cmd) {
-  for (const char* flag : {"--collectives", "-b", "-e", "-f", "-i", "--sizes", "-d"})
-    if (cmd.count(flag) > 0)
-      throw UsageError(std::string(flag) + " names what to measure, and --workload measures the job's own call shapes",
-                       std::string("drop ") + flag + " (--workload-sizes N bounds how many sizes are planned)");
-}
 
 SweepPlan resolve_settings(const SweepArgs& a, bool nccl_built, bool gpus_present, const PlanOverrides& over) {
   SweepPlan p;

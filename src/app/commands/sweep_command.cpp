@@ -102,7 +102,7 @@ class SweepCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("sweep", "measure collectives over sizes and configurations; write results.json");
-    add_sweep_options(*cmd_, args_);
+    const std::vector<CLI::Option*> shapes = add_sweep_options(*cmd_, args_);
     add_space_options(*cmd_, args_);
     cmd_->add_option("--probe", probe_, "network probe before measuring: auto (when ranks span hosts), ib, tcp, none")
         ->capture_default_str();
@@ -110,9 +110,10 @@ class SweepCommand : public Command {
     cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
     cmd_->add_option("--prometheus", prom_path_, "also write busbw and time per point to FILE (*.prom) for node_exporter's textfile collector");
-    cmd_->add_option("--workload", workload_path_,
-                     "measure a job's own shapes: workload.json from `cctune workload import` (docs/WORKLOAD.md); with --dry-run, "
-                     "print them with their weights");
+    CLI::Option* workload = cmd_->add_option("--workload", workload_path_,
+                                             "measure a job's own shapes: workload.json from `cctune workload import` (docs/WORKLOAD.md); "
+                                             "with --dry-run, print them with their weights");
+    for (CLI::Option* o : shapes) workload->excludes(o);  // the job's shapes are what is measured
     cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes planned; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
@@ -144,7 +145,6 @@ class SweepCommand : public Command {
     std::optional<LoadedWorkload> loaded;
     if (!workload_path_.empty()) {
       if (!resume_dir_.empty()) throw UsageError("--resume cannot be combined with --workload", "re-run the workload sweep without --resume");
-      refuse_grid_flags_with_workload(*cmd_);
       loaded = load_workload_on_rank0(session, workload_path_);
     }
     // The NCCL module is looked for only when it may be used; `auto` falls back to MPI

@@ -62,14 +62,17 @@ class VerifyCommand : public Command {
     // What verify measures on its own NCCL workers; --job runs the user's job instead, so the
     // parser refuses these with it (below).
     CLI::Option_group* workers = cmd_->add_option_group("NCCL workers", "the points and the workers' placement (not with --job)");
-    add_grid_options(*workers, args_);
+    const std::vector<CLI::Option*> shapes = add_shape_options(*workers, args_);
+    add_variant_options(*workers, args_);
     add_placement_options(*workers, args_);
     cmd_->add_option("--profile", profile_path_, "profile.json written by cctune tune")->required();
     cmd_->add_option("--rounds", rounds_, "interleaved A/B rounds (6 gives a ~97% interval from min..max)")->capture_default_str();
     cmd_->add_option("--tolerance", tolerance_, "a size regresses when its whole speedup CI is below 1/(1+tolerance)")
         ->capture_default_str();
-    workers->add_option("--workload", workload_path_,
-                     "A/B on this job's shapes (workload.json) and judge the job's collective time per step; exit 4 when the profile is slower");
+    CLI::Option* workload = workers->add_option(
+        "--workload", workload_path_,
+        "A/B on this job's shapes (workload.json) and judge the job's collective time per step; exit 4 when the profile is slower");
+    for (CLI::Option* o : shapes) workload->excludes(o);  // the job's shapes are what is measured
     cmd_->add_flag("--force", force_, "replace the results in the -o directory (without it, verify refuses to start)");
     workers->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
@@ -100,7 +103,6 @@ class VerifyCommand : public Command {
     agree_on_errors(comm, [&] { under_test = load_profile_under_test(profile_path_, session.executable()); });
     const tuner::Profile& profile = under_test.profile;
     const std::string& profile_abs = under_test.path;
-    if (!workload_path_.empty()) refuse_grid_flags_with_workload(*cmd_);
     const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
     // The points: the profile's sizes, or with a workload the job's shapes for this placement.
     const auto make_points = [&](SweepPlan& plan, JobShape shape) {
