@@ -4,7 +4,7 @@
 // 5.8 GB. Before the tree is built, one SAX pass counts values and containers (and the values
 // inside named top-level sections) and refuses a document with more than its kind holds; the
 // count itself keeps nothing. Each kind of document has its own budget (results_budget.hpp for
-// results, app/sweep/workload_files.hpp for captures and workload.json).
+// results, app/workload_input/workload_files.hpp for captures and workload.json).
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 #include "app/cli/command.hpp"
@@ -38,6 +39,22 @@ int report(const cctune::Error& e, cctune::app::Session& session, int code, bool
   return code;
 }
 
+// The parser's refusal as the project's one line: what was wrong, then the fix. A command
+// registers only the flags it takes (sweep_options.hpp), so "not expected" is how a flag of
+// another command or mode is refused; `needs` and `excludes` tie a mode's flags to it.
+std::string parse_error_line(const CLI::ParseError& e, const std::string& command) {
+  const std::string what = cctune::text::terminal_text(e.what());
+  const std::string help = "'cctune " + (command.empty() ? std::string() : command + " ") + "--help'";
+  std::string fix = "see " + help;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e))
+    fix = "drop it: " + help + " lists what " + (command.empty() ? std::string("cctune") : command) + " takes";
+  else if (dynamic_cast<const CLI::RequiresError*>(&e))
+    fix = "add the option it requires, or drop the first (" + help + ")";
+  else if (dynamic_cast<const CLI::ExcludesError*>(&e))
+    fix = "drop one of the two (" + help + ")";
+  return "cctune: error: " + what + ". Fix: " + fix;
+}
+
 }  // namespace
 
 int cctune::app::run_cctune(int argc, char** argv, Seams seams) {
@@ -57,8 +74,8 @@ int cctune::app::run_cctune(int argc, char** argv, Seams seams) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() != 0) {
-      std::fprintf(stderr, "cctune: error: %s. Fix: see 'cctune %s--help'\n", cctune::text::terminal_text(e.what()).c_str(),
-                   app.get_subcommands().empty() ? "" : (app.get_subcommands().front()->get_name() + " ").c_str());
+      const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
+      std::fprintf(stderr, "%s\n", parse_error_line(e, command).c_str());
       return cctune::exit_code::usage;
     }
     return app.exit(e);

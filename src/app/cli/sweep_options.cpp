@@ -13,34 +13,45 @@
 
 namespace cctune::app {
 
-void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
-  cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str();
-  cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)");
-  cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str();
-  cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying");
-  cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)")->each([&a](const std::string&) {
-    a.sizes_given = true;
-  });
+void add_measurement_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("-n,--iters", a.iters, "operations per timed batch (MPI: wall batches grow from it to >= 1 ms)")->capture_default_str();
   cmd.add_option("-w,--warmup-iters", a.warmup, "warm-up operations per point")->capture_default_str();
-  cmd.add_option("-c,--check", a.check, "check results: 1 on, 0 off")->capture_default_str();
-  cmd.add_option("--collectives", a.collectives,
-                 "comma-separated: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, "
-                 "scatter, or all")
-      ->capture_default_str();
-  cmd.add_option("--root", a.root, "broadcast, reduce, gather, scatter: root rank, or all (each rank in turn)")->capture_default_str();
-  cmd.add_option("-d,--dtype", a.dtype, "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, float8e4m3, ... (one table each)")->capture_default_str();
   cmd.add_option("-o,--output", a.output_dir, "output directory for results.json")->capture_default_str();
-  cmd.add_option("--op", a.op, "reduction ops, comma-separated, or all: sum, prod, max, min, avg (one table each)")->capture_default_str();
   cmd.add_option("--backend", a.backend, "mpi, nccl or auto (nccl when GPUs and NCCL are there)")->capture_default_str();
-  cmd.add_option("--placement", a.placement, "both, out (out-of-place only) or in (in-place only)")->capture_default_str();
   cmd.add_option("--max-time", a.max_time_s, "time cap per point in seconds")->capture_default_str();
   cmd.add_option("--target-noise", a.target_noise, "stop when the median's relative noise is below this")->capture_default_str();
   cmd.add_option("--min-iters", a.min_iters, "fewest timed operations per point")->capture_default_str();
-  cmd.add_option("--gpus", a.gpus, "nccl: GPUs to use with one rank per node (0: all)")->capture_default_str();
-  cmd.add_option("--transport", a.transport, "nccl: nvlink, pcie, net, or a comma-separated list (one config group each)")
+}
+
+std::vector<CLI::Option*> add_shape_options(CLI::App& cmd, SweepArgs& a) {
+  return {cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str(),
+          cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)"),
+          cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str(),
+          cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying"),
+          cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)")
+              ->each([&a](const std::string&) { a.sizes_given = true; }),
+          cmd.add_option("--collectives", a.collectives,
+                         "comma-separated: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, "
+                         "scatter, or all")
+              ->capture_default_str(),
+          cmd.add_option("-d,--dtype", a.dtype,
+                         "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, float8e4m3, ... (one table each)")
+              ->capture_default_str()};
+}
+
+void add_variant_options(CLI::App& cmd, SweepArgs& a) {
+  cmd.add_option("-c,--check", a.check, "check results: 1 on, 0 off")->capture_default_str();
+  cmd.add_option("--root", a.root, "broadcast, reduce, gather, scatter: root rank, or all (each rank in turn)")->capture_default_str();
+  cmd.add_option("--op", a.op, "reduction ops, comma-separated, or all: sum, prod, max, min, avg (one table each)")->capture_default_str();
+  cmd.add_option("--placement", a.placement, "both, out (out-of-place only) or in (in-place only)")->capture_default_str();
+  cmd.add_option("--p2p-impl", a.p2p_impl,
+                 "nccl: alltoall, gather, scatter as NCCL's native call where the loaded NCCL has it (native), "
+                 "as grouped send/recv (grouped), or both as two variants")
       ->capture_default_str();
-  cmd.add_option("--env-group", a.env_groups, "nccl: extra config group LABEL:KEY=VALUE[,KEY=VALUE...] (repeatable)");
+}
+
+void add_placement_options(CLI::App& cmd, SweepArgs& a) {
+  cmd.add_option("--gpus", a.gpus, "nccl: GPUs to use with one rank per node (0: all)")->capture_default_str();
   cmd.add_option("--emulate-nodes", a.emulate_nodes, "nccl: split each node's GPUs into K NCCL nodes (NCCL_HOSTID)")
       ->capture_default_str();
   cmd.add_option("--point-timeout", a.point_timeout_s, "nccl: fail a group whose worker is silent this many seconds")
@@ -48,17 +59,28 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
       ->capture_default_str();
   cmd.add_flag("--graph", a.graph, "nccl: time CUDA-graph replays of the operations");
-  cmd.add_option("--p2p-impl", a.p2p_impl,
-                 "nccl: alltoall, gather, scatter as NCCL's native call where the loaded NCCL has it (native), "
-                 "as grouped send/recv (grouped), or both as two variants")
-      ->capture_default_str();
   cmd.add_option("--test-shared-gpu", a.test_shared_gpu,
                  "nccl, functional tests only: K workers per GPU, each its own NCCL host (NCCL_HOSTID); "
                  "allows more ranks than GPUs; results are marked and never tuned");
+}
+
+void add_config_options(CLI::App& cmd, SweepArgs& a) {
+  cmd.add_option("--transport", a.transport, "nccl: nvlink, pcie, net, or a comma-separated list (one config group each)")
+      ->capture_default_str();
+  cmd.add_option("--env-group", a.env_groups, "nccl: extra config group LABEL:KEY=VALUE[,KEY=VALUE...] (repeatable)");
   cmd.add_option("--configs", a.configs,
                  "nccl: comma-separated in-process configs: auto (NCCL's choice) or algo/proto[/channels], "
                  "e.g. auto,ring/simple/32,tree/ll")
       ->capture_default_str();
+}
+
+std::vector<CLI::Option*> add_sweep_options(CLI::App& cmd, SweepArgs& a) {
+  std::vector<CLI::Option*> shapes = add_shape_options(cmd, a);
+  add_variant_options(cmd, a);
+  add_measurement_options(cmd, a);
+  add_placement_options(cmd, a);
+  add_config_options(cmd, a);
+  return shapes;
 }
 
 void add_space_options(CLI::App& cmd, SweepArgs& a) {
@@ -67,11 +89,10 @@ void add_space_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_flag("--dry-run", a.dry_run, "with --space: print the groups, points and estimated duration, measure nothing");
 }
 
-void add_ab_sweep_options(CLI::App& cmd, SweepArgs& args, const std::string& output_dir) {
+void set_ab_defaults(SweepArgs& args, const std::string& output_dir) {
   args.output_dir = output_dir;
   args.placement = "out";
   args.backend = "nccl";
-  add_sweep_options(cmd, args);
 }
 
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph) {
@@ -217,13 +238,6 @@ std::vector<bool> resolve_placements(const std::string& placement) {
   throw UsageError("--placement '" + placement + "' is unknown", "use both, out or in");
 }
 }  // namespace
-
-void refuse_grid_flags_with_workload(const CLI::App& cmd) {
-  for (const char* flag : {"--collectives", "-b", "-e", "-f", "-i", "--sizes", "-d"})
-    if (cmd.count(flag) > 0)
-      throw UsageError(std::string(flag) + " names what to measure, and --workload measures the job's own call shapes",
-                       std::string("drop ") + flag + " (--workload-sizes N bounds how many sizes are planned)");
-}
 
 SweepPlan resolve_settings(const SweepArgs& a, bool nccl_built, bool gpus_present, const PlanOverrides& over) {
   SweepPlan p;

@@ -51,19 +51,32 @@ struct SweepArgs {  // what the user typed
   bool dry_run = false;                  // print the plan and exit
 };
 
-void add_sweep_options(CLI::App& cmd, SweepArgs& args);
-// The sweep options of a command that measures NCCL's defaults against a profile (verify,
-// replay): the NCCL backend, out-of-place, and `output_dir` unless -o is given.
-void add_ab_sweep_options(CLI::App& cmd, SweepArgs& args, const std::string& output_dir);
+// The options by concern. A command registers only the concerns it uses, so CLI11 itself
+// refuses a flag the command does not take (one place to add a flag, no list of refusals).
+// How points are measured and where the results go: -n, -w, -o, --backend, --max-time, --target-noise, --min-iters.
+void add_measurement_options(CLI::App& cmd, SweepArgs& args);
+// Which points, their shapes: -b, -e, -f, -i, --sizes, --collectives, -d. Returned, because a
+// workload's shapes replace them: --workload excludes each (the parser refuses the pair).
+std::vector<CLI::Option*> add_shape_options(CLI::App& cmd, SweepArgs& args);
+// Which variants of each shape: -c, --root, --op, --placement, --p2p-impl.
+void add_variant_options(CLI::App& cmd, SweepArgs& args);
+// Where the NCCL workers run: --gpus, --emulate-nodes, --point-timeout, --group-timeout, --graph, --test-shared-gpu.
+void add_placement_options(CLI::App& cmd, SweepArgs& args);
+// Which NCCL configurations are swept: --transport, --env-group, --configs (the A/B commands
+// measure exactly two: NCCL's defaults and a profile).
+void add_config_options(CLI::App& cmd, SweepArgs& args);
+// `cctune sweep`: all of them; returns the shape options.
+std::vector<CLI::Option*> add_sweep_options(CLI::App& cmd, SweepArgs& args);
+// The defaults of a command that measures NCCL's defaults against a profile (verify, replay):
+// the NCCL backend, out-of-place, and `output_dir` unless -o is given. Call before the adders,
+// whose help shows the defaults.
+void set_ab_defaults(SweepArgs& args, const std::string& output_dir);
 // --space, --strategy, --dry-run: `cctune sweep` only.
 void add_space_options(CLI::App& cmd, SweepArgs& args);
 // Validates and resolves; throws UsageError naming the flag and the fix. A field set in
 // `overrides` (a space's, verify's, diagnose's) takes the place of its flags' text; the plan is
 // then checked once (runtime::check_plan).
 SweepPlan resolve_sweep(const SweepArgs& args, bool nccl_built, bool gpus_present, const PlanOverrides& overrides = {});
-// With --workload the job's own shapes are what is measured: a flag that names collectives,
-// sizes or data types would be ignored, so it is refused (UsageError naming it).
-void refuse_grid_flags_with_workload(const CLI::App& cmd);
 // The run settings alone (backend, measurement, NCCL settings and --p2p-impl): for a command
 // whose point space comes from elsewhere (`cctune replay`: the captured step), which sets
 // plan.space and then calls runtime::check_plan. The grid flags are not read.

@@ -14,7 +14,7 @@
 #include "app/report/report.hpp"
 #include "app/cli/session.hpp"
 #include "runtime/signals.hpp"
-#include "app/sweep/job_run.hpp"
+#include "app/run/job_run.hpp"
 #include "app/sweep/sweep_outputs.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"

@@ -10,14 +10,15 @@
 
 #include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/sweep/plan_agreement.hpp"
+#include "app/run/plan_agreement.hpp"
 #include "app/replay/replay_report.hpp"
 #include "app/cli/session.hpp"
-#include "app/sweep/job_run.hpp"
+#include "app/run/job_run.hpp"
+#include "app/run/prepared_job.hpp"
 #include "app/cli/sweep_options.hpp"
 #include "app/ab/ab_groups.hpp"
 #include "app/cli/version_check.hpp"
-#include "app/sweep/workload_sweep.hpp"
+#include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -71,7 +72,11 @@ class ReplayCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
-    add_ab_sweep_options(*cmd_, args_, "cctune-replay");
+    // The step is the point space and the groups are NCCL's defaults and the profile: no grid
+    // or config flags to take.
+    set_ab_defaults(args_, "cctune-replay");
+    add_measurement_options(*cmd_, args_);
+    add_placement_options(*cmd_, args_);
     cmd_->add_option("workload", workload_, "workload.json (cctune workload import --steps N)")->required();
     cmd_->add_option("--profile", profile_, "profile.json to compare against NCCL's defaults");
     cmd_->add_option("--ranks", ranks_, "the job's rank count to plan for (communicators of this many ranks are replayed)")
@@ -87,7 +92,6 @@ class ReplayCommand : public Command {
 
   int run(Session& session) override {
     if (dry_run_) return dry_run();
-    runtime::install_stop_handlers();
     RankComm& comm = session.comm();
     check_flags();
     const wl::Workload w = load_workload_on_rank0(session, workload_, "").workload;  // one file for every rank; positional
@@ -96,41 +100,36 @@ class ReplayCommand : public Command {
       if (!profile_.empty()) under_test = load_profile_under_test(profile_, session.executable());
     });
     const std::string& profile_abs = under_test.path;
-    const auto gpus = runtime::query_nccl_backend(comm, session.executable(), /*required=*/true);
-    SweepPlan plan = resolve_settings(args_, true, gpus->device_count > 0);  // the step is its space, once the rank count is known
-    const runtime::NcclJob job(supervisor_of(session), plan.nccl, gpus->device_count);  // placed once
-    const int nranks = job.shape().nranks;
-    wl::ReplayStep step;
-    agree_on_errors(comm, [&] {
-      if (ranks_ > 0 && ranks_ != nranks)
-        throw UsageError("--ranks " + std::to_string(ranks_) + " differs from this allocation's " + std::to_string(nranks) + " NCCL ranks",
-                         "replay on an allocation of that many GPUs, or drop --ranks");
-      step = wl::plan_replay(w, nranks);
-      put_step_in_plan(step, plan);
-      runtime::check_plan(plan);
-    });
     const bool ab = !profile_.empty();
-    plan.nccl.groups = ab ? ab_round_groups(under_test.profile, under_test.plugin, profile_abs, rounds_)
-                          : std::vector<runtime::ConfigGroup>(static_cast<std::size_t>(rounds_), runtime::ConfigGroup{"default", {}, {}});
-    agree_on_plan(comm, to_json(plan));
-    check_job_consistency(session, {{"nccl", gpus->nccl_version}});
-    JobFiles files = open_job_files(session, plan.output_dir, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
-    Results initial;
-    initial.meta = sweep_meta(session, plan, gpus);  // collective: every rank takes part
+    wl::ReplayStep step;
+    // The points: the step planned for this placement's rank count.
+    const auto make_points = [&](SweepPlan& plan, JobShape shape) {
+      agree_on_errors(comm, [&] {
+        if (ranks_ > 0 && ranks_ != shape.nranks)
+          throw UsageError("--ranks " + std::to_string(ranks_) + " differs from this allocation's " + std::to_string(shape.nranks) +
+                               " NCCL ranks",
+                           "replay on an allocation of that many GPUs, or drop --ranks");
+        step = wl::plan_replay(w, shape.nranks);
+        put_step_in_plan(step, plan);
+        runtime::check_plan(plan);
+      });
+      plan.nccl.groups = ab ? ab_round_groups(under_test.profile, under_test.plugin, profile_abs, rounds_)
+                            : std::vector<runtime::ConfigGroup>(static_cast<std::size_t>(rounds_), runtime::ConfigGroup{"default", {}, {}});
+      return SettingsParts{};
+    };
+    PreparedJob prepared =
+        prepare_nccl_job(session, args_, make_points, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
+    const SweepPlan& plan = prepared.plan;
     if (comm.rank() == 0) {
       print_step(step);
-      std::printf("# replay: %d %s of the step on %d ranks%s\n", rounds_, ab ? "interleaved rounds" : "rounds", nranks,
+      std::printf("# replay: %d %s of the step on %d ranks%s\n", rounds_, ab ? "interleaved rounds" : "rounds", prepared.job.shape().nranks,
                   ab ? (", NCCL defaults / profile " + text::terminal_text(profile_abs)).c_str() : ", NCCL defaults");
       if (plan.nccl.test_shared_gpu > 0)
         std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its times are not performance\n",
                     plan.nccl.test_shared_gpu);
     }
-    JobRun run;
-    run.initial = std::move(initial);
-    run.files = std::move(files);
-    run.measure = [&](Reporter& reporters) { return job.run(plan, reporters); };
-    run.conclude = [&](const Results& results, const runtime::SweepOutcome&) { return report(results, step, plan.output_dir); };
-    return run_job(session, std::move(run));
+    return run_prepared_job(session, prepared,
+                            [&](const Results& results, const runtime::SweepOutcome&) { return report(results, step, plan.output_dir); });
   }
 
  private:
@@ -153,10 +152,6 @@ class ReplayCommand : public Command {
   }
 
   void check_flags() const {
-    for (const char* flag : {"--transport", "--env-group", "--configs", "--collectives", "--sizes", "-b", "-e", "-f", "-i", "-d", "--op",
-                             "--root", "--placement", "-c", "--p2p-impl"})
-      if (cmd_->count(flag) > 0)
-        throw UsageError(std::string(flag) + " does not apply to replay", "replay issues the captured step's own calls: drop " + std::string(flag));
     if (args_.backend != "nccl") throw UsageError("replay runs on the NCCL backend only", "drop --backend");
     check_ab_flags(rounds_, tolerance_);
   }

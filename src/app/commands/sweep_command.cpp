@@ -7,20 +7,22 @@
 #include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/metrics/metrics.hpp"
-#include "app/sweep/mpi_sweep.hpp"
-#include "app/sweep/plan_agreement.hpp"
-#include "app/sweep/resume.hpp"
-#include "app/sweep/run_meta.hpp"
+#include "app/run/mpi_sweep.hpp"
+#include "app/run/plan_agreement.hpp"
+#include "app/run/resume.hpp"
+#include "app/run/run_meta.hpp"
 #include "app/cli/session.hpp"
 #include "app/sweep/space_sweep.hpp"
 #include "app/cli/sweep_options.hpp"
-#include "app/sweep/job_run.hpp"
+#include "app/run/job_run.hpp"
 #include "app/sweep/confirm_round.hpp"
-#include "app/cli/tune_options.hpp"
+#include "app/tune/tune_options.hpp"
 #include "app/sweep/sweep_outputs.hpp"
+#include "app/sweep/workload_dry_run.hpp"
 #include "app/sweep/transport_context.hpp"
 #include "app/cli/version_check.hpp"
-#include "app/sweep/workload_sweep.hpp"
+#include "app/workload_input/plan_workload_for.hpp"
+#include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -100,7 +102,7 @@ class SweepCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("sweep", "measure collectives over sizes and configurations; write results.json");
-    add_sweep_options(*cmd_, args_);
+    const std::vector<CLI::Option*> shapes = add_sweep_options(*cmd_, args_);
     add_space_options(*cmd_, args_);
     cmd_->add_option("--probe", probe_, "network probe before measuring: auto (when ranks span hosts), ib, tcp, none")
         ->capture_default_str();
@@ -108,9 +110,10 @@ class SweepCommand : public Command {
     cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
     cmd_->add_option("--prometheus", prom_path_, "also write busbw and time per point to FILE (*.prom) for node_exporter's textfile collector");
-    cmd_->add_option("--workload", workload_path_,
-                     "measure a job's own shapes: workload.json from `cctune workload import` (docs/WORKLOAD.md); with --dry-run, "
-                     "print them with their weights");
+    CLI::Option* workload = cmd_->add_option("--workload", workload_path_,
+                                             "measure a job's own shapes: workload.json from `cctune workload import` (docs/WORKLOAD.md); "
+                                             "with --dry-run, print them with their weights");
+    for (CLI::Option* o : shapes) workload->excludes(o);  // the job's shapes are what is measured
     cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes planned; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
@@ -142,7 +145,6 @@ class SweepCommand : public Command {
     std::optional<LoadedWorkload> loaded;
     if (!workload_path_.empty()) {
       if (!resume_dir_.empty()) throw UsageError("--resume cannot be combined with --workload", "re-run the workload sweep without --resume");
-      refuse_grid_flags_with_workload(*cmd_);
       loaded = load_workload_on_rank0(session, workload_path_);
     }
     // The NCCL module is looked for only when it may be used; `auto` falls back to MPI
@@ -199,24 +201,25 @@ class SweepCommand : public Command {
   // --workload: the job's shapes this allocation reproduces replace the collectives, sizes and
   // types of the flags (and of the space); the plan's point space is resolved with them. True
   // when a dry run without a space printed the plan: the command is done.
-  bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, PlanOverrides& overrides,
+  bool plan_for_workload(Session& session, const LoadedWorkload& loaded, SweepPlan& plan, const PlanOverrides& overrides,
                          std::optional<tuner::SearchSpace>& space, const std::optional<runtime::NcclJob>& placed, bool nccl_usable,
                          bool gpus_present) {
     RankComm& comm = session.comm();
     const JobShape job = job_shape_of(session, plan, placed);
-    agree_on_errors(comm, [&] {
-      job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_);
-    });
-    if (space) {
-      space->collectives = job_plan_->collectives();
+    // A space's values, narrowed to the job's collectives, sizes and types.
+    const auto space_for_job = [&](const workload::WorkloadPlan& p) {
+      if (!space) return overrides;
+      space->collectives = p.collectives();
       space->sizes = SizeSequence{};
-      space->sizes.list = job_plan_->sizes();
-      space->dtypes = job_plan_->dtypes();
-      overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
-    }
-    apply_workload(*job_plan_, overrides);
-    plan = resolve_sweep(args_, nccl_usable, gpus_present, overrides);
-    job_settings_ = workload_settings(loaded, job, *job_plan_);
+      space->sizes.list = p.sizes();
+      space->dtypes = p.dtypes();
+      return space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+    };
+    JobWorkload planned = plan_workload_for(session, loaded, job, {static_cast<std::size_t>(workload_sizes_), workload_rare_}, args_,
+                                            nccl_usable, gpus_present, space_for_job);
+    job_plan_ = std::move(planned.plan);
+    job_settings_ = std::move(planned.settings);
+    plan = std::move(planned.sweep);
     if (!args_.dry_run || space) return false;
     agree_on_plan(comm, agreed_settings(plan, settings_parts(space, std::nullopt)));
     if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &plan).c_str());
@@ -337,7 +340,8 @@ class SweepCommand : public Command {
   // record beside them applies); the exit status.
   int say_outputs(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome) const {
     const std::string path = results_path_of(plan);
-    const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, path, session.executable(), !no_tune_);
+    const DerivedOutputs more = write_derived_outputs(
+        results, plan.output_dir, [&] { return tune_options_for(results, path, {}); }, session.executable(), !no_tune_);
     for (const auto& note : more.notes) std::printf("# %s\n", text::terminal_text(note).c_str());
     if (!more.profile.empty()) {
       std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),

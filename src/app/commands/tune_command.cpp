@@ -7,9 +7,9 @@
 #include "app/job/tune_job.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/cli/session.hpp"
-#include "app/cli/tune_options.hpp"
 #include "app/ab/ab_groups.hpp"
 #include "app/ab/ab_side.hpp"
+#include "app/tune/tune_options.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
@@ -47,12 +47,13 @@ class TuneCommand : public Command {
     cmd_->add_flag("--functional-check", functional_check_,
                    "accept --test-shared-gpu results: the profile (marked test_mode) checks the chain end to end, its rules are no advice");
     cmd_->add_flag("-v,--verbose", verbose_, "print the decision and its reason at every size");
-    add_job_options(*cmd_, job_, job_args_);
-    cmd_->add_option("--candidates", candidates_, "with --job: candidates raced on the job (1..8)")->capture_default_str();
+    CLI::Option* job = add_job_options(*cmd_, job_, job_args_);
+    cmd_->add_option("--candidates", candidates_, "with --job: candidates raced on the job (1..8)")->capture_default_str()->needs(job);
     cmd_->add_option("--rounds", job_args_.rounds, "with --job: the winner's interleaved pairs against NCCL's defaults, at least")
-        ->capture_default_str();
-    cmd_->add_option("--tolerance", job_args_.tolerance, "with --job: the winner must be faster beyond this fraction")->capture_default_str();
-    cmd_->add_flag("--force", job_args_.force, "with --job: replace earlier job runs in -o");
+        ->capture_default_str()
+        ->needs(job);
+    cmd_->add_option("--tolerance", job_args_.tolerance, "with --job: the winner must be faster beyond this fraction")->capture_default_str()->needs(job);
+    cmd_->add_flag("--force", job_args_.force, "with --job: replace earlier job runs in -o")->needs(job);
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return false; }
@@ -78,9 +79,6 @@ class TuneCommand : public Command {
     const tuner::TuneOptions options = tune_options_for(
         results, results_, {.min_gain = min_gain_, .min_gain_us = min_gain_us_, .extend_edges = !no_extend_, .workload_path = workload_,
                             .grid = grid_});
-    if (!job_)
-      for (const char* flag : {"--steps", "--job-timeout-s", "--candidates", "--rounds", "--tolerance", "--force"})
-        if (cmd_->count(flag) > 0) throw UsageError(std::string(flag) + " is for --job", "add --job, or drop " + std::string(flag));
     if (!job_args_.command.empty() && !job_) throw UsageError("a command after -- is for --job", "add --job to race the candidates on the job");
     if (job_) return tune_on_job(session, results, options);
     tuner::TuneOutputs outputs = tuner::tune_results(results, options);

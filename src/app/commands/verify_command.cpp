@@ -11,10 +11,11 @@
 
 #include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/sweep/plan_agreement.hpp"
+#include "app/run/plan_agreement.hpp"
 #include "app/cli/session.hpp"
 #include "app/job/verify_job.hpp"
-#include "app/sweep/job_run.hpp"
+#include "app/run/job_run.hpp"
+#include "app/run/prepared_job.hpp"
 #include "runtime/nccl_job.hpp"
 #include "runtime/signals.hpp"
 #include "app/cli/sweep_options.hpp"
@@ -25,7 +26,9 @@
 #include "app/ab/job_step.hpp"
 #include "app/ab/verify_plan.hpp"
 #include "app/cli/version_check.hpp"
-#include "app/sweep/workload_sweep.hpp"
+#include "app/sweep/workload_dry_run.hpp"
+#include "app/workload_input/plan_workload_for.hpp"
+#include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
@@ -53,44 +56,45 @@ class VerifyCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
     cmd_ = parent.add_subcommand("verify", "A/B check of a profile against NCCL's default (interleaved rounds); exit 4 on a regression");
-    add_ab_sweep_options(*cmd_, args_, "cctune-verify");
+    set_ab_defaults(args_, "cctune-verify");
+    add_measurement_options(*cmd_, args_);
+    // What verify measures on its own NCCL workers; --job runs the user's job instead, so the
+    // parser refuses these with it (below).
+    CLI::Option_group* workers = cmd_->add_option_group("NCCL workers", "the points and the workers' placement (not with --job)");
+    const std::vector<CLI::Option*> shapes = add_shape_options(*workers, args_);
+    add_variant_options(*workers, args_);
+    add_placement_options(*workers, args_);
     cmd_->add_option("--profile", profile_path_, "profile.json written by cctune tune")->required();
     cmd_->add_option("--rounds", rounds_, "interleaved A/B rounds (6 gives a ~97% interval from min..max)")->capture_default_str();
     cmd_->add_option("--tolerance", tolerance_, "a size regresses when its whole speedup CI is below 1/(1+tolerance)")
         ->capture_default_str();
-    cmd_->add_option("--workload", workload_path_,
-                     "A/B on this job's shapes (workload.json) and judge the job's collective time per step; exit 4 when the profile is slower");
+    CLI::Option* workload = workers->add_option(
+        "--workload", workload_path_,
+        "A/B on this job's shapes (workload.json) and judge the job's collective time per step; exit 4 when the profile is slower");
+    for (CLI::Option* o : shapes) workload->excludes(o);  // the job's shapes are what is measured
     cmd_->add_flag("--force", force_, "replace the results in the -o directory (without it, verify refuses to start)");
-    cmd_->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
+    workers->add_option("--workload-sizes", workload_sizes_, "with --workload: most sizes measured; more are bucketed by the job's time")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
-    cmd_->add_flag("--workload-rare-shapes", workload_rare_,
+    workers->add_flag("--workload-rare-shapes", workload_rare_,
                    "with --workload: also measured shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
-    add_job_options(*cmd_, job_, job_args_);
+    CLI::Option* job = add_job_options(*cmd_, job_, job_args_);
     cmd_->add_option("--until-decided", job_args_.until_decided,
-                     "with --job: after --rounds pairs, add pairs (up to this many in all) until the verdict settles the tolerance");
+                     "with --job: after --rounds pairs, add pairs (up to this many in all) until the verdict settles the tolerance")
+        ->needs(job);
+    for (CLI::Option* o : workers->get_options()) job->excludes(o);
   }
   bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return !job_; }
 
   int run(Session& session) override {
     if (job_) {
-      for (const char* flag : {"--workload", "--transport", "--env-group", "--configs", "--csv", "--resume", "--gpus", "--min-bytes",
-                               "--max-bytes", "--sizes", "--collectives", "--emulate-nodes", "--test-shared-gpu"})
-        if (const CLI::Option* o = cmd_->get_option_no_throw(flag); o && o->count() > 0)
-          throw UsageError(std::string(flag) + " does not apply to verify --job", "verify --job runs the job itself; drop " + std::string(flag));
       job_args_.rounds = rounds_, job_args_.tolerance = tolerance_, job_args_.force = force_;
       job_args_.output_dir = cmd_->count("-o") ? args_.output_dir : "cctune-verify-job";
       return run_verify_job(session, profile_path_, job_args_);
     }
-    for (const char* flag : {"--steps", "--job-timeout-s", "--until-decided"})
-      if (cmd_->count(flag) > 0) throw UsageError(std::string(flag) + " is for --job", "add --job, or drop " + std::string(flag));
     if (!job_args_.command.empty()) throw UsageError("a command after -- is for --job", "add --job to run and time the job");
-    runtime::install_stop_handlers();
     RankComm& comm = session.comm();
-    for (const char* flag : {"--transport", "--env-group", "--configs"})
-      if (cmd_->count(flag) > 0)
-        throw UsageError(std::string(flag) + " does not apply to verify", "verify measures exactly two groups: NCCL's default and the profile");
     if (args_.backend != "nccl") throw UsageError("verify runs the NCCL backend only", "drop --backend");
     check_ab_flags(rounds_, tolerance_);
 
@@ -98,39 +102,29 @@ class VerifyCommand : public Command {
     agree_on_errors(comm, [&] { under_test = load_profile_under_test(profile_path_, session.executable()); });
     const tuner::Profile& profile = under_test.profile;
     const std::string& profile_abs = under_test.path;
-    if (!workload_path_.empty()) refuse_grid_flags_with_workload(*cmd_);
     const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
-    const auto gpus = runtime::query_nccl_backend(comm, session.executable(), /*required=*/true);
-    // With a workload, the run settings alone until the job's shape is known: its shapes are the
-    // point space, resolved once in plan_for_workload.
-    SweepPlan plan = workload_path_.empty() ? resolve_sweep(args_, true, gpus->device_count > 0,
-                                                            verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
-                                            : resolve_settings(args_, true, gpus->device_count > 0);
-    const runtime::NcclJob job(supervisor_of(session), plan.nccl, gpus->device_count);  // placed once
-    if (!workload_path_.empty()) plan = plan_for_workload(session, job.shape());
-    plan.nccl.groups = ab_round_groups(profile, under_test.plugin, profile_abs, rounds_);
-    agree_on_plan(comm, to_json(plan));  // node-local profiles that differ would give ranks other sizes
-    check_job_consistency(session, {{"nccl", gpus->nccl_version}});
-    JobFiles files = open_job_files(session, plan.output_dir, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
-    Results initial;
-    SettingsParts parts;
-    parts.workload = job_settings_;
-    parts.job = job_plan_ ? &*job_plan_ : nullptr;
-    initial.meta = sweep_meta(session, plan, gpus, parts);  // collective: every rank takes part
+    // The points: the profile's sizes, or with a workload the job's shapes for this placement.
+    const auto make_points = [&](SweepPlan& plan, JobShape shape) {
+      plan = workload_path_.empty() ? resolve_sweep(args_, true, true, verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
+                                    : plan_for_workload(session, shape);
+      plan.nccl.groups = ab_round_groups(profile, under_test.plugin, profile_abs, rounds_);
+      SettingsParts parts;
+      parts.workload = job_settings_;
+      parts.job = job_plan_ ? &*job_plan_ : nullptr;
+      return parts;
+    };
+    PreparedJob prepared =
+        prepare_nccl_job(session, args_, make_points, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
+    const SweepPlan& plan = prepared.plan;
     if (comm.rank() == 0) {
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), sizes_of(plan.space).size());
       if (plan.nccl.test_shared_gpu > 0)
         std::printf("# TEST MODE shared-gpu (--test-shared-gpu %d): this checks the plumbing; its verdicts are not performance\n",
                     plan.nccl.test_shared_gpu);
     }
-    JobRun run;
-    run.initial = std::move(initial);
-    run.files = std::move(files);
-    run.measure = [&](Reporter& reporters) { return job.run(plan, reporters); };
-    run.conclude = [&](const Results& results, const runtime::SweepOutcome& outcome) {
+    return run_prepared_job(session, prepared, [&](const Results& results, const runtime::SweepOutcome& outcome) {
       return report(results, profile, profile_abs, plan.output_dir, outcome);
-    };
-    return run_job(session, std::move(run));
+    });
   }
 
  private:
@@ -210,19 +204,14 @@ class VerifyCommand : public Command {
 
   // --workload: the job's shapes this allocation reproduces are the plan's collectives, sizes
   // and types (as `sweep --workload` plans them).
-  SweepPlan plan_for_workload(Session& session, JobShape shape) {
-    RankComm& comm = session.comm();
+  SweepPlan plan_for_workload(Session& session, JobShape job) {
     const LoadedWorkload loaded = load_workload_on_rank0(session, workload_path_);
-    const JobShape job = shape;
-    agree_on_errors(comm, [&] {
-      job_plan_ = workload::plan_workload(loaded.workload, job, static_cast<std::size_t>(workload_sizes_), workload_rare_);
-    });
-    PlanOverrides overrides;
-    apply_workload(*job_plan_, overrides);
-    job_settings_ = workload_settings(loaded, job, *job_plan_);
-    SweepPlan planned = resolve_sweep(args_, true, true, overrides);
-    if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &planned).c_str());
-    return planned;
+    JobWorkload planned =
+        plan_workload_for(session, loaded, job, {static_cast<std::size_t>(workload_sizes_), workload_rare_}, args_, true, true);
+    job_plan_ = std::move(planned.plan);
+    job_settings_ = std::move(planned.settings);
+    if (session.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &planned.sweep).c_str());
+    return std::move(planned.sweep);
   }
 
   // The job's collective time per step, round by round: NCCL's default (A) against the profile (B).

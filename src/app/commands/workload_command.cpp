@@ -12,7 +12,7 @@
 #include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/metrics/metrics.hpp"
-#include "app/sweep/workload_files.hpp"
+#include "app/workload_input/workload_files.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/prometheus_text.hpp"

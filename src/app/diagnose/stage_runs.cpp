@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <functional>
 
-#include "app/sweep/json_reporter.hpp"
-#include "app/sweep/mpi_sweep.hpp"
-#include "app/sweep/job_run.hpp"
+#include "app/run/json_reporter.hpp"
+#include "app/run/mpi_sweep.hpp"
+#include "app/run/job_run.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error_record.hpp"

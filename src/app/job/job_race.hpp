@@ -5,6 +5,7 @@
 // runs both sides back to back, in alternating order from pair to pair, so that drifts of
 // the machine and whatever favours the first run cancel in the pair's ratio. Every run is
 // recorded in <dir>/job_runs.json as it ends, so a failure or a stop loses nothing.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <functional>
 #include <cstdint>
@@ -14,12 +15,31 @@
 #include <vector>
 
 #include "app/job/job_sides.hpp"
-#include "app/sweep/output_lock.hpp"
-#include "app/sweep/progress.hpp"
 #include "app/ab/ab_analysis.hpp"
+#include "app/run/output_lock.hpp"
+#include "app/run/progress.hpp"
 #include "runtime/job_command.hpp"
 
 namespace cctune::app {
+
+struct JobArgs {
+  std::vector<std::string> command;  // after --
+  std::string output_dir;
+  int rounds = 6;
+  // --until-decided MAX (verify --job): more pairs, up to MAX, until the verdict settles the
+  // tolerance (ab_analysis.hpp decided); 0: exactly `rounds` pairs.
+  int until_decided = 0;
+  double tolerance = 0.02;
+  std::optional<std::uint64_t> steps;  // --steps
+  int timeout_s = 3600;                // --job-timeout-s, per run
+  bool force = false;
+};
+
+
+// --job, --steps, --job-timeout-s (an option group; the last two need --job: CLI11 refuses them
+// without it) and the command after -- (`job` set by --job). Returns --job, for the command's
+// own `needs` and `excludes`.
+CLI::Option* add_job_options(CLI::App& cmd, bool& job, JobArgs& args);
 
 struct RaceSettings {
   runtime::JobCommand command;
@@ -35,6 +55,12 @@ struct RaceSettings {
   std::chrono::seconds time_limit{3600};
   int planned_runs = 0;      // for the progress line's ETA
 };
+
+// The race settings both job commands start from: the command resolved, the output directory
+// made absolute, what the command writes there (`outputs`), the environment every run starts
+// from (`base_env`: race_base's), and the limits checked (UsageError naming the flag).
+RaceSettings race_settings(const JobArgs& args, const std::string& plugin, int planned_runs, std::vector<std::string> outputs,
+                           std::map<std::string, std::string> base_env);
 
 struct JobRunRecord {
   int pair = 0;              // 1-based

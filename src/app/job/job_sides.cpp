@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "app/sweep/workload_files.hpp"
+#include "app/workload_input/workload_files.hpp"
 #include "core/error.hpp"
 #include "core/nccl_settings.hpp"
 #include "core/text.hpp"

@@ -94,39 +94,6 @@ std::optional<workload::TunerReport> profile_side_tuner(const JobRace& race) {
 
 }  // namespace
 
-void add_job_options(CLI::App& cmd, bool& job, JobArgs& args) {
-  cmd.add_flag("--job", job, "run the job given after -- (torchrun, mpirun, srun, a script) and time its steps (docs/WORKLOAD.md)");
-  cmd.add_option("--steps", args.steps, "with --job: the training steps the job runs (default: found from its repeating calls)");
-  cmd.add_option("--job-timeout-s", args.timeout_s, "with --job: a run taking longer is killed and the command fails")->capture_default_str();
-  cmd.add_option("job_command", args.command, "with --job: the job's command, after --");
-}
-
-RaceSettings race_settings(const JobArgs& args, const std::string& plugin, int planned_runs, std::vector<std::string> outputs,
-                           std::map<std::string, std::string> base_env) {
-  if (args.command.empty())
-    throw UsageError("--job needs the job's command after --", "e.g. cctune verify --job --profile p/profile.json -- torchrun train.py");
-  if (args.timeout_s < 1 || args.timeout_s > 7 * 86400) throw UsageError("--job-timeout-s must be 1..604800", "use e.g. --job-timeout-s 3600");
-  if (args.steps && (*args.steps < 2 || *args.steps > 1000000000))
-    throw UsageError("--steps must be 2..1000000000 (the steps the job runs)", "use e.g. --steps 50");
-  if (args.until_decided != 0 && (args.until_decided < args.rounds || args.until_decided > 100))
-    throw UsageError("--until-decided must be from --rounds (" + std::to_string(args.rounds) + ") to 100 pairs",
-                     "use e.g. --until-decided 24");
-  RaceSettings s;
-  s.command.argv = args.command;
-  const char* path = std::getenv("PATH");
-  s.command.argv[0] = runtime::resolve_job_executable(args.command[0], path ? path : "");
-  s.plugin = plugin;
-  // Absolute once: the job's processes write their profiler files below it from whatever
-  // directory they run in (review R5: a job that cd'd failed, or wrote into another directory).
-  s.output_dir = fs::absolute(args.output_dir).lexically_normal().string();
-  s.outputs = std::move(outputs);
-  s.base_env = std::move(base_env);
-  s.steps = args.steps;
-  s.time_limit = std::chrono::seconds(args.timeout_s);
-  s.planned_runs = planned_runs;
-  return s;
-}
-
 void say_caller_settings(const RaceBase& base) {
   if (base.removed.empty()) return;
   std::string names;

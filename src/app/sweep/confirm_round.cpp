@@ -5,12 +5,12 @@
 #include <set>
 #include <tuple>
 
-#include "app/sweep/job_run.hpp"
-#include "app/sweep/plan_agreement.hpp"
 #include "app/ab/ab_analysis.hpp"
 #include "app/ab/ab_document.hpp"
 #include "app/ab/ab_groups.hpp"
 #include "app/ab/ab_samples.hpp"
+#include "app/run/job_run.hpp"
+#include "app/run/plan_agreement.hpp"
 #include "comm/rank_agreement.hpp"
 #include "comm/rank_comm_typed.hpp"
 #include "core/collective_traits.hpp"

@@ -25,19 +25,6 @@ std::vector<std::uint64_t> sizes_within(const std::vector<std::uint64_t>& list, 
   return out;
 }
 
-// meta.settings.space as space_settings writes it; only its name has readers (tune's profile).
-struct RecordedSpace {
-  std::string name;
-};
-
-RecordedSpace read_space(const nlohmann::json& settings) {
-  if (settings.is_null()) return {};  // a file written before settings were recorded
-  const JsonFields f(settings, "meta.settings", "pass a results.json written by cctune sweep (its meta.settings is the resolved plan)");
-  if (!f.has("space") || f.raw().at("space").is_null()) return {};
-  if (f.raw().at("space").is_string()) return {f.get<std::string>("space")};
-  return {f.object("space").get_optional<std::string>("name").value_or("")};
-}
-
 }  // namespace
 
 PlanOverrides space_overrides(const tuner::SearchSpace& space, const std::function<bool(const std::string&)>& typed,
@@ -143,9 +130,5 @@ nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::Spac
   }
   return {{"name", space.name}, {"source", space.source}, {"strategy", tuner::search::to_string(sp.strategy)}, {"groups", std::move(groups)}};
 }
-
-std::string space_name_of(const Results& results) { return results.meta.settings.get<RecordedSpace>(read_space).name; }
-
-void seed_space_name(ResultSection& settings, std::string name) { settings.seed(RecordedSpace{std::move(name)}); }
 
 }  // namespace cctune::app

@@ -41,13 +41,6 @@ void apply_space_plan(const tuner::SpacePlan& space_plan, SweepPlan& plan);
 // meta.settings.space: the space, its source, the strategy, and per group what the plan
 // skips and why (whole groups, or configs per collective; they never appear as points).
 nlohmann::json space_settings(const tuner::SearchSpace& space, const tuner::SpacePlan& space_plan);
-
-// The name of the space a results file was swept over ("" when none): meta.settings.space as
-// space_settings writes it (or a plain name), parsed once (core/result_section.hpp). A record
-// of another form is a UsageError of one line naming the field.
-std::string space_name_of(const Results& results);
-// Puts the space's name in place as the value space_name_of reads, for settings written in
-// this process with space_settings (ResultSection::seed).
-void seed_space_name(ResultSection& settings, std::string name);
+// Its name is read back by space_name_of (app/run/recorded_space.hpp).
 
 }  // namespace cctune::app

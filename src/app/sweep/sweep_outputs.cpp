@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "app/report/report.hpp"
-#include "app/cli/tune_options.hpp"
 #include "runtime/signals.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -39,8 +38,9 @@ void attach_network_probe(Session& session, Results& results, const std::string&
   if (session.rank() == 0) results.net = ResultSection(std::move(section));
 }
 
-DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir, const std::string& results_path,
-                                     const std::string& executable, bool tune) {
+DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir,
+                                     const std::function<tuner::TuneOptions()>& tune_options, const std::string& executable,
+                                     bool tune) {
   DerivedOutputs out;
   if (!tune) {
     out.notes.push_back("tune: skipped (--no-tune)");
@@ -53,7 +53,7 @@ DerivedOutputs write_derived_outputs(const Results& results, const std::string& 
                                  : "tune: skipped: profiles are for NCCL, and this run measured the MPI backend");
   } else {
     try {
-      const tuner::TuneOptions options = tune_options_for(results, results_path, {});
+      const tuner::TuneOptions options = tune_options();
       const tuner::TuneOutputs tuned = tuner::tune_results(results, options);
       const auto paths = tuner::write_tune_outputs(tuned, dir, tuner::find_tuner_plugin(executable));
       out.profile = paths.profile;

@@ -3,11 +3,13 @@
 // probe before measuring, and, once results are complete, the tuning profile and the HTML
 // report beside results.json. Each step that cannot apply (no NCCL points to tune, a single
 // node for the probe) is skipped with a one-line note, never an error.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "app/cli/session.hpp"
 #include "core/results.hpp"
+#include "tuner/selection/selection.hpp"
 
 namespace cctune::app {
 
@@ -22,9 +24,13 @@ struct DerivedOutputs {
 };
 
 // Rank 0 only: profile.json, nccl.env and nccl_tuner.conf (when the results hold NCCL
-// points to tune from) and report.html, all in `dir`.
-DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir, const std::string& results_path,
-                                     const std::string& executable, bool tune);
+// points to tune from) and report.html, all in `dir`. `tune_options` makes the options the
+// profile is tuned with; the command passes app/tune's tune_options_for, so the sweep's profile
+// is `cctune tune`'s and this folder does not include tune (which reads the sweep's records).
+// A UsageError from it skips the profile with a note.
+DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir,
+                                     const std::function<tuner::TuneOptions()>& tune_options, const std::string& executable,
+                                     bool tune);
 
 // One line per rank named a straggler in a run (diagnose/straggler.hpp): "straggler: rank 3
 // (host n2, GPU 1) arrives last in 92 % of operations at 14 of 16 points", the group added

@@ -72,7 +72,7 @@ def main():
         nosteps = os.path.join(work, "nosteps.json")
         subprocess.run([o.cctune, "workload", "import", *logs, "-o", nosteps], check=True, capture_output=True)
         for what, args, rc, words in [
-                ("--sizes is refused", [wl, "--sizes", "1M", "-o", out], 2, "--sizes does not apply to replay"),
+                ("--sizes is refused", [wl, "--sizes", "1M", "-o", out], 2, "--sizes. Fix: drop it"),
                 ("--ranks other than the allocation's", [wl, "--ranks", "4", "-o", out], 2, "this allocation's 2 NCCL ranks"),
                 ("a workload without a step count", [nosteps, "-o", out], 2, "--steps N"),
                 ("a missing workload", [os.path.join(work, "none.json"), "-o", out], 3, "none.json")]:

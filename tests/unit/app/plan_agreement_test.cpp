@@ -1,6 +1,6 @@
 // Plan agreement (issue 24, F4): ranks with different plans stop together with one line
 // naming the first difference; ranks with the same plan go on.
-#include "app/sweep/plan_agreement.hpp"
+#include "app/run/plan_agreement.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/sweep/csv_reporter.hpp"
-#include "app/sweep/json_reporter.hpp"
-#include "app/sweep/progress.hpp"
+#include "app/run/csv_reporter.hpp"
+#include "app/run/json_reporter.hpp"
+#include "app/run/progress.hpp"
 #include "core/reporter.hpp"
-#include "app/sweep/table_reporter.hpp"
+#include "app/run/table_reporter.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/results_json.hpp"

@@ -1,4 +1,4 @@
-#include "app/sweep/resume.hpp"
+#include "app/run/resume.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

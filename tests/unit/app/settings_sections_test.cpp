@@ -5,9 +5,10 @@
 
 #include <string>
 
-#include "app/sweep/job_run.hpp"
+#include "app/run/job_run.hpp"
+#include "app/run/recorded_space.hpp"
 #include "app/sweep/space_sweep.hpp"
-#include "app/sweep/workload_sweep.hpp"
+#include "app/workload_input/workload_input.hpp"
 #include "core/error.hpp"
 #include "../runtime/sample_plan.hpp"
 

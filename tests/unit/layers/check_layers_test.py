@@ -16,11 +16,16 @@ FOLDERS = ("core", "comm", "workload", "src", "collectives", "topology", "net", 
 # (new file planted in a module, its include, text the check must print). New files, so
 # that renames elsewhere never break this test; each target is a header that exists.
 PLANTS = [
-    ("core/planted.hpp", '#include "app/cli/session.hpp"', "core/planted.hpp:2: 'core' may not include 'app'"),
+    ("core/planted.hpp", '#include "app/cli/session.hpp"', "core/planted.hpp:2: 'core' may not include 'app-cli'"),
     ("topology/planted.cpp", '#include "collectives/engine.hpp"', "'topology' may not include 'collectives'"),
     ("comm/planted.hpp", '#include "topology/topology.hpp"', "'comm' may not include 'topology'"),
     ("workload/planted.cpp", '#include "runtime/sweep_plan.hpp"', "'workload' may not include 'runtime'"),
-    ("src/app/report/planted.cpp", '#include "app/cli/session.hpp"', "'report' may not include 'app'"),
+    ("src/app/report/planted.cpp", '#include "app/cli/session.hpp"', "'report' may not include 'app-cli'"),
+    # The app floor's rooms (docs/ARCHITECTURE.md "The app floor"): an include back up a floor,
+    # which would close a cycle, fails like any other.
+    ("src/app/cli/planted.cpp", '#include "app/run/job_run.hpp"', "'app-cli' may not include 'app-run'"),
+    ("src/app/run/planted.cpp", '#include "app/sweep/confirm_round.hpp"', "'app-run' may not include 'app-sweep'"),
+    ("src/app/sweep/planted.cpp", '#include "app/tune/tune_options.hpp"', "'app-sweep' may not include 'app-tune'"),
     ("tuner/selection/planted.hpp", "#include <mpi.h>", "pure module 'selection' includes <mpi.h>"),
     ("src/diagnose/planted.cpp", "#include <nccl.h>", "pure module 'diagnose' includes <nccl.h>"),
     ("net/planted.hpp", '#include "collectives/rank_comm.hpp"', 'includes "collectives/rank_comm.hpp", which does not exist'),

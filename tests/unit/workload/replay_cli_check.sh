@@ -59,7 +59,7 @@ PY
 refused "steps 5e-324" 2 "$out/tiny_steps.json" --dry-run
 grep -q "times per step, more than replay issues (100000)" "$out/err" || fail "steps 5e-324: $(cat "$out/err")"
 refused "--root with --dry-run" 2 "$out/ddp.json" --dry-run --root 1
-grep -q -- "--root does not apply to replay" "$out/err" || fail "--root with --dry-run: $(cat "$out/err")"
+grep -q -- "not expected: .*--root\. Fix: drop it" "$out/err" || fail "--root with --dry-run: $(cat "$out/err")"
 refused "root 7 of 2 ranks" 2 "$out/root7.json" --dry-run
 grep -q "^cctune: error: $out/root7.json: .*calls\[0\].root must be an integer from 0 to 1" "$out/err" ||
   fail "root 7: the file and the root are not named: $(cat "$out/err")"

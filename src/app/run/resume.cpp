@@ -1,4 +1,4 @@
-#include "app/sweep/resume.hpp"
+#include "app/run/resume.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <functional>
 #include <set>
 
-#include "app/sweep/plan_difference.hpp"
+#include "app/run/plan_difference.hpp"
 #include "collectives/engine.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"

@@ -1,9 +1,9 @@
-#include "app/sweep/json_reporter.hpp"
+#include "app/run/json_reporter.hpp"
 
 #include <cerrno>
 #include <cstdio>
 
-#include "app/sweep/run_meta.hpp"
+#include "app/run/run_meta.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 

@@ -1,4 +1,4 @@
-#include "app/sweep/workload_files.hpp"
+#include "app/workload_input/workload_files.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "app/cli/tune_options.hpp"
+#include "app/tune/tune_options.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "app/sweep/confirm_round.hpp"
-#include "app/sweep/run_meta.hpp"
-#include "app/sweep/space_sweep.hpp"
-#include "app/sweep/workload_sweep.hpp"
+#include "app/run/run_meta.hpp"
+#include "app/run/recorded_space.hpp"
+#include "app/workload_input/workload_input.hpp"
 #include "core/error.hpp"
 #include "topology/topology_section.hpp"
 

@@ -1,4 +1,4 @@
-#include "app/sweep/table_reporter.hpp"
+#include "app/run/table_reporter.hpp"
 
 namespace cctune::app {
 

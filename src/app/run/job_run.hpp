@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "app/sweep/csv_reporter.hpp"
-#include "app/sweep/output_lock.hpp"
+#include "app/run/csv_reporter.hpp"
+#include "app/run/output_lock.hpp"
 #include "app/cli/session.hpp"
 #include "app/cli/sweep_options.hpp"
 #include "core/reporter.hpp"

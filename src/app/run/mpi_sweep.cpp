@@ -1,4 +1,4 @@
-#include "app/sweep/mpi_sweep.hpp"
+#include "app/run/mpi_sweep.hpp"
 
 #include <algorithm>
 #include <set>

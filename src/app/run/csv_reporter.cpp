@@ -1,4 +1,4 @@
-#include "app/sweep/csv_reporter.hpp"
+#include "app/run/csv_reporter.hpp"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "app/sweep/plan_agreement.hpp"
+#include "app/run/plan_agreement.hpp"
 
 #include <algorithm>
 

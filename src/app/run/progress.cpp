@@ -1,4 +1,4 @@
-#include "app/sweep/progress.hpp"
+#include "app/run/progress.hpp"
 
 #include <unistd.h>
 

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "core/reporter.hpp"
-#include "app/sweep/table_printer.hpp"
+#include "app/run/table_printer.hpp"
 
 namespace cctune::app {
 

@@ -1,4 +1,4 @@
-#include "app/sweep/plan_difference.hpp"
+#include "app/run/plan_difference.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "app/sweep/run_meta.hpp"
+#include "app/run/run_meta.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "app/sweep/output_lock.hpp"
+#include "app/run/output_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,4 +1,4 @@
-#include "app/sweep/table_printer.hpp"
+#include "app/run/table_printer.hpp"
 
 #include <string>
 

@@ -1,14 +1,14 @@
-#include "app/sweep/job_run.hpp"
+#include "app/run/job_run.hpp"
 
 #include <cstdio>
 #include <filesystem>
 
-#include "app/sweep/json_reporter.hpp"
-#include "app/sweep/progress.hpp"
-#include "app/sweep/run_meta.hpp"
-#include "app/sweep/space_sweep.hpp"
-#include "app/sweep/table_reporter.hpp"
-#include "app/sweep/workload_sweep.hpp"
+#include "app/run/json_reporter.hpp"
+#include "app/run/progress.hpp"
+#include "app/run/run_meta.hpp"
+#include "app/run/recorded_space.hpp"
+#include "app/run/table_reporter.hpp"
+#include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error_kind.hpp"
 #include "core/files.hpp"
