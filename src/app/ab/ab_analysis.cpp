@@ -96,7 +96,8 @@ AbRow analyze_pair(const AbSamples& s, const AbOptions& o) {
     row.note = note;
     return row;
   }
-  if (ci.high < 1.0 / (1.0 + o.tolerance)) row.verdict = Verdict::Slower;
+  if (ci.high < 1.0 / (1.0 + o.tolerance))
+    row.verdict = Verdict::Slower;
   else if (ci.low > 1.0 + o.tolerance)
     row.verdict = Verdict::Faster;
   return row;

@@ -38,12 +38,12 @@ struct AbOptions {
 struct AbRow {
   Collective collective = Collective::AllReduce;
   std::uint64_t size_bytes = 0;
-  int rounds = 0;               // pairs used
+  int rounds = 0;  // pairs used
   double a_median_us = 0;
   double b_median_us = 0;
-  double speedup = 1;           // median over rounds of A_i / B_i (> 1: the profile is faster)
+  double speedup = 1;  // median over rounds of A_i / B_i (> 1: the profile is faster)
   double ci_low = 1, ci_high = 1;
-  double ci_confidence = 0;     // achieved coverage of [ci_low, ci_high]; < target with few rounds
+  double ci_confidence = 0;  // achieved coverage of [ci_low, ci_high]; < target with few rounds
   Verdict verdict = Verdict::Same;
   int more_pairs = 0;  // Undecided: pairs still needed for an interval at the target confidence
   std::string note;    // why the verdict is weak or undecided, empty otherwise
@@ -51,7 +51,7 @@ struct AbRow {
 
 struct AbReport {
   std::vector<AbRow> rows;
-  double geomean_speedup = 1;   // over all rows
+  double geomean_speedup = 1;  // over all rows
   int faster = 0, same = 0, slower = 0, undecided = 0;
   bool regressed() const { return slower > 0; }
 };

@@ -22,8 +22,8 @@ void check_ab_flags(int rounds, double tolerance) {
                      "use e.g. --tolerance 0.02 (2 %)");
 }
 
-std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin,
-                                                  const std::string& profile_abs, int rounds) {
+std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin, const std::string& profile_abs,
+                                                  int rounds) {
   const AbSide defaults = defaults_side();
   const AbSide tuned = profile_side("profile", profile, profile_abs, plugin);
   const runtime::ConfigGroup a{defaults.name, defaults.env, {}};

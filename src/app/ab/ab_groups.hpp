@@ -27,7 +27,7 @@ void check_ab_flags(int rounds, double tolerance);
 // `rounds` rounds of the two sides (ab_side.hpp) as config groups, in the family's alternating
 // order (A B, B A, A B, ...). B's workers load the production tuner plugin `plugin` with
 // CCTUNE_PROFILE=`profile_abs`, as a deployment would, plus the profile's env.
-std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin,
-                                                  const std::string& profile_abs, int rounds);
+std::vector<runtime::ConfigGroup> ab_round_groups(const tuner::Profile& profile, const std::string& plugin, const std::string& profile_abs,
+                                                  int rounds);
 
 }  // namespace cctune::app

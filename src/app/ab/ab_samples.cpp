@@ -6,8 +6,12 @@ namespace cctune::app {
 namespace {
 
 SampleKey sample_key_of(const PointResult& p) {
-  return {p.collective, p.dtype, is_reduction(p.collective) ? std::optional(p.op) : std::nullopt,
-          is_rooted(p.collective) ? std::optional(p.root.value_or(0)) : std::nullopt, p.in_place, p.size_bytes};
+  return {p.collective,
+          p.dtype,
+          is_reduction(p.collective) ? std::optional(p.op) : std::nullopt,
+          is_rooted(p.collective) ? std::optional(p.root.value_or(0)) : std::nullopt,
+          p.in_place,
+          p.size_bytes};
 }
 
 }  // namespace

@@ -24,19 +24,21 @@ void add_measurement_options(CLI::App& cmd, SweepArgs& a) {
 }
 
 std::vector<CLI::Option*> add_shape_options(CLI::App& cmd, SweepArgs& a) {
-  return {cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str(),
-          cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)"),
-          cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str(),
-          cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying"),
-          cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)")
-              ->each([&a](const std::string&) { a.sizes_given = true; }),
-          cmd.add_option("--collectives", a.collectives,
-                         "comma-separated: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, "
-                         "scatter, or all")
-              ->capture_default_str(),
-          cmd.add_option("-d,--dtype", a.dtype,
-                         "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, float8e4m3, ... (one table each)")
-              ->capture_default_str()};
+  return {
+      cmd.add_option("-b,--min-bytes", a.min_bytes, "smallest size (8, 64K, 1M, 512KiB)")->capture_default_str(),
+      cmd.add_option("-e,--max-bytes", a.max_bytes, "largest size (default 64M for mpi, 1G for nccl)"),
+      cmd.add_option("-f,--step-factor", a.factor, "multiply the size by this factor")->capture_default_str(),
+      cmd.add_option("-i,--step-bytes", a.step_bytes, "add this many bytes instead of multiplying"),
+      cmd.add_option("--sizes", a.sizes, "explicit comma-separated sizes (overrides -b/-e/-f/-i)")->each([&a](const std::string&) {
+        a.sizes_given = true;
+      }),
+      cmd.add_option("--collectives", a.collectives,
+                     "comma-separated: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, "
+                     "scatter, or all")
+          ->capture_default_str(),
+      cmd.add_option("-d,--dtype", a.dtype,
+                     "data types, comma-separated, or all: float32, float64, int32, float16, bfloat16, float8e4m3, ... (one table each)")
+          ->capture_default_str()};
 }
 
 void add_variant_options(CLI::App& cmd, SweepArgs& a) {

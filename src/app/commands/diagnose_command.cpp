@@ -7,13 +7,12 @@
 #include <filesystem>
 
 #include "app/cli/command.hpp"
+#include "app/cli/session.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/diagnose/diagnose_job.hpp"
 #include "app/diagnose/diagnose_options.hpp"
 #include "app/metrics/metrics.hpp"
 #include "app/report/report.hpp"
-#include "app/cli/session.hpp"
-#include "runtime/signals.hpp"
 #include "app/run/job_run.hpp"
 #include "app/sweep/sweep_outputs.hpp"
 #include "comm/rank_agreement.hpp"
@@ -21,8 +20,9 @@
 #include "core/files.hpp"
 #include "core/prometheus_text.hpp"
 #include "core/results_json.hpp"
-#include "diagnose/plan.hpp"
 #include "core/text.hpp"
+#include "diagnose/plan.hpp"
+#include "runtime/signals.hpp"
 
 namespace cctune::app {
 namespace {

@@ -8,25 +8,25 @@
 #include <filesystem>
 #include <sstream>
 
-#include "app/cli/command.hpp"
-#include "app/commands/commands_list.hpp"
-#include "app/run/plan_agreement.hpp"
-#include "app/replay/replay_report.hpp"
-#include "app/cli/session.hpp"
-#include "app/run/job_run.hpp"
-#include "app/run/prepared_job.hpp"
-#include "app/cli/sweep_options.hpp"
 #include "app/ab/ab_groups.hpp"
+#include "app/cli/command.hpp"
+#include "app/cli/session.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "app/cli/version_check.hpp"
+#include "app/commands/commands_list.hpp"
+#include "app/replay/replay_report.hpp"
+#include "app/run/job_run.hpp"
+#include "app/run/plan_agreement.hpp"
+#include "app/run/prepared_job.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "tuner/export/outputs.hpp"
-#include "tuner/profile/profile.hpp"
 #include "runtime/nccl_job.hpp"
 #include "runtime/plan_check.hpp"
 #include "runtime/signals.hpp"
+#include "tuner/export/outputs.hpp"
+#include "tuner/profile/profile.hpp"
 #include "workload/replay_plan.hpp"
 #include "workload/workload_json.hpp"
 
@@ -106,9 +106,9 @@ class ReplayCommand : public Command {
     const auto make_points = [&](SweepPlan& plan, JobShape shape) {
       agree_on_errors(comm, [&] {
         if (ranks_ > 0 && ranks_ != shape.nranks)
-          throw UsageError("--ranks " + std::to_string(ranks_) + " differs from this allocation's " + std::to_string(shape.nranks) +
-                               " NCCL ranks",
-                           "replay on an allocation of that many GPUs, or drop --ranks");
+          throw UsageError(
+              "--ranks " + std::to_string(ranks_) + " differs from this allocation's " + std::to_string(shape.nranks) + " NCCL ranks",
+              "replay on an allocation of that many GPUs, or drop --ranks");
         step = wl::plan_replay(w, shape.nranks);
         put_step_in_plan(step, plan);
         runtime::check_plan(plan);
@@ -117,8 +117,7 @@ class ReplayCommand : public Command {
                             : std::vector<runtime::ConfigGroup>(static_cast<std::size_t>(rounds_), runtime::ConfigGroup{"default", {}, {}});
       return SettingsParts{};
     };
-    PreparedJob prepared =
-        prepare_nccl_job(session, args_, make_points, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
+    PreparedJob prepared = prepare_nccl_job(session, args_, make_points, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
     const SweepPlan& plan = prepared.plan;
     if (comm.rank() == 0) {
       print_step(step);

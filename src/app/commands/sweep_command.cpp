@@ -5,34 +5,34 @@
 #include <filesystem>
 
 #include "app/cli/command.hpp"
+#include "app/cli/session.hpp"
+#include "app/cli/sweep_options.hpp"
+#include "app/cli/version_check.hpp"
 #include "app/commands/commands_list.hpp"
 #include "app/metrics/metrics.hpp"
+#include "app/run/job_run.hpp"
 #include "app/run/mpi_sweep.hpp"
 #include "app/run/plan_agreement.hpp"
 #include "app/run/resume.hpp"
 #include "app/run/run_meta.hpp"
-#include "app/cli/session.hpp"
-#include "app/sweep/space_sweep.hpp"
-#include "app/cli/sweep_options.hpp"
-#include "app/run/job_run.hpp"
 #include "app/sweep/confirm_round.hpp"
-#include "app/tune/tune_options.hpp"
+#include "app/sweep/space_sweep.hpp"
 #include "app/sweep/sweep_outputs.hpp"
-#include "app/sweep/workload_dry_run.hpp"
 #include "app/sweep/transport_context.hpp"
-#include "app/cli/version_check.hpp"
+#include "app/sweep/workload_dry_run.hpp"
+#include "app/tune/tune_options.hpp"
 #include "app/workload_input/plan_workload_for.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
+#include "comm/rank_comm_typed.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/prometheus_text.hpp"
+#include "core/text.hpp"
 #include "runtime/nccl_job.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
-#include "comm/rank_comm_typed.hpp"
-#include "core/text.hpp"
 
 namespace cctune::app {
 namespace {
@@ -144,7 +144,8 @@ class SweepCommand : public Command {
     }
     std::optional<LoadedWorkload> loaded;
     if (!workload_path_.empty()) {
-      if (!resume_dir_.empty()) throw UsageError("--resume cannot be combined with --workload", "re-run the workload sweep without --resume");
+      if (!resume_dir_.empty())
+        throw UsageError("--resume cannot be combined with --workload", "re-run the workload sweep without --resume");
       loaded = load_workload_on_rank0(session, workload_path_);
     }
     // The NCCL module is looked for only when it may be used; `auto` falls back to MPI
@@ -213,7 +214,8 @@ class SweepCommand : public Command {
       space->sizes = SizeSequence{};
       space->sizes.list = p.sizes();
       space->dtypes = p.dtypes();
-      return space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+      return space_overrides(
+          *space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     };
     JobWorkload planned = plan_workload_for(session, loaded, job, {static_cast<std::size_t>(workload_sizes_), workload_rare_}, args_,
                                             nccl_usable, gpus_present, space_for_job);

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "app/cli/command.hpp"
-#include "app/job/tune_job.hpp"
-#include "app/commands/commands_list.hpp"
-#include "app/cli/session.hpp"
 #include "app/ab/ab_groups.hpp"
 #include "app/ab/ab_side.hpp"
+#include "app/cli/command.hpp"
+#include "app/cli/session.hpp"
+#include "app/commands/commands_list.hpp"
+#include "app/job/tune_job.hpp"
 #include "app/tune/tune_options.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
@@ -52,7 +52,9 @@ class TuneCommand : public Command {
     cmd_->add_option("--rounds", job_args_.rounds, "with --job: the winner's interleaved pairs against NCCL's defaults, at least")
         ->capture_default_str()
         ->needs(job);
-    cmd_->add_option("--tolerance", job_args_.tolerance, "with --job: the winner must be faster beyond this fraction")->capture_default_str()->needs(job);
+    cmd_->add_option("--tolerance", job_args_.tolerance, "with --job: the winner must be faster beyond this fraction")
+        ->capture_default_str()
+        ->needs(job);
     cmd_->add_flag("--force", job_args_.force, "with --job: replace earlier job runs in -o")->needs(job);
   }
   bool selected() const override { return cmd_->parsed(); }
@@ -77,8 +79,8 @@ class TuneCommand : public Command {
       throw UsageError("--functional-check is for test-mode results, and " + results_ + " is a real measurement",
                        "drop --functional-check");
     const tuner::TuneOptions options = tune_options_for(
-        results, results_, {.min_gain = min_gain_, .min_gain_us = min_gain_us_, .extend_edges = !no_extend_, .workload_path = workload_,
-                            .grid = grid_});
+        results, results_,
+        {.min_gain = min_gain_, .min_gain_us = min_gain_us_, .extend_edges = !no_extend_, .workload_path = workload_, .grid = grid_});
     if (!job_args_.command.empty() && !job_) throw UsageError("a command after -- is for --job", "add --job to race the candidates on the job");
     if (job_) return tune_on_job(session, results, options);
     tuner::TuneOutputs outputs = tuner::tune_results(results, options);

@@ -9,23 +9,21 @@
 #include <optional>
 #include <sstream>
 
-#include "app/cli/command.hpp"
-#include "app/commands/commands_list.hpp"
-#include "app/run/plan_agreement.hpp"
-#include "app/cli/session.hpp"
-#include "app/job/verify_job.hpp"
-#include "app/run/job_run.hpp"
-#include "app/run/prepared_job.hpp"
-#include "runtime/nccl_job.hpp"
-#include "runtime/signals.hpp"
-#include "app/cli/sweep_options.hpp"
 #include "app/ab/ab_analysis.hpp"
 #include "app/ab/ab_document.hpp"
 #include "app/ab/ab_groups.hpp"
 #include "app/ab/ab_samples.hpp"
 #include "app/ab/job_step.hpp"
 #include "app/ab/verify_plan.hpp"
+#include "app/cli/command.hpp"
+#include "app/cli/session.hpp"
+#include "app/cli/sweep_options.hpp"
 #include "app/cli/version_check.hpp"
+#include "app/commands/commands_list.hpp"
+#include "app/job/verify_job.hpp"
+#include "app/run/job_run.hpp"
+#include "app/run/plan_agreement.hpp"
+#include "app/run/prepared_job.hpp"
 #include "app/sweep/workload_dry_run.hpp"
 #include "app/workload_input/plan_workload_for.hpp"
 #include "app/workload_input/workload_input.hpp"
@@ -33,6 +31,8 @@
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/units.hpp"
+#include "runtime/nccl_job.hpp"
+#include "runtime/signals.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/profile/profile.hpp"
 
@@ -77,7 +77,7 @@ class VerifyCommand : public Command {
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
     workers->add_flag("--workload-rare-shapes", workload_rare_,
-                   "with --workload: also measured shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
+                      "with --workload: also measured shapes called in under a tenth of the capture's steps (start-up, checkpoints)");
     CLI::Option* job = add_job_options(*cmd_, job_, job_args_);
     cmd_->add_option("--until-decided", job_args_.until_decided,
                      "with --job: after --rounds pairs, add pairs (up to this many in all) until the verdict settles the tolerance")
@@ -105,16 +105,16 @@ class VerifyCommand : public Command {
     const bool sizes_typed = cmd_->count("-b") + cmd_->count("-e") + cmd_->count("-f") + cmd_->count("-i") + cmd_->count("--sizes") > 0;
     // The points: the profile's sizes, or with a workload the job's shapes for this placement.
     const auto make_points = [&](SweepPlan& plan, JobShape shape) {
-      plan = workload_path_.empty() ? resolve_sweep(args_, true, true, verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
-                                    : plan_for_workload(session, shape);
+      plan = workload_path_.empty()
+                 ? resolve_sweep(args_, true, true, verify_overrides(profile, sizes_typed, cmd_->count("--collectives") > 0))
+                 : plan_for_workload(session, shape);
       plan.nccl.groups = ab_round_groups(profile, under_test.plugin, profile_abs, rounds_);
       SettingsParts parts;
       parts.workload = job_settings_;
       parts.job = job_plan_ ? &*job_plan_ : nullptr;
       return parts;
     };
-    PreparedJob prepared =
-        prepare_nccl_job(session, args_, make_points, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
+    PreparedJob prepared = prepare_nccl_job(session, args_, make_points, force_ ? ExistingResults::Replace : ExistingResults::Refuse);
     const SweepPlan& plan = prepared.plan;
     if (comm.rank() == 0) {
       std::printf("# verify: %d interleaved rounds of default / profile (%s), %zu sizes\n", rounds_, profile_abs.c_str(), sizes_of(plan.space).size());
@@ -153,8 +153,13 @@ class VerifyCommand : public Command {
       std::printf("%-16s %9s %12.2f %12.2f %8.3f %19s %8s  %s%s%s\n", name.c_str(), format_size(r.size_bytes).c_str(), r.a_median_us,
                   r.b_median_us, r.speedup, ci, to_string(r.verdict).c_str(), rule_text(rule).c_str(), r.note.empty() ? "" : "  # ",
                   r.note.c_str());
-      AbEntry entry{r, AbUnit::Us, {{"collective", to_string(r.collective)}, {"dtype", to_string(keys[i].dtype)},
-                                    {"in_place", keys[i].in_place}, {"size_bytes", r.size_bytes}, {"rule", rule_text(rule)}}};
+      AbEntry entry{r,
+                    AbUnit::Us,
+                    {{"collective", to_string(r.collective)},
+                     {"dtype", to_string(keys[i].dtype)},
+                     {"in_place", keys[i].in_place},
+                     {"size_bytes", r.size_bytes},
+                     {"rule", rule_text(rule)}}};
       if (keys[i].op) entry.keys["op"] = to_string(*keys[i].op);
       if (keys[i].root) entry.keys["root"] = *keys[i].root;
       doc.rows.push_back(std::move(entry));

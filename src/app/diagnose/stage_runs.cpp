@@ -4,16 +4,16 @@
 #include <filesystem>
 #include <functional>
 
+#include "app/run/job_run.hpp"
 #include "app/run/json_reporter.hpp"
 #include "app/run/mpi_sweep.hpp"
-#include "app/run/job_run.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "comm/rank_agreement.hpp"
+#include "comm/rank_comm_typed.hpp"
 #include "core/error_record.hpp"
 #include "core/results_json.hpp"
-#include "net/probe.hpp"
-#include "comm/rank_comm_typed.hpp"
 #include "core/text.hpp"
+#include "net/probe.hpp"
 
 namespace cctune::app::diagnose {
 namespace {

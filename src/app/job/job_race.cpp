@@ -164,7 +164,8 @@ RaceSettings race_settings(const JobArgs& args, const std::string& plugin, int p
                            std::map<std::string, std::string> base_env) {
   if (args.command.empty())
     throw UsageError("--job needs the job's command after --", "e.g. cctune verify --job --profile p/profile.json -- torchrun train.py");
-  if (args.timeout_s < 1 || args.timeout_s > 7 * 86400) throw UsageError("--job-timeout-s must be 1..604800", "use e.g. --job-timeout-s 3600");
+  if (args.timeout_s < 1 || args.timeout_s > 7 * 86400)
+    throw UsageError("--job-timeout-s must be 1..604800", "use e.g. --job-timeout-s 3600");
   if (args.steps && (*args.steps < 2 || *args.steps > 1000000000))
     throw UsageError("--steps must be 2..1000000000 (the steps the job runs)", "use e.g. --steps 50");
   if (args.until_decided != 0 && (args.until_decided < args.rounds || args.until_decided > 100))

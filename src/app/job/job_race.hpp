@@ -7,15 +7,15 @@
 // recorded in <dir>/job_runs.json as it ends, so a failure or a stop loses nothing.
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "app/job/job_sides.hpp"
 #include "app/ab/ab_analysis.hpp"
+#include "app/job/job_sides.hpp"
 #include "app/run/output_lock.hpp"
 #include "app/run/progress.hpp"
 #include "runtime/job_command.hpp"
@@ -34,7 +34,6 @@ struct JobArgs {
   int timeout_s = 3600;                // --job-timeout-s, per run
   bool force = false;
 };
-
 
 // --job, --steps, --job-timeout-s (an option group; the last two need --job: CLI11 refuses them
 // without it) and the command after -- (`job` set by --job). Returns --job, for the command's

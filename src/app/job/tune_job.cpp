@@ -71,12 +71,16 @@ void write_summary(const TuneJobRequest& r, const std::string& dir, const RaceBa
                  .rows_key = "standings",
                  .step_key = "winner"};
   for (const Candidate& c : all)
-    doc.rows.push_back({job_verdict(c.a_ms, c.b_ms, r.job.tolerance), AbUnit::Ms,
-                        {{"candidate", c.name}, {"group", c.outputs.group}, {"rules", c.outputs.profile.rules.size()},
-                         {"env", c.outputs.profile.env}, {"pairs", c.a_ms.size()}}});
+    doc.rows.push_back({job_verdict(c.a_ms, c.b_ms, r.job.tolerance),
+                        AbUnit::Ms,
+                        {{"candidate", c.name},
+                         {"group", c.outputs.group},
+                         {"rules", c.outputs.profile.rules.size()},
+                         {"env", c.outputs.profile.env},
+                         {"pairs", c.a_ms.size()}}});
   if (winner && row) doc.step = AbEntry{*row, AbUnit::Ms, {{"candidate", winner->name}, {"pairs", row->rounds}}};
-  doc.extra = {{"status", status}, {"command", r.job.command}, {"caller_settings_removed", base.removed},
-               {"caller_nccl_env", base.kept_nccl}};
+  doc.extra = {
+      {"status", status}, {"command", r.job.command}, {"caller_settings_removed", base.removed}, {"caller_nccl_env", base.kept_nccl}};
   write_ab_document(doc, (fs::path(dir) / "tune_job.json").string());
 }
 
@@ -161,19 +165,23 @@ int run_tune_job(const TuneJobRequest& r) {
   const Candidate* winner = nullptr;
   const RaceEnd end{[&](const std::string& status) { write_summary(r, dir.string(), base, all, nullptr, nullptr, status); },
                     [&](const std::string& signal) {
-                      return "tune --job stopped by " + signal + "; no profile written; the runs are in " + text::terminal_text(dir.string());
+                      return "tune --job stopped by " + signal + "; no profile written; the runs are in " +
+                             text::terminal_text(dir.string());
                     }};
-  if (const std::optional<int> stopped = race_or_stop([&]() -> std::optional<int> {
-        winner = &race_candidates(race, defaults, all, r.job.rounds);
-        return std::nullopt;
-      }, end))
+  if (const std::optional<int> stopped = race_or_stop(
+          [&]() -> std::optional<int> {
+            winner = &race_candidates(race, defaults, all, r.job.rounds);
+            return std::nullopt;
+          },
+          end))
     return *stopped;
   const Candidate& w = *winner;
   const AbRow row = job_verdict(w.a_ms, w.b_ms, r.job.tolerance);
   std::printf("# tune --job: best %s: step time %s\n", text::terminal_text(w.name).c_str(), verdict_line(row, AbUnit::Ms).c_str());
   if (row.verdict == Verdict::Undecided) {
     write_summary(r, dir.string(), base, all, &w, &row, "undecided");
-    std::printf("# tune --job: undecided; no profile written: raise --rounds to %d\n", row.rounds + row.more_pairs);  // the note is on the verdict line
+    std::printf("# tune --job: undecided; no profile written: raise --rounds to %d\n",
+                row.rounds + row.more_pairs);  // the note is on the verdict line
     return exit_code::undecided;
   }
   if (row.verdict != Verdict::Faster) {

@@ -7,11 +7,11 @@
 #include <map>
 #include <vector>
 
+#include "app/ab/ab_document.hpp"
+#include "app/ab/ab_groups.hpp"
 #include "app/cli/session.hpp"
 #include "app/job/job_race.hpp"
 #include "app/job/profile_effect.hpp"
-#include "app/ab/ab_document.hpp"
-#include "app/ab/ab_groups.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "runtime/signals.hpp"
@@ -129,28 +129,30 @@ int run_verify_job(Session& session, const std::string& profile_path, const JobA
                       return "verify --job stopped by " + signal + " after " + std::to_string(a_ms.size()) + " pairs; the runs are in " +
                              text::terminal_text(dir);
                     }};
-  const std::optional<int> early = race_or_stop([&]() -> std::optional<int> {
-    for (const int look : looks) {
-      while (static_cast<int>(a_ms.size()) < look) {
-        const auto [a, b] = race.run_pair(defaults, profile);
-        a_ms.push_back(a), b_ms.push_back(b);
-        // A profile that changed nothing makes both sides NCCL's defaults: no race to run.
-        if (const std::string why = a_ms.size() == 1 ? changed_nothing(under.profile, profile_side_tuner(race)) : ""; !why.empty()) {
-          std::printf("# verify --job: the profile changed nothing in this job: %s; no verdict\n", why.c_str());
-          write_summary(dir, under.path, args, race, base, nullptr, "no-change", why);
-          return exit_code::ok;
+  const std::optional<int> early = race_or_stop(
+      [&]() -> std::optional<int> {
+        for (const int look : looks) {
+          while (static_cast<int>(a_ms.size()) < look) {
+            const auto [a, b] = race.run_pair(defaults, profile);
+            a_ms.push_back(a), b_ms.push_back(b);
+            // A profile that changed nothing makes both sides NCCL's defaults: no race to run.
+            if (const std::string why = a_ms.size() == 1 ? changed_nothing(under.profile, profile_side_tuner(race)) : ""; !why.empty()) {
+              std::printf("# verify --job: the profile changed nothing in this job: %s; no verdict\n", why.c_str());
+              write_summary(dir, under.path, args, race, base, nullptr, "no-change", why);
+              return exit_code::ok;
+            }
+            if (a_ms.size() == 1 && !under.profile.rules.empty())
+              if (const std::string why = rules_inert(profile_side_tuner(race)); !why.empty())
+                std::printf("# note: the profile's rules steered nothing in this job (%s); only its env is raced\n", why.c_str());
+          }
+          row = job_verdict(a_ms, b_ms, args.tolerance, confidence);
+          if (decided(row, args.tolerance) || look == looks.back()) break;
+          std::printf("# after %d pairs: speedup %.3f [%.3f, %.3f], not decided at +-%.1f %%: more pairs\n", row.rounds, row.speedup,
+                      row.ci_low, row.ci_high, 100 * args.tolerance);
         }
-        if (a_ms.size() == 1 && !under.profile.rules.empty())
-          if (const std::string why = rules_inert(profile_side_tuner(race)); !why.empty())
-            std::printf("# note: the profile's rules steered nothing in this job (%s); only its env is raced\n", why.c_str());
-      }
-      row = job_verdict(a_ms, b_ms, args.tolerance, confidence);
-      if (decided(row, args.tolerance) || look == looks.back()) break;
-      std::printf("# after %d pairs: speedup %.3f [%.3f, %.3f], not decided at +-%.1f %%: more pairs\n", row.rounds, row.speedup,
-                  row.ci_low, row.ci_high, 100 * args.tolerance);
-    }
-    return std::nullopt;
-  }, end);
+        return std::nullopt;
+      },
+      end);
   if (early) return *early;
   row = final_verdict(row, args);
   print_verdict(row, args);

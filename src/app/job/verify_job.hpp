@@ -11,7 +11,6 @@ namespace cctune::app {
 
 class Session;
 
-
 int run_verify_job(Session& session, const std::string& profile_path, const JobArgs& args);
 
 // One stderr line naming the caller's variables race_base left out, when there are any.

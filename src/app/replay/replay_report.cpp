@@ -97,10 +97,14 @@ AbDocument replay_document(const workload::ReplayStep& step, const ReplayTimes& 
                  .tolerance = tolerance,
                  .rows_key = {},
                  .step_key = "step"};
-  doc.extra = {{"nranks", t.nranks},           {"nnodes", t.nnodes},
-               {"capture_order", step.capture_order}, {"calls", calls},
-               {"notes", step.notes},          {"default_step_ms", ms_list(t.default_us)},
-               {"default_median_ms", v.default_ms}, {"failures", t.failures}};
+  doc.extra = {{"nranks", t.nranks},
+               {"nnodes", t.nnodes},
+               {"capture_order", step.capture_order},
+               {"calls", calls},
+               {"notes", step.notes},
+               {"default_step_ms", ms_list(t.default_us)},
+               {"default_median_ms", v.default_ms},
+               {"failures", t.failures}};
   if (!with_profile) {
     doc.extra["default_ci_ms"] = {v.default_interval.low, v.default_interval.high};
     doc.extra["ci_confidence"] = v.default_interval.confidence;

@@ -5,8 +5,8 @@
 // listed in docs/RESULTS.md "CSV".
 #include <string>
 
-#include "core/reporter.hpp"
 #include "core/files.hpp"
+#include "core/reporter.hpp"
 
 namespace cctune::app {
 

@@ -5,8 +5,8 @@
 
 #include "app/run/json_reporter.hpp"
 #include "app/run/progress.hpp"
-#include "app/run/run_meta.hpp"
 #include "app/run/recorded_space.hpp"
+#include "app/run/run_meta.hpp"
 #include "app/run/table_reporter.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "comm/rank_agreement.hpp"
@@ -89,9 +89,7 @@ Meta sweep_meta(Session& session, const SweepPlan& plan, const std::optional<run
   return meta;
 }
 
-runtime::Supervisor supervisor_of(Session& session) {
-  return {session.comm(), session.layout(), session.hostname(), session.executable()};
-}
+runtime::Supervisor supervisor_of(Session& session) { return {session.comm(), session.layout(), session.hostname(), session.executable()}; }
 
 int run_job(Session& session, JobRun run) {
   RankComm& comm = session.comm();

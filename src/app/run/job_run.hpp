@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "app/run/csv_reporter.hpp"
-#include "app/run/output_lock.hpp"
 #include "app/cli/session.hpp"
 #include "app/cli/sweep_options.hpp"
+#include "app/run/csv_reporter.hpp"
+#include "app/run/output_lock.hpp"
 #include "core/reporter.hpp"
 #include "runtime/nccl_job.hpp"
 #include "runtime/query.hpp"
@@ -41,9 +41,9 @@ nlohmann::json plan_settings(const SweepPlan& plan, const nlohmann::json& space,
 
 // The parts of meta.settings beside the plan, as JSON and as the typed values their readers take.
 struct SettingsParts {
-  nlohmann::json space;     // space_settings; null: no space
-  std::string space_name;   // its name
-  nlohmann::json workload;  // workload_settings; null: no workload
+  nlohmann::json space;                         // space_settings; null: no space
+  std::string space_name;                       // its name
+  nlohmann::json workload;                      // workload_settings; null: no workload
   const workload::WorkloadPlan* job = nullptr;  // the plan the workload record was written from
 };
 

@@ -60,8 +60,8 @@ void JsonReporter::save() {
   if (path_.empty()) return;
   // A run still being measured is saved as interrupted (issue 24, F16): after a crash it must
   // not read "ok" with only part of its points.
-  RunStatus* open = run_open_ && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok ? &results_.runs.back().status
-                                                                                                         : nullptr;
+  RunStatus* open =
+      run_open_ && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok ? &results_.runs.back().status : nullptr;
   if (open) *open = RunStatus::Interrupted;
   try {
     write_on_rank0([&] {

@@ -11,8 +11,8 @@
 
 #include "core/reporter.hpp"
 #include "core/results.hpp"
-#include "core/results_json.hpp"
 #include "core/results_journal.hpp"
+#include "core/results_json.hpp"
 
 namespace cctune::app {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <set>
 
-#include "runtime/sections.hpp"
-#include "runtime/signals.hpp"
 #include "collectives/mpi/mpi_backend.hpp"
 #include "comm/mpi_rank_comm.hpp"
 #include "comm/rank_agreement.hpp"
+#include "runtime/sections.hpp"
+#include "runtime/signals.hpp"
 #include "runtime/worker_plan.hpp"
 
 namespace cctune::app {
@@ -22,7 +22,8 @@ std::vector<RankPlace> mpi_places(const JobLayout& job) {
   std::vector<RankPlace> places;
   const auto& hosts = job.hosts;
   for (std::size_t r = 0; r < hosts.size(); ++r)
-    places.push_back(RankPlace{hosts[r], static_cast<int>(std::count(hosts.begin(), hosts.begin() + static_cast<std::ptrdiff_t>(r), hosts[r])), -1});
+    places.push_back(
+        RankPlace{hosts[r], static_cast<int>(std::count(hosts.begin(), hosts.begin() + static_cast<std::ptrdiff_t>(r), hosts[r])), -1});
   return places;
 }
 
@@ -39,8 +40,7 @@ runtime::SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Rep
   const int local = job.ranks_on_node;
   agree_on_errors(comm, [&] { backend.reserve(buffers.send, buffers.recv, local); });
 
-  if (const auto& before = session.seams().mpi_before_launch)
-    backend.set_before_launch([before, rank = comm.rank()] { before(rank); });
+  if (const auto& before = session.seams().mpi_before_launch) backend.set_before_launch([before, rank = comm.rank()] { before(rank); });
 
   RunResult run;
   run.backend = "mpi";

@@ -1,9 +1,9 @@
 #pragma once
 // The MPI backend's sweep: every supervisor rank measures MPI collectives in-process.
-#include "core/reporter.hpp"
-#include "app/run/resume.hpp"
 #include "app/cli/session.hpp"
 #include "app/cli/sweep_options.hpp"
+#include "app/run/resume.hpp"
+#include "core/reporter.hpp"
 #include "runtime/sweep_outcome.hpp"
 
 namespace cctune::app {

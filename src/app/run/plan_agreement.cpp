@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
 #include "comm/rank_comm_typed.hpp"
+#include "core/error.hpp"
 
 namespace cctune::app {
 namespace {

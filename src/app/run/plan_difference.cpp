@@ -34,8 +34,8 @@ bool same_nccl(const SweepPlan& a, const SweepPlan& b) {
   const runtime::NcclSettings& x = a.nccl;
   const runtime::NcclSettings& y = b.nccl;
   return x.gpus == y.gpus && same_groups(x, y) && x.emulate_nodes == y.emulate_nodes && x.point_timeout_s == y.point_timeout_s &&
-         x.group_timeout_s == y.group_timeout_s && x.graph == y.graph && x.test_shared_gpu == y.test_shared_gpu &&
-         x.configs == y.configs && a.space.impls == b.space.impls && x.strategy == y.strategy;
+         x.group_timeout_s == y.group_timeout_s && x.graph == y.graph && x.test_shared_gpu == y.test_shared_gpu && x.configs == y.configs &&
+         a.space.impls == b.space.impls && x.strategy == y.strategy;
 }
 
 struct PlanField {

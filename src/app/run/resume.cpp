@@ -9,8 +9,8 @@
 #include "app/run/plan_difference.hpp"
 #include "collectives/engine.hpp"
 #include "comm/rank_agreement.hpp"
-#include "core/error.hpp"
 #include "core/collective.hpp"
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
 #include "core/json_fields.hpp"
@@ -48,7 +48,8 @@ const RunResult* sized_run(const Results& r) {
 
 // meta.settings.resumed: written by carry_over, read by resume_history_of; nothing else names it.
 constexpr const char* history_key = "resumed";
-constexpr const char* history_fix = "remove meta.settings.resumed (cctune writes a list there), or start a new sweep with another -o directory";
+constexpr const char* history_fix =
+    "remove meta.settings.resumed (cctune writes a list there), or start a new sweep with another -o directory";
 
 std::vector<ResumeNote> read_history(const nlohmann::json& settings) {
   std::vector<ResumeNote> notes;
@@ -57,8 +58,11 @@ std::vector<ResumeNote> read_history(const nlohmann::json& settings) {
   if (!s.has(history_key)) return notes;  // never resumed
   for (std::size_t i = 0; i < s.array(history_key).size(); ++i) {
     const JsonFields n = s.element(history_key, i);
-    ResumeNote note{n.get<std::string>("start_time"), n.get<std::string>("previous_status"), n.get<std::string>("previous_end_time"),
-                    n.get<std::uint64_t>("points_kept"), {}};
+    ResumeNote note{n.get<std::string>("start_time"),
+                    n.get<std::string>("previous_status"),
+                    n.get<std::string>("previous_end_time"),
+                    n.get<std::uint64_t>("points_kept"),
+                    {}};
     const nlohmann::json& argv = n.array("argv");
     for (std::size_t k = 0; k < argv.size(); ++k)
       note.argv.push_back(n.read<std::string>(argv[k], n.path("argv") + "[" + std::to_string(k) + "]"));
@@ -105,7 +109,8 @@ void check_carried_points(const Results& previous, const runtime::SweepPlan& now
   for (const auto& run : previous.runs)
     for (const auto& p : run.points) {
       if (!completed(p)) continue;
-      const std::string what = "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
+      const std::string what =
+          "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
       if (!shapes.count(run.nranks)) shapes[run.nranks] = planned_shapes(now, run.nranks);
       if (!shapes[run.nranks].count({p.collective, p.dtype, p.size_bytes}))
         throw UsageError(what + " is not among this sweep's " + to_string(p.collective) + " " + to_string(p.dtype) + " sizes", fix);
@@ -130,8 +135,10 @@ std::string unplanned_field(const PlannedPoints& planned, const PointKey& k) {
       {"op", [](const PointKey& x) { return to_string(x.op); }},
       {"placement", [](const PointKey& x) { return std::string(x.in_place ? "in-place" : "out-of-place"); }},
       {"root", [](const PointKey& x) { return std::to_string(x.root); }},
-      {"config", [](const PointKey& x) {
-         return std::string(to_string(x.config.algo)) + "/" + std::string(to_string(x.config.proto)) + "/" + std::to_string(x.config.channels) + (x.config.graph ? "/graph" : "");
+      {"config",
+       [](const PointKey& x) {
+         return std::string(to_string(x.config.algo)) + "/" + std::string(to_string(x.config.proto)) + "/" +
+                std::to_string(x.config.channels) + (x.config.graph ? "/graph" : "");
        }},
       {"size_bytes", [](const PointKey& x) { return std::to_string(x.size_bytes); }}};
   for (const auto& [name, value] : fields) {
@@ -154,16 +161,18 @@ void check_against_plan(const Results& previous, const PlannedPoints& planned, c
       if (!completed(p)) continue;
       const PointKey key = key_of(run, p);
       const auto it = planned.find(key);
-      const std::string what = "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
+      const std::string what =
+          "--resume " + dir + ": a " + to_string(p.collective) + " point of " + std::to_string(p.size_bytes) + " bytes";
       if (it == planned.end()) {
         const std::string field = unplanned_field(planned, key);
-        throw UsageError(what + (field.empty() ? " is not a point this sweep measures" : " has " + field + ", which this sweep does not measure"), fix);
+        throw UsageError(
+            what + (field.empty() ? " is not a point this sweep measures" : " has " + field + ", which this sweep does not measure"), fix);
       }
       if (p.status != PointStatus::Ok) continue;
       const double expected = bandwidth(p.collective, it->second, p.batch_us, run.nranks).algbw_GBps;
       if (!(p.batch_us > 0) || !(std::fabs(p.algbw_GBps - expected) <= 1e-6 * std::max(1.0, expected)))
-        throw UsageError(what + " has algbw " + std::to_string(p.algbw_GBps) + " GB/s, which its size and batch_us " + std::to_string(p.batch_us) +
-                             " do not give (an edited file?)",
+        throw UsageError(what + " has algbw " + std::to_string(p.algbw_GBps) + " GB/s, which its size and batch_us " +
+                             std::to_string(p.batch_us) + " do not give (an edited file?)",
                          fix);
     }
   }
@@ -184,25 +193,24 @@ const std::vector<ResumeNote>& resume_history_of(const Results& results) {
   return results.meta.settings.get<std::vector<ResumeNote>>(read_history);
 }
 
-ResumeState ResumeState::from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks,
-                                      int nnodes, const PlannedPoints* planned) {
+ResumeState ResumeState::from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks, int nnodes,
+                                      const PlannedPoints* planned) {
   const std::string where = (std::filesystem::path(dir) / "results.json").string();
-  const std::string fix = "resume with the options of the interrupted sweep (see meta.argv in " + where +
-                          "), or start a new sweep with another -o directory";
+  const std::string fix =
+      "resume with the options of the interrupted sweep (see meta.argv in " + where + "), or start a new sweep with another -o directory";
   const runtime::SweepPlan now = runtime::plan_from_json(settings);
-  const runtime::SweepPlan* before = read_resumed(dir, [&] { return runtime::plan_of(previous); }, fix);
+  const runtime::SweepPlan* before = read_resumed(
+      dir, [&] { return runtime::plan_of(previous); }, fix);
   if (!before) throw UsageError("--resume " + dir + ": meta.settings is not a sweep's plan: it is null", fix);
   if (auto diff = first_plan_difference(*before, now); !diff.empty()) throw UsageError("--resume " + dir + ": " + diff, fix);
   read_resumed(dir, [&] { return &resume_history_of(previous); });
   if (const RunResult* run = sized_run(previous)) {
     if (run->nranks != nranks)
-      throw UsageError("--resume " + dir + ": measured with " + std::to_string(run->nranks) + " ranks there, " +
-                           std::to_string(nranks) + " now",
-                       fix);
+      throw UsageError(
+          "--resume " + dir + ": measured with " + std::to_string(run->nranks) + " ranks there, " + std::to_string(nranks) + " now", fix);
     if (run->nnodes != nnodes)
-      throw UsageError("--resume " + dir + ": measured on " + std::to_string(run->nnodes) + " nodes there, " +
-                           std::to_string(nnodes) + " now",
-                       fix);
+      throw UsageError(
+          "--resume " + dir + ": measured on " + std::to_string(run->nnodes) + " nodes there, " + std::to_string(nnodes) + " now", fix);
   }
   // The exact plan first: its errors name the field an edited point invented.
   if (planned) check_against_plan(previous, *planned, dir, fix);
@@ -322,7 +330,8 @@ std::string resume_command(const std::vector<std::string>& argv, const std::stri
       ++i;  // and its value
       continue;
     }
-    if (a.rfind("--output=", 0) == 0 || a.rfind("--resume=", 0) == 0 || a.rfind("--csv=", 0) == 0 || (a.rfind("-o", 0) == 0 && a.size() > 2))
+    if (a.rfind("--output=", 0) == 0 || a.rfind("--resume=", 0) == 0 || a.rfind("--csv=", 0) == 0 ||
+        (a.rfind("-o", 0) == 0 && a.size() > 2))
       continue;
     out += (out.empty() ? "" : " ") + text::shell_word(a);
   }

@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "comm/rank_comm.hpp"
 #include "collectives/backend.hpp"
+#include "comm/rank_comm.hpp"
 #include "core/results.hpp"
 
 namespace cctune::app {
@@ -36,13 +36,13 @@ struct PointKey {
   DType dtype = DType::Float32;
   ReduceOp op = ReduceOp::Sum;
   bool in_place = false;
-  int root = 0;  // rooted collectives; 0 for the others
+  int root = 0;                  // rooted collectives; 0 for the others
   std::uint64_t size_bytes = 0;  // as stored in results (after rounding to whole elements)
   PointConfig config;
   std::optional<P2pImpl> impl;  // NCCL's alltoall, gather, scatter
   auto tie() const {
-    return std::tie(backend, group, collective, dtype, op, in_place, root, size_bytes, config.algo, config.proto,
-                    config.channels, config.graph, impl);
+    return std::tie(backend, group, collective, dtype, op, in_place, root, size_bytes, config.algo, config.proto, config.channels,
+                    config.graph, impl);
   }
   bool operator<(const PointKey& o) const { return tie() < o.tie(); }
 };
@@ -58,8 +58,8 @@ PlannedPoints planned_points(const std::vector<PointSpec>& specs, const RunKey& 
 
 // One entry of meta.settings.resumed, as carry_over records each resume of a sweep.
 struct ResumeNote {
-  std::string start_time;         // the resuming invocation's
-  std::string previous_status;    // meta.status of the file it continued ("interrupted", ...)
+  std::string start_time;       // the resuming invocation's
+  std::string previous_status;  // meta.status of the file it continued ("interrupted", ...)
   std::string previous_end_time;
   std::uint64_t points_kept = 0;  // completed points carried over
   std::vector<std::string> argv;  // the resuming command line
@@ -77,12 +77,12 @@ class ResumeState {
   // only the keys of the measured points. Throws UsageError (the same on every rank) when
   // the file is missing or invalid, names the first setting that differs ("dtype is float64
   // in DIR, float32 now"), or the first field of a carried point the plan does not measure.
-  static ResumeState load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, const PlannedPoints& planned,
-                          int nranks, int nnodes);
+  static ResumeState load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, const PlannedPoints& planned, int nranks,
+                          int nnodes);
   // The same from a Results value already in hand (tests, tools). Without `planned`, only the
   // settings, sizes and bandwidth formula are checked.
-  static ResumeState from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks,
-                                  int nnodes, const PlannedPoints* planned = nullptr);
+  static ResumeState from_results(Results previous, const std::string& dir, const nlohmann::json& settings, int nranks, int nnodes,
+                                  const PlannedPoints* planned = nullptr);
 
   bool measured(const PointKey& key) const { return done_.count(key) != 0; }
   std::size_t measured_count() const { return done_.size(); }

@@ -25,18 +25,17 @@ std::string utc_now_iso8601() {
 }
 
 std::map<std::string, std::string> relevant_env() {
-  static const char* const prefixes[] = {"CCTUNE_", "CUDA_VISIBLE_DEVICES", "OMPI_COMM_WORLD_SIZE",
-                                         "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_JOB_ID", "SLURM_NNODES",
-                                         "SLURM_NTASKS", "SLURM_JOB_NODELIST", "UCX_TLS"};
+  static const char* const prefixes[] = {"CCTUNE_",      "CUDA_VISIBLE_DEVICES", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                         "SLURM_JOB_ID", "SLURM_NNODES",         "SLURM_NTASKS",         "SLURM_JOB_NODELIST",
+                                         "UCX_TLS"};
   std::map<std::string, std::string> out;
   for (char** e = environ; e && *e; ++e) {
     const std::string kv = *e;
     const auto eq = kv.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = kv.substr(0, eq);
-    const bool wanted = is_nccl_setting_name(key) || std::any_of(std::begin(prefixes), std::end(prefixes), [&](const char* p) {
-      return key.rfind(p, 0) == 0;
-    });
+    const bool wanted = is_nccl_setting_name(key) ||
+                        std::any_of(std::begin(prefixes), std::end(prefixes), [&](const char* p) { return key.rfind(p, 0) == 0; });
     // Recorded, not used: bytes that are not UTF-8 are replaced so results.json stays valid
     // JSON (workers still get the variables exactly as they are).
     if (wanted) out[text::sanitize_utf8(key)] = text::sanitize_utf8(kv.substr(eq + 1));

@@ -15,8 +15,8 @@ void print_cells(std::FILE* out, const std::optional<PointResult>& p) {
     return;
   }
   const std::string wrong = p->wrong < 0 ? "N/A" : std::to_string(p->wrong);
-  std::fprintf(out, "  %8.2f %7.2f %7.2f %6s %8.2f %8.2f", p->batch_us, p->algbw_GBps, p->busbw_GBps, wrong.c_str(),
-               p->iter_us.median, p->iter_us.p99);
+  std::fprintf(out, "  %8.2f %7.2f %7.2f %6s %8.2f %8.2f", p->batch_us, p->algbw_GBps, p->busbw_GBps, wrong.c_str(), p->iter_us.median,
+               p->iter_us.p99);
 }
 
 }  // namespace
@@ -38,8 +38,8 @@ void TablePrinter::header(Collective c, const std::string& context) {
 void TablePrinter::row(const std::optional<PointResult>& oop, const std::optional<PointResult>& ip) {
   const PointResult& any = oop ? *oop : *ip;
   const std::string op = is_reduction(any.collective) ? to_string(any.op) : "none";
-  std::fprintf(out_, "  %10llu %12llu %8s %6s", static_cast<unsigned long long>(any.size_bytes),
-               static_cast<unsigned long long>(any.count), table_name(any.dtype).c_str(), op.c_str());
+  std::fprintf(out_, "  %10llu %12llu %8s %6s", static_cast<unsigned long long>(any.size_bytes), static_cast<unsigned long long>(any.count),
+               table_name(any.dtype).c_str(), op.c_str());
   print_cells(out_, oop);
   print_cells(out_, ip);
   // A forced configuration names itself; NCCL's own choice ("auto") prints nothing extra.

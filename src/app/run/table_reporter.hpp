@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <optional>
 
-#include "core/reporter.hpp"
 #include "app/run/table_printer.hpp"
+#include "core/reporter.hpp"
 
 namespace cctune::app {
 

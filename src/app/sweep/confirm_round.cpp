@@ -84,15 +84,18 @@ int conclude(const Results& round, const runtime::SweepOutcome& outcome, const R
     std::printf("# confirm %-14s %9s: not measured in every round (%d of %d groups failed; reasons in %s/results.json)\n",
                 to_string(c).c_str(), format_size(size).c_str(), outcome.failed_groups, outcome.groups, text::terminal_text(dir).c_str());
     // The shape tune proposed the rule for (no run may have measured anything to name it).
-    doc.rows.push_back({std::nullopt, AbUnit::Us,
+    doc.rows.push_back({std::nullopt,
+                        AbUnit::Us,
                         {{"collective", to_string(c)}, {"nranks", s.at("nranks")}, {"nnodes", s.at("nnodes")}, {"size_bytes", size}}});
   }
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const AbRow& r = rep.rows[i];
     std::printf("# confirm %-14s %9s: %s\n", row_name(in.keys[i]).c_str(), format_size(r.size_bytes).c_str(),
                 verdict_line(r, AbUnit::Us).c_str());
-    doc.rows.push_back({r, AbUnit::Us,
-                        {{"collective", to_string(r.collective)}, {"nranks", in.nranks}, {"nnodes", in.nnodes}, {"size_bytes", r.size_bytes}}});
+    doc.rows.push_back(
+        {r,
+         AbUnit::Us,
+         {{"collective", to_string(r.collective)}, {"nranks", in.nranks}, {"nnodes", in.nnodes}, {"size_bytes", r.size_bytes}}});
   }
   write_ab_document(doc, (std::filesystem::path(dir) / "confirmation.json").string());
   return exit_code::ok;

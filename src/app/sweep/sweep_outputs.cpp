@@ -5,11 +5,11 @@
 #include <filesystem>
 
 #include "app/report/report.hpp"
-#include "runtime/signals.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "diagnose/straggler.hpp"
 #include "net/probe.hpp"
+#include "runtime/signals.hpp"
 #include "topology/cluster.hpp"
 #include "topology/node_probe.hpp"
 #include "topology/topology_section.hpp"
@@ -39,8 +39,7 @@ void attach_network_probe(Session& session, Results& results, const std::string&
 }
 
 DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir,
-                                     const std::function<tuner::TuneOptions()>& tune_options, const std::string& executable,
-                                     bool tune) {
+                                     const std::function<tuner::TuneOptions()>& tune_options, const std::string& executable, bool tune) {
   DerivedOutputs out;
   if (!tune) {
     out.notes.push_back("tune: skipped (--no-tune)");

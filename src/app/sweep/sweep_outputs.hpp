@@ -29,8 +29,7 @@ struct DerivedOutputs {
 // is `cctune tune`'s and this folder does not include tune (which reads the sweep's records).
 // A UsageError from it skips the profile with a note.
 DerivedOutputs write_derived_outputs(const Results& results, const std::string& dir,
-                                     const std::function<tuner::TuneOptions()>& tune_options, const std::string& executable,
-                                     bool tune);
+                                     const std::function<tuner::TuneOptions()>& tune_options, const std::string& executable, bool tune);
 
 // One line per rank named a straggler in a run (diagnose/straggler.hpp): "straggler: rank 3
 // (host n2, GPU 1) arrives last in 92 % of operations at 14 of 16 points", the group added

@@ -19,22 +19,21 @@ std::string sweep_estimate(const SweepPlan& sweep, int nranks, std::size_t job_p
 
 }  // namespace
 
-std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan,
-                                 const SweepPlan* sweep) {
+std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan, const SweepPlan* sweep) {
   std::string out;
   char line[512];
   const char* per = plan.per_step ? "step" : "capture";
   std::snprintf(line, sizeof line, "# workload %s (sha256 %.12s): planned for %d ranks on %d NCCL nodes\n",
                 text::terminal_text(w.path).c_str(), w.sha256.c_str(), job.nranks, job.nnodes);
   out += line;
-  std::snprintf(line, sizeof line, "%-14s %-10s %14s %12s %16s  %s\n", "collective", "dtype", "size_bytes", "calls/step",
-                "time_us/step", "shapes");
+  std::snprintf(line, sizeof line, "%-14s %-10s %14s %12s %16s  %s\n", "collective", "dtype", "size_bytes", "calls/step", "time_us/step",
+                "shapes");
   out += line;
   double total_us = 0;
   for (const auto& p : plan.points) {
-    std::snprintf(line, sizeof line, "%-14s %-10s %14llu %12.3f %16.1f%s  %zu\n", to_string(p.collective).c_str(), to_string(p.dtype).c_str(),
-                  static_cast<unsigned long long>(p.size_bytes), p.calls_per_step, p.time_us_per_step, p.time_estimated ? " (est)" : "",
-                  p.shapes);
+    std::snprintf(line, sizeof line, "%-14s %-10s %14llu %12.3f %16.1f%s  %zu\n", to_string(p.collective).c_str(),
+                  to_string(p.dtype).c_str(), static_cast<unsigned long long>(p.size_bytes), p.calls_per_step, p.time_us_per_step,
+                  p.time_estimated ? " (est)" : "", p.shapes);
     out += line;
     total_us += p.time_us_per_step;
   }
@@ -51,8 +50,9 @@ std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const wo
   }
   for (const auto& note : plan.notes) out += "# note: " + text::terminal_text(note) + "\n";
   for (const auto& u : plan.unplanned) {
-    std::snprintf(line, sizeof line, "# not here: communicator %s, %d ranks x %d nodes, %s %llu bytes: ", text::terminal_text(u.comm_id).c_str(),
-                  u.nranks, u.nnodes, shape_text(u.shape).c_str(), static_cast<unsigned long long>(u.shape.bytes));
+    std::snprintf(line, sizeof line,
+                  "# not here: communicator %s, %d ranks x %d nodes, %s %llu bytes: ", text::terminal_text(u.comm_id).c_str(), u.nranks,
+                  u.nnodes, shape_text(u.shape).c_str(), static_cast<unsigned long long>(u.shape.bytes));
     out += line + text::terminal_text(u.reason) + "\n";
   }
   if (sweep) out += sweep_estimate(*sweep, job.nranks, plan.points.size());

@@ -12,7 +12,6 @@ namespace cctune::app {
 // The dry run's text: the job's points with their weights, what cannot run here and why, and
 // with `sweep` the sweep's point count (the product of collectives, sizes, data types, ops,
 // placements, configs and groups) and its estimated duration (a space's plan prints its own).
-std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan,
-                                 const SweepPlan* sweep);
+std::string format_workload_plan(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan, const SweepPlan* sweep);
 
 }  // namespace cctune::app

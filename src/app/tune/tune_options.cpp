@@ -5,9 +5,9 @@
 #include <set>
 #include <utility>
 
-#include "app/sweep/confirm_round.hpp"
-#include "app/run/run_meta.hpp"
 #include "app/run/recorded_space.hpp"
+#include "app/run/run_meta.hpp"
+#include "app/sweep/confirm_round.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "core/error.hpp"
 #include "topology/topology_section.hpp"

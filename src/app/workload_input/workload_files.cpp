@@ -1,10 +1,10 @@
 #include "app/workload_input/workload_files.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -79,9 +79,10 @@ nlohmann::json parse_workload_doc(const std::string& text, const std::string& so
   if (json_nests_deeper_than(text))
     throw UsageError(source + " nests deeper than " + std::to_string(max_json_depth) + " levels", fix_for(kind));
   const bool dump = kind == WorkloadDoc::FlightRecorder;
-  check_json_budget(text, source, dump ? kFlightRecorderBudget : kWorkloadBudget,
-                    dump ? "a flight-recorder dump holds" : "a workload.json of " + std::to_string(workload::max_workload_shapes) + " call shapes holds",
-                    fix_for(kind));
+  check_json_budget(
+      text, source, dump ? kFlightRecorderBudget : kWorkloadBudget,
+      dump ? "a flight-recorder dump holds" : "a workload.json of " + std::to_string(workload::max_workload_shapes) + " call shapes holds",
+      fix_for(kind));
   nlohmann::json j = nlohmann::json::parse(text, dump ? nlohmann::json::parser_callback_t(keep_what_the_importer_reads) : nullptr, false);
   if (j.is_discarded()) throw UsageError(source + " is not valid JSON", fix_for(kind));
   return j;

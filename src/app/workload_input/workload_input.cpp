@@ -70,8 +70,14 @@ nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const wo
                       {"time_us_per_step", p.time_us_per_step},
                       {"time_estimated", p.time_estimated},
                       {"shapes", p.shapes}});
-  nlohmann::json out = {{"path", w.path},     {"sha256", w.sha256},         {"nranks", job.nranks}, {"nnodes", job.nnodes},
-                        {"per_step", plan.per_step}, {"bucketed", plan.bucketed}, {"points", points},  {"unplanned", plan.unplanned.size()}};
+  nlohmann::json out = {{"path", w.path},
+                        {"sha256", w.sha256},
+                        {"nranks", job.nranks},
+                        {"nnodes", job.nnodes},
+                        {"per_step", plan.per_step},
+                        {"bucketed", plan.bucketed},
+                        {"points", points},
+                        {"unplanned", plan.unplanned.size()}};
   if (plan.step_us > 0) out["step_us"] = plan.step_us;  // only when the capture timed its steps
   return out;
 }

@@ -38,8 +38,8 @@ nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const wo
 // What a workload sweep recorded for `cctune tune` to weigh its choices by.
 struct RecordedWorkload {
   std::vector<JobPoint> weights;  // one per planned point
-  bool per_step = true;  // the weights count calls per step (false: per capture, the steps were unknown)
-  double step_us = 0;    // the job's step time from its capture (0: not timed)
+  bool per_step = true;           // the weights count calls per step (false: per capture, the steps were unknown)
+  double step_us = 0;             // the job's step time from its capture (0: not timed)
 };
 // The results' meta.settings.workload as workload_settings writes it, parsed once
 // (core/result_section.hpp); nullptr when the sweep had no --workload. A record of another form

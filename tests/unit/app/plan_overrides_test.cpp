@@ -5,9 +5,9 @@
 
 #include <set>
 
+#include "app/ab/verify_plan.hpp"
 #include "app/diagnose/diagnose_options.hpp"
 #include "app/sweep/space_sweep.hpp"
-#include "app/ab/verify_plan.hpp"
 #include "core/error.hpp"
 
 namespace cctune::app {

@@ -11,10 +11,10 @@
 #include "app/run/csv_reporter.hpp"
 #include "app/run/json_reporter.hpp"
 #include "app/run/progress.hpp"
-#include "core/reporter.hpp"
 #include "app/run/table_reporter.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/reporter.hpp"
 #include "core/results_json.hpp"
 #include "support/temp_dir.hpp"
 

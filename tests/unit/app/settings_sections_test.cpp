@@ -5,12 +5,12 @@
 
 #include <string>
 
+#include "../runtime/sample_plan.hpp"
 #include "app/run/job_run.hpp"
 #include "app/run/recorded_space.hpp"
 #include "app/sweep/space_sweep.hpp"
 #include "app/workload_input/workload_input.hpp"
 #include "core/error.hpp"
-#include "../runtime/sample_plan.hpp"
 
 namespace cctune::app {
 namespace {

@@ -13,13 +13,13 @@ JobPoint job(Collective c, DType t, std::uint64_t size, double calls) {
 
 TEST(JobStep, WeightsGoToTheNearestSizeOfTheJobsTypeElseSplit) {
   const std::vector<JobPoint> rows{{Collective::AllReduce, DType::Float32, 4 << 20},
-                                {Collective::AllReduce, DType::BFloat16, 4 << 20},
-                                {Collective::AllReduce, DType::Float32, 64 << 20},
-                                {Collective::Broadcast, DType::Int32, 8}};
-  const std::vector<double> w = row_weights(rows, {job(Collective::AllReduce, DType::Float32, 4200000, 6),   // 4 MiB float32
-                                                   job(Collective::AllReduce, DType::Float16, 60 << 20, 1),  // 64 MiB, only float32 there
-                                                   job(Collective::Broadcast, DType::Int32, 28, 2),
-                                                   job(Collective::AllGather, DType::Float32, 1024, 5)});  // not measured
+                                   {Collective::AllReduce, DType::BFloat16, 4 << 20},
+                                   {Collective::AllReduce, DType::Float32, 64 << 20},
+                                   {Collective::Broadcast, DType::Int32, 8}};
+  const std::vector<double> w = row_weights(
+      rows, {job(Collective::AllReduce, DType::Float32, 4200000, 6),   // 4 MiB float32
+             job(Collective::AllReduce, DType::Float16, 60 << 20, 1),  // 64 MiB, only float32 there
+             job(Collective::Broadcast, DType::Int32, 28, 2), job(Collective::AllGather, DType::Float32, 1024, 5)});  // not measured
   EXPECT_EQ(w, (std::vector<double>{6, 0, 1, 2}));
   // A type measured twice at the nearest size splits when neither row is the job's type.
   const std::vector<double> split = row_weights(rows, {job(Collective::AllReduce, DType::Float16, 4 << 20, 4)});
