@@ -153,6 +153,9 @@ struct RunResult {
   // Empty for a measurement; "shared-gpu" for the test mode, whose times are not performance.
   std::string test_mode;
   int test_shared_gpu = 0;  // its K: workers each supervisor ran per GPU it owned
+  // A racing sweep's round (core/race_rounds.hpp): 0 for the first measurement of a group, k for
+  // its k-th rerun; after folding, the last round the group was measured in.
+  int race_round = 0;
 };
 
 struct Meta {

@@ -12,10 +12,11 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
-#include "core/text.hpp"
+#include "core/race_rounds.hpp"
 #include "core/results_budget.hpp"
 #include "core/results_fields.hpp"
 #include "core/results_journal.hpp"
+#include "core/text.hpp"
 
 namespace cctune {
 
@@ -253,6 +254,7 @@ void to_json(json& j, const RunResult& r) {
     j["test_mode"] = r.test_mode;
     j["test_shared_gpu"] = r.test_shared_gpu;
   }
+  if (r.race_round > 0) j["race_round"] = r.race_round;
 }
 void from_json(const json& j, RunResult& r) {
   r.backend = j.at("backend");
@@ -280,6 +282,7 @@ void from_json(const json& j, RunResult& r) {
   }
   r.test_mode = j.value("test_mode", "");
   r.test_shared_gpu = j.value("test_shared_gpu", 0);
+  r.race_round = whole(j, "race_round", 0, 1 << 16, std::optional<int>(0));
   r.places = j.value("places", std::vector<RankPlace>{});
   // Per-rank data is indexed by rank: any other length would name the wrong rank.
   const auto n = static_cast<std::size_t>(r.nranks);
@@ -338,6 +341,7 @@ Results load_results(const std::string& path) {
   Results r = parse_results(read_file(path), path);
   // A sweep killed before its last rewrite left its latest points in the journal beside.
   fold_journal_beside(r, path);
+  fold_race_rounds(r);  // a race stopped before its end left its rounds unfolded
   return r;
 }
 

@@ -375,7 +375,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
     out.job_times = job_times_of(kept, ref_decisions, mapped);
   }
   out.group = set.groups[chosen].name;
-  out.undecided = undecided_race(results, out.groups, out.group, set.groups[ref].name, options.min_gain);
+  out.undecided = undecided_race(results, out.groups, out.group, out.reference = set.groups[ref].name, options.min_gain);
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);
   profile.provenance.baseline_env = baseline_environment(results, out.group);

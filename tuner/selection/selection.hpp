@@ -86,6 +86,7 @@ struct SizeDecision {
 struct TuneOutputs {
   Profile profile;       // validated (tuner::validate_profile)
   std::string group;     // the process-level group whose env the profile carries
+  std::string reference;  // the group NCCL's defaults are measured in (the groups' scores are against it)
   std::vector<GroupScore> groups;
   std::vector<SizeDecision> decisions;  // of the chosen group, by shape then size
   // Per profile rule: the channel count that ran at its sizes (largest seen; 0 unknown).

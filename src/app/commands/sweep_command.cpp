@@ -16,6 +16,7 @@
 #include "app/run/resume.hpp"
 #include "app/run/run_meta.hpp"
 #include "app/sweep/confirm_round.hpp"
+#include "app/sweep/race_sweep.hpp"
 #include "app/sweep/space_sweep.hpp"
 #include "app/sweep/sweep_outputs.hpp"
 #include "app/sweep/transport_context.hpp"
@@ -125,6 +126,11 @@ class SweepCommand : public Command {
                      "rounds and keep only the rules that read faster (0: no confirmation round)")
         ->check(CLI::Range(0, 100))
         ->capture_default_str();
+    cmd_->add_option("--budget-s", budget_s_,
+                     "with --space: race the space's groups within about S seconds of measuring (docs/TUNING.md \"The race\"); "
+                     "0: every group measures every config. Default: 120 with --workload, else 0")
+        ->check(CLI::Range(0.0, 86400.0))
+        ->needs(cmd_->get_option("--space"));
   }
   bool selected() const override { return cmd_->parsed(); }
 
@@ -137,6 +143,7 @@ class SweepCommand : public Command {
     PlanOverrides overrides;  // the space's values where no flag was typed
     if (!args_.space.empty()) {
       space = load_space_on_rank0(session, args_.space);
+      space_ = &*space;
       overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     } else if (args_.dry_run && workload_path_.empty()) {
       throw UsageError("--dry-run shows the plan of a search space or a workload and needs --space or --workload",
@@ -264,7 +271,10 @@ class SweepCommand : public Command {
     run.initial = std::move(initial);
     run.files = std::move(files);
     run.table = true;
+    const double budget_s = budget_s_ >= 0 ? budget_s_ : parts.workload.is_null() ? 0.0 : kWorkloadBudgetS;
+    RaceInputs race{budget_s, space_, run.initial.meta, [&](const Results& r) { return race_tune_options(r, plan); }};
     run.measure = [&](Reporter& reporters) {
+      if (plan.backend == BackendChoice::Nccl && space_ && budget_s > 0) return run_race(session, *placed, plan, reporters, race);
       return plan.backend == BackendChoice::Nccl ? placed->run(plan, reporters) : run_mpi_sweep(session, plan, reporters, resume ? &*resume : nullptr);
     };
     // An NCCL sweep that tunes confirms its proposed rules before writing the profile
@@ -290,6 +300,13 @@ class SweepCommand : public Command {
                    round, text::terminal_text(text::shell_word(results_path_of(plan))).c_str());
       return round;
     });
+  }
+
+  // Tune's options for the race's points so far: the sweep's own, without a confirmation.
+  static tuner::TuneOptions race_tune_options(const Results& results, const SweepPlan& plan) {
+    tuner::TuneOptions options = tune_options_for(results, results_path_of(plan), {});
+    options.confirmations.clear();
+    return options;
   }
 
   static std::string results_path_of(const SweepPlan& plan) { return (std::filesystem::path(plan.output_dir) / "results.json").string(); }
@@ -366,6 +383,10 @@ class SweepCommand : public Command {
   bool no_tune_ = false;
   ConfirmSettings confirm_;
   bool force_ = false;  // --force: replace an existing results.json
+  // --budget-s; negative: not typed (a workload sweep races within kWorkloadBudgetS, others do not).
+  double budget_s_ = -1;
+  static constexpr double kWorkloadBudgetS = 120;
+  const tuner::SearchSpace* space_ = nullptr;  // the loaded --space, while run() holds it
   std::string workload_path_;  // --workload FILE
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);
   bool workload_rare_ = false;

@@ -5,6 +5,7 @@
 
 #include "app/run/run_meta.hpp"
 #include "core/error.hpp"
+#include "core/race_rounds.hpp"
 #include "core/results_json.hpp"
 
 namespace cctune::app {
@@ -93,6 +94,10 @@ void JsonReporter::finish(MetaStatus status) {
   if (status == MetaStatus::Interrupted && !results_.runs.empty() && results_.runs.back().status == RunStatus::Ok)
     results_.runs.back().status = RunStatus::Interrupted;
   run_open_ = false;
+  // One run per group in the file (a race's reruns folded): the journal, indexed by run, goes below.
+  const std::size_t runs_before = results_.runs.size();
+  fold_race_rounds(results_);
+  if (results_.runs.size() != runs_before) texts_.clear();
   save();
   // results.json holds every point now; a journal left behind would only be folded again.
   if (journal_) {

@@ -152,20 +152,27 @@ def dry_run_lists_what_the_run_measures(opts):
           json.dumps(sorted(map(str, seen)))[:800])
 
 
-def dry_run_lists_what_a_workload_sweep_measures(opts):
-    # --workload beside --space: the run measures the job's shapes only (not the product of
-    # their collectives, types and sizes), and the dry run must plan exactly those points.
-    calls = [("allreduce", "float32", 1024, 4096, {"op": "sum"}), ("allgather", "int32", 256, 4096, {})]
+WORKLOAD_CALLS = [("allreduce", "float32", 1024, 4096, {"op": "sum"}), ("allgather", "int32", 256, 4096, {})]
+
+
+def workload_file(opts):
     records = [{"kind": "collective", "collective": c, "dtype": t, "count": n, "bytes": b, "calls": 4, "applied": [], **x}
-               for c, t, n, b, x in calls]
+               for c, t, n, b, x in WORKLOAD_CALLS]
     path = os.path.join(opts.workdir, "job.workload.json")
     with open(path, "w") as f:
         json.dump({"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log"], "steps": 4,
                    "communicators": [{"id": "0x1", "nranks": 4, "nnodes": 1, "ranks": [0, 1, 2, 3], "calls": records}]}, f)
-    flags = ["--space", space_file(opts), "--strategy", "exhaustive", "--workload", path]
+    return path
+
+
+def dry_run_lists_what_a_workload_sweep_measures(opts):
+    # --workload beside --space: the run measures the job's shapes only (not the product of
+    # their collectives, types and sizes), and the dry run must plan exactly those points (the
+    # grid: --budget-s 0, since a workload sweep races its groups by default).
+    flags = ["--space", space_file(opts), "--strategy", "exhaustive", "--workload", workload_file(opts), "--budget-s", "0"]
     runs = planned_then_measured(opts, flags, "workload-out", "of a workload beside --space")
     shapes = {(x["collective"], x["dtype"], x["size_bytes"]) for run in runs for x in run["points"]}
-    check(shapes == {(c, t, b) for c, t, _, b, _ in calls}, f"the run measured the job's shapes only: {sorted(shapes)}")
+    check(shapes == {(c, t, b) for c, t, _, b, _ in WORKLOAD_CALLS}, f"the run measured the job's shapes only: {sorted(shapes)}")
 
 
 def bad_inputs(opts):
@@ -186,6 +193,44 @@ def bad_inputs(opts):
     p = run(opts, ["--space", "quick", "-o", os.path.join(opts.workdir, "bad")], env={"CCTUNE_SELFTEST_GPUS": "0"})
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     check(p.returncode == 3 and len(lines) == 1 and "no GPU is visible" in p.stderr, "--space where no GPU is visible: one line, exit 3", p.detail)
+
+
+def race(opts):
+    """--budget-s races the groups: every group once at NCCL's own choice, then the forced configs in
+    the chosen group alone; results.json holds one run per group. A workload sweep races by default."""
+    groups = [{"name": "default", "env": {}}, {"name": "same", "env": {"NCCL_BUFFSIZE": "8388608"}},
+              {"name": "fast", "env": {"NCCL_P2P_NVL_CHUNKSIZE": "1048576"}}, {"name": "far-only", "env": {"NCCL_IB_QPS_PER_CONNECTION": "4"},
+                                                                             "requires": ["net"]}]
+    path = space_file(opts, {"groups": groups})
+    # The fast group's setting halves every operation's time, as a real NCCL setting changes NCCL's speed.
+    env = {"CCTUNE_SELFTEST_SLOWDOWN": "250", "CCTUNE_SELFTEST_SLOWDOWN_WITH": "NCCL_P2P_NVL_CHUNKSIZE=1048576:0.5",
+           "CCTUNE_SELFTEST_NCCL_VERSION": "2.28.9"}
+    # A workload's weights without the job's step time: tune withholds every group (do_no_harm), so the
+    # variants run in the reference there; the grid decides by collective time and picks the fast one.
+    for name, extra, chosen in [("race-grid", ["--budget-s", "60"], "fast"), ("race-workload", ["--workload", workload_file(opts)], "default")]:
+        out = os.path.join(opts.workdir, name)
+        shutil.rmtree(out, ignore_errors=True)
+        p = run(opts, ["--backend", "nccl", "--space", path, "--no-tune", "-o", out] + extra, env=env)
+        check(p.returncode == 0, f"{name}: the race exits 0 ({p.seconds:.1f} s)", p.detail)
+        check("# race: 3 group(s) at NCCL's own choice first" in p.stdout and "# race round 0 done" in p.stdout,
+              f"{name}: the race says how it starts and what each round decided", p.detail)
+        check(f"algorithm/protocol/channel points of group {chosen} at" in p.stdout, f"{name}: the variants run in group {chosen}", p.detail)
+        with open(os.path.join(out, "results.json")) as f:
+            runs = json.load(f)["runs"]
+        by_group = {r["group"]: r for r in runs}
+        check(len(runs) == 3 and set(by_group) == {"default", "same", "fast"}, f"{name}: one run per group in results.json",
+              json.dumps([(r["group"], r.get("race_round")) for r in runs]))
+        forced = {g: {cfg(x["config"]) for x in r["points"]} - {"auto"} for g, r in by_group.items()}
+        check([g for g, v in forced.items() if v] == [chosen] and by_group[chosen].get("race_round", 0) >= 1,
+              f"{name}: forced configs measured in group {chosen} only", json.dumps({g: sorted(v) for g, v in forced.items()}))
+        if chosen == "fast":
+            t = subprocess.run([opts.cctune, "tune", os.path.join(out, "results.json"), "-o", os.path.join(out, "profile")],
+                               capture_output=True, text=True, timeout=60)
+            check(t.returncode == 0, f"{name}: tune reads the race's results", t.stdout + t.stderr)
+            with open(os.path.join(out, "profile", "profile.json")) as f:
+                profile = json.load(f)
+            check(profile.get("env", {}).get("NCCL_P2P_NVL_CHUNKSIZE") == "1048576", f"{name}: the profile carries the fast group",
+                  json.dumps(profile.get("env")))
 
 
 def sweep_space(opts, strategy, np=None):
@@ -317,7 +362,7 @@ def confirmation(opts):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["dry_run", "bad_inputs", "strategies", "confirmation"])
+    ap.add_argument("scenario", choices=["dry_run", "bad_inputs", "strategies", "confirmation", "race"])
     ap.add_argument("--cctune", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--workdir", required=True)

@@ -1,0 +1,76 @@
+#pragma once
+// The racing sweep's schedule (issue 46; docs/TUNING.md "The race"): which config groups to
+// measure in the next round, for how long a point, and when to stop. The sweep measures every
+// group once at NCCL's own choice, briefly; then only the groups whose gain the noise leaves
+// undecided (tune's own judgement, tuner/selection/undecided.hpp) run again beside the
+// reference, each round with twice the time a point, while the budget allows; then the forced
+// algorithm/protocol/channel variants run in the chosen group alone. Pure: the sweep measures
+// and scores, this decides from what a round cost.
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cctune::tuner::search {
+
+// How close a group's settings are to this job's transport: groups that exist for it
+// (sockets over sockets, RDMA over RDMA, PCIe between GPUs without NVLink) pay most often and
+// run first, so that a budget cut falls on the least likely.
+enum class RaceTier { Transport = 0, Network = 1, Any = 2 };
+
+struct RaceArm {
+  std::string group;
+  RaceTier tier = RaceTier::Any;
+};
+
+// The first round's order: `reference` first, then by tier, the space's order within a tier.
+std::vector<std::string> race_order(const std::vector<RaceArm>& arms, const std::string& reference);
+
+// What one group's last round cost, from its run's record.
+struct RoundCost {
+  double startup_s = 0;  // spawn, NCCL init, first warm-up
+  double measure_s = 0;  // the rest of its wall time
+  std::size_t points = 0;
+  double max_time_s = 0;  // the round's time cap per point
+};
+
+struct RaceBudget {
+  double budget_s = 120;           // the whole sweep's measuring time
+  double max_time_s = 0.5;         // the space's time cap per point: the variants' and the rounds' ceiling x 8
+  std::size_t variant_points = 0;  // points of the variants round (forced configs x shapes), 0: none
+};
+
+// The first round's time cap per point: every group once within half the budget, after a
+// start-up guess per group, at most the space's cap and at least 10 ms.
+double first_max_time(const RaceBudget& budget, std::size_t groups, std::size_t points_per_group, double startup_guess_s);
+
+struct RaceState {
+  int round = 0;                           // the round just measured
+  double elapsed_s = 0;                    // since the race began
+  double max_time_s = 0;                   // that round's cap
+  std::map<std::string, RoundCost> costs;  // per group, its last round
+  std::string reference, chosen;           // tune's reference and choice so far
+  std::vector<std::string> contenders;     // still undecided, best first
+  bool variants_done = false;
+};
+
+struct RaceRound {
+  int round = 0;
+  std::vector<std::string> groups;
+  double max_time_s = 0;
+  bool variants = false;  // the forced configs, in groups.front() alone
+};
+
+struct RaceStep {
+  std::optional<RaceRound> next;  // nullopt: the race is over
+  std::string why;                // one line: why this round, or why it stops
+};
+
+RaceStep next_race_round(const RaceState& state, const RaceBudget& budget);
+
+// What a round of `groups` at `max_time_s` a point should take, from their last rounds: their
+// start-up, and their measuring time scaled by the caps (points stop at the cap or earlier).
+double predicted_round_s(const std::map<std::string, RoundCost>& costs, const std::vector<std::string>& groups, double max_time_s);
+
+}  // namespace cctune::tuner::search
