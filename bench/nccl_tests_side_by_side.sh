@@ -63,6 +63,10 @@ NGPUS=${NGPUS:-$NGPU}
 [[ "$NGPUS" =~ ^[1-9][0-9]*$ && "$NGPUS" -le "$NGPU" ]] || bad "NGPUS='$NGPUS' is not 1..$NGPU"
 [[ -x "$CCTUNE" ]] || { echo "FAIL: $CCTUNE not found (build cctune with -DCCTUNE_WITH_CUDA=ON, or set CCTUNE)"; exit 1; }
 command -v mpirun >/dev/null 2>&1 || { echo "FAIL: mpirun not found (nccl-tests runs one process per GPU under it)"; exit 1; }
+for coll in "${COLL_LIST[@]}"; do  # a library the loader cannot find (libcudart, libnccl, libmpi): say which, once
+  missing=$(ldd "$NT_DIR/${BIN[$coll]}_perf$NT_SUFFIX" 2>/dev/null | awk '/not found/ {print $1}' | paste -sd, -) || true
+  [[ -z "$missing" ]] || { echo "FAIL: NCCL_TESTS_DIR=$NT_DIR: ${BIN[$coll]}_perf$NT_SUFFIX needs $missing, which the loader does not find (set LD_LIBRARY_PATH)"; exit 1; }
+done
 
 # The sizes, and the nccl-tests runs that cover them: -b FIRST -e LAST -f FACTOR when they are a
 # geometric series with an integer factor (or one size), else one run per size.

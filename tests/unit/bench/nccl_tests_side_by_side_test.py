@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """bench/nccl_tests_side_by_side.sh and its parser (bench/nccl_tests_output.py) without a GPU.
 
-The parser on nccl-tests 2.19.6 output (tests/fixtures/nccl_tests/, two ranks, -w 5 -n 20 -N 3,
-256 B to 16 MiB by 16; written from its src/util.cu formats): the median of the out-of-place
-column per size; an unparsable line, a missing size, a cut-off run and two runs in one file fail
+The parser on nccl-tests 2.19.6 output (tests/fixtures/nccl_tests/*.2gpu.txt, two ranks, -w 5 -n 20
+-N 3, 256 B to 16 MiB by 16; written from its src/util.cu formats, the header lines as the real
+binary prints them; *.nogpu.txt is the real binary failing without a GPU): the median of the
+out-of-place column per size; a failed run, an unparsable line, a missing size, a cut-off run and two runs in one file fail
 naming what; NCCL's own log lines are counted, not fatal. The script: a missing binary is one line
 naming NCCL_TESTS_DIR; without a GPU it skips; with stand-ins for nvidia-smi (2 GPUs), mpirun
 (runs the binary once, as rank 0 prints) and cctune (writes results.json from the fixtures' medians,
@@ -101,6 +102,11 @@ def parser_tests(tmp):
     path = edited(tmp, "allreduce", lambda ls: ls[:9] + logs + ls[9:])
     rc, text = parse("allreduce", [path], tmp)
     check(rc == 0 and "3 NCCL log line" in text, f"NCCL's log lines are counted and left out:\n{text}")
+
+    # Captured from the real binary (nccl-tests 2.19.6, MPI=1, mpirun -np 2) on a host without a GPU.
+    rc, text = parse("allreduce", [os.path.join(FIXTURES, "all_reduce_perf.nogpu.txt")], tmp)
+    check(rc == 1 and ":1: unparsable line" in text and "Test CUDA failure util.cu:674" in text
+          and "no '# Collective test concluded'" in text and "size 256 B: 0 rows" in text, f"a failed run fails:\n{text}")
 
     rc, text = parse("allreduce", [fixture("allreduce")], tmp, op="max")
     check(rc == 1 and "redop sum, expected max" in text, f"a table of another op fails:\n{text}")
