@@ -3,11 +3,14 @@
 placement) and size, the medians of each tool's runs, their difference with a 95 % bootstrap
 interval, and a verdict (within max(1 %, 0.3 us) of the reference).
 
-    side_by_side_table.py OUTDIR RUNS COLL:IMPL:PLACE...
+    side_by_side_table.py [--ref-name NAME] [--name NAME] OUTDIR RUNS COLL:IMPL:PLACE...
 
+--ref-name names the reference in the printed tables (default 'reference'; 'nccl-tests' for
+bench/nccl_tests_side_by_side.sh), --name the verdict line's script (default nccl_side_by_side).
 Reads OUTDIR/ref.COLL.IMPL.PLACE.RUN.csv and OUTDIR/cctune.RUN/results.json; writes the full
 table to OUTDIR/summary.txt and the raw numbers to OUTDIR/per_run.txt; prints a compact ratio
 table (cctune / reference; '!' marks a size outside the tolerance). Exit 1 when any fails."""
+import argparse
 import csv
 import json
 import random
@@ -38,7 +41,14 @@ def load(out, runs, variants):
 
 
 def main():
-    out, runs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    p = argparse.ArgumentParser()
+    p.add_argument("--ref-name", default="reference")
+    p.add_argument("--name", default="nccl_side_by_side")
+    p.add_argument("out")
+    p.add_argument("runs", type=int)
+    p.add_argument("variants", nargs="+")
+    a = p.parse_args()
+    out, runs, variants, ref_name, name = a.out, a.runs, a.variants, a.ref_name, a.name
     ref, cct = load(out, runs, variants)
     rng = random.Random(1)
     order = {v: i for i, v in enumerate(variants)}
@@ -64,10 +74,10 @@ def main():
         f.write("\n".join(full) + "\n")
     with open(f"{out}/per_run.txt", "w") as f:
         for key in sorted(set(ref) | set(cct)):
-            f.write(f"{key}: ref {ref.get(key)} cctune batch_us {cct.get(key)}\n")
+            f.write(f"{key}: {ref_name} {ref.get(key)} cctune batch_us {cct.get(key)}\n")
 
     sizes = sorted({k[1] for k in keys})
-    print(f"cctune batch_us / reference time_us, medians of {runs} runs ('!': outside max(1 %, 0.3 us));"
+    print(f"cctune batch_us / {ref_name} time_us, medians of {runs} runs ('!': outside max(1 %, 0.3 us));"
           f" full table: {out}/summary.txt")
     print(f"{'variant':<26}" + "".join(f"{s:>11}" for s in sizes))
     for v in variants:
@@ -78,12 +88,12 @@ def main():
         print(f"{v:<26}" + "".join(cells))
     total = len(keys)
     if bad or total == 0:
-        print(f"nccl_side_by_side: FAIL ({len(bad)} of {total} outside max(1 %, 0.3 us): {'; '.join(bad)})")
+        print(f"{name}: FAIL ({len(bad)} of {total} outside max(1 %, 0.3 us): {'; '.join(bad)})")
         if noise:
             print(f"  of those, {len(noise)} with a ci95 that holds 0 (the runs cannot tell the tools apart there):"
                   f" {'; '.join(noise)}")
         return 1
-    print(f"nccl_side_by_side: PASS ({total} of {total} sizes within max(1 %, 0.3 us) of the reference)")
+    print(f"{name}: PASS ({total} of {total} sizes within max(1 %, 0.3 us) of the {ref_name})")
     return 0
 
 
