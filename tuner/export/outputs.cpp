@@ -88,7 +88,7 @@ void append_undecided(std::string& s, const UndecidedRace& race) {
   std::snprintf(line, sizeof line,
                 "\n#   to settle it: measure longer (%s after as few as %ld iterations: sweep again %s) or race them on the job: ",
                 race.time_capped ? "points stopped at their time cap" : "points were noisy", race.fewest_iterations,
-                race.time_capped ? "with a larger --max-time, or without it" : "on a quieter host or link");
+                race.time_capped ? "with a larger --budget-s (the race) or --max-time" : "on a quieter host or link");
   s += line;
   s += "cctune tune RESULTS --job -- <your job>\n";
 }

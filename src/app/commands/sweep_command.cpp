@@ -194,6 +194,7 @@ class SweepCommand : public Command {
       if (args_.dry_run) {
         agree_on_plan(comm, agreed_settings(plan, settings_parts(space, planned)));  // a dry run promises only what the run does
         if (comm.rank() == 0) std::printf("%s", tuner::format_plan(*planned).c_str());
+        if (comm.rank() == 0) say_race_plan(race_budget_s(budget_s_, loaded.has_value()));
         if (comm.rank() == 0 && job_plan_)
           std::printf("%s", format_workload_plan(*loaded, job_shape_of(session, plan, placed), *job_plan_, nullptr).c_str());
         return exit_code::ok;
@@ -271,8 +272,8 @@ class SweepCommand : public Command {
     run.initial = std::move(initial);
     run.files = std::move(files);
     run.table = true;
-    const double budget_s = budget_s_ >= 0 ? budget_s_ : parts.workload.is_null() ? 0.0 : kWorkloadBudgetS;
-    RaceInputs race{budget_s, space_, run.initial.meta, [&](const Results& r) { return race_tune_options(r, plan); }};
+    const double budget_s = race_budget_s(budget_s_, !parts.workload.is_null());
+    RaceInputs race{budget_s, space_, run.initial.meta, [&](const Results& r) { return unconfirmed_options(r, plan); }};
     run.measure = [&](Reporter& reporters) {
       if (plan.backend == BackendChoice::Nccl && space_ && budget_s > 0) return run_race(session, *placed, plan, reporters, race);
       return plan.backend == BackendChoice::Nccl ? placed->run(plan, reporters) : run_mpi_sweep(session, plan, reporters, resume ? &*resume : nullptr);
@@ -302,8 +303,8 @@ class SweepCommand : public Command {
     });
   }
 
-  // Tune's options for the race's points so far: the sweep's own, without a confirmation.
-  static tuner::TuneOptions race_tune_options(const Results& results, const SweepPlan& plan) {
+  // Tune's options for results of this sweep before its confirmation round (the race's, propose's).
+  static tuner::TuneOptions unconfirmed_options(const Results& results, const SweepPlan& plan) {
     tuner::TuneOptions options = tune_options_for(results, results_path_of(plan), {});
     options.confirmations.clear();
     return options;
@@ -315,9 +316,7 @@ class SweepCommand : public Command {
   static std::optional<tuner::TuneOutputs> propose(const Results& results, const SweepPlan& plan) {
     if (!tuner::has_nccl_measurements(results) || !test_mode_of(results).empty()) return std::nullopt;
     try {
-      tuner::TuneOptions options = tune_options_for(results, results_path_of(plan), {});
-      options.confirmations.clear();
-      return tuner::tune_results(results, options);
+      return tuner::tune_results(results, unconfirmed_options(results, plan));
     } catch (const Error&) {
       return std::nullopt;  // say_outputs says why, as without a round
     }
@@ -383,9 +382,7 @@ class SweepCommand : public Command {
   bool no_tune_ = false;
   ConfirmSettings confirm_;
   bool force_ = false;  // --force: replace an existing results.json
-  // --budget-s; negative: not typed (a workload sweep races within kWorkloadBudgetS, others do not).
-  double budget_s_ = -1;
-  static constexpr double kWorkloadBudgetS = 120;
+  double budget_s_ = -1;  // --budget-s; negative: not typed (race_budget_s)
   const tuner::SearchSpace* space_ = nullptr;  // the loaded --space, while run() holds it
   std::string workload_path_;  // --workload FILE
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);

@@ -28,6 +28,13 @@ struct RaceInputs {
   std::function<tuner::TuneOptions(const Results&)> tune_options;
 };
 
+// The race's budget: --budget-s as typed (`typed` >= 0), else 120 s for a workload sweep, which a
+// user waits for, and none (the grid) for the others.
+inline double race_budget_s(double typed, bool workload) { return typed >= 0 ? typed : workload ? 120.0 : 0.0; }
+
+// Rank 0, on a dry run that would race (`budget_s` > 0): one line saying so.
+void say_race_plan(double budget_s);
+
 // Collective: races `plan`'s groups (its configs: NCCL's own choice first, then the forced ones)
 // on `job`'s workers, reporting every round to `reporters`. Returns the outcome over every round
 // (a stop by signal ends it at once).

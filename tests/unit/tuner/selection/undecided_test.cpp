@@ -39,7 +39,7 @@ TEST(Undecided, NoisySweepNamesTheContendersAndTheRemedy) {
   const std::string summary = format_tune_summary(out, false);
   EXPECT_NE(summary.find("# undecided: "), std::string::npos) << summary;
   EXPECT_NE(summary.find("sockets-8x8 x1.31"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("with a larger --max-time"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("with a larger --budget-s (the race) or --max-time"), std::string::npos) << summary;
   EXPECT_NE(summary.find("cctune tune RESULTS --job"), std::string::npos) << summary;
 }
 
