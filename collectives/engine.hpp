@@ -19,8 +19,9 @@ struct MeasureSettings {
   // (NCCL connecting channels lazily, seen as ~2 ms gaps on H200) cannot set it.
   int min_batches = 3;
   // Wall batches grow from batch_iters until the slowest rank's batch lasts at least this
-  // long (0: exactly batch_iters, as nccl-tests). The MPI backend asks for 1 ms: operations
-  // of 0.2 us cannot absorb the ranks' skew left by each cross-rank aggregation step.
+  // long (0: exactly batch_iters, as nccl-tests). The MPI backend asks for 0.5 ms
+  // (kMpiMinBatchUs): operations of 0.2 us cannot absorb the ranks' skew left by each
+  // cross-rank aggregation step.
   double min_batch_us = 0;
   StopRule stop;
   bool check = false;

@@ -2,8 +2,8 @@
 // MPI collectives on host buffers, measured in the supervisor processes themselves:
 // all nine collectives (DESIGN.md, MPI backend; their buffer layouts: mpi_layouts.hpp).
 // Wall batches are plain back-to-back calls between two MPI_Wtime reads; per-operation
-// times come from separate batches (host_batch.hpp). The engine grows wall batches to ~1 ms
-// (MeasureSettings::min_batch_us) and passes the stop flag, checked collectively.
+// times come from separate batches (host_batch.hpp). The engine grows wall batches to
+// 0.5-1 ms (MeasureSettings::min_batch_us) and passes the stop flag, checked collectively.
 #include <mpi.h>
 
 #include <functional>
@@ -14,9 +14,14 @@
 namespace cctune {
 
 // Shortest wall batch the MPI sweep asks of the engine (MeasureSettings::min_batch_us), and
-// the fewest of them per point (MeasureSettings::min_batches): 1 ms batches are cheap, and
-// on a busy host a median of three was moved by one or two preempted batches.
-inline constexpr double kMpiMinBatchUs = 1000;
+// the fewest of them per point (MeasureSettings::min_batches). Growth aims 40 % past the
+// floor, so batches end near 0.7 ms: ~200x the ranks' skew after an aggregation step, and
+// within the 1 ms a plain loop uses (bench/mpi_allreduce_loop.cpp). A 1 ms floor gave
+// 1.4-1.6 ms batches; on a 2-core host shared with compilers over half of those were
+// preempted, so the median batch was a preempted one (docs/PERFORMANCE.md, "Against a plain
+// MPI loop"). Eleven batches: on a busy host a median of three was moved by one or two
+// preempted ones.
+inline constexpr double kMpiMinBatchUs = 500;
 inline constexpr int kMpiMinBatches = 11;
 
 class MpiBackend : public CollectiveBackend {

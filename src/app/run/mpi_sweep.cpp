@@ -52,7 +52,7 @@ runtime::SweepOutcome run_mpi_sweep(Session& session, const SweepPlan& plan, Rep
   reporters.begin_sweep(static_cast<long>(points.size()));
   reporters.begin_run(resume ? resume->continue_run(run) : run);
   MeasureSettings measure = plan.measure;
-  // Batches of ~1 ms amortise the ranks' skew after each aggregation step (PERFORMANCE.md);
+  // Batches of 0.5-1 ms amortise the ranks' skew after each aggregation step (PERFORMANCE.md);
   // a signal ends even a long batch, agreed by all ranks inside it.
   measure.min_batch_us = kMpiMinBatchUs;
   measure.min_batches = std::max(measure.min_batches, kMpiMinBatches);
