@@ -382,7 +382,7 @@ class SweepCommand : public Command {
   bool no_tune_ = false;
   ConfirmSettings confirm_;
   bool force_ = false;  // --force: replace an existing results.json
-  double budget_s_ = -1;  // --budget-s; negative: not typed (race_budget_s)
+  double budget_s_ = -1;                       // --budget-s; negative: not typed (race_budget_s)
   const tuner::SearchSpace* space_ = nullptr;  // the loaded --space, while run() holds it
   std::string workload_path_;  // --workload FILE
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);

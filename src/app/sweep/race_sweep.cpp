@@ -137,9 +137,10 @@ void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& i
 
 void say_race_plan(double budget_s) {
   if (budget_s <= 0) return;
-  std::printf("# race within --budget-s %.0f: the estimate above is the grid's; the race measures each group once at NCCL's own choice, "
-              "then only the undecided, then the forced configs of the chosen group (docs/TUNING.md \"The race\")\n",
-              budget_s);
+  std::printf(
+      "# race within --budget-s %.0f: the estimate above is the grid's; the race measures each group once at NCCL's own choice, "
+      "then only the undecided, then the forced configs of the chosen group (docs/TUNING.md \"The race\")\n",
+      budget_s);
 }
 
 runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, const runtime::SweepPlan& plan, Reporter& reporters,
