@@ -110,18 +110,22 @@ RaceRound round_of(const nlohmann::json& j) {
           j.at("variants").get<bool>()};
 }
 
-// Rank 0, after a round: tune's reading of every point so far, and what the round cost.
-void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& in, const RaceRound& done) {
-  Results so_far;
-  so_far.meta = in.meta;
-  so_far.runs = ledger.runs;
-  fold_race_rounds(so_far);
+// Rank 0, after a round: what it cost per group, and where the race stands.
+void record_round(RaceState& state, const RaceLedger& ledger, const RaceRound& done) {
   for (const RunResult& run : ledger.runs)
     if (run.race_round == done.round)
       state.costs[run.group] = {run.startup_s, std::max(0.0, run.duration_s - run.startup_s), run.points.size(), done.max_time_s};
   state.round = done.round;
   state.max_time_s = done.variants ? state.max_time_s : done.max_time_s;
   state.variants_done = state.variants_done || done.variants;
+}
+
+// Rank 0: tune's reading of every point so far: its reference, its choice and the undecided.
+void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& in) {
+  Results so_far;
+  so_far.meta = in.meta;
+  so_far.runs = ledger.runs;
+  fold_race_rounds(so_far);
   const tuner::TuneOutputs t = tuner::tune_results(so_far, in.tune_options(so_far));
   state.reference = t.reference;
   state.chosen = t.group;
@@ -185,14 +189,19 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
     if (rank0) {
       state.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::string why;
+      record_round(state, ledger, round);
       try {
-        score_round(state, ledger, in, round);
-        const tuner::search::RaceStep step = tuner::search::next_race_round(state, budget);
-        why = step.why;
-        if (step.next) next = round_json(*step.next);
-      } catch (const std::exception& e) {  // nothing to score yet (every group failed): the sweep's end says why
-        why = std::string("stopped: ") + e.what();
+        score_round(state, ledger, in);
+      } catch (const std::exception& e) {
+        // Nothing tune can score (every group failed, or the shared-GPU test mode, which is never
+        // tuned): no group is in the race any more; the variants still run in the reference.
+        why = std::string("no scores (") + e.what() + "); ";
+        state.contenders.clear();
+        state.chosen = state.reference;
       }
+      const tuner::search::RaceStep step = tuner::search::next_race_round(state, budget);
+      why += step.why;
+      if (step.next) next = round_json(*step.next);
       std::printf("# race round %d done after %.0f s: %s\n", round.round, state.elapsed_s, text::terminal_text(why).c_str());
       std::fflush(stdout);
     }
