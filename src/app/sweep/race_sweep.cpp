@@ -83,17 +83,16 @@ std::string reference_of(const std::vector<runtime::ConfigGroup>& groups) {
   return groups.front().label;
 }
 
-// The plan of one round: its groups in its order, NCCL's own choice only (or the forced configs
-// alone in the variants round, with the space's strategy), its time cap a point.
+// The plan of one round: its groups in its order, NCCL's own choice only (or every config in the
+// variants round, with the space's strategy: NCCL's own choice is measured again beside the
+// forced ones, back to back at each size, as the rules are decided against it), its time cap a point.
 runtime::SweepPlan round_plan(const runtime::SweepPlan& plan, const RaceRound& r) {
   runtime::SweepPlan out = plan;
   out.nccl.groups.clear();
   for (const std::string& name : r.groups)
     for (const runtime::ConfigGroup& g : plan.nccl.groups)
       if (g.label == name) out.nccl.groups.push_back(g);
-  if (r.variants) {
-    out.nccl.configs.erase(out.nccl.configs.begin());  // NCCL's own choice: measured in the rounds
-  } else {
+  if (!r.variants) {
     out.nccl.configs.resize(1);
     out.nccl.strategy = tuner::search::StrategyKind::Exhaustive;
   }
