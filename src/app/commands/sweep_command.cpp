@@ -53,11 +53,11 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
     context.nnodes = std::max(1, planned.nnodes);  // the test mode with unknown workers: unknown nodes
   }
   // Rank 0's topology and environment decide, so every rank plans the same groups and points.
-  nlohmann::json facts;
+  TransportFacts facts;
   agree_on_errors(comm, [&] {  // rank 0 reads the topology: its error must not leave the others waiting
     if (comm.rank() == 0) facts = transport_facts(topology, runtime::current_environment());
   });
-  apply_transport_facts(broadcast_json(comm, facts, 0), context);
+  apply_transport_facts(broadcast_as(comm, facts, 0), context);
   // The resolved plan, not the space alone: flags typed beside --space shape both the dry run
   // and the run.
   tuner::SpacePlan planned = tuner::plan_space(space, context, plan_dimensions(plan));
@@ -87,9 +87,9 @@ tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name
   agree_on_errors(comm, [&] {
     if (comm.rank() == 0) text = tuner::read_space_text(name, tuner::default_space_dirs(session.executable()));
   });
-  const nlohmann::json shared = broadcast_json(comm, {{"text", text.text}, {"source", text.source}}, 0);
+  const tuner::SpaceText shared = broadcast_as(comm, text, 0);
   tuner::SearchSpace space;
-  agree_on_errors(comm, [&] { space = tuner::parse_space(shared.at("text").get<std::string>(), shared.at("source").get<std::string>()); });
+  agree_on_errors(comm, [&] { space = tuner::parse_space(shared.text, shared.source); });
   return space;
 }
 
