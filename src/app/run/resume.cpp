@@ -62,18 +62,16 @@ void from_json(const nlohmann::json& j, PointKey& k) {
 }
 
 PointKey key_of(const RunResult& run, const PointResult& p) {
-  PointKey k;
-  k.backend = run.backend;
-  k.group = run.group;
-  k.collective = p.collective;
-  k.dtype = p.dtype;
-  k.op = p.op;
-  k.in_place = p.in_place;
-  k.root = p.root.value_or(0);
-  k.size_bytes = p.size_bytes;
-  k.config = p.config;
-  k.impl = p.impl;
-  return k;
+  return {.backend = run.backend,
+          .group = run.group,
+          .collective = p.collective,
+          .dtype = p.dtype,
+          .op = p.op,
+          .in_place = p.in_place,
+          .root = p.root.value_or(0),
+          .size_bytes = p.size_bytes,
+          .config = p.config,
+          .impl = p.impl};
 }
 
 namespace {

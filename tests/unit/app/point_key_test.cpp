@@ -48,19 +48,20 @@ TEST(PointKeyJson, EveryFieldReadsBack) {
   EXPECT_FALSE(json::parse(j.dump()).get<PointKey>().impl.has_value());
 }
 
+// The sample key with one field replaced, or left out.
+json with(const char* key, const json& value) {
+  json j = sample_key();
+  j[key] = value;
+  return j;
+}
+
 TEST(PointKeyJson, AMalformedKeyIsOneLineNamingTheField) {
-  json bad = sample_key();
-  bad["root"] = "three";
-  EXPECT_EQ(error_of(bad), "resume key.root: expected an integer, got a string");
-  bad = sample_key();
-  bad["algo"] = "spiral";
-  EXPECT_EQ(error_of(bad), "resume key.algo \"spiral\" is not an algorithm");
-  bad = sample_key();
-  bad["impl"] = "other";
-  EXPECT_EQ(error_of(bad), "resume key.impl \"other\" is not an implementation");
-  bad = sample_key();
-  bad.erase("size_bytes");
-  EXPECT_EQ(error_of(bad), "resume key.size_bytes is missing");
+  EXPECT_EQ(error_of(with("root", "three")), "resume key.root: expected an integer, got a string");
+  EXPECT_EQ(error_of(with("algo", "spiral")), "resume key.algo \"spiral\" is not an algorithm");
+  EXPECT_EQ(error_of(with("impl", "other")), "resume key.impl \"other\" is not an implementation");
+  json missing = sample_key();
+  missing.erase("size_bytes");
+  EXPECT_EQ(error_of(missing), "resume key.size_bytes is missing");
 }
 
 }  // namespace
