@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/collective.hpp"
 
 namespace cctune {
@@ -32,5 +34,21 @@ struct JobPoint {
   std::size_t shapes = 0;       // the job's call shapes folded into this point (bucketing)
   bool operator==(const JobPoint&) const = default;
 };
+
+class JsonFields;
+
+// JobPoint's one JSON form, for results.json's meta.settings (the plan's job_shapes, the
+// workload's points) and the confirmation round's broadcast. Two contents, one codec: a plan's
+// shapes (nranks 0) are only a call shape, written as {collective, dtype, size_bytes} so that
+// meta.settings.job_shapes stays as it was; a job's point (nranks > 0) adds its communicator and
+// weight, the nine keys of meta.settings.workload.points.
+void to_json(nlohmann::json& j, const JobPoint& p);
+// Reads either content: the weight's keys when "nranks" is present. Bounded for files and
+// messages from elsewhere: a missing or mistyped field, an unknown name or a count or time out of
+// range is a UsageError of one line naming the field by `in`'s path, with `in`'s fix. A record
+// without "dtype" (written before the type was kept) reads as float32, the sweep's default.
+JobPoint read_job_point(const JsonFields& in);
+// nlohmann's ADL hook (`j.get<JobPoint>()`): read_job_point with the path "job point".
+void from_json(const nlohmann::json& j, JobPoint& p);
 
 }  // namespace cctune

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace cctune {
 
@@ -38,6 +39,10 @@ const json& JsonFields::at(std::string_view key) const {
 
 void JsonFields::wrong_type(const json& value, const std::string& where, const char* expected) const {
   throw UsageError(where + ": expected " + expected + ", got " + kind_of(value), fix_);
+}
+
+void JsonFields::not_a(std::string_view key, const std::string& name, const char* what) const {
+  throw UsageError(path(key) + " \"" + text::terminal_text(name) + "\" is not " + what, fix_);
 }
 
 const json& JsonFields::array(std::string_view key) const {

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+
 namespace cctune {
 
 class JsonFields {
@@ -31,6 +33,17 @@ class JsonFields {
     return read<T>(*v, path(key));
   }
   bool has(std::string_view key) const { return find(key) != nullptr; }
+  // A required name read by `parse` (parse_collective, parse_dtype, ...): a name it refuses is
+  // a UsageError naming the field and the value ("x.collective \"allfoo\" is not a collective").
+  template <class Parse>
+  auto get_parsed(std::string_view key, Parse parse, const char* what) const {
+    const std::string name = get<std::string>(key);
+    try {
+      return parse(name);
+    } catch (const UsageError&) {
+      not_a(key, name, what);
+    }
+  }
 
   // A required member that must be an object / an array.
   JsonFields object(std::string_view key) const { return JsonFields(at(key), path(key), fix_); }
@@ -40,6 +53,7 @@ class JsonFields {
 
   const nlohmann::json& raw() const { return object_; }
   const std::string& where() const { return where_; }
+  const std::string& fix() const { return fix_; }
   std::string path(std::string_view key) const { return where_ + "." + std::string(key); }
 
   // `value` as T, or a UsageError naming `where`.
@@ -49,6 +63,7 @@ class JsonFields {
  private:
   const nlohmann::json* find(std::string_view key) const;
   const nlohmann::json& at(std::string_view key) const;
+  [[noreturn]] void not_a(std::string_view key, const std::string& name, const char* what) const;
   [[noreturn]] void wrong_type(const nlohmann::json& value, const std::string& where, const char* expected) const;
 
   const nlohmann::json& object_;

@@ -26,6 +26,7 @@ onebox_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/onebox" && pwd)
 source "$onebox_dir/lib.sh"
 source "$onebox_dir/kernel.sh"
 source "$onebox_dir/net.sh"
+source "$onebox_dir/../slurm_conf.sh"
 source "$onebox_dir/slurm.sh"
 source "$onebox_dir/up.sh"
 source "$onebox_dir/down.sh"

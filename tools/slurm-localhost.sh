@@ -24,6 +24,8 @@ conf=$dir/slurm.conf
 node=$(hostname -s)
 say() { echo "slurm-localhost: $*"; }
 die() { echo "slurm-localhost: error: $*" >&2; exit 1; }
+# shellcheck source=tools/slurm_conf.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
 
 # Prints the pid in $1 when that process is alive and is the expected program ($2).
 live_pid() {
@@ -43,30 +45,17 @@ need_tools() {
   done
 }
 
-mpi_default() {
-  # PMIx lets srun start Open MPI ranks directly; without the plugin srun has no MPI wiring.
-  if ls /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so /usr/lib64/slurm/mpi_pmix.so \
-       /usr/lib/slurm/mpi_pmix.so 2>/dev/null | grep -q .; then
-    echo pmix
-  else
-    echo none
-  fi
-}
-
 write_conf() {
   local cpus=${CCTUNE_SLURM_CPUS:-$(( $(nproc) > 8 ? $(nproc) : 8 ))}
   mkdir -p "$dir"/{state,spool,munge,log}
   chmod 0755 "$dir" "$dir/munge"
-  cat > "$conf.tmp" <<EOF
+  {
+    cat <<EOF
 # Written by tools/slurm-localhost.sh: a one-node test cluster, no cgroups, no accounting.
 ClusterName=cctune-localhost
 SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
 AuthInfo=socket=$dir/munge/munge.socket
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
@@ -74,25 +63,13 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-MpiDefault=$(mpi_default)
-ReturnToService=2
 KillWait=10
-InactiveLimit=0
 MinJobAge=600
-SlurmctldTimeout=30
-SlurmdTimeout=30
-NodeName=$node NodeHostname=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 State=UNKNOWN
-PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
+    slurm_conf_shared  # tools/slurm_conf.sh
+    echo "NodeName=$node NodeHostname=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 State=UNKNOWN"
+    echo "PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES"
+  } > "$conf.tmp"
   mv "$conf.tmp" "$conf"
   # Slurm reads cgroup.conf next to slurm.conf; an empty one keeps it from guessing.
   : > "$dir/cgroup.conf"

@@ -10,15 +10,16 @@
 #include <optional>
 #include <sstream>
 
+#include "comm/rank_comm_typed.hpp"
 #include "core/error.hpp"
 #include "core/error_record.hpp"
 #include "core/text.hpp"
 #include "runtime/line_channel.hpp"
 #include "runtime/orphans.hpp"
 #include "runtime/point_gate.hpp"
+#include "runtime/supervisor_tick.hpp"
 #include "runtime/worker_plan.hpp"
 #include "runtime/worker_process.hpp"
-#include "comm/rank_comm_typed.hpp"
 
 namespace cctune::runtime {
 namespace {
@@ -293,23 +294,19 @@ class Supervisor {
   }
 
   std::optional<GroupOutcome> agree() {
-    nlohmann::json mine = {{"priority", static_cast<int>(priority_)}, {"error", to_json(ErrorRecord{kind_, reason_, fix_, {}})},
-                           {"done", all_done()}, {"uid", uid_sent_ ? "" : uid_}};
-    const std::vector<nlohmann::json> all = allgather_json(comm_, mine);  // reasons hold worker text: not always UTF-8
+    const SupervisorTick mine{static_cast<int>(priority_), ErrorRecord{kind_, reason_, fix_, {}}, all_done(), uid_sent_ ? "" : uid_};
+    const std::vector<SupervisorTick> all = allgather_as(comm_, mine);  // reasons hold worker text: not always UTF-8
     std::string uid;
     bool done = true;
     int best = kNone, best_rank = -1, failing = 0;
-    nlohmann::json best_j;
     for (std::size_t r = 0; r < all.size(); ++r) {
-      const nlohmann::json& j = all[r];
-      if (!j["uid"].get<std::string>().empty()) uid = j["uid"];
-      done = done && j["done"].get<bool>();
-      const int p = j["priority"].get<int>();
-      if (p != kNone) ++failing;
-      if (p < best) {
-        best = p;
+      const SupervisorTick& t = all[r];
+      if (!t.uid.empty()) uid = t.uid;
+      done = done && t.done;
+      if (t.priority != kNone) ++failing;
+      if (t.priority < best) {
+        best = t.priority;
         best_rank = static_cast<int>(r);
-        best_j = j;
       }
     }
     if (!uid.empty() && !uid_sent_) {
@@ -322,7 +319,7 @@ class Supervisor {
       const std::string stuck = end_workers();
       GroupOutcome o;
       o.hello = hello_;
-      const ErrorRecord error = error_record_from_json(best_j["error"]).value_or(ErrorRecord{});
+      const ErrorRecord& error = all[static_cast<std::size_t>(best_rank)].error;
       const ErrorKind kind = error.kind;
       o.status = best == kInterrupt ? GroupStatus::Interrupted : kind != ErrorKind::Failure ? GroupStatus::Aborted : GroupStatus::Failed;
       o.reason = error.message;

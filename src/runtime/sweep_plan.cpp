@@ -10,8 +10,9 @@
 
 #include "core/error.hpp"
 #include "core/json_depth.hpp"  // json_float_beyond_int
-#include "core/results_json.hpp"
+#include "core/json_fields.hpp"
 #include "core/plan_limits.hpp"
+#include "core/results_json.hpp"
 #include "core/sizes.hpp"
 #include "core/text.hpp"
 
@@ -21,12 +22,12 @@ namespace {
 using nlohmann::json;
 namespace search = tuner::search;
 
-[[noreturn]] void refuse(const std::string& what) {
-  // The plan carries the sweep's options as given, so a value the options let through (inf,
-  // nan, a list too long) fails here as often as a build mismatch does: name both.
-  throw UsageError("sweep plan: " + what,
-                   "check that option of the sweep (a value out of range); if it is valid, run the same cctune build on every node");
-}
+// The plan carries the sweep's options as given, so a value the options let through (inf,
+// nan, a list too long) fails here as often as a build mismatch does: name both.
+constexpr const char* kPlanFix =
+    "check that option of the sweep (a value out of range); if it is valid, run the same cctune build on every node";
+
+[[noreturn]] void refuse(const std::string& what) { throw UsageError("sweep plan: " + what, kPlanFix); }
 
 const json& field(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) refuse(std::string("\"") + key + "\" is missing");
@@ -139,12 +140,13 @@ void read_dimensions(const json& j, PointSpace& space) {
 // say what the sweep measures.
 PointShapes read_job_shapes(const json& j, const PointGrid& listed) {
   PointShapes out;
-  for (const json& s : list(j, "job_shapes", kMaxJobShapes)) {
-    JobPoint shape{named(field(s, "collective"), "collective", parse_collective), named(field(s, "dtype"), "dtype", parse_dtype), 0};
-    const json& size = field(s, "size_bytes");
-    if (!size.is_number_unsigned() || size.get<std::uint64_t>() == 0)
-      refuse("\"job_shapes\" holds size_bytes " + shown(size) + ", not a size of at least 1 byte");
-    shape.size_bytes = size.get<std::uint64_t>();
+  const json& shapes = list(j, "job_shapes", kMaxJobShapes);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const json& s = shapes[i];
+    const JsonFields fields(s, "sweep plan: job_shapes[" + std::to_string(i) + "]", kPlanFix);
+    fields.get<std::string>("dtype");  // a plan's shapes always name it (JobPoint's reader defaults it for old records)
+    const JobPoint shape = read_job_point(fields);
+    if (shape.size_bytes == 0) refuse("\"job_shapes\" holds size_bytes 0, not a size of at least 1 byte");
     if (std::find(listed.collectives.begin(), listed.collectives.end(), shape.collective) == listed.collectives.end() ||
         std::find(listed.dtypes.begin(), listed.dtypes.end(), shape.dtype) == listed.dtypes.end())
       refuse("\"job_shapes\" holds " + shown(s) + ", whose collective or dtype the plan does not list");
@@ -272,10 +274,7 @@ json to_json(const SweepPlan& p) {
   }
   if (const auto* step = std::get_if<PointStep>(&space.points)) j["replay_step"] = replay_step_json(step->calls);
   if (const auto* job = std::get_if<PointShapes>(&space.points)) {
-    json shapes = json::array();
-    for (const auto& s : job->shapes)
-      shapes.push_back({{"collective", to_string(s.collective)}, {"dtype", to_string(s.dtype)}, {"size_bytes", s.size_bytes}});
-    j["job_shapes"] = std::move(shapes);
+    j["job_shapes"] = job->shapes;  // call shapes: JobPoint's three-key form
   }
   if (!p.skips.empty()) {
     json skips = json::array();

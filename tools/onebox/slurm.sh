@@ -3,18 +3,10 @@
 # small cluster), one slurmd in each host's namespaces with its own NodeName, NodeHostname and
 # NodeAddr. Ports are per network namespace, so the default ports clash with nothing outside
 # (tools/slurm-localhost.sh's 6817 lives in the machine's own namespace). No cgroups, as there.
-# Needs: lib.sh, $state, $name, hosts.list. Daemons are recorded as DIR/NAME.pid + .start.
+# Needs: lib.sh, ../slurm_conf.sh, $state, $name, hosts.list. Daemons are recorded as DIR/NAME.pid + .start.
 # shellcheck shell=bash
 
 slurm_dir() { echo "$state/slurm"; }
-
-slurm_mpi_default() {  # pmix when Slurm has the plugin (srun starts Open MPI ranks directly)
-  if ls /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so /usr/lib64/slurm/mpi_pmix.so /usr/lib/slurm/mpi_pmix.so 2>/dev/null | grep -q .; then
-    echo pmix
-  else
-    echo none
-  fi
-}
 
 write_slurm_conf() {  # write_slurm_conf HOSTS CPUS
   local d n=$1 cpus=$2 h last=$(($1 - 1))
@@ -31,10 +23,6 @@ ClusterName=onebox-${name,,}
 SlurmctldHost=node0($(nic_address 0 0))
 SlurmctldPort=6817
 SlurmdPort=6818
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
 AuthInfo=socket=$state/munge/munge.socket
 StateSaveLocation=$d/state
 SlurmdSpoolDir=$d/spool/%n
@@ -43,24 +31,11 @@ SlurmctldPidFile=$d/slurmctld.pid
 SlurmdPidFile=$d/slurmd.%n.pid
 SlurmctldLogFile=$d/log/slurmctld.log
 SlurmdLogFile=$d/log/slurmd.%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
 TaskProlog=$state/bin/task-prolog
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-MpiDefault=$(slurm_mpi_default)
-ReturnToService=2
 KillWait=5
-InactiveLimit=0
 MinJobAge=300
-SlurmctldTimeout=30
-SlurmdTimeout=30
 CONF
+    slurm_conf_shared  # tools/slurm_conf.sh
     for ((h = 0; h < n; h++)); do
       echo "NodeName=node$h NodeHostname=node$h NodeAddr=$(nic_address "$h" 0) CPUs=$cpus RealMemory=1000 State=UNKNOWN"
     done

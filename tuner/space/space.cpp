@@ -13,6 +13,7 @@
 #include "core/files.hpp"
 #include "core/install_layout.hpp"
 #include "core/json_depth.hpp"
+#include "core/json_fields.hpp"
 #include "core/nccl_settings.hpp"
 #include "core/sizes.hpp"
 #include "core/units.hpp"
@@ -299,6 +300,14 @@ SearchSpace parse_space(const std::string& json_text, const std::string& source)
 SearchSpace load_space(const std::string& name_or_path, const std::vector<std::string>& search_dirs) {
   const SpaceText t = read_space_text(name_or_path, search_dirs);
   return parse_space(t.text, t.source);
+}
+
+void to_json(nlohmann::json& j, const SpaceText& t) { j = {{"text", t.text}, {"source", t.source}}; }
+
+void from_json(const nlohmann::json& j, SpaceText& t) {
+  const JsonFields f(j, "space text", "run the same cctune build on every node");
+  t.text = f.get<std::string>("text");
+  t.source = f.get<std::string>("source");
 }
 
 SpaceText read_space_text(const std::string& name_or_path, const std::vector<std::string>& search_dirs) {

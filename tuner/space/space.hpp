@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/algo_proto.hpp"
 #include "core/collective.hpp"
 #include "core/results.hpp"
@@ -73,6 +75,10 @@ struct SpaceText {
   std::string text;
   std::string source;
 };
+// Its one JSON form, {text, source}, for the broadcast; the reader names a missing or mistyped
+// field in one line.
+void to_json(nlohmann::json& j, const SpaceText& t);
+void from_json(const nlohmann::json& j, SpaceText& t);
 SpaceText read_space_text(const std::string& name_or_path, const std::vector<std::string>& search_dirs);
 // $CCTUNE_SPACES_DIR, then next to the executable (<exe>/../share/cctune/spaces, and
 // <exe>/../configs/spaces for a build tree inside the checkout), then the source tree

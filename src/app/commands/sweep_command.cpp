@@ -53,11 +53,11 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
     context.nnodes = std::max(1, planned.nnodes);  // the test mode with unknown workers: unknown nodes
   }
   // Rank 0's topology and environment decide, so every rank plans the same groups and points.
-  nlohmann::json facts;
+  TransportFacts facts;
   agree_on_errors(comm, [&] {  // rank 0 reads the topology: its error must not leave the others waiting
     if (comm.rank() == 0) facts = transport_facts(topology, runtime::current_environment());
   });
-  apply_transport_facts(broadcast_json(comm, facts, 0), context);
+  apply_transport_facts(broadcast_as(comm, facts, 0), context);
   // The resolved plan, not the space alone: flags typed beside --space shape both the dry run
   // and the run.
   tuner::SpacePlan planned = tuner::plan_space(space, context, plan_dimensions(plan));
@@ -87,9 +87,9 @@ tuner::SearchSpace load_space_on_rank0(Session& session, const std::string& name
   agree_on_errors(comm, [&] {
     if (comm.rank() == 0) text = tuner::read_space_text(name, tuner::default_space_dirs(session.executable()));
   });
-  const nlohmann::json shared = broadcast_json(comm, {{"text", text.text}, {"source", text.source}}, 0);
+  const tuner::SpaceText shared = broadcast_as(comm, text, 0);
   tuner::SearchSpace space;
-  agree_on_errors(comm, [&] { space = tuner::parse_space(shared.at("text").get<std::string>(), shared.at("source").get<std::string>()); });
+  agree_on_errors(comm, [&] { space = tuner::parse_space(shared.text, shared.source); });
   return space;
 }
 
@@ -294,20 +294,20 @@ class SweepCommand : public Command {
     if (!confirming || rc != exit_code::ok) return rc;
     std::optional<tuner::TuneOutputs> proposed;
     if (measured) proposed = propose(*measured, plan);
-    const int round = run_confirm_round(session, *placed, plan, gpus, measured ? *measured : Results{}, proposed ? &*proposed : nullptr, confirm_);
+    const ConfirmRound round =
+        run_confirm_round(session, *placed, plan, gpus, measured ? *measured : Results{}, proposed ? &*proposed : nullptr, confirm_);
     return agreed_exit_status(comm, comm.rank() == 0, [&] {
-      if (round == exit_code::ok) return say_outputs(session, plan, *measured, *outcome_kept);
-      std::fprintf(stderr, "cctune: no profile written: the confirmation round ended with status %d; `cctune tune %s` writes it from the sweep\n",
-                   round, text::terminal_text(text::shell_word(results_path_of(plan))).c_str());
-      return round;
+      if (round.status == exit_code::ok) return say_outputs(session, plan, *measured, *outcome_kept, round.confirmations);
+      std::fprintf(stderr,
+                   "cctune: no profile written: the confirmation round ended with status %d; `cctune tune %s` writes it from the sweep\n",
+                   round.status, text::terminal_text(text::shell_word(results_path_of(plan))).c_str());
+      return round.status;
     });
   }
 
   // Tune's options for results of this sweep before its confirmation round (the race's, propose's).
   static tuner::TuneOptions unconfirmed_options(const Results& results, const SweepPlan& plan) {
-    tuner::TuneOptions options = tune_options_for(results, results_path_of(plan), {});
-    options.confirmations.clear();
-    return options;
+    return tune_options_for(results, results_path_of(plan), {.confirmations = std::vector<tuner::RuleConfirmation>{}});
   }
 
   static std::string results_path_of(const SweepPlan& plan) { return (std::filesystem::path(plan.output_dir) / "results.json").string(); }
@@ -338,7 +338,7 @@ class SweepCommand : public Command {
   // returns the exit status.
   int say_complete(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome) const {
     say_measured(plan, results);
-    return say_outputs(session, plan, results, outcome);
+    return say_outputs(session, plan, results, outcome, {});
   }
 
   // Rank 0: where the measurements are (results, csv, metrics) and who straggled.
@@ -354,12 +354,13 @@ class SweepCommand : public Command {
     return exit_code::ok;
   }
 
-  // Rank 0: the profile, env file and report derived from the results (a confirmation round's
-  // record beside them applies); the exit status.
-  int say_outputs(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome) const {
+  // Rank 0: the profile, env file and report derived from the results with this sweep's confirmation
+  // round, `confirmed` (empty when none ran: an earlier sweep's record in the folder is not this one's); the exit status.
+  int say_outputs(Session& session, const SweepPlan& plan, const Results& results, const runtime::SweepOutcome& outcome,
+                  const std::vector<tuner::RuleConfirmation>& confirmed) const {
     const std::string path = results_path_of(plan);
-    const DerivedOutputs more = write_derived_outputs(
-        results, plan.output_dir, [&] { return tune_options_for(results, path, {}); }, session.executable(), !no_tune_);
+    const auto options = [&] { return tune_options_for(results, path, {.confirmations = confirmed}); };
+    const DerivedOutputs more = write_derived_outputs(results, plan.output_dir, options, session.executable(), !no_tune_);
     for (const auto& note : more.notes) std::printf("# %s\n", text::terminal_text(note).c_str());
     if (!more.profile.empty()) {
       std::printf("# profile: %s\n# env file: %s\n# NCCL example-tuner CSV: %s\n", more.profile.c_str(), more.env_file.c_str(),

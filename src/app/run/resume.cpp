@@ -9,7 +9,9 @@
 #include "app/run/plan_difference.hpp"
 #include "collectives/engine.hpp"
 #include "comm/rank_agreement.hpp"
+#include "comm/rank_comm_typed.hpp"
 #include "core/collective.hpp"
+#include "core/collective_traits.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
@@ -20,19 +22,56 @@
 
 namespace cctune::app {
 
+void to_json(nlohmann::json& j, const PointKey& k) {
+  j = {{"backend", k.backend},
+       {"group", k.group},
+       {"collective", to_string(k.collective)},
+       {"dtype", to_string(k.dtype)},
+       {"op", to_string(k.op)},
+       {"in_place", k.in_place},
+       {"root", k.root},
+       {"size_bytes", k.size_bytes},
+       {"algo", std::string(to_string(k.config.algo))},
+       {"proto", std::string(to_string(k.config.proto))},
+       {"channels", k.config.channels},
+       {"graph", k.config.graph}};
+  if (k.impl) j["impl"] = std::string(to_string_view(*k.impl));
+}
+
+void from_json(const nlohmann::json& j, PointKey& k) {
+  const JsonFields in(j, "resume key", "run the same cctune build on every node");
+  k.backend = in.get<std::string>("backend");
+  k.group = in.get<std::string>("group");
+  k.collective = in.get_parsed("collective", parse_collective, "a collective");
+  k.dtype = in.get_parsed("dtype", parse_dtype, "a data type");
+  k.op = in.get_parsed("op", parse_reduce_op, "a reduction");
+  k.in_place = in.get<bool>("in_place");
+  k.root = in.get<int>("root");
+  k.size_bytes = in.get<std::uint64_t>("size_bytes");
+  k.config.algo = in.get_parsed("algo", parse_algorithm_choice, "an algorithm");
+  k.config.proto = in.get_parsed("proto", parse_protocol_choice, "a protocol");
+  k.config.channels = in.get<int>("channels");
+  k.config.graph = in.get<bool>("graph");
+  k.impl = std::nullopt;
+  const auto impl = [](const std::string& name) {
+    const std::optional<P2pImpl> i = parse_p2p_impl(name);
+    if (!i) throw UsageError(name, {});  // get_parsed names the field
+    return *i;
+  };
+  if (in.has("impl")) k.impl = in.get_parsed("impl", impl, "an implementation");
+}
+
 PointKey key_of(const RunResult& run, const PointResult& p) {
-  PointKey k;
-  k.backend = run.backend;
-  k.group = run.group;
-  k.collective = p.collective;
-  k.dtype = p.dtype;
-  k.op = p.op;
-  k.in_place = p.in_place;
-  k.root = p.root.value_or(0);
-  k.size_bytes = p.size_bytes;
-  k.config = p.config;
-  k.impl = p.impl;
-  return k;
+  return {.backend = run.backend,
+          .group = run.group,
+          .collective = p.collective,
+          .dtype = p.dtype,
+          .op = p.op,
+          .in_place = p.in_place,
+          .root = p.root.value_or(0),
+          .size_bytes = p.size_bytes,
+          .config = p.config,
+          .impl = p.impl};
 }
 
 namespace {
@@ -224,48 +263,15 @@ ResumeState ResumeState::from_results(Results previous, const std::string& dir, 
   return s;
 }
 
-namespace {
-
-// The measured points' keys, the one thing the other ranks need (they skip the same points):
-// a few fields per point instead of the whole file on every rank.
-std::string keys_text(const std::set<PointKey>& keys) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const PointKey& k : keys)
-    out.push_back({k.backend, k.group, to_string(k.collective), to_string(k.dtype), to_string(k.op), k.in_place, k.root, k.size_bytes,
-                   std::string(to_string(k.config.algo)), std::string(to_string(k.config.proto)), k.config.channels, k.config.graph});
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::set<PointKey> keys_from(const std::string& text) {
-  std::set<PointKey> keys;
-  for (const auto& e : nlohmann::json::parse(text)) {
-    PointKey k;
-    k.backend = e.at(0);
-    k.group = e.at(1);
-    k.collective = parse_collective(e.at(2).get<std::string>());
-    k.dtype = parse_dtype(e.at(3).get<std::string>());
-    k.op = parse_reduce_op(e.at(4).get<std::string>());
-    k.in_place = e.at(5);
-    k.root = e.at(6);
-    k.size_bytes = e.at(7);
-    k.config.algo = parse_algorithm_choice(e.at(8).get<std::string>());
-    k.config.proto = parse_protocol_choice(e.at(9).get<std::string>());
-    k.config.channels = e.at(10);
-    k.config.graph = e.at(11);
-    keys.insert(std::move(k));
-  }
-  return keys;
-}
-
-}  // namespace
-
 ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nlohmann::json& settings, const PlannedPoints& planned,
                               int nranks, int nnodes) {
   const std::string path = (std::filesystem::path(dir) / "results.json").string();
   // Only rank 0 may see the directory (it writes it), and only rank 0 parses the file: up to
   // its memory bound once per job, not once per rank.
   ResumeState state;
-  std::string keys;
+  // The measured points' keys, the one thing the other ranks need (they skip the same points):
+  // a few fields per point instead of the whole file on every rank.
+  std::vector<PointKey> keys;
   agree_on_errors(comm, [&] {
     if (comm.rank() != 0) return;
     if (!std::filesystem::exists(path))
@@ -278,12 +284,12 @@ ResumeState ResumeState::load(RankComm& comm, const std::string& dir, const nloh
       throw UsageError("--resume " + dir + ": " + e.what_only(), "start a new sweep with another -o directory");
     }
     state = from_results(std::move(previous), dir, settings, nranks, nnodes, &planned);
-    keys = keys_text(state.done_);
+    keys.assign(state.done_.begin(), state.done_.end());
   });
-  comm.broadcast(keys, 0);
+  keys = broadcast_as(comm, keys, 0);
   if (comm.rank() != 0) {
     state.dir_ = dir;
-    state.done_ = keys_from(keys);
+    state.done_ = std::set<PointKey>(keys.begin(), keys.end());
   }
   return state;
 }

@@ -10,7 +10,7 @@
 //   reporters.begin_run(resume.continue_run(fresh_run));  // earlier points of the group first
 //   for each point: if (resume.measured(key_of(run, spec))) skip it; else measure it
 //
-// Every rank holds the same lookup (rank 0 reads the file and broadcasts the keys), so all
+// Every rank holds the same lookup (rank 0 reads the file and broadcasts the keys, broadcast_as), so all
 // ranks skip the same points without talking. A point counts as measured when it is "ok"
 // or "skipped"; "failed" points are measured again and their old entries dropped, so no
 // point appears twice in the resumed file.
@@ -46,6 +46,12 @@ struct PointKey {
   }
   bool operator<(const PointKey& o) const { return tie() < o.tie(); }
 };
+
+// Its one JSON form, for the keys rank 0 hands the other ranks (never written to a file):
+// the fields by name, "impl" only where set. The reader names a missing or mistyped field in
+// one line.
+void to_json(nlohmann::json& j, const PointKey& k);
+void from_json(const nlohmann::json& j, PointKey& k);
 
 PointKey key_of(const RunResult& run, const PointResult& p);
 

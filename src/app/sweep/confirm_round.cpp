@@ -27,30 +27,29 @@ namespace {
 constexpr const char* kSchema = "cctune.confirmation/1";
 constexpr std::size_t kMaxConfirmationBytes = 4u << 20;  // a few thousand rows at most
 
-// Rank 0: the proposed rules' sizes, each once, as the round's shapes.
-nlohmann::json shapes_to_confirm(const tuner::TuneOutputs& proposed) {
-  nlohmann::json shapes = nlohmann::json::array();
+// Rank 0: the proposed rules' sizes, each once, as the round's shapes (with the data type tune
+// decided by, and the communicator the rule is for).
+std::vector<JobPoint> shapes_to_confirm(const tuner::TuneOutputs& proposed) {
+  std::vector<JobPoint> shapes;
   std::set<std::tuple<Collective, std::uint64_t>> seen;
   for (const tuner::SizeDecision& d : proposed.decisions)
     if (d.switched && is_tunable(d.shape.collective) && seen.insert({d.shape.collective, d.size_bytes}).second)
-      shapes.push_back({{"collective", to_string(d.shape.collective)},
-                        {"dtype", to_string(d.dtype)},  // the data type tune decided by
-                        {"size_bytes", d.size_bytes},
-                        {"nranks", d.shape.nranks},
-                        {"nnodes", d.shape.nnodes}});
+      shapes.push_back({.collective = d.shape.collective,
+                        .dtype = d.dtype,
+                        .size_bytes = d.size_bytes,
+                        .nranks = d.shape.nranks,
+                        .nnodes = d.shape.nnodes});
   return shapes;
 }
 
 // The sweep's run settings with the round's shapes and groups: NCCL's own choice only, once
 // per size, out-of-place, the first op and root.
-runtime::SweepPlan confirm_plan(const runtime::SweepPlan& sweep, const nlohmann::json& shapes, const ProfileUnderTest& under_test, int rounds,
-                       const std::string& dir) {
+runtime::SweepPlan confirm_plan(const runtime::SweepPlan& sweep, const std::vector<JobPoint>& shapes, const ProfileUnderTest& under_test,
+                                int rounds, const std::string& dir) {
   runtime::SweepPlan plan = sweep;
   plan.output_dir = dir;
   PointShapes points;
-  for (const nlohmann::json& s : shapes)
-    points.shapes.push_back({parse_collective(s.at("collective").get<std::string>()), parse_dtype(s.at("dtype").get<std::string>()),
-                             s.at("size_bytes").get<std::uint64_t>()});
+  for (const JobPoint& s : shapes) points.shapes.push_back({s.collective, s.dtype, s.size_bytes});  // call shapes
   plan.space.points = std::move(points);
   plan.space.ops.resize(1);
   plan.space.all_roots = false;
@@ -61,10 +60,10 @@ runtime::SweepPlan confirm_plan(const runtime::SweepPlan& sweep, const nlohmann:
   return plan;
 }
 
-// Rank 0, at the round's end: per size the paired speedup and its verdict, on the terminal and
-// in confirmation.json.
-int conclude(const Results& round, const runtime::SweepOutcome& outcome, const Results& sweep, const nlohmann::json& shapes,
-             const ConfirmSettings& settings, const std::string& dir) {
+// Rank 0, at the round's end: per size the paired speedup and its verdict, on the terminal, in
+// confirmation.json and in `confirmed` (the same rows, for the sweep's own profile).
+int conclude(const Results& round, const runtime::SweepOutcome& outcome, const Results& sweep, const std::vector<JobPoint>& shapes,
+             const ConfirmSettings& settings, const std::string& dir, std::vector<tuner::RuleConfirmation>& confirmed) {
   const VerifySamples in = collect_samples(round, settings.rounds);
   const AbReport rep = analyze(in.samples, AbOptions{.tolerance = settings.tolerance});
   AbDocument doc{.schema = kSchema,
@@ -77,16 +76,16 @@ int conclude(const Results& round, const runtime::SweepOutcome& outcome, const R
   // configuration) is recorded as such, and its rule is not written.
   std::set<std::tuple<Collective, std::uint64_t>> read;
   for (const AbRow& r : rep.rows) read.insert({r.collective, r.size_bytes});
-  for (const nlohmann::json& s : shapes) {
-    const Collective c = parse_collective(s.at("collective").get<std::string>());
-    const std::uint64_t size = s.at("size_bytes").get<std::uint64_t>();
+  for (const JobPoint& s : shapes) {
+    const Collective c = s.collective;
+    const std::uint64_t size = s.size_bytes;
     if (read.count({c, size})) continue;
     std::printf("# confirm %-14s %9s: not measured in every round (%d of %d groups failed; reasons in %s/results.json)\n",
                 to_string(c).c_str(), format_size(size).c_str(), outcome.failed_groups, outcome.groups, text::terminal_text(dir).c_str());
     // The shape tune proposed the rule for (no run may have measured anything to name it).
-    doc.rows.push_back({std::nullopt,
-                        AbUnit::Us,
-                        {{"collective", to_string(c)}, {"nranks", s.at("nranks")}, {"nnodes", s.at("nnodes")}, {"size_bytes", size}}});
+    doc.rows.push_back(
+        {std::nullopt, AbUnit::Us, {{"collective", to_string(c)}, {"nranks", s.nranks}, {"nnodes", s.nnodes}, {"size_bytes", size}}});
+    confirmed.push_back({.shape = {c, s.nranks, s.nnodes}, .size_bytes = size, .speedup = 0, .ci_low = 0, .ci_high = 0, .faster = false});
   }
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const AbRow& r = rep.rows[i];
@@ -96,6 +95,12 @@ int conclude(const Results& round, const runtime::SweepOutcome& outcome, const R
         {r,
          AbUnit::Us,
          {{"collective", to_string(r.collective)}, {"nranks", in.nranks}, {"nnodes", in.nnodes}, {"size_bytes", r.size_bytes}}});
+    confirmed.push_back({.shape = {r.collective, in.nranks, in.nnodes},
+                         .size_bytes = r.size_bytes,
+                         .speedup = r.speedup,
+                         .ci_low = r.ci_low,
+                         .ci_high = r.ci_high,
+                         .faster = r.verdict == Verdict::Faster});
   }
   write_ab_document(doc, (std::filesystem::path(dir) / "confirmation.json").string());
   return exit_code::ok;
@@ -105,14 +110,14 @@ int conclude(const Results& round, const runtime::SweepOutcome& outcome, const R
 
 std::string confirm_dir_of(const std::string& sweep_output_dir) { return (std::filesystem::path(sweep_output_dir) / "confirm").string(); }
 
-int run_confirm_round(Session& session, const runtime::NcclJob& job, const runtime::SweepPlan& sweep_plan,
-                      const std::optional<runtime::GpuQuery>& gpus, const Results& results, const tuner::TuneOutputs* proposed,
-                      const ConfirmSettings& settings) {
+ConfirmRound run_confirm_round(Session& session, const runtime::NcclJob& job, const runtime::SweepPlan& sweep_plan,
+                               const std::optional<runtime::GpuQuery>& gpus, const Results& results, const tuner::TuneOutputs* proposed,
+                               const ConfirmSettings& settings) {
   RankComm& comm = session.comm();
   const std::string dir = confirm_dir_of(sweep_plan.output_dir);
-  const nlohmann::json shapes =
-      broadcast_json(comm, comm.rank() == 0 && proposed ? shapes_to_confirm(*proposed) : nlohmann::json::array(), 0);
-  if (shapes.empty() || settings.rounds <= 0) return exit_code::ok;
+  const std::vector<JobPoint> shapes =
+      broadcast_as(comm, comm.rank() == 0 && proposed ? shapes_to_confirm(*proposed) : std::vector<JobPoint>{}, 0);
+  if (shapes.empty() || settings.rounds <= 0) return {};
   JobFiles files = open_job_files(session, dir, ExistingResults::Replace);
   const std::string profile_path = std::filesystem::absolute(std::filesystem::path(dir) / "proposed-profile.json").string();
   agree_on_errors(comm, [&] {
@@ -125,7 +130,7 @@ int run_confirm_round(Session& session, const runtime::NcclJob& job, const runti
   } catch (const Error& e) {
     if (comm.rank() == 0)
       std::printf("# confirmation round skipped: %s (the profile is written as tuned, unconfirmed)\n", text::terminal_text(e.what_only()).c_str());
-    return exit_code::ok;
+    return {};
   }
   const runtime::SweepPlan plan = confirm_plan(sweep_plan, shapes, under_test, settings.rounds, dir);
   agree_on_plan(comm, to_json(plan));
@@ -136,10 +141,12 @@ int run_confirm_round(Session& session, const runtime::NcclJob& job, const runti
   run.initial.meta = sweep_meta(session, plan, gpus);
   run.files = std::move(files);
   run.measure = [&](Reporter& reporters) { return job.run(plan, reporters); };
+  ConfirmRound out;
   run.conclude = [&](const Results& round, const runtime::SweepOutcome& outcome) {
-    return conclude(round, outcome, results, shapes, settings, dir);
+    return conclude(round, outcome, results, shapes, settings, dir, out.confirmations);
   };
-  return run_job(session, std::move(run));
+  out.status = run_job(session, std::move(run));
+  return out;
 }
 
 std::vector<tuner::RuleConfirmation> read_confirmations(const std::string& results_path, const Results& results) {

@@ -3,8 +3,10 @@
 #include <strings.h>
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include "app/sweep/space_sweep.hpp"
+#include "core/json_fields.hpp"
 #include "topology/paths.hpp"
 #include "topology/topology_section.hpp"
 
@@ -64,23 +66,48 @@ std::vector<IpInterface> ip_interfaces_of(const Results& topology) {
   return out;
 }
 
-nlohmann::json transport_facts(const Results& topology, const std::map<std::string, std::string>& caller_env) {
-  const std::vector<IpInterface> interfaces = ip_interfaces_of(topology);
-  return {{"nearest_nics", nearest_nics_of(topology)},
-          {"ip_interfaces", names_of(interfaces)},
-          {"fastest_interfaces", fastest_of(interfaces)},
-          {"gpus_without_nvlink", gpus_without_nvlink(topology)},
-          {"caller_disables_nvls", env_is(caller_env, "NCCL_NVLS_ENABLE", "0")},
-          {"caller_forces_socket", env_is(caller_env, "NCCL_NET", "Socket") || env_is(caller_env, "NCCL_IB_DISABLE", "1")}};
+void to_json(nlohmann::json& j, const TransportFacts& f) {
+  j = {{"nearest_nics", f.nearest_nics},
+       {"ip_interfaces", f.ip_interfaces},
+       {"fastest_interfaces", f.fastest_interfaces},
+       {"gpus_without_nvlink", f.gpus_without_nvlink},
+       {"caller_disables_nvls", f.caller_disables_nvls},
+       {"caller_forces_socket", f.caller_forces_socket}};
 }
 
-void apply_transport_facts(const nlohmann::json& facts, tuner::SpaceContext& ctx) {
-  ctx.nearest_nics = facts.at("nearest_nics").get<std::vector<std::string>>();
-  ctx.ip_interfaces = facts.at("ip_interfaces").get<std::vector<std::string>>();
-  ctx.fastest_interfaces = facts.at("fastest_interfaces").get<std::vector<std::string>>();
-  ctx.gpus_without_nvlink = facts.at("gpus_without_nvlink").get<bool>();
-  ctx.caller_disables_nvls = facts.at("caller_disables_nvls").get<bool>();
-  ctx.caller_forces_socket = facts.at("caller_forces_socket").get<bool>();
+void from_json(const nlohmann::json& j, TransportFacts& f) {
+  const JsonFields in(j, "transport facts", "run the same cctune build on every node");
+  const auto names = [&](const char* key) {
+    std::vector<std::string> out;
+    const nlohmann::json& list = in.array(key);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      out.push_back(in.read<std::string>(list[i], in.path(key) + "[" + std::to_string(i) + "]"));
+    return out;
+  };
+  f.nearest_nics = names("nearest_nics");
+  f.ip_interfaces = names("ip_interfaces");
+  f.fastest_interfaces = names("fastest_interfaces");
+  f.gpus_without_nvlink = in.get<bool>("gpus_without_nvlink");
+  f.caller_disables_nvls = in.get<bool>("caller_disables_nvls");
+  f.caller_forces_socket = in.get<bool>("caller_forces_socket");
+}
+
+TransportFacts transport_facts(const Results& topology, const std::map<std::string, std::string>& caller_env) {
+  const std::vector<IpInterface> interfaces = ip_interfaces_of(topology);
+  TransportFacts f;
+  f.nearest_nics = nearest_nics_of(topology);
+  f.ip_interfaces = names_of(interfaces);
+  f.fastest_interfaces = fastest_of(interfaces);
+  f.gpus_without_nvlink = gpus_without_nvlink(topology);
+  f.caller_disables_nvls = env_is(caller_env, "NCCL_NVLS_ENABLE", "0");
+  f.caller_forces_socket = env_is(caller_env, "NCCL_NET", "Socket") || env_is(caller_env, "NCCL_IB_DISABLE", "1");
+  return f;
+}
+
+void apply_transport_facts(const TransportFacts& f, tuner::SpaceContext& ctx) {
+  std::tie(ctx.nearest_nics, ctx.ip_interfaces, ctx.fastest_interfaces) = std::tie(f.nearest_nics, f.ip_interfaces, f.fastest_interfaces);
+  std::tie(ctx.gpus_without_nvlink, ctx.caller_disables_nvls, ctx.caller_forces_socket) =
+      std::tie(f.gpus_without_nvlink, f.caller_disables_nvls, f.caller_forces_socket);
 }
 
 }  // namespace cctune::app

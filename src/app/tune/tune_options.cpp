@@ -57,7 +57,8 @@ tuner::TuneOptions tune_options_for(const Results& results, const std::string& r
     options.job_per_step = recorded->per_step;
     options.job_step_us = recorded->step_us;
   }
-  options.confirmations = read_confirmations(results_path, results);  // the sweep's confirmation round, when it ran
+  // The sweep's confirmation round, when it ran: handed over by the sweep, else its record.
+  options.confirmations = choices.confirmations ? *choices.confirmations : read_confirmations(results_path, results);
   return options;
 }
 

@@ -12,7 +12,6 @@
 #include "core/files.hpp"
 #include "core/json_fields.hpp"
 #include "core/sha256.hpp"
-#include "core/text.hpp"
 #include "workload/workload_json.hpp"
 
 namespace cctune::app {
@@ -42,9 +41,9 @@ LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path,
   agree_on_errors(comm, [&] {
     if (comm.rank() == 0) text = read_file(path, max_workload_doc_bytes);
   });
-  const nlohmann::json shared = broadcast_json(comm, {{"text", text}}, 0);
+  const std::string shared = broadcast_as(comm, text, 0);
   LoadedWorkload out;
-  agree_on_errors(comm, [&] { out = parse_workload(path, shared.at("text").get<std::string>(), argument); });
+  agree_on_errors(comm, [&] { out = parse_workload(path, shared, argument); });
   return out;
 }
 
@@ -59,24 +58,13 @@ void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides
 }
 
 nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const auto& p : plan.points)
-    points.push_back({{"collective", to_string(p.collective)},
-                      {"dtype", to_string(p.dtype)},
-                      {"nranks", p.nranks},
-                      {"nnodes", p.nnodes},
-                      {"size_bytes", p.size_bytes},
-                      {"calls_per_step", p.calls_per_step},
-                      {"time_us_per_step", p.time_us_per_step},
-                      {"time_estimated", p.time_estimated},
-                      {"shapes", p.shapes}});
   nlohmann::json out = {{"path", w.path},
                         {"sha256", w.sha256},
                         {"nranks", job.nranks},
                         {"nnodes", job.nnodes},
                         {"per_step", plan.per_step},
                         {"bucketed", plan.bucketed},
-                        {"points", points},
+                        {"points", plan.points},  // JobPoint's form with the weight (a job's points have nranks > 0)
                         {"unplanned", plan.unplanned.size()}};
   if (plan.step_us > 0) out["step_us"] = plan.step_us;  // only when the capture timed its steps
   return out;
@@ -85,35 +73,6 @@ nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const wo
 std::vector<JobPoint> job_weights_of(const workload::WorkloadPlan& plan) { return plan.points; }
 
 namespace {
-
-// One recorded point as tune weighs it: every field workload_settings writes.
-JobPoint recorded_weight(const JsonFields& p, const std::string& fix) {
-  JobPoint jw;
-  const std::string collective = p.get<std::string>("collective");
-  try {
-    jw.collective = parse_collective(collective);
-  } catch (const UsageError&) {
-    throw UsageError(p.path("collective") + " \"" + text::terminal_text(collective) + "\" is not a collective", fix);
-  }
-  jw.nranks = p.get<int>("nranks");
-  jw.nnodes = p.get<int>("nnodes");
-  jw.size_bytes = p.get<std::uint64_t>("size_bytes");
-  jw.calls_per_step = p.get<double>("calls_per_step");
-  // Records written before the data type was kept weigh as float32, the sweep's default type.
-  if (const auto dtype = p.get_optional<std::string>("dtype")) {
-    try {
-      jw.dtype = parse_dtype(*dtype);
-    } catch (const UsageError&) {
-      throw UsageError(p.path("dtype") + " \"" + text::terminal_text(*dtype) + "\" is not a data type", fix);
-    }
-  }
-  jw.time_us_per_step = p.get_optional<double>("time_us_per_step").value_or(0);
-  jw.time_estimated = p.get_optional<bool>("time_estimated").value_or(false);
-  jw.shapes = p.get_optional<std::uint64_t>("shapes").value_or(0);
-  if (!(jw.calls_per_step >= 0) || jw.calls_per_step > 1e12) throw UsageError(p.path("calls_per_step") + " is not a call count", fix);
-  if (!(jw.time_us_per_step >= 0) || jw.time_us_per_step > 1e15) throw UsageError(p.path("time_us_per_step") + " is not a time", fix);
-  return jw;
-}
 
 std::optional<RecordedWorkload> read_workload(const nlohmann::json& settings) {
   if (settings.is_null()) return std::nullopt;  // a file written before settings were recorded
@@ -127,7 +86,11 @@ std::optional<RecordedWorkload> read_workload(const nlohmann::json& settings) {
                          std::to_string(max_recorded_points),
                      fix);
   RecordedWorkload out;
-  for (std::size_t i = 0; i < points.size(); ++i) out.weights.push_back(recorded_weight(w.element("points", i), fix));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const JsonFields p = w.element("points", i);
+    p.get<int>("nranks");  // a job's point, with its communicator and weight (JobPoint reads a bare call shape too)
+    out.weights.push_back(read_job_point(p));
+  }
   out.per_step = w.get_optional<bool>("per_step").value_or(true);
   out.step_us = w.get_optional<double>("step_us").value_or(0);
   if (!(out.step_us >= 0) || out.step_us > 1e12) throw UsageError("meta.settings.workload.step_us is not a time", fix);

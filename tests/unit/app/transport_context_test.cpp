@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "app/sweep/transport_context.hpp"
+#include "core/error.hpp"
+#include "support/thrown.hpp"
 #include "topology/topology_section.hpp"
 
 namespace cctune::app {
@@ -90,6 +92,27 @@ TEST(TransportContext, TheCallersEnvironmentCanForceSockets) {
   EXPECT_TRUE(ctx.caller_disables_nvls);
   apply_transport_facts(transport_facts(none, {{"NCCL_NET", "IB"}, {"NCCL_IB_DISABLE", "0"}}), ctx);
   EXPECT_FALSE(ctx.caller_forces_socket);
+}
+
+// Rank 0 hands the facts to the others through TransportFacts' one codec (broadcast_as).
+TEST(TransportContext, FactsTravelThroughTheirCodec) {
+  TransportFacts f;
+  f.nearest_nics = {"mlx5_0", "mlx5_1"};
+  f.ip_interfaces = {"ens1f0", "eno1"};
+  f.fastest_interfaces = {"ens1f0"};
+  f.gpus_without_nvlink = true;
+  f.caller_forces_socket = true;
+  const nlohmann::json j = f;
+  EXPECT_EQ(j.get<TransportFacts>(), f);
+  EXPECT_EQ(nlohmann::json::parse(j.dump()).get<TransportFacts>(), f);
+
+  const auto error_of = [](const nlohmann::json& bad) { return testing::thrown_message<UsageError>([&] { bad.get<TransportFacts>(); }); };
+  nlohmann::json bad = j;
+  bad["ip_interfaces"][1] = 3;
+  EXPECT_EQ(error_of(bad), "transport facts.ip_interfaces[1]: expected a string, got an integer");
+  bad = j;
+  bad.erase("caller_disables_nvls");
+  EXPECT_EQ(error_of(bad), "transport facts.caller_disables_nvls is missing");
 }
 
 }  // namespace

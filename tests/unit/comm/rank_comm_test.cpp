@@ -30,6 +30,35 @@ TEST(RankCommTyped, BroadcastAsTakesTheRootsValue) {
   for (bool v : got) EXPECT_TRUE(v);
 }
 
+// A value type with its codec beside it, as JobPoint or TransportFacts have.
+struct Named {
+  std::string name;
+  int n = 0;
+  bool operator==(const Named&) const = default;
+};
+void to_json(nlohmann::json& j, const Named& v) { j = {{"name", v.name}, {"n", v.n}}; }
+void from_json(const nlohmann::json& j, Named& v) {
+  v.name = j.at("name").get<std::string>();
+  v.n = j.at("n").get<int>();
+}
+
+TEST(RankCommTyped, BroadcastAsCarriesStringsAndTypesThroughTheirCodec) {
+  const auto got = testing::run_ranks(3, [](RankComm& c) {
+    const std::string text = c.rank() == 1 ? std::string("a workload's text\n\xff") : std::string("not sent");
+    const std::vector<Named> mine = c.rank() == 1 ? std::vector<Named>{{"x", 1}, {"y", 2}} : std::vector<Named>{{"ignored", 9}};
+    return std::make_pair(broadcast_as(c, text, 1), broadcast_as(c, mine, 1));
+  });
+  for (const auto& [text, named] : got) {
+    EXPECT_EQ(text, std::string("a workload's text\n\xff"));  // a string travels as its bytes
+    EXPECT_EQ(named, (std::vector<Named>{{"x", 1}, {"y", 2}}));
+  }
+}
+
+TEST(RankCommTyped, AllgatherAsCarriesTypesThroughTheirCodec) {
+  const auto got = testing::run_ranks(3, [](RankComm& c) { return allgather_as(c, Named{"rank " + std::to_string(c.rank()), c.rank()}); });
+  for (const auto& all : got) EXPECT_EQ(all, (std::vector<Named>{{"rank 0", 0}, {"rank 1", 1}, {"rank 2", 2}}));
+}
+
 TEST(RankCommTyped, JsonHelpersCarryDocumentsAndReplaceBadUtf8) {
   const auto got = testing::run_ranks(2, [](RankComm& c) {
     // Outside text (a worker's log tail) may end inside a multi-byte character.

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "tuner/space/plan.hpp"
@@ -191,6 +193,15 @@ TEST(Plan, OneGpuPerNodeAcrossNodesRunsPatAndDerivesNics) {
 
 // Found by the space fuzzer: a description that is not a string escaped as nlohmann's
 // type_error instead of a one-line UsageError.
+// Rank 0 hands the space file's text to the others through SpaceText's codec (broadcast_as).
+TEST(SpaceFile, TextTravelsThroughItsCodec) {
+  const SpaceText t{"{\"name\": \"x\"}\n", "/etc/cctune/x.json"};
+  const SpaceText back = nlohmann::json::parse(nlohmann::json(t).dump()).get<SpaceText>();
+  EXPECT_EQ(back.text, t.text);
+  EXPECT_EQ(back.source, t.source);
+  EXPECT_EQ(testing::thrown_message<UsageError>([] { nlohmann::json{{"text", "t"}}.get<SpaceText>(); }), "space text.source is missing");
+}
+
 TEST(SpaceFile, DescriptionMustBeAString) {
   std::string text = read_file(std::string(kSpaces) + "/quick.json");
   text.insert(text.find("\"sizes\""), "\"description\": [\"allreduce\"],\n  ");
