@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace cctune::tuner::search {
 namespace {
@@ -76,6 +77,21 @@ RaceStep next_race_round(const RaceState& s, const RaceBudget& b) {
   return {RaceRound{s.round + 1, {s.chosen}, cap, true}, "the " + std::to_string(b.variant_points) +
                                                              " algorithm/protocol/channel points of group " + s.chosen + " at " +
                                                              seconds(cap) + " a point"};
+}
+
+void to_json(nlohmann::json& j, const RaceStep& step) {
+  j = {{"why", step.why}, {"next", nullptr}};
+  if (const auto& r = step.next)
+    j["next"] = {{"round", r->round}, {"groups", r->groups}, {"max_time_s", r->max_time_s}, {"variants", r->variants}};
+}
+
+void from_json(const nlohmann::json& j, RaceStep& step) {
+  step.why = j.at("why").get<std::string>();
+  step.next.reset();
+  const nlohmann::json& n = j.at("next");
+  if (n.is_null()) return;
+  step.next = RaceRound{n.at("round").get<int>(), n.at("groups").get<std::vector<std::string>>(), n.at("max_time_s").get<double>(),
+                        n.at("variants").get<bool>()};
 }
 
 }  // namespace cctune::tuner::search

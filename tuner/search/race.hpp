@@ -8,6 +8,7 @@
 // and scores, this decides from what a round cost.
 #include <cstddef>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ struct RaceStep {
 };
 
 RaceStep next_race_round(const RaceState& state, const RaceBudget& budget);
+
+// Rank 0 decides each step and every rank runs it: the step's one codec ("next": null stops).
+void to_json(nlohmann::json& j, const RaceStep& step);
+void from_json(const nlohmann::json& j, RaceStep& step);
 
 // What a round of `groups` at `max_time_s` a point should take, from their last rounds: their
 // start-up, and their measuring time scaled by the caps (points stop at the cap or earlier).

@@ -100,15 +100,6 @@ runtime::SweepPlan round_plan(const runtime::SweepPlan& plan, const RaceRound& r
   return out;
 }
 
-nlohmann::json round_json(const RaceRound& r) {
-  return {{"round", r.round}, {"groups", r.groups}, {"max_time_s", r.max_time_s}, {"variants", r.variants}};
-}
-
-RaceRound round_of(const nlohmann::json& j) {
-  return {j.at("round").get<int>(), j.at("groups").get<std::vector<std::string>>(), j.at("max_time_s").get<double>(),
-          j.at("variants").get<bool>()};
-}
-
 // Rank 0, after a round: what it cost per group, and where the race stands.
 void record_round(RaceState& state, const RaceLedger& ledger, const RaceRound& done) {
   for (const RunResult& run : ledger.runs)
@@ -184,7 +175,7 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
       total.stop_signal = outcome.stop_signal;
       return total;
     }
-    nlohmann::json next = nullptr;
+    tuner::search::RaceStep step;
     if (rank0) {
       state.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::string why;
@@ -198,15 +189,14 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
         state.contenders.clear();
         state.chosen = state.reference;
       }
-      const tuner::search::RaceStep step = tuner::search::next_race_round(state, budget);
-      why += step.why;
-      if (step.next) next = round_json(*step.next);
-      std::printf("# race round %d done after %.0f s: %s\n", round.round, state.elapsed_s, text::terminal_text(why).c_str());
+      step = tuner::search::next_race_round(state, budget);
+      step.why = why + step.why;
+      std::printf("# race round %d done after %.0f s: %s\n", round.round, state.elapsed_s, text::terminal_text(step.why).c_str());
       std::fflush(stdout);
     }
-    next = broadcast_json(comm, next, 0);
-    if (next.is_null()) return total;
-    round = round_of(next);
+    step = broadcast_as(comm, step, 0);
+    if (!step.next) return total;
+    round = *step.next;
   }
 }
 

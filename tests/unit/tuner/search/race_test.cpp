@@ -2,6 +2,8 @@
 // the undecided only while they fit, the variants in the chosen group, and the stops.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tuner/search/race.hpp"
 
 namespace cctune::tuner::search {
@@ -97,6 +99,21 @@ TEST(NextRaceRound, TheCapStopsDoublingAtEightTimesTheSpaces) {
 TEST(PredictedRoundS, StartupPlusPointsAtTheNewCap) {
   std::map<std::string, RoundCost> costs{{"a", RoundCost{2.0, 3.0, 4, 0.5}}};  // 0.25 s a point beyond the cap
   EXPECT_NEAR(predicted_round_s(costs, {"a", "unknown"}, 1.0), 2.0 + 4 * 1.25, 1e-9);
+}
+
+TEST(RaceStepJson, RoundTripsARoundAndAStop) {
+  const RaceStep go{RaceRound{2, {"default", "sockets-4x4"}, 1.0, true}, "why"};
+  const RaceStep back = nlohmann::json(go).get<RaceStep>();
+  ASSERT_TRUE(back.next);
+  EXPECT_EQ(back.next->round, 2);
+  EXPECT_EQ(back.next->groups, go.next->groups);
+  EXPECT_DOUBLE_EQ(back.next->max_time_s, 1.0);
+  EXPECT_TRUE(back.next->variants);
+  EXPECT_EQ(back.why, "why");
+  const RaceStep stop = nlohmann::json(RaceStep{std::nullopt, "decided"}).get<RaceStep>();
+  EXPECT_FALSE(stop.next);
+  EXPECT_EQ(stop.why, "decided");
+  EXPECT_THROW((void)nlohmann::json::parse(R"({"why": "x"})").get<RaceStep>(), nlohmann::json::exception);
 }
 
 }  // namespace
