@@ -144,8 +144,9 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
   std::vector<tuner::search::RaceArm> arms;
   for (const runtime::ConfigGroup& g : plan.nccl.groups) {
     tuner::search::RaceArm arm{g.label, tuner::search::RaceTier::Any};
-    for (const tuner::GroupSpec& spec : in.space->groups)
-      if (spec.name == g.label) arm.tier = tier_of(spec);
+    if (in.space)
+      for (const tuner::GroupSpec& spec : in.space->groups)
+        if (spec.name == g.label) arm.tier = tier_of(spec);
     arms.push_back(arm);
   }
   RaceState state;
@@ -169,8 +170,10 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
   for (;;) {
     ledger.round = round.round;
     const runtime::SweepOutcome outcome = job.run(round_plan(plan, round), ledger);
-    total.groups += outcome.groups;
-    total.failed_groups += outcome.failed_groups;
+    // Counted as groups, not runs: round 0 runs each once, and a group that failed is scored
+    // out of the race, so a later failure is another group's.
+    if (round.round == 0) total.groups = outcome.groups;
+    total.failed_groups = std::min(total.groups, total.failed_groups + outcome.failed_groups);
     if (outcome.interrupted()) {
       total.stop_signal = outcome.stop_signal;
       return total;
@@ -183,8 +186,8 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
       try {
         score_round(state, ledger, in);
       } catch (const std::exception& e) {
-        // Nothing tune can score (every group failed, or the shared-GPU test mode, which is never
-        // tuned): no group is in the race any more; the variants still run in the reference.
+        // Nothing tune can score (every group failed, or no NCCL default to compare with): no
+        // group is in the race any more; the variants still run in the reference.
         why = std::string("no scores (") + e.what() + "); ";
         state.contenders.clear();
         state.chosen = state.reference;
