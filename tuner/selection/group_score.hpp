@@ -2,6 +2,7 @@
 // How a process-level group is judged (issue 35): by the weighted total time of every size it
 // governs against the reference group's NCCL defaults, with an interval; no single size vetoes
 // it. Pure; docs/TUNING.md "Choosing the process-level group".
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +21,18 @@ struct GroupCost {
   double cost_us = 0;       // weight x (group time - default time): time added per step
   double slowdown = 1;      // group time / default time
 };
+
+// The reference group, whose NCCL defaults every group is scored against: the one named
+// "default", else the first without settings of its own, else the first. `name_of(g)` names a
+// group (results' groups and a sweep's planned groups both have an `env`). `groups` not empty.
+template <class Group, class NameOf>
+std::size_t reference_index(const std::vector<Group>& groups, NameOf name_of) {
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (name_of(groups[i]) == "default") return i;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (groups[i].env.empty()) return i;
+  return 0;
+}
 
 // One size's pair: the reference group's NCCL default and what the group runs there.
 struct GroupTerm {

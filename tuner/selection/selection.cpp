@@ -105,11 +105,7 @@ std::size_t group_named(const CandidateSet& set, const std::string& name) {
 }
 
 std::size_t reference_group(const CandidateSet& set) {
-  for (std::size_t i = 0; i < set.groups.size(); ++i)
-    if (set.groups[i].name == "default") return i;
-  for (std::size_t i = 0; i < set.groups.size(); ++i)
-    if (set.groups[i].env.empty()) return i;
-  return 0;
+  return reference_index(set.groups, [](const ProcessGroup& g) { return g.name; });
 }
 
 using Decisions = std::map<std::pair<ShapeKey, std::uint64_t>, SizeDecision>;

@@ -12,6 +12,7 @@
 #include "runtime/worker_plan.hpp"
 #include "tuner/search/race.hpp"
 #include "tuner/selection/do_no_harm.hpp"
+#include "tuner/selection/group_score.hpp"
 
 namespace cctune::app {
 namespace {
@@ -72,15 +73,6 @@ tuner::search::RaceTier tier_of(const tuner::GroupSpec& g) {
       has(GroupRequirement::SeveralInterfaces))
     return tuner::search::RaceTier::Transport;
   return has(GroupRequirement::Net) ? tuner::search::RaceTier::Network : tuner::search::RaceTier::Any;
-}
-
-// The reference tune compares with: the group named "default", else the first without settings.
-std::string reference_of(const std::vector<runtime::ConfigGroup>& groups) {
-  for (const auto& g : groups)
-    if (g.label == "default") return g.label;
-  for (const auto& g : groups)
-    if (g.env.empty()) return g.label;
-  return groups.front().label;
 }
 
 // The plan of one round: its groups in its order, NCCL's own choice only (or every config in the
@@ -150,7 +142,9 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
     arms.push_back(arm);
   }
   RaceState state;
-  state.reference = state.chosen = reference_of(plan.nccl.groups);
+  // Tune's reference until its first scores name it (tune_results reads it the same way).
+  const auto& groups = plan.nccl.groups;
+  state.reference = state.chosen = groups[tuner::reference_index(groups, [](const runtime::ConfigGroup& g) { return g.label; })].label;
   tuner::search::RaceBudget budget{in.budget_s, plan.measure.stop.max_time_s, 0};
   RaceRound round{0, tuner::search::race_order(arms, state.reference), 0, false};
   const std::size_t per_group = runtime::enumerate_points(round_plan(plan, round), job.shape().nranks).size();
