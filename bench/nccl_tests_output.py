@@ -53,6 +53,9 @@ def parse_row(tokens, columns, args):
         time_us = float(tokens[columns.index("time")])
     except ValueError:
         return "size, count or time is not a number"
+    wrong = [tokens[i] for i, name in enumerate(columns) if name == "#wrong"]
+    if any(w not in ("N/A", "0") for w in wrong):
+        return f"nccl-tests counted wrong results ({' / '.join(wrong)} in #wrong): the operation itself is broken here"
     if not math.isfinite(time_us) or time_us <= 0:
         return f"out-of-place time {tokens[columns.index('time')]} is not a positive time"
     if field["type"] != args.dtype:

@@ -3,7 +3,10 @@
 # docs/PERFORMANCE.md, "Against nccl-tests itself"), one process per GPU for both: nccl-tests under
 # `mpirun -np NGPUS` with -g 1, cctune's sweep with one worker per GPU. The nine collectives (COLLS),
 # float32 sum root 0, out-of-place (nccl-tests' "out-of-place time" column; nccl-tests always runs
-# in place too, which is not compared), the same sizes, -w and -n, no data check (-c 0 in both).
+# in place too, which is not compared), the same sizes, -w and -n. Data: cctune always writes its
+# inputs and runs with -c 0 (no check); nccl-tests runs with -c NT_CHECK (default 1, its own default:
+# written inputs, results checked outside the timed batches; 0 times buffers never written, which
+# moves alltoall by 4-7 % on H200: docs/PERFORMANCE.md).
 # alltoall, gather and scatter as nccl-tests runs them: native calls when it was built and runs
 # with NCCL >= 2.28 (P2P_IMPL=native, the default; the parser fails naming P2P_IMPL=grouped when
 # the nccl-tests output says otherwise).
@@ -22,7 +25,10 @@
 #      NT_CYCLES (nccl-tests -N: batches per size in one process, whose median is that run's figure,
 #      as cctune's is the median of its rounds; 1 is nccl-tests' own default; default 10),
 #      MAX_TIME (cctune --max-time, default 1), NGPUS (default: every GPU nvidia-smi lists),
-#      CCTUNE (default: build/cctune beside this script's repository), P2P_IMPL (native or grouped).
+#      CCTUNE (default: build/cctune beside this script's repository), P2P_IMPL (native or grouped),
+#      NT_SPAN (series: one nccl-tests process per collective when SIZES allow, the default; size:
+#      one process per size, so that nccl-tests' buffers are exactly each size's: docs/PERFORMANCE.md
+#      says why that matters below the largest size), NT_CHECK (nccl-tests -c: 1, the default, or 0).
 # Prints a ratio table (cctune / nccl-tests per collective and size) at the end; the full table is
 # OUTPUT_DIR/nccl_tests_side_by_side/summary.txt, every run's output beside it.
 # Exit: 0 when every size passes, 1 otherwise (or when an nccl-tests output line cannot be read,
@@ -39,12 +45,16 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
 RUNS=${RUNS:-5}
 NT_CYCLES=${NT_CYCLES:-10}
+NT_CHECK=${NT_CHECK:-1}
 MAX_TIME=${MAX_TIME:-1}
 P2P_IMPL=${P2P_IMPL:-native}
+NT_SPAN=${NT_SPAN:-series}
 NT_SUFFIX=${NT_SUFFIX:-}
 CCTUNE=${CCTUNE:-$here/../build/cctune}
 bad() { echo "nccl_tests_side_by_side: $*" >&2; exit 2; }
 case "$P2P_IMPL" in native | grouped) ;; *) bad "P2P_IMPL='$P2P_IMPL' is not native or grouped" ;; esac
+case "$NT_CHECK" in 0 | 1) ;; *) bad "NT_CHECK='$NT_CHECK' is not 0 or 1" ;; esac
+case "$NT_SPAN" in series | size) ;; *) bad "NT_SPAN='$NT_SPAN' is not series or size" ;; esac
 
 declare -A BIN=([allreduce]=all_reduce [allgather]=all_gather [reducescatter]=reduce_scatter [broadcast]=broadcast
   [reduce]=reduce [alltoall]=alltoall [gather]=gather [scatter]=scatter [sendrecv]=sendrecv)
@@ -84,7 +94,7 @@ if [[ ${#SIZE_LIST[@]} -eq 1 ]]; then factor=2; else
   done
 fi
 SPANS=()  # nccl-tests -b:-e:-f per run
-if (( factor > 0 )); then SPANS=("${SIZE_LIST[0]}:${SIZE_LIST[-1]}:$factor")
+if (( factor > 0 )) && [[ $NT_SPAN == series ]]; then SPANS=("${SIZE_LIST[0]}:${SIZE_LIST[-1]}:$factor")
 else for s in "${SIZE_LIST[@]}"; do SPANS+=("$s:$s:2"); done; fi
 
 OUTDIR=${2:-${OUT:-}}
@@ -109,7 +119,7 @@ run_nccl_tests() {
     local log="$OUTDIR/nccl-tests.$coll.$run.$i"
     files+=("$log.stdout")
     timeout 300 "${mpi[@]}" "$NT_DIR/${BIN[$coll]}_perf$NT_SUFFIX" -g 1 -t 1 -b "$b" -e "$e" -f "$f" -w "$WARMUP" \
-      -n "$ITERS" -N "$NT_CYCLES" -m 1 -d float -o sum -r 0 -c 0 -a 1 -z 0 -G 0 >"$log.stdout" 2>"$log.stderr" \
+      -n "$ITERS" -N "$NT_CYCLES" -m 1 -d float -o sum -r 0 -c "$NT_CHECK" -a 1 -z 0 -G 0 >"$log.stdout" 2>"$log.stderr" \
       || { echo "FAIL: nccl-tests ${BIN[$coll]}_perf failed (run $run, -b $b -e $e), exit $?:"; tail -n 5 "$log.stderr" "$log.stdout"; return 1; }
   done
   python3 "$here/nccl_tests_output.py" --coll "$coll" --nranks "$NGPUS" --warmup "$WARMUP" --iters "$ITERS" \

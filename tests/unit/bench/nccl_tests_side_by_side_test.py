@@ -85,6 +85,13 @@ def parser_tests(tmp):
     rc, text = parse("allreduce", [path], tmp)
     check(rc == 1 and "size 65536 B: 0 rows" in text and "missing" in text, f"a missing size fails, named:\n{text}")
 
+    def checked(ls, wrong):  # the #wrong columns as nccl-tests -c 1 prints them
+        return [" ".join(wrong if t == "N/A" else t for t in x.split()) + "\n" if x.lstrip()[:1].isdigit() else x for x in ls]
+    rc, text = parse("allreduce", [edited(tmp, "allreduce", lambda ls: checked(ls, "0"))], tmp)
+    check(rc == 0, f"#wrong 0 (nccl-tests -c 1) reads:\n{text}")
+    rc, text = parse("allreduce", [edited(tmp, "allreduce", lambda ls: checked(ls, "3"))], tmp)
+    check(rc == 1 and "nccl-tests counted wrong results (3 / 3 in #wrong)" in text, f"wrong results fail, named:\n{text}")
+
     path = edited(tmp, "gather", lambda ls: ls[:20])
     rc, text = parse("gather", [path], tmp)
     check(rc == 1 and "no '# Collective test concluded'" in text and "size 16777216 B: 1 rows" in text,
@@ -211,7 +218,7 @@ def script_tests(tmp):
     nt = [c for c in calls.splitlines() if c.startswith("mpirun") and "_perf " in c]
     check(len(nt) == 6 and all("NCCL_NVLS_ENABLE=0 " in c and "--allow-run-as-root" in c and " -np 2 " in c
                                and " -g 1 " in c and " -b 256 -e 16777216 -f 16 -w 5 -n 20 -N 3 " in c
-                               and " -d float -o sum -r 0 -c 0 -a 1 " in c for c in nt), f"nccl-tests' flags:\n{calls}")
+                               and " -d float -o sum -r 0 -c 1 -a 1 " in c for c in nt), f"nccl-tests' flags:\n{calls}")
     cct = [c for c in calls.splitlines() if c.startswith("cctune sweep")]
     check(len(cct) == 2 and all("--gpus 2 " in c and "--placement out --p2p-impl native -d float32 --op sum --root 0" in c
                                 and " -w 5 -n 20 -c 0 " in c for c in cct), f"cctune's flags:\n{calls}")
@@ -228,6 +235,21 @@ def script_tests(tmp):
     nt = [c for c in calls.splitlines() if c.startswith("mpirun") and "_perf " in c]
     check(rc == 0 and "PASS (9 of 9" in text and len(nt) == 9 and sum(" -b 4096 -e 4096 " in c for c in nt) == 3,
           f"sizes that are no geometric series: one nccl-tests run each:\n{text}\n{calls}")
+
+    rc, text, calls = run_script(tmp, nt_dir, bin_dir, {"NT_SPAN": "size", "RUNS": "1"})
+    nt = [c for c in calls.splitlines() if c.startswith("mpirun") and "_perf " in c]
+    check(rc == 0 and "PASS (15 of 15" in text and len(nt) == 15 and sum(" -b 65536 -e 65536 " in c for c in nt) == 3,
+          f"NT_SPAN=size: one nccl-tests run per size even for a geometric series:\n{text}\n{calls}")
+
+    rc, text, calls = run_script(tmp, nt_dir, bin_dir, {"NT_CHECK": "0", "RUNS": "1"})
+    nt = [c for c in calls.splitlines() if c.startswith("mpirun") and "_perf " in c]
+    check(rc == 0 and nt and all(" -c 0 " in c for c in nt), f"NT_CHECK=0 runs nccl-tests with -c 0:\n{calls}")
+
+    rc, text, _ = run_script(tmp, nt_dir, bin_dir, {"NT_CHECK": "2"})
+    check(rc == 2 and "NT_CHECK='2' is not 0 or 1" in text, f"a bad NT_CHECK is refused:\n{text}")
+
+    rc, text, _ = run_script(tmp, nt_dir, bin_dir, {"NT_SPAN": "sizes"})
+    check(rc == 2 and "NT_SPAN='sizes' is not series or size" in text, f"a bad NT_SPAN is refused:\n{text}")
 
     rc, text, _ = run_script(tmp, nt_dir, bin_dir, {"SIZES": "256,1000"})
     check(rc == 2 and "not a multiple of 16 B x 2 GPUs" in text, f"a size nccl-tests would round is refused:\n{text}")
