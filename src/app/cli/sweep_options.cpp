@@ -91,10 +91,11 @@ void add_space_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_flag("--dry-run", a.dry_run, "with --space: print the groups, points and estimated duration, measure nothing");
 }
 
-void set_ab_defaults(SweepArgs& args, const std::string& output_dir) {
+void add_ab_measurement_options(CLI::App& cmd, SweepArgs& args, const std::string& output_dir) {
   args.output_dir = output_dir;
   args.placement = "out";
   args.backend = "nccl";
+  add_measurement_options(cmd, args);
 }
 
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph) {

@@ -71,11 +71,10 @@ void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
 class ReplayCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
+    add_to(parent, "replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
     // The step is the point space and the groups are NCCL's defaults and the profile: no grid
     // or config flags to take.
-    set_ab_defaults(args_, "cctune-replay");
-    add_measurement_options(*cmd_, args_);
+    add_ab_measurement_options(*cmd_, args_, "cctune-replay");
     add_placement_options(*cmd_, args_);
     cmd_->add_option("workload", workload_, "workload.json (cctune workload import --steps N)")->required();
     cmd_->add_option("--profile", profile_, "profile.json to compare against NCCL's defaults");
@@ -87,7 +86,6 @@ class ReplayCommand : public Command {
     cmd_->add_flag("--dry-run", dry_run_, "print the step that would be issued; measure nothing");
     cmd_->add_flag("--force", force_, "replace the results in the -o directory (without it, replay refuses to start)");
   }
-  bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return !dry_run_; }
 
   int run(Session& session) override {
@@ -187,7 +185,6 @@ class ReplayCommand : public Command {
     return n;
   }
 
-  CLI::App* cmd_ = nullptr;
   SweepArgs args_;
   std::string workload_, profile_;
   int ranks_ = 0;
