@@ -217,10 +217,12 @@ class SweepCommand : public Command {
     // A space's values, narrowed to the job's collectives, sizes and types.
     const auto space_for_job = [&](const workload::WorkloadPlan& p) {
       if (!space) return overrides;
-      space->collectives = p.collectives();
+      PointSpace shapes;
+      shapes.points = p.shapes();
+      space->collectives = collectives_of(shapes);
       space->sizes = SizeSequence{};
-      space->sizes.list = p.sizes();
-      space->dtypes = p.dtypes();
+      space->sizes.list = sizes_of(shapes);
+      space->dtypes = dtypes_of(shapes);
       return space_overrides(
           *space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     };
