@@ -47,22 +47,17 @@ void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
     throw UsageError("the step holds " + std::to_string(step.calls.size()) + " call shapes, more than replay issues (" +
                          std::to_string(runtime::kMaxReplayCalls) + ")",
                      "replay a workload with fewer shapes (cctune workload import of fewer ranks' captures)");
-  PointStep replayed;
-  const wl::ReplayCall* largest = nullptr;
-  for (const wl::ReplayCall& c : step.calls) {
+  for (const wl::ReplayCall& c : step.calls)
     if (c.repeats > static_cast<std::uint64_t>(runtime::kMaxReplayRepeats))
       throw UsageError("a call shape runs " + std::to_string(c.repeats) + " times per step, more than replay issues (" +
                            std::to_string(runtime::kMaxReplayRepeats) + ")",
                        "check the workload's step count (cctune workload import --steps N)");
-    replayed.calls.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0),
-                              c.shape.count, static_cast<int>(c.repeats), c.group});
-    if (!largest || c.shape.bytes > largest->shape.bytes) largest = &c;
-  }
-  replayed.largest = {largest->shape.collective, largest->shape.dtype, std::max<std::uint64_t>(largest->shape.bytes, 1)};
+  PointStep issued = step.issued();
+  const ReplayCall largest = issued.calls.at(step.largest());  // the step's name: its op and root are the space's
   PointSpace& space = plan.space;
-  space.points = std::move(replayed);
-  space.ops = {largest->shape.op.value_or(ReduceOp::Sum)};
-  space.root = largest->shape.root.value_or(0);
+  space.points = std::move(issued);
+  space.ops = {largest.op};
+  space.root = largest.root;
   space.all_roots = false;
   space.placements = {false};
   plan.measure.check = false;  // the step's outputs are not checked (collectives/backend.hpp)
