@@ -27,24 +27,13 @@
 # table is OUTPUT_DIR/nccl_side_by_side/summary.txt, every run's output beside it.
 # Exit: 0 when every size passes, 1 otherwise; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
-export NCCL_NVLS_ENABLE=0
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/lib/side_by_side.sh"
 
 BUILD=${1:?usage: nccl_side_by_side.sh BUILD_DIR [OUTPUT_DIR]}
-OUTDIR=${2:-${OUT:-}}
-[[ -n "$OUTDIR" ]] || OUTDIR=$(mktemp -d /tmp/cctune-side-by-side.XXXXXX)
-OUTDIR=$OUTDIR/nccl_side_by_side
-rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
-COLLS=${COLLS:-allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv,gather,scatter}
-PLACEMENTS=${PLACEMENTS:-out,in}
-P2P_IMPL=${P2P_IMPL:-both}
-SIZES=${SIZES:-8,1024,65536,1048576,16777216,134217728}
-ITERS=${ITERS:-20}
-WARMUP=${WARMUP:-5}
-RUNS=${RUNS:-7}
-REF_BATCHES=${REF_BATCHES:-25}
-MAX_TIME=${MAX_TIME:-1}
-PIN_CPUS=${PIN_CPUS:-none}
+OUTDIR=$(side_by_side_outdir "${2:-}" nccl_side_by_side /tmp/cctune-side-by-side.XXXXXX)
+env_defaults COLLS=allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv,gather,scatter
+env_defaults PLACEMENTS=out,in P2P_IMPL=both SIZES=8,1024,65536,1048576,16777216,134217728
+env_defaults ITERS=20 WARMUP=5 RUNS=7 REF_BATCHES=25 MAX_TIME=1 PIN_CPUS=none
 PIN=()
 [[ "$PIN_CPUS" == none ]] || PIN=(taskset -c "$PIN_CPUS")
 case "$P2P_IMPL" in native) IMPLS=(native) ;; grouped) IMPLS=(grouped) ;; both) IMPLS=(native grouped) ;;
@@ -108,21 +97,19 @@ run_ref() {
 
 echo "== $NGPU GPU(s), reference processes: $REF_PROCS, ${#VARIANTS[@]} variants, $RUNS interleaved runs, -w $WARMUP -n $ITERS, sizes $SIZES," \
   "p2p $P2P_IMPL, CPUs $PIN_CPUS; logs in $OUTDIR"
-start=$SECONDS
-for run in $(seq 1 "$RUNS"); do
-  for v in "${VARIANTS[@]}"; do
-    IFS=: read -r coll impl place <<<"$v"
-    args=(--coll "$coll")
-    [[ "$impl" == - ]] || args+=(--impl "$impl")
-    [[ "$place" == in ]] && args+=(--in-place)
-    run_ref "$OUTDIR/ref.$coll.$impl.$place.$run" "${args[@]}" \
-      || { echo "FAIL: reference $v failed (run $run):"; tail -n 5 "$OUTDIR/ref.$coll.$impl.$place.$run.stderr"; exit 1; }
-  done
-  timeout 600 "${PIN[@]}" "$BUILD/cctune" sweep --backend nccl --collectives "$COLLS" --placement "$CCT_PLACE" \
-    --p2p-impl "$P2P_IMPL" -d float32 --sizes "$SIZES" -w "$WARMUP" -n "$ITERS" -c 0 --max-time "$MAX_TIME" \
-    -o "$OUTDIR/cctune.$run" >"$OUTDIR/cctune.$run.stdout" 2>"$OUTDIR/cctune.$run.stderr" \
-    || { echo "FAIL: cctune sweep failed (run $run):"; tail -n 5 "$OUTDIR/cctune.$run.stderr"; exit 1; }
-  echo "   run $run of $RUNS done ($((SECONDS - start)) s)"
-done
+ref_variant() {  # RUN VARIANT: the reference loop on one variant
+  local coll impl place args
+  IFS=: read -r coll impl place <<<"$2"
+  args=(--coll "$coll")
+  [[ "$impl" == - ]] || args+=(--impl "$impl")
+  [[ "$place" != in ]] || args+=(--in-place)
+  run_ref "$OUTDIR/ref.$coll.$impl.$place.$1" "${args[@]}" \
+    || { echo "FAIL: reference $2 failed (run $1):"; tail -n 5 "$OUTDIR/ref.$coll.$impl.$place.$1.stderr"; exit 1; }
+}
+cctune_sweep() {  # RUN: every variant in one sweep
+  run_cctune_sweep "$1" "${PIN[@]}" "$BUILD/cctune" sweep --backend nccl --collectives "$COLLS" --placement "$CCT_PLACE" \
+    --p2p-impl "$P2P_IMPL" -d float32 --sizes "$SIZES" -w "$WARMUP" -n "$ITERS" -c 0 --max-time "$MAX_TIME"
+}
+interleaved_runs ref_variant cctune_sweep
 
 python3 "$(dirname "$0")/side_by_side_table.py" "$OUTDIR" "$RUNS" "${VARIANTS[@]}"

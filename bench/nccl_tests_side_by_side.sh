@@ -34,23 +34,12 @@
 # Exit: 0 when every size passes, 1 otherwise (or when an nccl-tests output line cannot be read,
 # or a size is missing from it), 2 on a bad setting; 0 with "SKIP: <reason>" without a GPU.
 set -euo pipefail
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib/side_by_side.sh"
 NT_DIR=${1:?usage: bench/nccl_tests_side_by_side.sh NCCL_TESTS_DIR [OUTPUT_DIR]}
-COLLS=${COLLS:-allreduce,allgather,reducescatter,broadcast,reduce,alltoall,gather,scatter,sendrecv}
-SIZES=${SIZES:-256,4096,65536,1048576,16777216,268435456}
-ITERS=${ITERS:-20}
-WARMUP=${WARMUP:-5}
-RUNS=${RUNS:-5}
-NT_CYCLES=${NT_CYCLES:-10}
-NT_CHECK=${NT_CHECK:-1}
-MAX_TIME=${MAX_TIME:-1}
-P2P_IMPL=${P2P_IMPL:-native}
-NT_SPAN=${NT_SPAN:-series}
-NT_SUFFIX=${NT_SUFFIX:-}
-CCTUNE=${CCTUNE:-$here/../build/cctune}
+env_defaults COLLS=allreduce,allgather,reducescatter,broadcast,reduce,alltoall,gather,scatter,sendrecv
+env_defaults SIZES=256,4096,65536,1048576,16777216,268435456 P2P_IMPL=native NT_SUFFIX= NT_SPAN=series
+env_defaults ITERS=20 WARMUP=5 RUNS=5 NT_CYCLES=10 NT_CHECK=1 MAX_TIME=1 CCTUNE="$here/../build/cctune"
 bad() { echo "nccl_tests_side_by_side: $*" >&2; exit 2; }
 case "$P2P_IMPL" in native | grouped) ;; *) bad "P2P_IMPL='$P2P_IMPL' is not native or grouped" ;; esac
 case "$NT_CHECK" in 0 | 1) ;; *) bad "NT_CHECK='$NT_CHECK' is not 0 or 1" ;; esac
@@ -97,10 +86,7 @@ SPANS=()  # nccl-tests -b:-e:-f per run
 if (( factor > 0 )) && [[ $NT_SPAN == series ]]; then SPANS=("${SIZE_LIST[0]}:${SIZE_LIST[-1]}:$factor")
 else for s in "${SIZE_LIST[@]}"; do SPANS+=("$s:$s:2"); done; fi
 
-OUTDIR=${2:-${OUT:-}}
-[[ -n "$OUTDIR" ]] || OUTDIR=$(mktemp -d /tmp/cctune-nccl-tests.XXXXXX)
-OUTDIR=$OUTDIR/nccl_tests_side_by_side
-rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
+OUTDIR=$(side_by_side_outdir "${2:-}" nccl_tests_side_by_side /tmp/cctune-nccl-tests.XXXXXX)
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$NGPUS" -x NCCL_NVLS_ENABLE)
 [[ -z "${LD_LIBRARY_PATH:-}" ]] || mpi+=(-x LD_LIBRARY_PATH)
 { cat "$NT_DIR/VERSION.txt"; nvidia-smi -L; mpirun --version | head -n 1; "$CCTUNE" --version; } >"$OUTDIR/env.txt" 2>&1 || true
@@ -130,17 +116,15 @@ run_nccl_tests() {
 
 echo "== $NGPUS GPU(s), $RUNS interleaved runs, ${#COLL_LIST[@]} collectives, -w $WARMUP -n $ITERS, nccl-tests -N $NT_CYCLES" \
   "(${#SPANS[@]} process(es) per collective), sizes $SIZES, p2p $P2P_IMPL; logs in $OUTDIR"
-start=$SECONDS
-for run in $(seq 1 "$RUNS"); do
-  for v in "${VARIANTS[@]}"; do
-    IFS=: read -r coll impl _ <<<"$v"
-    run_nccl_tests "$coll" "$impl" "$run" || exit 1
-  done
-  timeout 600 "$CCTUNE" sweep --backend nccl --gpus "$NGPUS" --collectives "$COLLS" --placement out --p2p-impl "$P2P_IMPL" \
-    -d float32 --op sum --root 0 --sizes "$SIZES" -w "$WARMUP" -n "$ITERS" -c 0 --max-time "$MAX_TIME" --no-tune \
-    -o "$OUTDIR/cctune.$run" >"$OUTDIR/cctune.$run.stdout" 2>"$OUTDIR/cctune.$run.stderr" \
-    || { echo "FAIL: cctune sweep failed (run $run):"; tail -n 5 "$OUTDIR/cctune.$run.stderr"; exit 1; }
-  echo "   run $run of $RUNS done ($((SECONDS - start)) s)"
-done
+nccl_tests_variant() {  # RUN VARIANT
+  local coll impl
+  IFS=: read -r coll impl _ <<<"$2"
+  run_nccl_tests "$coll" "$impl" "$1" || exit 1
+}
+cctune_sweep() {  # RUN: every collective in one sweep
+  run_cctune_sweep "$1" "$CCTUNE" sweep --backend nccl --gpus "$NGPUS" --collectives "$COLLS" --placement out --p2p-impl "$P2P_IMPL" \
+    -d float32 --op sum --root 0 --sizes "$SIZES" -w "$WARMUP" -n "$ITERS" -c 0 --max-time "$MAX_TIME" --no-tune
+}
+interleaved_runs nccl_tests_variant cctune_sweep
 
 python3 "$here/side_by_side_table.py" --ref-name nccl-tests --name nccl_tests_side_by_side "$OUTDIR" "$RUNS" "${VARIANTS[@]}"

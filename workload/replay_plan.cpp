@@ -166,6 +166,24 @@ void plan_communicator(const Communicator& c, double steps, ReplayStep& step) {
 
 }  // namespace
 
+std::size_t ReplayStep::largest() const {
+  std::size_t out = 0;
+  for (std::size_t i = 1; i < calls.size(); ++i)
+    if (calls[i].shape.bytes > calls[out].shape.bytes) out = i;
+  return out;
+}
+
+PointStep ReplayStep::issued() const {
+  PointStep out;
+  for (const ReplayCall& c : calls)
+    out.calls.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0), c.shape.count,
+                         static_cast<int>(c.repeats), c.group});
+  if (calls.empty()) return out;
+  const CallShape& largest = calls[this->largest()].shape;
+  out.largest = {largest.collective, largest.dtype, std::max<std::uint64_t>(largest.bytes, 1)};
+  return out;
+}
+
 ReplayStep plan_replay(const Workload& w, int nranks) {
   if (!w.steps || !(*w.steps > 0))
     throw UsageError("the workload has no step count, so one step's calls are unknown",

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/point_space.hpp"
 #include "workload/workload.hpp"
 
 namespace cctune::workload {
@@ -28,6 +29,12 @@ struct ReplayStep {
   int groups = 0;                  // distinct group indices among `calls`
   bool capture_order = false;      // true: ordered by first_call; false: by shape (no order recorded)
   std::vector<std::string> notes;  // what was left out or rounded, one line each
+  // The calls as the workers issue them, the plan's point space (core/point_space.hpp): each
+  // call's op and root as captured (sum and 0 where the capture had none), named by the
+  // largest call. The captured calls above stay what is printed and recorded.
+  PointStep issued() const;
+  // The largest call (by bytes; the first of equal ones), which names the step; 0 when none.
+  std::size_t largest() const;
 };
 
 // Throws UsageError (naming the fix) when `w` has no step count, or no communicator of

@@ -105,23 +105,9 @@ BucketMap bucket_per_collective(const std::vector<Entry>& entries, std::size_t m
 
 double estimated_call_us(std::uint64_t bytes) { return model_latency_us + static_cast<double>(bytes) / model_bandwidth_bytes_per_us; }
 
-std::vector<Collective> WorkloadPlan::collectives() const {
-  std::vector<Collective> out;
-  for (const auto& p : points)
-    if (std::find(out.begin(), out.end(), p.collective) == out.end()) out.push_back(p.collective);
-  return out;
-}
-
-std::vector<std::uint64_t> WorkloadPlan::sizes() const {
-  std::set<std::uint64_t> s;
-  for (const auto& p : points) s.insert(p.size_bytes);
-  return {s.begin(), s.end()};
-}
-
-std::vector<DType> WorkloadPlan::dtypes() const {
-  std::vector<DType> out;
-  for (const auto& p : points)
-    if (std::find(out.begin(), out.end(), p.dtype) == out.end()) out.push_back(p.dtype);
+PointShapes WorkloadPlan::shapes() const {
+  PointShapes out;
+  for (const JobPoint& p : points) out.shapes.push_back({p.collective, p.dtype, p.size_bytes});  // the call shape, no weight
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/job_point.hpp"
+#include "core/point_space.hpp"
 #include "workload/workload.hpp"
 
 namespace cctune::workload {
@@ -30,10 +31,9 @@ struct WorkloadPlan {
   bool bucketed = false;                  // a collective had more distinct sizes than the limit
   std::size_t distinct_sizes = 0;         // (collective, size) pairs before bucketing
   std::vector<std::string> notes;         // assumptions made (unknown node counts)
-  // What the sweep plan takes from it: every collective and size above, data types in order.
-  std::vector<Collective> collectives() const;
-  std::vector<std::uint64_t> sizes() const;
-  std::vector<DType> dtypes() const;
+  // What the sweep measures of it: the call shapes above, in order, as the plan's point space
+  // holds them (core/point_space.hpp lists their collectives, sizes and types).
+  PointShapes shapes() const;
 };
 
 // Per-call time when the capture has no duration: latency + bytes / bandwidth. Only the

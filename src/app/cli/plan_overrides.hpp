@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/collective.hpp"
+#include "core/point_space.hpp"
 #include "core/results.hpp"
 #include "core/sizes.hpp"
 #include "runtime/sweep_plan.hpp"
@@ -27,7 +28,9 @@ struct PlanOverrides {
   std::optional<double> target_noise;            // --target-noise
   std::optional<tuner::search::StrategyKind> strategy;  // --strategy (NCCL backend)
   std::optional<std::vector<PointConfig>> configs;      // --configs (NCCL backend), counted in the plan check
-  std::vector<JobPoint> job_shapes;       // --workload: measure exactly these (none: the product)
+  // --workload: measure exactly these shapes, in place of the grid above and its flags (their
+  // collectives and types are judged as the grid's are): the form the workload is planned in.
+  std::optional<PointShapes> shapes;
 };
 
 }  // namespace cctune::app

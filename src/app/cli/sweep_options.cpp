@@ -91,10 +91,11 @@ void add_space_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_flag("--dry-run", a.dry_run, "with --space: print the groups, points and estimated duration, measure nothing");
 }
 
-void set_ab_defaults(SweepArgs& args, const std::string& output_dir) {
+void add_ab_measurement_options(CLI::App& cmd, SweepArgs& args, const std::string& output_dir) {
   args.output_dir = output_dir;
   args.placement = "out";
   args.backend = "nccl";
+  add_measurement_options(cmd, args);
 }
 
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph) {
@@ -271,23 +272,27 @@ SweepPlan resolve_settings(const SweepArgs& a, bool nccl_built, bool gpus_presen
 
 SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, const PlanOverrides& over) {
   SweepPlan p = resolve_settings(a, nccl_built, gpus_present, over);
+  // A workload's shapes are the points; their collectives and types are judged by the grid's
+  // rule below (each type as if named), so a type the backend cannot run is refused alike.
+  std::optional<PointSpace> shapes;
+  if (over.shapes) shapes.emplace().points = *over.shapes;
   PointGrid grid;
-  grid.collectives = over.collectives ? *over.collectives : parse_collective_list(a.collectives);
+  grid.collectives = shapes ? collectives_of(*shapes) : over.collectives ? *over.collectives : parse_collective_list(a.collectives);
   const BackendKind kind = p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi;
-  const TypeChoice types = over.dtypes ? resolve_types(*over.dtypes, a.op, grid.collectives, kind)
-                                       : resolve_types(a.dtype, a.op, grid.collectives, kind);
+  const TypeChoice types = shapes        ? resolve_types(dtypes_of(*shapes), a.op, grid.collectives, kind)
+                           : over.dtypes ? resolve_types(*over.dtypes, a.op, grid.collectives, kind)
+                                         : resolve_types(a.dtype, a.op, grid.collectives, kind);
   grid.dtypes = types.dtypes;
   p.space.ops = types.ops;
   const std::optional<int> root = parse_root(a.root);
   p.space.all_roots = !root;
   p.space.root = root.value_or(0);
-  grid.sizes = over.sizes ? over.sizes->expand() : resolve_sizes(a, p.backend);
+  if (!shapes) grid.sizes = over.sizes ? over.sizes->expand() : resolve_sizes(a, p.backend);
   p.space.placements = over.placements ? *over.placements : resolve_placements(a.placement);
-  // A workload's shapes replace the grid, whose lists the shapes' types were judged by above.
-  if (over.job_shapes.empty())
-    p.space.points = std::move(grid);
+  if (shapes)
+    p.space.points = *over.shapes;
   else
-    p.space.points = PointShapes{over.job_shapes};
+    p.space.points = std::move(grid);
   runtime::check_plan(p);  // ranges, finite seconds, the point count: the same check a worker's plan gets
   return p;
 }

@@ -67,10 +67,10 @@ void add_placement_options(CLI::App& cmd, SweepArgs& args);
 void add_config_options(CLI::App& cmd, SweepArgs& args);
 // `cctune sweep`: all of them; returns the shape options.
 std::vector<CLI::Option*> add_sweep_options(CLI::App& cmd, SweepArgs& args);
-// The defaults of a command that measures NCCL's defaults against a profile (verify, replay):
-// the NCCL backend, out-of-place, and `output_dir` unless -o is given. Call before the adders,
-// whose help shows the defaults.
-void set_ab_defaults(SweepArgs& args, const std::string& output_dir);
+// The measurement options of a command that measures NCCL's defaults against a profile (verify,
+// replay), with that family's defaults set first, so that the help shows them: the NCCL
+// backend, out-of-place, and `output_dir` unless -o is given. Call before the other adders.
+void add_ab_measurement_options(CLI::App& cmd, SweepArgs& args, const std::string& output_dir);
 // --space, --strategy, --dry-run: `cctune sweep` only.
 void add_space_options(CLI::App& cmd, SweepArgs& args);
 // Validates and resolves; throws UsageError naming the flag and the fix. A field set in

@@ -33,10 +33,9 @@ using namespace app::diagnose;
 class DiagnoseCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("diagnose", "find the slow GPU, node, NIC/link or path in stages; exit 5 when it names suspects");
+    add_to(parent, "diagnose", "find the slow GPU, node, NIC/link or path in stages; exit 5 when it names suspects");
     add_diagnose_options(*cmd_, args_);
   }
-  bool selected() const override { return cmd_->parsed(); }
 
   int run(Session& session) override {
     runtime::install_stop_handlers();
@@ -149,7 +148,6 @@ class DiagnoseCommand : public Command {
     return static_cast<int>(doc.diagnosis.suspects.size());
   }
 
-  CLI::App* cmd_ = nullptr;
   DiagnoseArgs args_;
 };
 

@@ -47,22 +47,17 @@ void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
     throw UsageError("the step holds " + std::to_string(step.calls.size()) + " call shapes, more than replay issues (" +
                          std::to_string(runtime::kMaxReplayCalls) + ")",
                      "replay a workload with fewer shapes (cctune workload import of fewer ranks' captures)");
-  PointStep replayed;
-  const wl::ReplayCall* largest = nullptr;
-  for (const wl::ReplayCall& c : step.calls) {
+  for (const wl::ReplayCall& c : step.calls)
     if (c.repeats > static_cast<std::uint64_t>(runtime::kMaxReplayRepeats))
       throw UsageError("a call shape runs " + std::to_string(c.repeats) + " times per step, more than replay issues (" +
                            std::to_string(runtime::kMaxReplayRepeats) + ")",
                        "check the workload's step count (cctune workload import --steps N)");
-    replayed.calls.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0),
-                              c.shape.count, static_cast<int>(c.repeats), c.group});
-    if (!largest || c.shape.bytes > largest->shape.bytes) largest = &c;
-  }
-  replayed.largest = {largest->shape.collective, largest->shape.dtype, std::max<std::uint64_t>(largest->shape.bytes, 1)};
+  PointStep issued = step.issued();
+  const ReplayCall largest = issued.calls.at(step.largest());  // the step's name: its op and root are the space's
   PointSpace& space = plan.space;
-  space.points = std::move(replayed);
-  space.ops = {largest->shape.op.value_or(ReduceOp::Sum)};
-  space.root = largest->shape.root.value_or(0);
+  space.points = std::move(issued);
+  space.ops = {largest.op};
+  space.root = largest.root;
   space.all_roots = false;
   space.placements = {false};
   plan.measure.check = false;  // the step's outputs are not checked (collectives/backend.hpp)
@@ -71,11 +66,10 @@ void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
 class ReplayCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
+    add_to(parent, "replay", "issue one captured step's collectives back to back and time it: NCCL's defaults against --profile");
     // The step is the point space and the groups are NCCL's defaults and the profile: no grid
     // or config flags to take.
-    set_ab_defaults(args_, "cctune-replay");
-    add_measurement_options(*cmd_, args_);
+    add_ab_measurement_options(*cmd_, args_, "cctune-replay");
     add_placement_options(*cmd_, args_);
     cmd_->add_option("workload", workload_, "workload.json (cctune workload import --steps N)")->required();
     cmd_->add_option("--profile", profile_, "profile.json to compare against NCCL's defaults");
@@ -87,7 +81,6 @@ class ReplayCommand : public Command {
     cmd_->add_flag("--dry-run", dry_run_, "print the step that would be issued; measure nothing");
     cmd_->add_flag("--force", force_, "replace the results in the -o directory (without it, replay refuses to start)");
   }
-  bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return !dry_run_; }
 
   int run(Session& session) override {
@@ -187,7 +180,6 @@ class ReplayCommand : public Command {
     return n;
   }
 
-  CLI::App* cmd_ = nullptr;
   SweepArgs args_;
   std::string workload_, profile_;
   int ranks_ = 0;

@@ -4,43 +4,37 @@
 
 #include "app/cli/command.hpp"
 #include "app/commands/commands_list.hpp"
-#include "app/report/matching.hpp"
+#include "app/commands/runs_options.hpp"
 #include "app/report/report.hpp"
-#include "app/report/report_files.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 
 namespace cctune::app {
 namespace {
 
-class ReportCommand : public Command {
- public:
-  void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("report", "write a self-contained HTML report (plots, topology, network, failures)");
-    cmd_->add_option("results", paths_, "results.json files (or sweep output directories)")->required()->check(CLI::ExistingPath);
-    cmd_->add_option("-o,--output", output_, "the HTML file to write")->capture_default_str();
-    cmd_->add_option("--labels", labels_, "comma-separated names, one per file or one per config group")->delimiter(',');
-  }
-  bool selected() const override { return cmd_->parsed(); }
-  bool needs_mpi() const override { return false; }
-
-  int run(Session&) override {
-    // Unlike compare, runs with nothing in common are shown side by side, not refused.
-    const auto comparison = report::build_comparison(report::load_inputs(report::resolve_results_paths(paths_)), {labels_, true});
-    write_file_atomically(output_, report::render_report_html(comparison));
-    std::printf("# report: %s\n", std::filesystem::absolute(output_).c_str());
-    return exit_code::ok;
-  }
-
- private:
-  CLI::App* cmd_ = nullptr;
-  std::vector<std::string> paths_;
-  std::vector<std::string> labels_;
-  std::string output_ = "report.html";
+struct ReportArgs {
+  RunsArgs runs;
+  std::string output = "report.html";
 };
+
+void add_report_options(CLI::App& cmd, ReportArgs& a) {
+  cmd.add_option("-o,--output", a.output, "the HTML file to write")->capture_default_str();
+  add_runs_options(cmd, a.runs, "results.json files (or sweep output directories)");
+}
+
+int run_report(Session&, ReportArgs& a) {
+  // Unlike compare, runs with nothing in common are shown side by side, not refused.
+  const auto comparison = compare_runs(a.runs, true);
+  write_file_atomically(a.output, report::render_report_html(comparison));
+  std::printf("# report: %s\n", std::filesystem::absolute(a.output).c_str());
+  return exit_code::ok;
+}
 
 }  // namespace
 
-std::unique_ptr<Command> make_report_command() { return std::make_unique<ReportCommand>(); }
+std::unique_ptr<Command> make_report_command() {
+  return make_command<ReportArgs>({"report", "write a self-contained HTML report (plots, topology, network, failures)", false},
+                                  add_report_options, run_report);
+}
 
 }  // namespace cctune::app

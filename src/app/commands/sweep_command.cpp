@@ -102,7 +102,7 @@ nlohmann::json agreed_settings(const SweepPlan& plan, const SettingsParts& parts
 class SweepCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("sweep", "measure collectives over sizes and configurations; write results.json");
+    add_to(parent, "sweep", "measure collectives over sizes and configurations; write results.json");
     const std::vector<CLI::Option*> shapes = add_sweep_options(*cmd_, args_);
     add_space_options(*cmd_, args_);
     cmd_->add_option("--probe", probe_, "network probe before measuring: auto (when ranks span hosts), ib, tcp, none")
@@ -132,7 +132,6 @@ class SweepCommand : public Command {
         ->check(CLI::Range(0.0, 86400.0))
         ->needs(cmd_->get_option("--space"));
   }
-  bool selected() const override { return cmd_->parsed(); }
 
   int run(Session& session) override {
     runtime::install_stop_handlers();
@@ -218,10 +217,12 @@ class SweepCommand : public Command {
     // A space's values, narrowed to the job's collectives, sizes and types.
     const auto space_for_job = [&](const workload::WorkloadPlan& p) {
       if (!space) return overrides;
-      space->collectives = p.collectives();
+      PointSpace shapes;
+      shapes.points = p.shapes();
+      space->collectives = collectives_of(shapes);
       space->sizes = SizeSequence{};
-      space->sizes.list = p.sizes();
-      space->dtypes = p.dtypes();
+      space->sizes.list = sizes_of(shapes);
+      space->dtypes = dtypes_of(shapes);
       return space_overrides(
           *space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     };
@@ -374,7 +375,6 @@ class SweepCommand : public Command {
     return outcome.failed_groups > 0 ? exit_code::failure : exit_code::ok;
   }
 
-  CLI::App* cmd_ = nullptr;
   SweepArgs args_;
   std::string resume_dir_;  // --resume DIR
   std::string csv_path_;    // --csv FILE

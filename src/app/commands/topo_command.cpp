@@ -31,7 +31,7 @@ bool launched_by_mpi() {
 class TopoCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("topo", "show the GPU / NIC / NUMA topology of this node, or of every node under mpirun");
+    add_to(parent, "topo", "show the GPU / NIC / NUMA topology of this node, or of every node under mpirun");
     cmd_->add_flag("--json", json_, "print the topology as JSON (schema cctune.topology/1) instead of tables");
     cmd_->add_option("-o,--output", output_, "write the JSON to this file (tables still go to standard output unless --json)");
     auto* from = cmd_->add_option("--from", from_, "render a saved topology JSON (from `cctune topo --json`) instead of probing");
@@ -46,7 +46,6 @@ class TopoCommand : public Command {
     from->excludes(smi)->excludes(hwloc);
     smi->excludes(hwloc);
   }
-  bool selected() const override { return cmd_->parsed(); }
 
   int run(Session& session) override {
     std::optional<topo::Topology> topology = load_or_probe(session);
@@ -78,7 +77,6 @@ class TopoCommand : public Command {
     return topo::merge_nodes({topo::probe_local_node()});
   }
 
-  CLI::App* cmd_ = nullptr;
   bool json_ = false;
   std::string output_, from_, nvidia_smi_, nccl_topo_, hwloc_xml_, facts_;
 };

@@ -30,7 +30,7 @@ std::size_t count_points(const Results& r) {
 class TuneCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("tune", "results.json -> profile.json, nccl.env and nccl_tuner.conf (docs/TUNING.md)");
+    add_to(parent, "tune", "results.json -> profile.json, nccl.env and nccl_tuner.conf (docs/TUNING.md)");
     cmd_->add_option("results", results_, "results.json written by `cctune sweep`")->required();
     cmd_->add_option("-o,--output-dir", output_dir_, "where to write the three files (default: the results' directory)");
     cmd_->add_option("--min-gain", min_gain_, "switch away from NCCL's default only for at least this gain (fraction)")
@@ -57,7 +57,6 @@ class TuneCommand : public Command {
         ->needs(job);
     cmd_->add_flag("--force", job_args_.force, "with --job: replace earlier job runs in -o")->needs(job);
   }
-  bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return false; }
 
   int run(Session& session) override {
@@ -132,7 +131,6 @@ class TuneCommand : public Command {
     return run_tune_job(request);
   }
 
-  CLI::App* cmd_ = nullptr;
   bool job_ = false;
   JobArgs job_args_;
   int candidates_ = 3;

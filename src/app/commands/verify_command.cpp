@@ -55,9 +55,8 @@ std::string rule_text(const tuner::ProfileRule* r) {
 class VerifyCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("verify", "A/B check of a profile against NCCL's default (interleaved rounds); exit 4 on a regression");
-    set_ab_defaults(args_, "cctune-verify");
-    add_measurement_options(*cmd_, args_);
+    add_to(parent, "verify", "A/B check of a profile against NCCL's default (interleaved rounds); exit 4 on a regression");
+    add_ab_measurement_options(*cmd_, args_, "cctune-verify");
     // What verify measures on its own NCCL workers; --job runs the user's job instead, so the
     // parser refuses these with it (below).
     CLI::Option_group* workers = cmd_->add_option_group("NCCL workers", "the points and the workers' placement (not with --job)");
@@ -84,7 +83,6 @@ class VerifyCommand : public Command {
         ->needs(job);
     for (CLI::Option* o : workers->get_options()) job->excludes(o);
   }
-  bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return !job_; }
 
   int run(Session& session) override {
@@ -230,7 +228,6 @@ class VerifyCommand : public Command {
     std::printf("# job: collective time per %s: %s\n", job_plan_->per_step ? "step" : "capture", verdict_line(r, AbUnit::Ms).c_str());
   }
 
-  CLI::App* cmd_ = nullptr;
   SweepArgs args_;
   std::string workload_path_;
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);

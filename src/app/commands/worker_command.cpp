@@ -9,31 +9,30 @@
 namespace cctune::app {
 namespace {
 
-class WorkerCommand : public Command {
- public:
-  void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("__worker", "internal: a GPU worker of `cctune sweep --backend nccl`");
-    cmd_->group("");  // hidden from --help
-    cmd_->add_flag("--query", query_, "print the GPU count and NCCL/CUDA versions as JSON and exit");
-    cmd_->add_flag("--versions", versions_, "print the NCCL and CUDA versions as JSON (no GPU needed) and exit");
-    cmd_->add_option("--log", log_, "where the supervisor sends this worker's output (informational)");
-  }
-  bool selected() const override { return cmd_->parsed(); }
-  bool needs_mpi() const override { return false; }
-  int run(Session& session) override {
-    if (versions_) return runtime::run_worker_versions(session.executable());
-    return query_ ? runtime::run_worker_query(session.executable()) : runtime::run_worker(session.executable(), session.seams().worker_before_point);
-  }
-
- private:
-  CLI::App* cmd_ = nullptr;
-  bool query_ = false;
-  bool versions_ = false;
-  std::string log_;
+struct WorkerArgs {
+  bool query = false;
+  bool versions = false;
+  std::string log;
 };
+
+void add_worker_options(CLI::App& cmd, WorkerArgs& a) {
+  cmd.group("");  // hidden from --help
+  cmd.add_flag("--query", a.query, "print the GPU count and NCCL/CUDA versions as JSON and exit");
+  cmd.add_flag("--versions", a.versions, "print the NCCL and CUDA versions as JSON (no GPU needed) and exit");
+  cmd.add_option("--log", a.log, "where the supervisor sends this worker's output (informational)");
+}
+
+int run_worker(Session& session, WorkerArgs& a) {
+  if (a.versions) return runtime::run_worker_versions(session.executable());
+  return a.query ? runtime::run_worker_query(session.executable())
+                 : runtime::run_worker(session.executable(), session.seams().worker_before_point);
+}
 
 }  // namespace
 
-std::unique_ptr<Command> make_worker_command() { return std::make_unique<WorkerCommand>(); }
+std::unique_ptr<Command> make_worker_command() {
+  return make_command<WorkerArgs>({"__worker", "internal: a GPU worker of `cctune sweep --backend nccl`", false}, add_worker_options,
+                                  run_worker);
+}
 
 }  // namespace cctune::app

@@ -141,7 +141,7 @@ void import_inspector(const std::string& path, wl::InspectorReader& reader) {
 class WorkloadCommand : public Command {
  public:
   void setup(CLI::App& parent) override {
-    cmd_ = parent.add_subcommand("workload", "a job's collectives from its captures (docs/WORKLOAD.md)");
+    add_to(parent, "workload", "a job's collectives from its captures (docs/WORKLOAD.md)");
     cmd_->require_subcommand(1);
     import_ = cmd_->add_subcommand(
         "import", "NCCL logs, PyTorch flight-recorder dumps (JSON or pickle), NCCL Inspector output or profiler files -> workload.json");
@@ -158,7 +158,6 @@ class WorkloadCommand : public Command {
     merge_->add_option("--steps", steps_, "training steps the captures cover (default: the profiler's step cadence, where it saw one)");
     merge_->add_option("--prometheus", prom_path_, kPromHelp);
   }
-  bool selected() const override { return cmd_->parsed(); }
   bool needs_mpi() const override { return false; }
 
   int run(Session&) override {
@@ -259,7 +258,6 @@ class WorkloadCommand : public Command {
                 << (series_left_out ? " (" + std::to_string(series_left_out) + " series left out: more than the file's cap)" : "") << "\n";
   }
 
-  CLI::App* cmd_ = nullptr;
   CLI::App* import_ = nullptr;
   CLI::App* merge_ = nullptr;
   std::vector<std::string> files_;

@@ -47,15 +47,7 @@ LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path,
   return out;
 }
 
-void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides) {
-  overrides.collectives = plan.collectives();
-  SizeSequence sizes;
-  sizes.list = plan.sizes();
-  overrides.sizes = sizes;
-  overrides.dtypes = plan.dtypes();
-  overrides.job_shapes.clear();
-  for (const auto& p : plan.points) overrides.job_shapes.push_back({p.collective, p.dtype, p.size_bytes});
-}
+void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides) { overrides.shapes = plan.shapes(); }
 
 nlohmann::json workload_settings(const LoadedWorkload& w, JobShape job, const workload::WorkloadPlan& plan) {
   nlohmann::json out = {{"path", w.path},

@@ -28,8 +28,8 @@ LoadedWorkload load_workload(const std::string& path, const std::string& argumen
 // Collective: rank 0 reads the file and every rank gets its text, so all plan the same.
 LoadedWorkload load_workload_on_rank0(Session& session, const std::string& path, const std::string& argument = "--workload");
 
-// The plan's collectives, sizes and data types from `plan`, in place of their flags, and its
-// points as the plan's job_shapes: the sweep measures those shapes, not the lists' product.
+// The job's shapes from `plan` as the plan's point space, in place of the grid's flags: the
+// sweep measures those shapes, not a product of lists.
 void apply_workload(const workload::WorkloadPlan& plan, PlanOverrides& overrides);
 
 // meta.settings.workload: the file (path, sha256), the job shape it was planned for, and per

@@ -57,6 +57,21 @@ TEST(ReplayPlan, CaptureOrderAndCallsPerStep) {
   EXPECT_NE(step.notes[0].find("broadcast float32 root 0 28 B on 0xc2 left out: 0.25 calls per step"), std::string::npos) << step.notes[0];
 }
 
+// The step as the workers issue it: the core calls in issue order, named by the largest.
+TEST(ReplayPlan, IssuedIsTheCoreStepNamedByItsLargestCall) {
+  const ReplayStep step = plan_replay(two_rank_job(), 2);
+  const PointStep issued = step.issued();
+  ASSERT_EQ(issued.calls.size(), step.calls.size());
+  for (std::size_t i = 0; i < issued.calls.size(); ++i) {
+    EXPECT_EQ(issued.calls[i].count, step.calls[i].shape.count);
+    EXPECT_EQ(issued.calls[i].repeats, static_cast<int>(step.calls[i].repeats));
+    EXPECT_EQ(issued.calls[i].group, step.calls[i].group);
+    EXPECT_EQ(issued.calls[i].op, step.calls[i].shape.op.value_or(ReduceOp::Sum));
+  }
+  EXPECT_EQ(step.largest(), 0u);  // 1 Mi elements before 1024
+  EXPECT_EQ(issued.largest, (JobPoint{step.calls[0].shape.collective, step.calls[0].shape.dtype, step.calls[0].shape.bytes}));
+}
+
 TEST(ReplayPlan, FirstCallSurvivesJsonAndMergeTakesTheEarliest) {
   const Workload w = two_rank_job();
   EXPECT_EQ(workload_from_json(nlohmann::json::parse(to_json(w).dump())), w);

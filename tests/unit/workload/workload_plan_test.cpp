@@ -114,7 +114,7 @@ TEST(WorkloadPlan, BucketsByTheJobsTimeWithDurationsWhereKnown) {
   const double small = 10 * estimated_call_us(4u << 20) + 10 * estimated_call_us(1u << 20);
   EXPECT_DOUBLE_EQ(plan.points[1].time_us_per_step, 40 * 5000.0 + small);
   EXPECT_TRUE(plan.points[1].time_estimated);
-  EXPECT_EQ(plan.sizes().size(), 2u);
+  EXPECT_EQ(plan.shapes().shapes.size(), 2u);
 }
 
 // Buckets are per collective: with one size allowed, a 32 B allgather stays at its own size
