@@ -118,6 +118,8 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
 
   NoiseCriterion criterion(settings.stop);
   std::vector<double> batch_means;
+  std::vector<double> slowdowns;  // `--overlap`: per round, the slowest rank's compute slowdown
+  bool overlap = false;
   ArrivalSkew skew;
   for (;;) {
     // One untimed operation first: the cross-rank exchanges between rounds (and the
@@ -137,6 +139,10 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     criterion.add(per_op.iter_us);
     // Batch: host time per operation averaged over ranks, as nccl-tests reports.
     batch_means.push_back(comm.sum(own_batch_us) / comm.size());
+    if (per_op.overlap) {  // the same on every rank (a plan setting)
+      overlap = true;
+      if (const double s = comm.max(per_op.compute_slowdown); s > 0) slowdowns.push_back(s);
+    }
     // Rank 0's clock decides the time cap for everyone; any rank's stop request ends the point.
     double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0,
                         settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
@@ -164,6 +170,13 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   result.chosen_channels = ran.channels;
   result.offered_algos.known = backend.offered_algorithms();
   if (const auto impl = backend.implementation()) result.impl = impl;
+  if (overlap) {
+    PointOverlap o;
+    o.rounds = static_cast<int>(slowdowns.size());
+    if (!slowdowns.empty()) o.compute_slowdown = median(slowdowns);
+    o.compute_us = result.batch_us * (1 - 1 / o.compute_slowdown);
+    result.overlap = o;
+  }
   return result;
 }
 

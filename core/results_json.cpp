@@ -177,6 +177,10 @@ void to_json(json& j, const PointResult& p) {
                        {"channels", p.chosen_channels}};
     if (!p.offered_algos.empty()) j["chosen"]["offered"] = p.offered_algos;
   }
+  if (p.overlap)
+    j["overlap"] = json{{"rounds", p.overlap->rounds},
+                        {"compute_slowdown", p.overlap->compute_slowdown},
+                        {"compute_us", p.overlap->compute_us}};
 }
 
 void from_json(const json& j, PointResult& p) {
@@ -227,6 +231,18 @@ void from_json(const json& j, PointResult& p) {
     const std::size_t n = p.ranks.size();
     if (p.ranks.iter_median_us.size() != n || p.ranks.wait_median_us.size() != n || p.ranks.last_pct.size() != n)
       throw UsageError("\"ranks\" columns differ in length", "pass a results.json written by cctune sweep");
+  }
+  if (const auto it = j.find("overlap"); it != j.end()) {
+    PointOverlap o;
+    o.rounds = whole(*it, "rounds", 0, 1 << 24);
+    const auto slowdown = it->find("compute_slowdown"), added = it->find("compute_us");
+    if (slowdown == it->end() || !slowdown->is_number() || !(slowdown->get<double>() > 0) || added == it->end() ||
+        !added->is_number())
+      throw UsageError("\"overlap\" needs a \"compute_slowdown\" > 0 and a \"compute_us\"",
+                       "pass a results.json written by cctune sweep");
+    o.compute_slowdown = slowdown->get<double>();
+    o.compute_us = added->get<double>();
+    p.overlap = o;
   }
 }
 

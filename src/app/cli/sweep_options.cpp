@@ -170,6 +170,7 @@ NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   n.point_timeout_s = a.point_timeout_s;
   n.group_timeout_s = a.group_timeout_s;
   n.graph = a.graph;
+  n.overlap = a.overlap;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
   const std::optional<tuner::search::StrategyKind> strategy =
@@ -265,6 +266,9 @@ SweepPlan resolve_settings(const SweepArgs& a, bool nccl_built, bool gpus_presen
     p.space.impls = impls_of(impl);
   } else if (a.test_shared_gpu != 0) {
     throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
+  } else if (a.overlap) {
+    throw UsageError("--overlap runs a GPU compute load beside NCCL's collectives and needs the NCCL backend",
+                     "use --backend nccl, or drop --overlap");
   }
   return p;
 }

@@ -42,6 +42,7 @@ struct SweepArgs {  // what the user typed
   double point_timeout_s = 60;
   double group_timeout_s = 0;            // 0: automatic from the number of points
   bool graph = false;
+  bool overlap = false;             // `sweep --overlap`: a compute load beside every batch
   std::string p2p_impl = "native";  // --p2p-impl
   int test_shared_gpu = 0;               // K workers per GPU, each its own NCCL host (0: off)
   std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...

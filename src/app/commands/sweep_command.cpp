@@ -107,6 +107,7 @@ class SweepCommand : public Command {
     add_space_options(*cmd_, args_);
     cmd_->add_option("--probe", probe_, "network probe before measuring: auto (when ranks span hosts), ib, tcp, none")
         ->capture_default_str();
+    cmd_->add_flag("--overlap", args_.overlap, "nccl: run a GEMM load on every GPU beside each point; record the compute's slowdown (docs/TUNING.md)");
     cmd_->add_flag("--no-tune", no_tune_, "do not write profile.json/nccl.env/nccl_tuner.conf at the end");
     cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
     cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
