@@ -7,6 +7,7 @@
 #include <string>
 
 #include "collectives/arrival_skew.hpp"
+#include "core/overlap_math.hpp"
 #include "core/statistics.hpp"
 
 namespace cctune {
@@ -92,8 +93,35 @@ std::optional<BatchPlan> plan_batches(CollectiveBackend& backend, RankComm& comm
   }
 }
 
-PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const PointSpec& spec,
-                          const MeasureSettings& settings) {
+namespace {
+
+// `--overlap` (docs/TUNING.md "Collectives beside compute"): per round, the slowest rank's compute
+// slowdown in the per-operation batch; the point's figures from their median.
+class OverlapRounds {
+ public:
+  void add(RankComm& comm, const BatchTiming& per_op) {
+    if (!per_op.overlap) return;  // the same on every rank (a plan setting): every rank reduces or none
+    seen_ = true;
+    if (const double s = comm.max(per_op.compute_slowdown); s > 0) slowdowns_.push_back(s);
+  }
+  // Rounds 0 (no window told; slowdown 1, compute_us 0) still say the point ran beside the load.
+  std::optional<PointOverlap> figures(double batch_us) const {
+    if (!seen_) return std::nullopt;
+    PointOverlap o;
+    o.rounds = static_cast<int>(slowdowns_.size());
+    if (!slowdowns_.empty()) o.compute_slowdown = median(slowdowns_);
+    o.compute_us = compute_us_of(batch_us, o.compute_slowdown);
+    return o;
+  }
+
+ private:
+  bool seen_ = false;
+  std::vector<double> slowdowns_;
+};
+
+}  // namespace
+
+PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const PointSpec& spec, const MeasureSettings& settings) {
   PointResult result = describe_point(spec);
   const std::string why_not = backend.unsupported_reason(spec);
   // A point runs only if it runs everywhere; otherwise all ranks skip it together.
@@ -118,8 +146,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
 
   NoiseCriterion criterion(settings.stop);
   std::vector<double> batch_means;
-  std::vector<double> slowdowns;  // `--overlap`: per round, the slowest rank's compute slowdown
-  bool overlap = false;
+  OverlapRounds overlap;
   ArrivalSkew skew;
   for (;;) {
     // One untimed operation first: the cross-rank exchanges between rounds (and the
@@ -139,18 +166,14 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     criterion.add(per_op.iter_us);
     // Batch: host time per operation averaged over ranks, as nccl-tests reports.
     batch_means.push_back(comm.sum(own_batch_us) / comm.size());
-    if (per_op.overlap) {  // the same on every rank (a plan setting)
-      overlap = true;
-      if (const double s = comm.max(per_op.compute_slowdown); s > 0) slowdowns.push_back(s);
-    }
+    overlap.add(comm, per_op);
     // Rank 0's clock decides the time cap for everyone; any rank's stop request ends the point.
-    double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0,
-                        settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
+    double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0, settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
     comm.allreduce_max(agreed);
     if (agreed[1] > 0.5) return interrupted(result);
     const double elapsed = agreed[0];
-    const bool enough_batches = static_cast<int>(batch_means.size()) >= settings.min_batches ||
-                                criterion.reason(elapsed) != StopReason::Noise;
+    const bool enough_batches =
+        static_cast<int>(batch_means.size()) >= settings.min_batches || criterion.reason(elapsed) != StopReason::Noise;
     if (criterion.is_finished(elapsed) && enough_batches) {
       result.stop_reason = criterion.reason(elapsed);
       break;
@@ -170,13 +193,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   result.chosen_channels = ran.channels;
   result.offered_algos.known = backend.offered_algorithms();
   if (const auto impl = backend.implementation()) result.impl = impl;
-  if (overlap) {
-    PointOverlap o;
-    o.rounds = static_cast<int>(slowdowns.size());
-    if (!slowdowns.empty()) o.compute_slowdown = median(slowdowns);
-    o.compute_us = result.batch_us * (1 - 1 / o.compute_slowdown);
-    result.overlap = o;
-  }
+  result.overlap = overlap.figures(result.batch_us);
   return result;
 }
 

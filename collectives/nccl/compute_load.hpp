@@ -1,54 +1,61 @@
 #pragma once
-// `--overlap` (docs/TUNING.md "Collectives beside compute"): a compute load on a second
-// stream of the worker's GPU for the whole timed batch, as a DDP/FSDP step runs its GEMMs
-// beside the gradient all-reduce. The load is a hand-written tiled SGEMM (each block one
-// 64x64 tile of C = A x B, K deep, from L2-resident inputs: compute-bound), launched again and
-// again so that the stream never drains while the batch runs; one launch is one wave that
-// fills every SM (multiProcessorCount x the kernel's occupancy). Not cuBLAS: the module links
-// only cudart statically and runs where the driver and libnccl alone are installed; cuBLAS
-// would add a ~0.5 GB run-time library to every GPU node.
+// `--overlap` (docs/TUNING.md "Collectives beside compute"): a compute load on a second stream
+// of the worker's GPU for the whole timed batch, as a DDP/FSDP step runs its GEMMs beside the
+// gradient all-reduce. The load is cuBLAS's GEMM in BF16 with FP32 accumulation (cublasGemmEx,
+// tensor cores: what those jobs' layers run), C (8192 x 8192) = A (8192 x K) x B (K x 8192):
+// thousands of output tiles, so every SM is busy, as a training step's GEMMs keep it. K is sized
+// to the GPU at construction so that one GEMM takes about kTargetGemmUs (an H100/H200: K near
+// 4096-8192). cuBLAS is loaded at run time (cublas_calls.hpp).
 //
-// Throughput: each launch is followed by an event; the launches that complete inside the
-// collective's window (the per-operation batch's first and last events) give the time of
-// one launch under load, against the same launches alone (measure_solo, per point).
+// Measuring: an event before the first GEMM and one after each. A GEMM's duration under load
+// minus its duration alone (solo_us, per point) is the compute time the collective cost it; the
+// GEMMs that overlap the collective's window (the per-operation batch's first and last events)
+// sum to the compute time lost in that window (core/overlap_math.hpp: window_slowdown).
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <vector>
 
+#include "collectives/nccl/cublas_calls.hpp"
 #include "collectives/nccl/cuda_resources.hpp"
 
 namespace cctune::nccl_detail {
 
+inline constexpr double kTargetGemmUs = 1000;    // one GEMM's time alone: well above launch costs, below a batch
+inline constexpr double kMaxQueuedLoadUs = 1e6;  // the most compute enqueued for one batch
+
 class ComputeLoad {
  public:
   explicit ComputeLoad(int device);
-  ~ComputeLoad();  // waits for the stream
+  ~ComputeLoad();  // waits for the stream, then releases the handle
   ComputeLoad(const ComputeLoad&) = delete;
   ComputeLoad& operator=(const ComputeLoad&) = delete;
 
-  // Time of one launch alone (median spacing of 24 back-to-back launches, after 4 unmeasured).
+  // Time of one GEMM alone: median spacing of back-to-back GEMMs after unmeasured ones.
   double measure_solo();
   double solo_us() const { return solo_us_; }
-  // Enqueues launches for at least 2 x `expect_us` of solo compute (bounded: kMaxLaunches).
+  // Enqueues GEMMs for 1.25 x `expect_us` plus two (at most kMaxQueuedLoadUs), behind a start event.
+  // cuBLAS kernels cannot be told to stop, so what is enqueued beyond the batch runs out after it.
   void start(double expect_us);
-  // Ends the load (a flag every later launch reads first and returns on) and waits for it.
-  // With the window's events (complete, on the collective's stream): the slowdown, the
-  // launch time under load / solo_us; 0 where fewer than 3 launches completed inside.
+  // Waits for the GEMMs. With the window's events (complete, on the collective's stream): the
+  // compute's slowdown in the window (>= about 1); 0 when it cannot tell (no window, no solo time).
   double finish(cudaEvent_t window_from = nullptr, cudaEvent_t window_to = nullptr);
-  int blocks() const { return blocks_; }
+  int depth() const { return k_; }
 
  private:
-  void launch_one();
-  CudaStream stream_;
-  DeviceBuffer a_, b_, c_;
-  PinnedBuffer stop_;  // mapped (UVA): every block reads it first
-  int* stop_device_ = nullptr;
-  std::vector<CudaEvent> done_;  // one per launch enqueued by start()
+  void gemm();
+  void record_done();
+  struct HandleDeleter {
+    void operator()(cublasHandle_t h) const noexcept { (void)cublas_calls().destroy(h); }
+  };
+  CudaStream stream_;  // declared before the handle: destroyed after it
+  std::unique_ptr<cublasContext, HandleDeleter> handle_;
+  DeviceBuffer a_, b_, c_, workspace_;
+  int k_ = 0;
+  CudaEvent started_;
+  std::vector<CudaEvent> done_;  // one per GEMM enqueued by start()
   int launched_ = 0;
-  int blocks_ = 0;
   double solo_us_ = 0;
 };
-
-inline constexpr int kComputeLoadMaxLaunches = 400;
 
 }  // namespace cctune::nccl_detail

@@ -65,8 +65,8 @@ int graph_ops_per_replay(int n) {
   return 1;
 }
 
-NcclBackend::NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes,
-                         std::uint64_t recv_bytes, bool register_buffers, bool overlap)
+NcclBackend::NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes, std::uint64_t recv_bytes,
+                         bool register_buffers, bool overlap)
     : ctx_(std::move(ctx)), graph_(graph), native_(find_native_p2p_calls()) {
   if (overlap) load_ = std::make_unique<ComputeLoad>(ctx_->device);
   if (register_buffers) register_calls_ = find_register_calls(ctx_->dtypes.library_version);

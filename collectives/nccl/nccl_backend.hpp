@@ -17,9 +17,9 @@
 #include "collectives/nccl/compute_load.hpp"
 #include "collectives/nccl/cuda_resources.hpp"
 #include "collectives/nccl/data_kernels.hpp"
+#include "collectives/nccl/nccl_context.hpp"
 #include "collectives/nccl/nccl_layouts.hpp"
 #include "collectives/nccl/nccl_native.hpp"
-#include "collectives/nccl/nccl_context.hpp"
 
 namespace cctune::nccl_detail {
 

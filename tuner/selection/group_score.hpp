@@ -17,9 +17,9 @@ namespace cctune::tuner {
 struct GroupCost {
   ShapeKey shape;
   std::uint64_t size_bytes = 0;
-  double weight = 0;        // calls per step (grid: 1 per measured size)
-  double cost_us = 0;       // weight x (group time - default time): time added per step
-  double slowdown = 1;      // group time / default time
+  double weight = 0;    // calls per step (grid: 1 per measured size)
+  double cost_us = 0;   // weight x (group time - default time): time added per step
+  double slowdown = 1;  // group time / default time
 };
 
 // The reference group, whose NCCL defaults every group is scored against: the one named
@@ -57,13 +57,17 @@ struct GroupScore {
   bool job_beyond_noise = false;             // speedup_low >= 1 + min_gain
   double default_us = 0, group_us = 0;       // the weighted totals
   std::vector<GroupCost> costs;              // sizes where it is slower beyond noise: printed, never a veto
+  // `sweep --overlap`: every size of both sides was measured beside compute, so the totals above
+  // are collective + compute (the job's cost); collective_speedup is the collectives' alone.
+  bool overlap = false;
+  double collective_speedup = 0;
 };
 
 struct WeightedTotal {
   double default_us = 0, group_us = 0;
-  double speedup = 0;                   // default_us / group_us
+  double speedup = 0;                        // default_us / group_us
   double speedup_low = 0, speedup_high = 0;  // the interval (see total_of)
-  std::vector<GroupCost> costs;         // sizes slower beyond noise, by shape then size
+  std::vector<GroupCost> costs;              // sizes slower beyond noise, by shape then size
 };
 
 // Sums weight x time each way. The interval: every point's time has the sweep's distribution-
@@ -72,5 +76,11 @@ struct WeightedTotal {
 // [default_low / group_high, default_high / group_low]. Conservative (it assumes the errors
 // conspire), distribution-free, and paired (both sides at the same sizes and weights).
 WeightedTotal total_of(const std::vector<GroupTerm>& terms, double min_gain, double min_gain_us);
+
+// The weighted speedup of the collectives alone (compute_us left out): what a sweep without
+// --overlap would have scored. 0 when a total is 0.
+double collective_speedup_of(const std::vector<GroupTerm>& terms);
+// True when every term's both sides carry overlap figures (GroupScore::overlap).
+bool measured_beside_compute(const std::vector<GroupTerm>& terms);
 
 }  // namespace cctune::tuner

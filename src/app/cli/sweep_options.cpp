@@ -1,15 +1,17 @@
 #include "app/cli/sweep_options.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <sstream>
 
+#include "app/cli/type_options.hpp"
+#include "core/algo_proto.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
-#include "runtime/plan_check.hpp"
 #include "core/units.hpp"
-#include "core/algo_proto.hpp"
-#include "app/cli/type_options.hpp"
+#include "runtime/plan_check.hpp"
+#include "workload/overlap_default.hpp"
 
 namespace cctune::app {
 
@@ -54,8 +56,7 @@ void add_variant_options(CLI::App& cmd, SweepArgs& a) {
 
 void add_placement_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--gpus", a.gpus, "nccl: GPUs to use with one rank per node (0: all)")->capture_default_str();
-  cmd.add_option("--emulate-nodes", a.emulate_nodes, "nccl: split each node's GPUs into K NCCL nodes (NCCL_HOSTID)")
-      ->capture_default_str();
+  cmd.add_option("--emulate-nodes", a.emulate_nodes, "nccl: split each node's GPUs into K NCCL nodes (NCCL_HOSTID)")->capture_default_str();
   cmd.add_option("--point-timeout", a.point_timeout_s, "nccl: fail a group whose worker is silent this many seconds")
       ->capture_default_str();
   cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
@@ -82,12 +83,17 @@ std::vector<CLI::Option*> add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   add_measurement_options(cmd, a);
   add_placement_options(cmd, a);
   add_config_options(cmd, a);
+  cmd.add_option("--overlap", a.overlap,
+                 "nccl: a cuBLAS GEMM load on every GPU beside each point; tune decides by collective + compute. on (the flag alone) "
+                 "or off; default: on for a --workload whose capture shows compute in a quarter of the step or more (docs/TUNING.md)")
+      ->expected(0, 1);
   return shapes;
 }
 
 void add_space_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--space", a.space, "nccl: tune over a search space: quick, default, exhaustive, or a space file (docs/TUNING.md)");
-  cmd.add_option("--strategy", a.strategy, "nccl: exhaustive (every config at every size) or halving (screen briefly, measure the best fully)");
+  cmd.add_option("--strategy", a.strategy,
+                 "nccl: exhaustive (every config at every size) or halving (screen briefly, measure the best fully)");
   cmd.add_flag("--dry-run", a.dry_run, "with --space: print the groups, points and estimated duration, measure nothing");
 }
 
@@ -125,8 +131,8 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
       }
       if (!algo || !proto || !channels_ok)
         throw UsageError("--configs entry '" + item + "' is not auto or algo/proto[/channels]",
-                         "use e.g. auto,ring/simple/32,tree/ll (algos: " + algorithm_name_list() + "; protos: " +
-                             protocol_name_list() + "; channels 0 (NCCL's) to 64)");
+                         "use e.g. auto,ring/simple/32,tree/ll (algos: " + algorithm_name_list() + "; protos: " + protocol_name_list() +
+                             "; channels 0 (NCCL's) to 64)");
       c.algo = algo;
       c.proto = proto;
       c.channels = channels;
@@ -137,6 +143,20 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
   return out;
 }
 
+OverlapChoice parse_overlap(const std::string& text) {
+  if (text == "auto") return OverlapChoice::Auto;
+  if (text.empty() || text == "on") return OverlapChoice::On;
+  if (text == "off") return OverlapChoice::Off;
+  throw UsageError("--overlap '" + text + "' is unknown", "use --overlap (on) or --overlap off");
+}
+
+void apply_overlap_default(SweepPlan& plan, const SweepArgs& args, const workload::WorkloadPlan& job, bool say) {
+  if (plan.backend != BackendChoice::Nccl || parse_overlap(args.overlap) != OverlapChoice::Auto) return;
+  const workload::OverlapDefault d = workload::overlap_default(job);
+  plan.nccl.overlap = d.on;
+  if (say) std::printf("# %s\n", d.why.c_str());
+}
+
 namespace {
 int resolve_test_shared_gpu(const SweepArgs& a) {
   const int k = a.test_shared_gpu;
@@ -145,8 +165,9 @@ int resolve_test_shared_gpu(const SweepArgs& a) {
   // Every worker is a host of its own already; grouping them into K nodes would put two
   // ranks of one GPU on one NCCL host, which NCCL refuses.
   if (a.emulate_nodes > 1)
-    throw UsageError("--test-shared-gpu and --emulate-nodes cannot be combined: in the shared-GPU test mode every worker is its own NCCL node",
-                     "drop --emulate-nodes (--test-shared-gpu 2 already runs 2 ranks as 2 nodes)");
+    throw UsageError(
+        "--test-shared-gpu and --emulate-nodes cannot be combined: in the shared-GPU test mode every worker is its own NCCL node",
+        "drop --emulate-nodes (--test-shared-gpu 2 already runs 2 ranks as 2 nodes)");
   return k;
 }
 
@@ -170,13 +191,12 @@ NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   n.point_timeout_s = a.point_timeout_s;
   n.group_timeout_s = a.group_timeout_s;
   n.graph = a.graph;
-  n.overlap = a.overlap;
+  n.overlap = parse_overlap(a.overlap) == OverlapChoice::On;  // auto: a workload sweep decides (overlap_default.hpp)
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
-  const std::optional<tuner::search::StrategyKind> strategy =
-      over.strategy ? over.strategy
-      : a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive
-                           : tuner::search::parse_strategy(a.strategy);
+  const std::optional<tuner::search::StrategyKind> strategy = over.strategy        ? over.strategy
+                                                              : a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive
+                                                                                   : tuner::search::parse_strategy(a.strategy);
   if (!strategy) throw UsageError("--strategy '" + a.strategy + "' is unknown", std::string("use ") + tuner::search::strategy_names);
   n.strategy = *strategy;
   return n;
@@ -198,8 +218,10 @@ BackendChoice parse_backend(const std::string& s, bool nccl_built, bool gpus_pre
   if (s == "mpi") return BackendChoice::Mpi;
   if (s == "nccl") {
     if (!nccl_built)
-      throw EnvironmentError("--backend nccl: this cctune was built without the NCCL backend (CUDA or NCCL was not found at configure time)",
-                             "install the CUDA toolkit and NCCL, then reconfigure (cmake -DCUDAToolkit_ROOT=... or NCCL_HOME=...) and rebuild; or use --backend mpi");
+      throw EnvironmentError(
+          "--backend nccl: this cctune was built without the NCCL backend (CUDA or NCCL was not found at configure time)",
+          "install the CUDA toolkit and NCCL, then reconfigure (cmake -DCUDAToolkit_ROOT=... or NCCL_HOME=...) and rebuild; or use "
+          "--backend mpi");
     return BackendChoice::Nccl;
   }
   if (s == "auto") return nccl_built && gpus_present ? BackendChoice::Nccl : BackendChoice::Mpi;
@@ -266,7 +288,7 @@ SweepPlan resolve_settings(const SweepArgs& a, bool nccl_built, bool gpus_presen
     p.space.impls = impls_of(impl);
   } else if (a.test_shared_gpu != 0) {
     throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
-  } else if (a.overlap) {
+  } else if (parse_overlap(a.overlap) == OverlapChoice::On) {
     throw UsageError("--overlap runs a GPU compute load beside NCCL's collectives and needs the NCCL backend",
                      "use --backend nccl, or drop --overlap");
   }
@@ -278,8 +300,8 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, 
   PointGrid grid;
   grid.collectives = over.collectives ? *over.collectives : parse_collective_list(a.collectives);
   const BackendKind kind = p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi;
-  const TypeChoice types = over.dtypes ? resolve_types(*over.dtypes, a.op, grid.collectives, kind)
-                                       : resolve_types(a.dtype, a.op, grid.collectives, kind);
+  const TypeChoice types =
+      over.dtypes ? resolve_types(*over.dtypes, a.op, grid.collectives, kind) : resolve_types(a.dtype, a.op, grid.collectives, kind);
   grid.dtypes = types.dtypes;
   p.space.ops = types.ops;
   const std::optional<int> root = parse_root(a.root);

@@ -7,6 +7,10 @@
 #include "app/cli/plan_overrides.hpp"
 #include "runtime/sweep_plan.hpp"
 
+namespace cctune::workload {
+struct WorkloadPlan;
+}
+
 namespace cctune::app {
 
 // The plan type lives in the runtime, which both the app and the workers use.
@@ -19,7 +23,7 @@ struct SweepArgs {  // what the user typed
   std::string max_bytes;  // empty: the backend's default
   double factor = 2.0;
   std::string step_bytes = "0";
-  std::string sizes;  // comma-separated explicit list
+  std::string sizes;         // comma-separated explicit list
   bool sizes_given = false;  // --sizes was typed (an empty list is then an error, not the default)
   int iters = 20;
   int warmup = 5;
@@ -27,7 +31,7 @@ struct SweepArgs {  // what the user typed
   std::string collectives = "allreduce,allgather,reducescatter";
   std::string dtype = "float32";
   std::string op = "sum";
-  std::string root = "0";                // rooted collectives: a rank, or "all"
+  std::string root = "0";  // rooted collectives: a rank, or "all"
   std::string backend = "auto";
   std::string placement = "both";  // both | out | in
   std::string output_dir = "cctune-out";
@@ -35,21 +39,23 @@ struct SweepArgs {  // what the user typed
   double target_noise = 0.01;
   int min_iters = 20;
   // NCCL backend (docs/RUNTIME.md)
-  int gpus = 0;                          // 0: all GPUs of the node (one rank per node)
-  std::string transport = "nvlink";      // comma-separated presets, one config group each
-  std::vector<std::string> env_groups;   // LABEL:KEY=VALUE,... extra config groups
+  int gpus = 0;                         // 0: all GPUs of the node (one rank per node)
+  std::string transport = "nvlink";     // comma-separated presets, one config group each
+  std::vector<std::string> env_groups;  // LABEL:KEY=VALUE,... extra config groups
   int emulate_nodes = 1;
   double point_timeout_s = 60;
-  double group_timeout_s = 0;            // 0: automatic from the number of points
+  double group_timeout_s = 0;  // 0: automatic from the number of points
   bool graph = false;
-  bool overlap = false;             // `sweep --overlap`: a compute load beside every batch
+  // `sweep --overlap [on|off]`: a compute load beside every batch; "auto" (not typed): on for a
+  // workload whose capture shows compute between its calls (overlap_default.hpp), else off.
+  std::string overlap = "auto";
   std::string p2p_impl = "native";  // --p2p-impl
-  int test_shared_gpu = 0;               // K workers per GPU, each its own NCCL host (0: off)
-  std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
+  int test_shared_gpu = 0;          // K workers per GPU, each its own NCCL host (0: off)
+  std::string configs = "auto";     // in-process configs: auto,ring/simple/16,...
   // Tuning (docs/TUNING.md): a search space decides the dimensions; flags typed override.
-  std::string space;                     // name (configs/spaces/NAME.json) or path
-  std::string strategy;                  // exhaustive | halving; empty: the space's, else exhaustive
-  bool dry_run = false;                  // print the plan and exit
+  std::string space;     // name (configs/spaces/NAME.json) or path
+  std::string strategy;  // exhaustive | halving; empty: the space's, else exhaustive
+  bool dry_run = false;  // print the plan and exit
 };
 
 // The options by concern. A command registers only the concerns it uses, so CLI11 itself
@@ -85,5 +91,12 @@ SweepPlan resolve_settings(const SweepArgs& args, bool nccl_built, bool gpus_pre
 // "auto,ring/simple/16,tree/ll": NCCL's own choice, or algo/proto[/channels] forced through
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);
+
+// --overlap's value: "on" (or the flag alone), "off", "auto"; anything else is a UsageError.
+enum class OverlapChoice { Auto, On, Off };
+OverlapChoice parse_overlap(const std::string& text);
+// A workload sweep's --overlap when it was not typed (NCCL only): on where the job's capture shows
+// compute in a quarter of its step or more (workload/overlap_default.hpp); `say` prints the line.
+void apply_overlap_default(SweepPlan& plan, const SweepArgs& args, const workload::WorkloadPlan& job, bool say);
 
 }  // namespace cctune::app
