@@ -121,7 +121,8 @@ class OverlapRounds {
 
 }  // namespace
 
-PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const PointSpec& spec, const MeasureSettings& settings) {
+PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const PointSpec& spec,
+                          const MeasureSettings& settings) {
   PointResult result = describe_point(spec);
   const std::string why_not = backend.unsupported_reason(spec);
   // A point runs only if it runs everywhere; otherwise all ranks skip it together.
@@ -168,12 +169,13 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     batch_means.push_back(comm.sum(own_batch_us) / comm.size());
     overlap.add(comm, per_op);
     // Rank 0's clock decides the time cap for everyone; any rank's stop request ends the point.
-    double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0, settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
+    double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0,
+                        settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
     comm.allreduce_max(agreed);
     if (agreed[1] > 0.5) return interrupted(result);
     const double elapsed = agreed[0];
-    const bool enough_batches =
-        static_cast<int>(batch_means.size()) >= settings.min_batches || criterion.reason(elapsed) != StopReason::Noise;
+    const bool enough_batches = static_cast<int>(batch_means.size()) >= settings.min_batches ||
+                                criterion.reason(elapsed) != StopReason::Noise;
     if (criterion.is_finished(elapsed) && enough_batches) {
       result.stop_reason = criterion.reason(elapsed);
       break;

@@ -35,15 +35,11 @@ T whole(const json& j, const char* key, T lo, T hi, std::optional<T> otherwise =
     throw UsageError(std::string("\"") + key + "\" is missing", "pass a results.json written by cctune sweep");
   }
   bool fits = false;
-  if (it->is_number_unsigned())
-    fits = it->get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) &&
-           (lo <= 0 || it->get<std::uint64_t>() >= static_cast<std::uint64_t>(lo));
-  else if (it->is_number_integer())
-    fits = it->get<std::int64_t>() >= static_cast<std::int64_t>(lo) &&
-           it->get<std::int64_t>() <= static_cast<std::int64_t>(std::min<std::uint64_t>(hi, INT64_MAX));
+  if (it->is_number_unsigned()) fits = it->get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) && (lo <= 0 || it->get<std::uint64_t>() >= static_cast<std::uint64_t>(lo));
+  else if (it->is_number_integer()) fits = it->get<std::int64_t>() >= static_cast<std::int64_t>(lo) && it->get<std::int64_t>() <= static_cast<std::int64_t>(std::min<std::uint64_t>(hi, INT64_MAX));
   if (!fits)
-    throw UsageError(std::string("\"") + key + "\" is " + text::json_excerpt(*it) + ", not a whole number in [" + std::to_string(lo) +
-                         ", " + std::to_string(hi) + "]",
+    throw UsageError(std::string("\"") + key + "\" is " + text::json_excerpt(*it) + ", not a whole number in [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "]",
                      "pass a results.json written by cctune sweep");
   return it->is_number_unsigned() ? static_cast<T>(it->get<std::uint64_t>()) : static_cast<T>(it->get<std::int64_t>());
 }
@@ -92,12 +88,10 @@ PointStatus parse_point_status(std::string_view s) {
 }
 
 namespace {
-constexpr NameTable<RunStatus, 3> run_status_names{
-    {{RunStatus::Ok, "ok"}, {RunStatus::Failed, "failed"}, {RunStatus::Interrupted, "interrupted"}}};
-constexpr NameTable<MetaStatus, 4> meta_status_names{{{MetaStatus::Running, "running"},
-                                                      {MetaStatus::Complete, "complete"},
-                                                      {MetaStatus::Interrupted, "interrupted"},
-                                                      {MetaStatus::Failed, "failed"}}};
+constexpr NameTable<RunStatus, 3> run_status_names{{
+    {RunStatus::Ok, "ok"}, {RunStatus::Failed, "failed"}, {RunStatus::Interrupted, "interrupted"}}};
+constexpr NameTable<MetaStatus, 4> meta_status_names{{
+    {MetaStatus::Running, "running"}, {MetaStatus::Complete, "complete"}, {MetaStatus::Interrupted, "interrupted"}, {MetaStatus::Failed, "failed"}}};
 }  // namespace
 
 std::string to_string(RunStatus s) { return name_of(run_status_names, s); }
@@ -106,8 +100,8 @@ RunStatus parse_run_status(std::string_view s) { return parse_named(run_status_n
 MetaStatus parse_meta_status(std::string_view s) { return parse_named(meta_status_names, s, "sweep status"); }
 
 void to_json(json& j, const Summary& s) {
-  j = json{{"median", s.median}, {"mean", s.mean},     {"min", s.min}, {"max", s.max},
-           {"p99", s.p99},       {"stddev", s.stddev}, {"cv", s.cv},   {"count", s.count}};
+  j = json{{"median", s.median}, {"mean", s.mean}, {"min", s.min}, {"max", s.max},
+           {"p99", s.p99},       {"stddev", s.stddev}, {"cv", s.cv}, {"count", s.count}};
 }
 void from_json(const json& j, Summary& s) {
   s.median = j.at("median");
@@ -142,20 +136,15 @@ void to_json(json& j, const AlgorithmOffer& o) {
 }
 void from_json(const json& j, AlgorithmOffer& o) {
   if (!j.is_array() || j.size() > kMaxOfferedNames)
-    throw UsageError(
-        "\"offered\" is " + text::json_excerpt(j) + ", not an array of at most " + std::to_string(kMaxOfferedNames) + " algorithm names",
-        "pass a results.json written by cctune sweep");
+    throw UsageError("\"offered\" is " + text::json_excerpt(j) + ", not an array of at most " + std::to_string(kMaxOfferedNames) + " algorithm names",
+                     "pass a results.json written by cctune sweep");
   o = {};
   for (const json& name : j) {
-    if (!name.is_string() || name.get_ref<const std::string&>().empty() ||
-        name.get_ref<const std::string&>().size() > kMaxAlgorithmNameBytes)
-      throw UsageError("\"offered\" holds " + text::json_excerpt(name) + ", not an algorithm name",
-                       "pass a results.json written by cctune sweep");
+    if (!name.is_string() || name.get_ref<const std::string&>().empty() || name.get_ref<const std::string&>().size() > kMaxAlgorithmNameBytes)
+      throw UsageError("\"offered\" holds " + text::json_excerpt(name) + ", not an algorithm name", "pass a results.json written by cctune sweep");
     const std::string& s = name.get_ref<const std::string&>();
-    if (const auto a = parse_algorithm(s))
-      o.known |= algorithm_bit(*a);
-    else if (std::find(o.unknown.begin(), o.unknown.end(), s) == o.unknown.end())
-      o.unknown.push_back(s);
+    if (const auto a = parse_algorithm(s)) o.known |= algorithm_bit(*a);
+    else if (std::find(o.unknown.begin(), o.unknown.end(), s) == o.unknown.end()) o.unknown.push_back(s);
   }
 }
 
@@ -182,13 +171,11 @@ void to_json(json& j, const PointResult& p) {
   j["stop_reason"] = p.stop_reason ? to_string(*p.stop_reason) : "";
   j["rel_noise"] = p.rel_noise;
   if (!p.ranks.empty())
-    j["ranks"] = json{{"batch_us", to_ns(p.ranks.batch_us)},
-                      {"iter_median_us", to_ns(p.ranks.iter_median_us)},
-                      {"wait_median_us", to_ns(p.ranks.wait_median_us)},
-                      {"last_pct", to_ns(p.ranks.last_pct)}};
+    j["ranks"] = json{{"batch_us", to_ns(p.ranks.batch_us)}, {"iter_median_us", to_ns(p.ranks.iter_median_us)},
+                      {"wait_median_us", to_ns(p.ranks.wait_median_us)}, {"last_pct", to_ns(p.ranks.last_pct)}};
   if (p.chosen_algo) {
-    j["chosen"] = json{
-        {"algo", to_string(*p.chosen_algo)}, {"proto", p.chosen_proto ? to_string(*p.chosen_proto) : ""}, {"channels", p.chosen_channels}};
+    j["chosen"] = json{{"algo", to_string(*p.chosen_algo)}, {"proto", p.chosen_proto ? to_string(*p.chosen_proto) : ""},
+                       {"channels", p.chosen_channels}};
     if (!p.offered_algos.empty()) j["chosen"]["offered"] = p.offered_algos;
   }
   if (p.overlap)
@@ -209,8 +196,8 @@ void from_json(const json& j, PointResult& p) {
     const auto& impl = j.at("impl");
     p.impl = impl.is_string() ? parse_p2p_impl(impl.get<std::string>()) : std::nullopt;
     if (!p.impl || !has_two_impls(p.collective))
-      throw UsageError("point \"impl\" is " + impl.dump(-1, ' ', true, json::error_handler_t::replace) + " for " + to_string(p.collective) +
-                           ", not \"native\" or \"grouped\" of alltoall, gather or scatter",
+      throw UsageError("point \"impl\" is " + impl.dump(-1, ' ', true, json::error_handler_t::replace) + " for " +
+                           to_string(p.collective) + ", not \"native\" or \"grouped\" of alltoall, gather or scatter",
                        "use a results file written by cctune");
   }
   p.status = parse_point_status(j.at("status").get<std::string>());
@@ -267,8 +254,8 @@ void from_json(const json& j, RankPlace& p) {
 }
 
 void to_json(json& j, const RunResult& r) {
-  j = json{{"backend", r.backend},          {"group", r.group},  {"env", r.env}, {"nranks", r.nranks}, {"nnodes", r.nnodes},
-           {"status", to_string(r.status)}, {"points", r.points}};
+  j = json{{"backend", r.backend}, {"group", r.group}, {"env", r.env},   {"nranks", r.nranks},
+           {"nnodes", r.nnodes},   {"status", to_string(r.status)}, {"points", r.points}};
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.screened.empty()) j["screened"] = r.screened;
   if (r.duration_s > 0) j["duration_s"] = r.duration_s;
@@ -327,17 +314,10 @@ void from_json(const json& j, RunResult& r) {
 }
 
 void to_json(json& j, const Meta& m) {
-  j = json{{"schema", m.schema},
-           {"argv", m.argv},
-           {"cctune_version", m.cctune_version},
-           {"git_sha", m.git_sha},
-           {"versions", m.versions},
-           {"hostnames", m.hostnames},
-           {"start_time", m.start_time},
-           {"end_time", m.end_time},
-           {"status", to_string(m.status)},
-           {"env", m.env},
-           {"settings", m.settings.json()}};
+  j = json{{"schema", m.schema},         {"argv", m.argv},         {"cctune_version", m.cctune_version},
+           {"git_sha", m.git_sha},       {"versions", m.versions}, {"hostnames", m.hostnames},
+           {"start_time", m.start_time}, {"end_time", m.end_time}, {"status", to_string(m.status)},
+           {"env", m.env},               {"settings", m.settings.json()}};
 }
 void from_json(const json& j, Meta& m) {
   m.schema = j.at("schema");
@@ -399,8 +379,7 @@ Results parse_results(const std::string& text, const std::string& path) {
   } catch (const UsageError& e) {
     throw UsageError(path + ": " + e.what_only(), e.fix());
   } catch (const json::exception& e) {
-    throw UsageError(path + " does not follow " + std::string(results_schema) + ": " + e.what(),
-                     "pass a results.json written by cctune sweep");
+    throw UsageError(path + " does not follow " + std::string(results_schema) + ": " + e.what(), "pass a results.json written by cctune sweep");
   }
 }
 

@@ -40,8 +40,8 @@ OutputPaths write_tune_outputs(const TuneOutputs& outputs, const std::string& di
   }
   const ProfileResult back = load_profile(paths.profile);
   if (!back.profile || !(*back.profile == outputs.profile))
-    throw RuntimeFailure("profile.json written to " + paths.profile +
-                             " does not read back: " + (back.profile ? "it reads as a different profile" : back.error),
+    throw RuntimeFailure("profile.json written to " + paths.profile + " does not read back: " +
+                             (back.profile ? "it reads as a different profile" : back.error),
                          "report this with the results file; it is a cctune bug");
   return paths;
 }
@@ -99,8 +99,7 @@ void append_group_scores(std::string& s, const TuneOutputs& outputs) {
   char line[512];
   for (const GroupScore& g : outputs.groups) {
     if (g.eligible)
-      std::snprintf(line, sizeof line,
-                    "#   group %-20s x%.3f [%.3f, %.3f] over NCCL defaults in the weighted time (%zu sizes; geometric mean x%.3f)\n",
+      std::snprintf(line, sizeof line, "#   group %-20s x%.3f [%.3f, %.3f] over NCCL defaults in the weighted time (%zu sizes; geometric mean x%.3f)\n",
                     shown(g.group).c_str(), g.job_speedup, g.speedup_low, g.speedup_high, g.sizes, g.geomean_speedup);
     else
       std::snprintf(line, sizeof line, "#   group %-20s not eligible: %s\n", shown(g.group).c_str(), shown(g.reason).c_str());
@@ -146,8 +145,7 @@ std::string format_tune_summary(const TuneOutputs& outputs, bool verbose) {
                   outputs.unconfirmed_sizes > 0 ? "NCCL's default kept at the others (-v names them)" : "all kept");
     s += line;
   }
-  if (outputs.profile.rules.empty())
-    s += "# no rules: NCCL's own choices were best (or not beaten beyond noise) at every size\n";
+  if (outputs.profile.rules.empty()) s += "# no rules: NCCL's own choices were best (or not beaten beyond noise) at every size\n";
   else {
     std::snprintf(line, sizeof line, "%-14s %6s %6s %12s %12s %-16s %8s %8s\n", "collective", "nranks", "nnodes", "min", "max",
                   "algo/proto", "channels", "speedup");

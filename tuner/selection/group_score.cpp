@@ -17,8 +17,8 @@ WeightedTotal total_of(const std::vector<GroupTerm>& terms, double min_gain, dou
     g_high += w * (term.group.time_us + term.group.halfwidth_us);
     // Same test as a rule's, mirrored: the default beats the group beyond noise here.
     if (w > 0 && significantly_faster(term.defaults, term.group, min_gain, min_gain_us))
-      t.costs.push_back(
-          {term.shape, term.size_bytes, w, w * (term.group.time_us - term.defaults.time_us), term.group.time_us / term.defaults.time_us});
+      t.costs.push_back({term.shape, term.size_bytes, w, w * (term.group.time_us - term.defaults.time_us),
+                         term.group.time_us / term.defaults.time_us});
   }
   t.speedup = t.group_us > 0 ? t.default_us / t.group_us : 0;
   t.speedup_low = g_high > 0 ? d_low / g_high : 0;

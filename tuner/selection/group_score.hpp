@@ -17,9 +17,9 @@ namespace cctune::tuner {
 struct GroupCost {
   ShapeKey shape;
   std::uint64_t size_bytes = 0;
-  double weight = 0;    // calls per step (grid: 1 per measured size)
-  double cost_us = 0;   // weight x (group time - default time): time added per step
-  double slowdown = 1;  // group time / default time
+  double weight = 0;        // calls per step (grid: 1 per measured size)
+  double cost_us = 0;       // weight x (group time - default time): time added per step
+  double slowdown = 1;      // group time / default time
 };
 
 // The reference group, whose NCCL defaults every group is scored against: the one named
@@ -65,9 +65,9 @@ struct GroupScore {
 
 struct WeightedTotal {
   double default_us = 0, group_us = 0;
-  double speedup = 0;                        // default_us / group_us
+  double speedup = 0;                   // default_us / group_us
   double speedup_low = 0, speedup_high = 0;  // the interval (see total_of)
-  std::vector<GroupCost> costs;              // sizes slower beyond noise, by shape then size
+  std::vector<GroupCost> costs;         // sizes slower beyond noise, by shape then size
 };
 
 // Sums weight x time each way. The interval: every point's time has the sweep's distribution-

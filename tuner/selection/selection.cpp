@@ -54,7 +54,8 @@ std::string percent(double fraction) {
 
 // The decision of group `g` at one size, or nullopt when the group has no "auto" point there.
 std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const ShapeKey& shape, std::uint64_t size,
-                                   const std::vector<Candidate>& all, const TuneOptions& options, std::size_t& unexpressible) {
+                                   const std::vector<Candidate>& all, const TuneOptions& options,
+                                   std::size_t& unexpressible) {
   const Candidate* base = nullptr;
   for (const Candidate& c : all)
     if (c.group == g && c.is_auto()) base = &c;
@@ -84,9 +85,8 @@ std::optional<SizeDecision> decide(const CandidateSet& set, std::size_t g, const
   d.speedup = base->timing.time_us / chosen.timing.time_us;
   const double noise = base->timing.halfwidth_us / base->timing.time_us;
   if (best) {
-    d.why = percent(1.0 - best->timing.time_us / base->timing.time_us) +
-            " faster than NCCL's default, clearing the minimum with both intervals (default +/-" + percent(noise) + ", this +/-" +
-            percent(best->timing.halfwidth_us / best->timing.time_us) + ")";
+    d.why = percent(1.0 - best->timing.time_us / base->timing.time_us) + " faster than NCCL's default, clearing the minimum with both intervals (default +/-" +
+            percent(noise) + ", this +/-" + percent(best->timing.halfwidth_us / best->timing.time_us) + ")";
   } else if (fastest && fastest->timing.time_us < base->timing.time_us) {
     d.why = "NCCL's default kept: the fastest alternative (" + describe(label_of(*fastest, set)) + ") is " +
             percent(1.0 - fastest->timing.time_us / base->timing.time_us) + " faster, within noise: under the " +
@@ -147,22 +147,14 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, std::vector<int>
       observed.push_back(channels_seen);
       const double speedup = std::exp(log_sum / static_cast<double>(r.last - r.first + 1));
       const RuleConfig& rc = configs[static_cast<std::size_t>(r.label)];
-      rules.push_back({shape.collective,
-                       shape.nranks,
-                       shape.nnodes,
-                       r.min_bytes,
-                       r.max_bytes,
-                       rc.algorithm,
-                       rc.protocol,
-                       rc.channels,
-                       std::round(speedup * 1000.0) / 1000.0,
-                       {}});
+      rules.push_back({shape.collective, shape.nranks, shape.nnodes, r.min_bytes, r.max_bytes, rc.algorithm, rc.protocol,
+                       rc.channels, std::round(speedup * 1000.0) / 1000.0, {}});
       // The chosen configuration's measured busbw at each size: the production watch's reference.
       for (std::size_t i = r.first; i <= r.last; ++i)
         if (list[i]->choice_timing.time_us > 0)
-          rules.back().measured_busbw_GBps.emplace_back(list[i]->size_bytes, static_cast<double>(list[i]->size_bytes) /
-                                                                                 (list[i]->choice_timing.time_us * 1e3) *
-                                                                                 bus_factor(shape.collective, shape.nranks));
+          rules.back().measured_busbw_GBps.emplace_back(
+              list[i]->size_bytes, static_cast<double>(list[i]->size_bytes) / (list[i]->choice_timing.time_us * 1e3) *
+                                       bus_factor(shape.collective, shape.nranks));
     }
   }
   return rules;
@@ -277,8 +269,7 @@ void apply_confirmations(Decisions& kept, const std::vector<RuleConfirmation>& c
     SizeDecision& d = it->second;
     char buf[160];
     if (c.speedup > 0)
-      std::snprintf(buf, sizeof buf,
-                    "NCCL's default kept: the confirmation round read the rule x%.3f [%.3f, %.3f], not faster beyond the tolerance",
+      std::snprintf(buf, sizeof buf, "NCCL's default kept: the confirmation round read the rule x%.3f [%.3f, %.3f], not faster beyond the tolerance",
                     c.speedup, c.ci_low, c.ci_high);
     else
       std::snprintf(buf, sizeof buf, "NCCL's default kept: the confirmation round could not measure the rule (a group failed)");
@@ -296,9 +287,9 @@ std::vector<MeasuredBaseline> measured_baseline_of(const Decisions& decisions) {
   std::vector<MeasuredBaseline> out;
   for (const auto& [key, d] : decisions)
     if (d.baseline_timing.time_us > 0)
-      out.push_back(
-          {key.first.collective, key.first.nranks, key.first.nnodes, key.second, d.baseline_timing.time_us,
-           static_cast<double>(key.second) / (d.baseline_timing.time_us * 1e3) * bus_factor(key.first.collective, key.first.nranks)});
+      out.push_back({key.first.collective, key.first.nranks, key.first.nnodes, key.second, d.baseline_timing.time_us,
+                     static_cast<double>(key.second) / (d.baseline_timing.time_us * 1e3) *
+                         bus_factor(key.first.collective, key.first.nranks)});
   return out;
 }
 
@@ -328,15 +319,8 @@ std::string describe(const ChoiceLabel& label) {
 TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   TuneOutputs out;
   Profile& profile = out.profile;
-  profile.provenance = {nccl_version_of(results),
-                        options.topology_fingerprint,
-                        options.space,
-                        options.created,
-                        options.cctune_version,
-                        options.results_path,
-                        {},
-                        {},
-                        {}};
+  profile.provenance = {nccl_version_of(results), options.topology_fingerprint, options.space, options.created,
+                        options.cctune_version, options.results_path, {}, {}, {}};
   CandidateSet set = collect_candidates(results, job_dtypes(options.job_weights));
   out.notes = set.notes;
   if (set.groups.empty() || set.by_shape.empty())
@@ -375,7 +359,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
   // Another group's environment must gain in the weighted total beyond noise: the lower end of
   // its interval clears the tolerance.
   std::size_t chosen = options.force_group.empty() ? (best && *best != ref && out.groups[*best].job_beyond_noise ? *best : ref)
-                                                   : group_named(set, options.force_group);
+                                                    : group_named(set, options.force_group);
   if (options.force_group.empty() && chosen != ref && (out.withheld = withheld(out.groups[chosen], weighted, options.job_step_us)))
     chosen = ref;                                       // do no harm: shown on the job only (do_no_harm.hpp)
   Decisions kept = kept_of(per_group[chosen], counts);  // job-weighted: a rule only at a size the job issues

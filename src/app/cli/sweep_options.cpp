@@ -56,7 +56,8 @@ void add_variant_options(CLI::App& cmd, SweepArgs& a) {
 
 void add_placement_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--gpus", a.gpus, "nccl: GPUs to use with one rank per node (0: all)")->capture_default_str();
-  cmd.add_option("--emulate-nodes", a.emulate_nodes, "nccl: split each node's GPUs into K NCCL nodes (NCCL_HOSTID)")->capture_default_str();
+  cmd.add_option("--emulate-nodes", a.emulate_nodes, "nccl: split each node's GPUs into K NCCL nodes (NCCL_HOSTID)")
+      ->capture_default_str();
   cmd.add_option("--point-timeout", a.point_timeout_s, "nccl: fail a group whose worker is silent this many seconds")
       ->capture_default_str();
   cmd.add_option("--group-timeout", a.group_timeout_s, "nccl: deadline of one config group in seconds (0: automatic)")
@@ -92,8 +93,7 @@ std::vector<CLI::Option*> add_sweep_options(CLI::App& cmd, SweepArgs& a) {
 
 void add_space_options(CLI::App& cmd, SweepArgs& a) {
   cmd.add_option("--space", a.space, "nccl: tune over a search space: quick, default, exhaustive, or a space file (docs/TUNING.md)");
-  cmd.add_option("--strategy", a.strategy,
-                 "nccl: exhaustive (every config at every size) or halving (screen briefly, measure the best fully)");
+  cmd.add_option("--strategy", a.strategy, "nccl: exhaustive (every config at every size) or halving (screen briefly, measure the best fully)");
   cmd.add_flag("--dry-run", a.dry_run, "with --space: print the groups, points and estimated duration, measure nothing");
 }
 
@@ -131,8 +131,8 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
       }
       if (!algo || !proto || !channels_ok)
         throw UsageError("--configs entry '" + item + "' is not auto or algo/proto[/channels]",
-                         "use e.g. auto,ring/simple/32,tree/ll (algos: " + algorithm_name_list() + "; protos: " + protocol_name_list() +
-                             "; channels 0 (NCCL's) to 64)");
+                         "use e.g. auto,ring/simple/32,tree/ll (algos: " + algorithm_name_list() + "; protos: " +
+                             protocol_name_list() + "; channels 0 (NCCL's) to 64)");
       c.algo = algo;
       c.proto = proto;
       c.channels = channels;
@@ -165,9 +165,8 @@ int resolve_test_shared_gpu(const SweepArgs& a) {
   // Every worker is a host of its own already; grouping them into K nodes would put two
   // ranks of one GPU on one NCCL host, which NCCL refuses.
   if (a.emulate_nodes > 1)
-    throw UsageError(
-        "--test-shared-gpu and --emulate-nodes cannot be combined: in the shared-GPU test mode every worker is its own NCCL node",
-        "drop --emulate-nodes (--test-shared-gpu 2 already runs 2 ranks as 2 nodes)");
+    throw UsageError("--test-shared-gpu and --emulate-nodes cannot be combined: in the shared-GPU test mode every worker is its own NCCL node",
+                     "drop --emulate-nodes (--test-shared-gpu 2 already runs 2 ranks as 2 nodes)");
   return k;
 }
 
@@ -194,9 +193,10 @@ NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   n.overlap = parse_overlap(a.overlap) == OverlapChoice::On;  // auto: a workload sweep decides (overlap_default.hpp)
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
-  const std::optional<tuner::search::StrategyKind> strategy = over.strategy        ? over.strategy
-                                                              : a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive
-                                                                                   : tuner::search::parse_strategy(a.strategy);
+  const std::optional<tuner::search::StrategyKind> strategy =
+      over.strategy ? over.strategy
+      : a.strategy.empty() ? tuner::search::StrategyKind::Exhaustive
+                           : tuner::search::parse_strategy(a.strategy);
   if (!strategy) throw UsageError("--strategy '" + a.strategy + "' is unknown", std::string("use ") + tuner::search::strategy_names);
   n.strategy = *strategy;
   return n;
@@ -218,10 +218,8 @@ BackendChoice parse_backend(const std::string& s, bool nccl_built, bool gpus_pre
   if (s == "mpi") return BackendChoice::Mpi;
   if (s == "nccl") {
     if (!nccl_built)
-      throw EnvironmentError(
-          "--backend nccl: this cctune was built without the NCCL backend (CUDA or NCCL was not found at configure time)",
-          "install the CUDA toolkit and NCCL, then reconfigure (cmake -DCUDAToolkit_ROOT=... or NCCL_HOME=...) and rebuild; or use "
-          "--backend mpi");
+      throw EnvironmentError("--backend nccl: this cctune was built without the NCCL backend (CUDA or NCCL was not found at configure time)",
+                             "install the CUDA toolkit and NCCL, then reconfigure (cmake -DCUDAToolkit_ROOT=... or NCCL_HOME=...) and rebuild; or use --backend mpi");
     return BackendChoice::Nccl;
   }
   if (s == "auto") return nccl_built && gpus_present ? BackendChoice::Nccl : BackendChoice::Mpi;
@@ -300,8 +298,8 @@ SweepPlan resolve_sweep(const SweepArgs& a, bool nccl_built, bool gpus_present, 
   PointGrid grid;
   grid.collectives = over.collectives ? *over.collectives : parse_collective_list(a.collectives);
   const BackendKind kind = p.backend == BackendChoice::Nccl ? BackendKind::Nccl : BackendKind::Mpi;
-  const TypeChoice types =
-      over.dtypes ? resolve_types(*over.dtypes, a.op, grid.collectives, kind) : resolve_types(a.dtype, a.op, grid.collectives, kind);
+  const TypeChoice types = over.dtypes ? resolve_types(*over.dtypes, a.op, grid.collectives, kind)
+                                       : resolve_types(a.dtype, a.op, grid.collectives, kind);
   grid.dtypes = types.dtypes;
   p.space.ops = types.ops;
   const std::optional<int> root = parse_root(a.root);

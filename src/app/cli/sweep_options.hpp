@@ -23,7 +23,7 @@ struct SweepArgs {  // what the user typed
   std::string max_bytes;  // empty: the backend's default
   double factor = 2.0;
   std::string step_bytes = "0";
-  std::string sizes;         // comma-separated explicit list
+  std::string sizes;  // comma-separated explicit list
   bool sizes_given = false;  // --sizes was typed (an empty list is then an error, not the default)
   int iters = 20;
   int warmup = 5;
@@ -31,7 +31,7 @@ struct SweepArgs {  // what the user typed
   std::string collectives = "allreduce,allgather,reducescatter";
   std::string dtype = "float32";
   std::string op = "sum";
-  std::string root = "0";  // rooted collectives: a rank, or "all"
+  std::string root = "0";                // rooted collectives: a rank, or "all"
   std::string backend = "auto";
   std::string placement = "both";  // both | out | in
   std::string output_dir = "cctune-out";
@@ -39,23 +39,23 @@ struct SweepArgs {  // what the user typed
   double target_noise = 0.01;
   int min_iters = 20;
   // NCCL backend (docs/RUNTIME.md)
-  int gpus = 0;                         // 0: all GPUs of the node (one rank per node)
-  std::string transport = "nvlink";     // comma-separated presets, one config group each
-  std::vector<std::string> env_groups;  // LABEL:KEY=VALUE,... extra config groups
+  int gpus = 0;                          // 0: all GPUs of the node (one rank per node)
+  std::string transport = "nvlink";      // comma-separated presets, one config group each
+  std::vector<std::string> env_groups;   // LABEL:KEY=VALUE,... extra config groups
   int emulate_nodes = 1;
   double point_timeout_s = 60;
-  double group_timeout_s = 0;  // 0: automatic from the number of points
+  double group_timeout_s = 0;            // 0: automatic from the number of points
   bool graph = false;
   // `sweep --overlap [on|off]`: a compute load beside every batch; "auto" (not typed): on for a
   // workload whose capture shows compute between its calls (overlap_default.hpp), else off.
   std::string overlap = "auto";
   std::string p2p_impl = "native";  // --p2p-impl
-  int test_shared_gpu = 0;          // K workers per GPU, each its own NCCL host (0: off)
-  std::string configs = "auto";     // in-process configs: auto,ring/simple/16,...
+  int test_shared_gpu = 0;               // K workers per GPU, each its own NCCL host (0: off)
+  std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
   // Tuning (docs/TUNING.md): a search space decides the dimensions; flags typed override.
-  std::string space;     // name (configs/spaces/NAME.json) or path
-  std::string strategy;  // exhaustive | halving; empty: the space's, else exhaustive
-  bool dry_run = false;  // print the plan and exit
+  std::string space;                     // name (configs/spaces/NAME.json) or path
+  std::string strategy;                  // exhaustive | halving; empty: the space's, else exhaustive
+  bool dry_run = false;                  // print the plan and exit
 };
 
 // The options by concern. A command registers only the concerns it uses, so CLI11 itself

@@ -63,8 +63,7 @@ tuner::SpacePlan plan_space_for_job(Session& session, const tuner::SearchSpace& 
   tuner::SpacePlan planned = tuner::plan_space(space, context, plan_dimensions(plan));
   planned.strategy = plan.nccl.strategy;
   if (comm.rank() == 0 && !placed && context.nranks == 0)
-    std::printf(
-        "# no GPU visible here: rank count unknown, so NCCL's per-rank-count limits are not applied (--gpus N plans for N per node)\n");
+    std::printf("# no GPU visible here: rank count unknown, so NCCL's per-rank-count limits are not applied (--gpus N plans for N per node)\n");
   return planned;
 }
 
@@ -110,10 +109,8 @@ class SweepCommand : public Command {
         ->capture_default_str();
     cmd_->add_flag("--no-tune", no_tune_, "do not write profile.json/nccl.env/nccl_tuner.conf at the end");
     cmd_->add_option("--csv", csv_path_, "also write every point to FILE as CSV (created new; never overwritten)");
-    cmd_->add_option("--resume", resume_dir_,
-                     "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
-    cmd_->add_option("--prometheus", prom_path_,
-                     "also write busbw and time per point to FILE (*.prom) for node_exporter's textfile collector");
+    cmd_->add_option("--resume", resume_dir_, "continue the interrupted sweep in DIR: measure only the points its results.json lacks, write into DIR");
+    cmd_->add_option("--prometheus", prom_path_, "also write busbw and time per point to FILE (*.prom) for node_exporter's textfile collector");
     CLI::Option* workload = cmd_->add_option("--workload", workload_path_,
                                              "measure a job's own shapes: workload.json from `cctune workload import` (docs/WORKLOAD.md); "
                                              "with --dry-run, print them with their weights");
@@ -147,8 +144,7 @@ class SweepCommand : public Command {
     if (!args_.space.empty()) {
       space = load_space_on_rank0(session, args_.space);
       space_ = &*space;
-      overrides = space_overrides(
-          *space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
+      overrides = space_overrides(*space, [&](const std::string& option) { return cmd_->count(option) > 0; }, args_);
     } else if (args_.dry_run && workload_path_.empty()) {
       throw UsageError("--dry-run shows the plan of a search space or a workload and needs --space or --workload",
                        "add --space quick|default|exhaustive (or a space file), or --workload workload.json");
@@ -170,8 +166,8 @@ class SweepCommand : public Command {
     // With a workload, the run settings alone until the job's shape is known: its shapes are the
     // point space, resolved once in plan_for_workload.
     const bool gpus_present = nccl_usable && (!gpus || gpus->device_count > 0);
-    SweepPlan plan =
-        loaded ? resolve_settings(args_, nccl_usable, gpus_present, overrides) : resolve_sweep(args_, nccl_usable, gpus_present, overrides);
+    SweepPlan plan = loaded ? resolve_settings(args_, nccl_usable, gpus_present, overrides)
+                            : resolve_sweep(args_, nccl_usable, gpus_present, overrides);
     if (space && plan.backend != BackendChoice::Nccl) {
       if (args_.backend == "mpi")
         throw UsageError("--space tunes NCCL configurations and needs the NCCL backend, not --backend mpi",
@@ -270,8 +266,7 @@ class SweepCommand : public Command {
     }
     const ExistingResults existing = resume ? ExistingResults::Resume : force_ ? ExistingResults::Replace : ExistingResults::Refuse;
     JobFiles files = open_job_files(session, plan.output_dir, existing, csv_path_, /*resumable=*/true);
-    if (resume && comm.rank() == 0)
-      std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
+    if (resume && comm.rank() == 0) std::printf("# resuming %s: %zu points already measured\n", resume_dir_.c_str(), resume->measured_count());
     initial.topology = std::move(topology);
     attach_network_probe(session, initial, probe_);
     JobRun run;
@@ -282,8 +277,7 @@ class SweepCommand : public Command {
     RaceInputs race{budget_s, space_, run.initial.meta, [&](const Results& r) { return unconfirmed_options(r, plan); }};
     run.measure = [&](Reporter& reporters) {
       if (plan.backend == BackendChoice::Nccl && space_ && budget_s > 0) return run_race(session, *placed, plan, reporters, race);
-      return plan.backend == BackendChoice::Nccl ? placed->run(plan, reporters)
-                                                 : run_mpi_sweep(session, plan, reporters, resume ? &*resume : nullptr);
+      return plan.backend == BackendChoice::Nccl ? placed->run(plan, reporters) : run_mpi_sweep(session, plan, reporters, resume ? &*resume : nullptr);
     };
     // An NCCL sweep that tunes confirms its proposed rules before writing the profile
     // (app/sweep/confirm_round.hpp): rank 0 keeps the results for the round.
@@ -389,10 +383,10 @@ class SweepCommand : public Command {
   std::string probe_ = "auto";
   bool no_tune_ = false;
   ConfirmSettings confirm_;
-  bool force_ = false;                         // --force: replace an existing results.json
+  bool force_ = false;  // --force: replace an existing results.json
   double budget_s_ = -1;                       // --budget-s; negative: not typed (race_budget_s)
   const tuner::SearchSpace* space_ = nullptr;  // the loaded --space, while run() holds it
-  std::string workload_path_;                  // --workload FILE
+  std::string workload_path_;  // --workload FILE
   int workload_sizes_ = static_cast<int>(workload::default_workload_sizes);
   bool workload_rare_ = false;
   std::optional<workload::WorkloadPlan> job_plan_;  // planned from --workload
