@@ -23,8 +23,7 @@ std::optional<WithheldGroup> withheld(const GroupScore& best, bool weighted, dou
   if (takes_sms(best.env) && !best.overlap)
     w.why =
         "it sets the SMs NCCL's kernels take, which the job's compute shares; a sweep of collectives alone cannot see what that "
-        "costs the job. Sweep with --overlap (compute beside each call), or race it on the job: cctune tune RESULTS --job -- "
-        "<your job>";
+        "costs the job. Race it on the job: cctune tune RESULTS --job -- <your job>";
   else if (weighted && !(step_us > 0))
     w.why =
         "the job's capture has no step time, so nothing says how much of the saving the step would show (its compute may hide "
