@@ -69,6 +69,7 @@ void ComputeLoad::record_done() {
 
 double ComputeLoad::measure_solo() {
   launched_ = 0;
+  CCTUNE_CUDA_CHECK(cudaEventRecord(started_.get(), stream_.get()));
   for (int i = 0; i < kSoloWarm + kSoloTimed; ++i) {
     gemm();
     record_done();
@@ -78,6 +79,9 @@ double ComputeLoad::measure_solo() {
   for (int i = kSoloWarm; i < launched_; ++i) gaps.push_back(elapsed_us(done_[i - 1].get(), done_[i].get()));
   std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
   solo_us_ = gaps[gaps.size() / 2];
+  // The first GEMM on an idle stream starts a little after the event before it (its launch):
+  // finish() takes that lag off, or every window would read it as compute lost.
+  cold_lag_us_ = std::clamp(elapsed_us(started_.get(), done_[0].get()) - solo_us_, 0.0, solo_us_);
   return solo_us_;
 }
 
@@ -101,7 +105,7 @@ double ComputeLoad::finish(cudaEvent_t window_from, cudaEvent_t window_to) {
   const double from = elapsed_us(started_.get(), window_from);
   std::vector<double> ends;
   for (int i = 0; i < launched_; ++i) ends.push_back(elapsed_us(started_.get(), done_[i].get()) - from);
-  return window_slowdown(-from, ends, elapsed_us(started_.get(), window_to) - from, solo_us_);
+  return window_slowdown(cold_lag_us_ - from, ends, elapsed_us(started_.get(), window_to) - from, solo_us_);
 }
 
 }  // namespace cctune::nccl_detail

@@ -56,6 +56,7 @@ class ComputeLoad {
   std::vector<CudaEvent> done_;  // one per GEMM enqueued by start()
   int launched_ = 0;
   double solo_us_ = 0;
+  double cold_lag_us_ = 0;  // measure_solo's: from the start event to the first GEMM's real start
 };
 
 }  // namespace cctune::nccl_detail
