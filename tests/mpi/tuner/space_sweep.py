@@ -381,6 +381,11 @@ def overlap(opts):
         with open(os.path.join(out, "results.json")) as f:
             res = json.load(f)
         check(res["meta"]["settings"]["nccl"].get("overlap") is True, f"{name}: meta.settings.nccl.overlap is true")
+        import jsonschema  # noqa: E402  (the results schema holds points[].overlap)
+        schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "configs", "schema", "results.schema.json")
+        with open(schema_path) as f:
+            errors = [e.message for e in jsonschema.Draft202012Validator(json.load(f)).iter_errors(res)][:3]
+        check(not errors, f"{name}: results.json satisfies its schema", "\n".join(errors))
         for runr in res["runs"]:
             want = 1 + (cost if runr["group"] == "channels-32" else 0.02)
             for pt in runr["points"]:
