@@ -90,6 +90,11 @@ struct BatchTiming {
   std::vector<double> iter_us;     // PerOp: one per operation run; Wall: empty
   int ran = 0;                     // operations run: n, fewer when a stop request ended it
   bool interrupted = false;        // a stop request (agreed by all ranks) ended the batch
+  // `--overlap` (NCCL): a compute load ran beside the batch (the same on every rank).
+  bool overlap = false;
+  // PerOp batches with the load: the compute's time under load / alone in the batch's window;
+  // 0 where the window held too few of its launches to tell.
+  double compute_slowdown = 0;
 };
 
 // count_wrong()'s answer for a point whose result cannot be checked exactly.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "collectives/arrival_skew.hpp"
+#include "core/overlap_math.hpp"
 #include "core/statistics.hpp"
 
 namespace cctune {
@@ -92,6 +93,34 @@ std::optional<BatchPlan> plan_batches(CollectiveBackend& backend, RankComm& comm
   }
 }
 
+namespace {
+
+// `--overlap` (docs/TUNING.md "Collectives beside compute"): per round, the slowest rank's compute
+// slowdown in the per-operation batch; the point's figures from their median.
+class OverlapRounds {
+ public:
+  void add(RankComm& comm, const BatchTiming& per_op) {
+    if (!per_op.overlap) return;  // the same on every rank (a plan setting): every rank reduces or none
+    seen_ = true;
+    if (const double s = comm.max(per_op.compute_slowdown); s > 0) slowdowns_.push_back(s);
+  }
+  // Rounds 0 (no window told; slowdown 1, compute_us 0) still say the point ran beside the load.
+  std::optional<PointOverlap> figures(double batch_us) const {
+    if (!seen_) return std::nullopt;
+    PointOverlap o;
+    o.rounds = static_cast<int>(slowdowns_.size());
+    if (!slowdowns_.empty()) o.compute_slowdown = median(slowdowns_);
+    o.compute_us = compute_us_of(batch_us, o.compute_slowdown);
+    return o;
+  }
+
+ private:
+  bool seen_ = false;
+  std::vector<double> slowdowns_;
+};
+
+}  // namespace
+
 PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const PointSpec& spec,
                           const MeasureSettings& settings) {
   PointResult result = describe_point(spec);
@@ -118,6 +147,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
 
   NoiseCriterion criterion(settings.stop);
   std::vector<double> batch_means;
+  OverlapRounds overlap;
   ArrivalSkew skew;
   for (;;) {
     // One untimed operation first: the cross-rank exchanges between rounds (and the
@@ -137,6 +167,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     criterion.add(per_op.iter_us);
     // Batch: host time per operation averaged over ranks, as nccl-tests reports.
     batch_means.push_back(comm.sum(own_batch_us) / comm.size());
+    overlap.add(comm, per_op);
     // Rank 0's clock decides the time cap for everyone; any rank's stop request ends the point.
     double agreed[2] = {comm.rank() == 0 ? seconds_since(t0) : 0.0,
                         settings.stop_requested && settings.stop_requested() ? 1.0 : 0.0};
@@ -164,6 +195,7 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
   result.chosen_channels = ran.channels;
   result.offered_algos.known = backend.offered_algorithms();
   if (const auto impl = backend.implementation()) result.impl = impl;
+  result.overlap = overlap.figures(result.batch_us);
   return result;
 }
 

@@ -91,6 +91,18 @@ struct RankPlace {
   bool operator==(const RankPlace&) const = default;
 };
 
+// `--overlap` (docs/TUNING.md "Collectives beside compute"): the point ran beside a compute
+// load on every GPU. compute_slowdown: the compute's time under load / alone (median over the
+// rounds, slowest rank per round); compute_us: what the collective's presence added to the
+// compute during one call, batch_us x (1 - 1/compute_slowdown). batch_us + compute_us is what
+// a step that overlaps the call loses. rounds 0: the windows were too short to tell (slowdown 1).
+struct PointOverlap {
+  int rounds = 0;
+  double compute_slowdown = 1;
+  double compute_us = 0;
+  bool operator==(const PointOverlap&) const = default;
+};
+
 struct PointResult {
   Collective collective = Collective::AllReduce;
   DType dtype = DType::Float32;
@@ -123,6 +135,7 @@ struct PointResult {
   // (0, 1, ...); -1 for a full measurement.
   int screen_round = -1;
   RankTimings ranks;  // ok points of cctune.results/2; empty otherwise
+  std::optional<PointOverlap> overlap;  // ok points of an `--overlap` sweep only
 };
 
 // One config group: a set of process-level settings measured on one communicator.

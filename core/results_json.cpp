@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_depth.hpp"
+#include "core/json_fields.hpp"
 #include "core/race_rounds.hpp"
 #include "core/results_budget.hpp"
 #include "core/results_fields.hpp"
@@ -177,6 +178,9 @@ void to_json(json& j, const PointResult& p) {
                        {"channels", p.chosen_channels}};
     if (!p.offered_algos.empty()) j["chosen"]["offered"] = p.offered_algos;
   }
+  if (p.overlap)
+    j["overlap"] =
+        json{{"rounds", p.overlap->rounds}, {"compute_slowdown", p.overlap->compute_slowdown}, {"compute_us", p.overlap->compute_us}};
 }
 
 void from_json(const json& j, PointResult& p) {
@@ -227,6 +231,18 @@ void from_json(const json& j, PointResult& p) {
     const std::size_t n = p.ranks.size();
     if (p.ranks.iter_median_us.size() != n || p.ranks.wait_median_us.size() != n || p.ranks.last_pct.size() != n)
       throw UsageError("\"ranks\" columns differ in length", "pass a results.json written by cctune sweep");
+  }
+  if (const auto it = j.find("overlap"); it != j.end()) {
+    // Checked numbers: a slowdown in (0, 1e6], a finite compute_us (below 0 where the compute
+    // ran faster beside the collective, noise), as tune adds it to the collective's time.
+    const JsonFields fields(*it, "point.overlap", "pass a results.json written by cctune sweep");
+    PointOverlap o;
+    o.rounds = whole(*it, "rounds", 0, 1 << 24);
+    o.compute_slowdown = fields.get<double>("compute_slowdown");
+    o.compute_us = fields.get<double>("compute_us");
+    if (!(o.compute_slowdown > 0 && o.compute_slowdown <= 1e6) || !std::isfinite(o.compute_us) || std::fabs(o.compute_us) > 1e12)
+      throw UsageError("point.overlap: compute_slowdown must lie in (0, 1e6] and compute_us be finite", fields.fix());
+    p.overlap = o;
   }
 }
 

@@ -65,9 +65,10 @@ int graph_ops_per_replay(int n) {
   return 1;
 }
 
-NcclBackend::NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes,
-                         std::uint64_t recv_bytes, bool register_buffers)
+NcclBackend::NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes, std::uint64_t recv_bytes,
+                         bool register_buffers, bool overlap)
     : ctx_(std::move(ctx)), graph_(graph), native_(find_native_p2p_calls()) {
+  if (overlap) load_ = std::make_unique<ComputeLoad>(ctx_->device);
   if (register_buffers) register_calls_ = find_register_calls(ctx_->dtypes.library_version);
   ensure_capacity(send_bytes, recv_bytes);
   wrong_counter_ = DeviceBuffer(sizeof(unsigned long long));
@@ -130,6 +131,10 @@ void NcclBackend::prepare(const PointSpec& spec) {
   if (!why_not.empty()) throw RuntimeFailure("NCCL backend asked to run an unsupported point: " + why_not);
   graphs_.clear();
   spec_ = spec;
+  if (load_) {  // the compute alone, just before the point (clocks drift over a sweep)
+    load_->measure_solo();
+    load_us_per_op_ = 0;
+  }
   calls_.clear();
   cudaStream_t s = ctx_->stream.get();
   if (!spec.sequence.empty()) {
@@ -321,7 +326,15 @@ BatchTiming NcclBackend::run_batch(const BatchRequest& batch) {
     // Graph mode: n operations as n/k replays of a graph of k captured operations.
     const int k = graph_ ? graph_ops_per_replay(n) : 1;
     Steps steps(*this, graph_ ? graph_for(k) : nullptr);
-    return time_device_batch(steps, batch.kind, n / k, k);
+    if (!load_) return time_device_batch(steps, batch.kind, n / k, k);
+    // Until the first batch has been seen, assume 2 ms per operation (a probe of one).
+    load_->start(n * (load_us_per_op_ > 0 ? load_us_per_op_ : 2000.0));
+    BatchTiming t = time_device_batch(steps, batch.kind, n / k, k);
+    const bool per_op = batch.kind == BatchKind::PerOp;
+    t.compute_slowdown = per_op ? load_->finish(events_[0].get(), events_[n / k].get()) : load_->finish();
+    t.overlap = true;
+    load_us_per_op_ = t.wall_us / std::max(t.ran, 1);
+    return t;
   } catch (...) {
     ctx_->comm.mark_failed();  // abort, not destroy: peers may be stuck in this operation
     throw;

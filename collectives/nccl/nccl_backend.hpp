@@ -14,11 +14,12 @@
 
 #include "collectives/backend.hpp"
 #include "collectives/nccl/buffer_registration.hpp"
+#include "collectives/nccl/compute_load.hpp"
 #include "collectives/nccl/cuda_resources.hpp"
 #include "collectives/nccl/data_kernels.hpp"
+#include "collectives/nccl/nccl_context.hpp"
 #include "collectives/nccl/nccl_layouts.hpp"
 #include "collectives/nccl/nccl_native.hpp"
-#include "collectives/nccl/nccl_context.hpp"
 
 namespace cctune::nccl_detail {
 
@@ -38,7 +39,7 @@ class NcclBackend final : public CollectiveBackend {
   // fit) and, with `register_buffers`, registers them with it (ncclCommRegister), again
   // whenever they grow; deregistered before they are freed.
   NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes, std::uint64_t recv_bytes,
-              bool register_buffers = false);
+              bool register_buffers = false, bool overlap = false);
   ~NcclBackend() override;
 
   std::string name() const override { return "nccl"; }
@@ -93,6 +94,8 @@ class NcclBackend final : public CollectiveBackend {
   NativeP2pCalls native_;        // found in the loaded libnccl at construction
   std::optional<P2pImpl> impl_;  // of the prepared point
   std::map<int, CudaGraphExec> graphs_;  // per ops-per-replay, for the prepared point
+  std::unique_ptr<ComputeLoad> load_;    // `--overlap`: beside every batch
+  double load_us_per_op_ = 0;            // the prepared point's last batch, for the load's length
 };
 
 }  // namespace cctune::nccl_detail

@@ -140,7 +140,8 @@ class NcclModuleImpl final : public NcclModule {
     ctx->comm = NcclComm(comm);
     std::unique_ptr<NcclBackend> backend;
     try {
-      backend = std::make_unique<NcclBackend>(ctx, setup.graph, setup.max_send_bytes, setup.max_recv_bytes, setup.register_buffers);
+      backend = std::make_unique<NcclBackend>(ctx, setup.graph, setup.max_send_bytes, setup.max_recv_bytes, setup.register_buffers,
+                                              setup.overlap);
     } catch (...) {
       ctx->comm.mark_failed();  // abort, not destroy: the peers may be waiting in the first barrier
       throw;

@@ -22,6 +22,8 @@ struct NcclWorkerSetup {
   // nccl-tests -R 1 and PyTorch's allocator hook): the worker's TORCH_NCCL_USE_TENSOR_REGISTER_
   // ALLOCATOR_HOOK=1 (core/nccl_settings.hpp). A failing registration fails the worker.
   bool register_buffers = false;
+  // `--overlap`: a compute load beside every timed batch (collectives/nccl/compute_load.hpp).
+  bool overlap = false;
 };
 
 class NcclModule {  // one per worker process

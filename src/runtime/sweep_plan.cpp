@@ -205,6 +205,10 @@ void read_nccl(const json& n, NcclSettings& s, PointSpace& space) {
   s.group_timeout_s = positive(n, "group_timeout_s", true);
   if (!field(n, "graph").is_boolean()) refuse("\"graph\" must be true or false");
   s.graph = n.at("graph").get<bool>();
+  if (n.contains("overlap")) {
+    if (!n.at("overlap").is_boolean()) refuse("\"overlap\" must be true or false");
+    s.overlap = n.at("overlap").get<bool>();
+  }
   if (n.contains("test_shared_gpu")) s.test_shared_gpu = static_cast<int>(whole_in(n, "test_shared_gpu", 0, 16));
   for (const json& c : array(n, "configs")) s.configs.push_back(c.get<PointConfig>());
   std::optional<P2pImplChoice> impl = P2pImplChoice::Native;
@@ -266,6 +270,7 @@ json to_json(const SweepPlan& p) {
     // Only when not the default, so that the settings of earlier runs still match on resume.
     if (const P2pImplChoice impl = p2p_impl_of(space); impl != P2pImplChoice::Native)
       j["nccl"]["p2p_impl"] = std::string(to_string_view(impl));
+    if (p.nccl.overlap) j["nccl"]["overlap"] = true;  // only when on: earlier runs' settings still match
     // Only in the test mode, so that a performance run's settings stay as they were.
     if (p.nccl.test_shared_gpu > 0) {
       j["test_mode"] = test_mode_shared_gpu;

@@ -30,6 +30,9 @@ struct NcclSettings {  // the NCCL backend's process-level dimensions and watchd
   double point_timeout_s = 60;
   double group_timeout_s = 0;  // 0: automatic from the number of points
   bool graph = false;
+  // `--overlap`: a compute load beside every timed batch; points then carry "overlap"
+  // (docs/TUNING.md "Collectives beside compute").
+  bool overlap = false;
   // The shared-GPU test mode (docs/NCCL_BACKEND.md): K workers per owned GPU, each its own NCCL
   // host; functional checks only, never performance. 0: off.
   int test_shared_gpu = 0;

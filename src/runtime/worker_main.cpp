@@ -154,6 +154,7 @@ int run_worker(const std::string& executable, const BeforePoint& before_point) {
     setup.max_send_bytes = buffers.send;
     setup.max_recv_bytes = buffers.recv;
     setup.register_buffers = register_buffers;
+    setup.overlap = plan.nccl.overlap;
     // Forced channel counts are not allowed to raise the communicator's ceiling (minCTAs):
     // that would change what NCCL's own "auto" choice runs too, and "auto" is the baseline
     // every profile is measured against. Config groups raise it (NCCL_MIN_CTAS).

@@ -40,8 +40,10 @@
 #   job_socket, job_nvlink, job_fsdp2  tests/gpu/workload/job_chain.sh on every GPU of the host
 #           (2 or 4): a real PyTorch job captured, swept with --space default, tuned and verified
 #           on the job itself (verify --job; TUNE_JOB=1 adds tune --job); socket: 2 emulated nodes
-#           (issue #35). STEPS, ROUNDS, SPACE, TUNE_JOB, TUNE_ROUNDS, CANDIDATES, SWEEP_MAX_TIME and
-#           RESUME pass through. STATE_DIR names a folder kept between calls on the same warm machine
+#           (issue #35). STEPS, ROUNDS, SPACE, TUNE_JOB, TUNE_ROUNDS, CANDIDATES, SWEEP_MAX_TIME,
+#           OVERLAP and RESUME pass through. The sweep runs beside a cuBLAS GEMM load (--overlap) by
+#           default where the capture shows compute in a quarter of the step or more (the DDP and
+#           FSDP2 jobs do; "# overlap on/off: ..." in the summary says which); OVERLAP=off/on forces it. STATE_DIR names a folder kept between calls on the same warm machine
 #           (e.g. /tmp/cctune-state/job_socket) in place of the scratch one: with RESUME=1 the next
 #           call's chain goes on from the stages it finished (capture..verify --job in one call,
 #           tune --job in the next: together they outlast one 10-minute call). STEP_LIMIT (seconds,
@@ -64,6 +66,8 @@
 #           swept under mpirun across the hosts, tuned, verified on the job; same settings as job_socket
 #           plus ONEBOX_LINK (default 25gbit), ONEBOX_NICS (NICs per host; 2 or more: NCCL chooses) and ONEBOX_SLOW
 #   register  tests/gpu/register_gpu_check.sh, every GPU of the host: NCCL's defaults against local buffer registration
+#   overlap  tests/gpu/overlap_gpu_check.sh, every GPU of the host (one: shared by 2 workers): sweep
+#           --overlap (cuBLAS GEMMs beside each point) with channels-32, every point carries its figures
 #   grid    issue #35's grid on every GPU of the host: sweep --space default (its profile written
 #           after the confirmation round), then verify of that profile; tests/gpu/check_grid_rules.py
 #           prints each rule's verdict and fails when a written rule reads "same" or slower.
@@ -74,7 +78,7 @@
 set -uo pipefail
 b=$(cd "${1:?BUNDLE_DIR}" && pwd)
 out=${2:?OUT_DIR}
-part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, job_onebox, onebox, onebox_diagnose, watch, register, inspector, replay or overhead}
+part=${3:?PART: checks, bench, mpibench, sweeps, collectives, diagnose, workload, workload_multi, workload_tune, grid, job_socket, job_nvlink, job_fsdp2, job_onebox, onebox, onebox_diagnose, watch, register, overlap, inspector, replay or overhead}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 # STATE_DIR: the chain's folder outlives the call (the machine stays warm between calls); its logs
 # and outputs are packed into OUT/<part>.tgz after every call all the same.
@@ -136,6 +140,7 @@ for run in r["runs"]:
   job_socket | job_nvlink | job_fsdp2 | job_onebox)
     TAIL_LINES=120 step "$part" "${STEP_LIMIT:-590}" tests/gpu/workload/job_chain.sh "$b" "$g/$part" "${part#job_}" ;;
   register) TAIL_LINES=60 step register 480 tests/gpu/register_gpu_check.sh "$b" "$g/register" ;;
+  overlap) TAIL_LINES=60 step overlap 480 tests/gpu/overlap_gpu_check.sh "$b" "$g/overlap" ;;
   watch)  # one process per GPU on every GPU of the host (2 or more): watch_no_rules.sh
     TAIL_LINES=80 step watch 540 tests/gpu/workload/watch_no_rules.sh "$b" "$g/watch" ;;
   inspector)

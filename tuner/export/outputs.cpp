@@ -104,6 +104,12 @@ void append_group_scores(std::string& s, const TuneOutputs& outputs) {
     else
       std::snprintf(line, sizeof line, "#   group %-20s not eligible: %s\n", shown(g.group).c_str(), shown(g.reason).c_str());
     s += line;
+    if (g.eligible && g.overlap) {  // docs/TUNING.md "Collectives beside compute"
+      std::snprintf(line, sizeof line,
+                    "#     measured beside compute (--overlap): scored by collective + compute per call; collective alone x%.3f\n",
+                    g.collective_speedup);
+      s += line;
+    }
     // The trade-off: where the group loses beyond noise, at what weight and cost. Never a veto.
     constexpr std::size_t kShownCosts = 8;
     for (std::size_t i = 0; i < g.costs.size() && i < kShownCosts; ++i) {

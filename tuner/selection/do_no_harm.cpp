@@ -1,6 +1,7 @@
 #include "tuner/selection/do_no_harm.hpp"
 
 #include <array>
+#include <cstdio>
 #include <string_view>
 
 namespace cctune::tuner {
@@ -19,7 +20,7 @@ bool takes_sms(const std::map<std::string, std::string>& env) {
 
 std::optional<WithheldGroup> withheld(const GroupScore& best, bool weighted, double step_us) {
   WithheldGroup w{best.group, best.job_speedup, best.speedup_low, best.speedup_high, {}};
-  if (takes_sms(best.env))
+  if (takes_sms(best.env) && !best.overlap)
     w.why =
         "it sets the SMs NCCL's kernels take, which the job's compute shares; a sweep of collectives alone cannot see what that "
         "costs the job. Race it on the job: cctune tune RESULTS --job -- <your job>";
@@ -31,6 +32,28 @@ std::optional<WithheldGroup> withheld(const GroupScore& best, bool weighted, dou
   else
     return std::nullopt;
   return w;
+}
+
+std::vector<std::string> overlap_notes(const std::vector<GroupScore>& groups, const std::string& chosen, double min_gain) {
+  std::vector<std::string> notes;
+  char line[512];
+  for (const GroupScore& g : groups) {
+    if (!g.eligible || !g.overlap || !takes_sms(g.env)) continue;
+    if (g.group == chosen)
+      std::snprintf(line, sizeof line,
+                    "group %s takes SMs and was measured beside compute (--overlap): deployed, as it wins on collective + compute "
+                    "(x%.3f; collective alone x%.3f)",
+                    g.group.c_str(), g.job_speedup, g.collective_speedup);
+    else if (g.collective_speedup >= 1.0 + min_gain && !g.job_beyond_noise)
+      std::snprintf(line, sizeof line,
+                    "group %s wins on collective time alone (x%.3f) but not on collective + compute (x%.3f [%.3f, %.3f], measured "
+                    "with --overlap): the SMs it takes cost the job's compute more than it saves; not deployed",
+                    g.group.c_str(), g.collective_speedup, g.job_speedup, g.speedup_low, g.speedup_high);
+    else
+      continue;
+    notes.emplace_back(line);
+  }
+  return notes;
 }
 
 }  // namespace cctune::tuner

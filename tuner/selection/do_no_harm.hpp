@@ -10,9 +10,15 @@
 //    a step of unknown length can be that long. So no saving is "beyond what the step could hide".
 // Such a group is withheld (NCCL's defaults keep that role in the profile) and named, with how to
 // show it on the job: `cctune tune --job` races it there. Pure; docs/TUNING.md "Do no harm".
+//
+// Measured beside compute (`sweep --overlap`, docs/TUNING.md "Collectives beside compute"), an
+// SM-taking group's cost to the job's compute is in its score (collective + compute per call),
+// so it is judged by that score like any group: deployed where it wins there beyond noise, and
+// not where it wins on collective time alone (overlap_notes says which).
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tuner/selection/group_score.hpp"
 
@@ -28,8 +34,14 @@ struct WithheldGroup {
 bool takes_sms(const std::map<std::string, std::string>& env);
 
 // The reason `best` (the scores' choice, not the reference) is withheld, or nullopt when it may
-// be deployed: it takes SMs, or the job's weights are known but its step time is not
+// be deployed: it takes SMs and was not measured beside compute (best.overlap), or the job's
+// weights are known but its step time is not
 // (`weighted` and step_us == 0). A grid (no workload) is judged by collective time as it asks.
 std::optional<WithheldGroup> withheld(const GroupScore& best, bool weighted, double step_us);
+
+// What `--overlap` decided about SM-taking groups, one line each for tune's text: the chosen one
+// deployed on collective + compute, and every other that wins on collective time alone (by
+// min_gain) but not on collective + compute. Empty without overlap figures.
+std::vector<std::string> overlap_notes(const std::vector<GroupScore>& groups, const std::string& chosen, double min_gain);
 
 }  // namespace cctune::tuner

@@ -26,4 +26,18 @@ WeightedTotal total_of(const std::vector<GroupTerm>& terms, double min_gain, dou
   return t;
 }
 
+bool measured_beside_compute(const std::vector<GroupTerm>& terms) {
+  return !terms.empty() &&
+         std::all_of(terms.begin(), terms.end(), [](const GroupTerm& t) { return t.defaults.overlap && t.group.overlap; });
+}
+
+double collective_speedup_of(const std::vector<GroupTerm>& terms) {
+  double defaults = 0, group = 0;
+  for (const GroupTerm& term : terms) {
+    defaults += term.weight * term.defaults.collective_us();
+    group += term.weight * term.group.collective_us();
+  }
+  return group > 0 ? defaults / group : 0;
+}
+
 }  // namespace cctune::tuner

@@ -57,6 +57,10 @@ struct GroupScore {
   bool job_beyond_noise = false;             // speedup_low >= 1 + min_gain
   double default_us = 0, group_us = 0;       // the weighted totals
   std::vector<GroupCost> costs;              // sizes where it is slower beyond noise: printed, never a veto
+  // `sweep --overlap`: every size of both sides was measured beside compute, so the totals above
+  // are collective + compute (the job's cost); collective_speedup is the collectives' alone.
+  bool overlap = false;
+  double collective_speedup = 0;
 };
 
 struct WeightedTotal {
@@ -72,5 +76,11 @@ struct WeightedTotal {
 // [default_low / group_high, default_high / group_low]. Conservative (it assumes the errors
 // conspire), distribution-free, and paired (both sides at the same sizes and weights).
 WeightedTotal total_of(const std::vector<GroupTerm>& terms, double min_gain, double min_gain_us);
+
+// The weighted speedup of the collectives alone (compute_us left out): what a sweep without
+// --overlap would have scored. 0 when a total is 0.
+double collective_speedup_of(const std::vector<GroupTerm>& terms);
+// True when every term's both sides carry overlap figures (GroupScore::overlap).
+bool measured_beside_compute(const std::vector<GroupTerm>& terms);
 
 }  // namespace cctune::tuner

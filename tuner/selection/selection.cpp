@@ -191,6 +191,8 @@ GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, 
   score.default_us = total.default_us;
   score.group_us = total.group_us;
   score.costs = total.costs;
+  score.overlap = measured_beside_compute(terms);
+  score.collective_speedup = collective_speedup_of(terms);
   return score;
 }
 
@@ -371,6 +373,7 @@ TuneOutputs tune_results(const Results& results, const TuneOptions& options) {
     out.job_times = job_times_of(kept, ref_decisions, mapped);
   }
   out.group = set.groups[chosen].name;
+  for (std::string& note : overlap_notes(out.groups, out.group, options.min_gain)) out.notes.push_back(std::move(note));
   out.undecided = undecided_race(results, out.groups, out.group, out.reference = set.groups[ref].name, options.min_gain);
   profile.env = set.groups[chosen].env;
   profile.provenance.offered = offered_algorithms(results, out.group);

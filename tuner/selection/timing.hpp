@@ -6,11 +6,18 @@
 namespace cctune::tuner {
 
 struct Timing {
-  double time_us = 0;       // median per-iteration time (max over ranks)
+  double time_us = 0;       // median per-iteration time (max over ranks), plus compute_us
   double halfwidth_us = 0;  // half-width of the median's ~95% confidence interval
+  // `sweep --overlap` points (docs/TUNING.md "Collectives beside compute"): the compute time the
+  // call cost the GEMMs beside it, counted in time_us, so that every decision is by what one
+  // call costs the job (collective + compute). 0 and false for points measured alone.
+  double compute_us = 0;
+  bool overlap = false;
+  double collective_us() const { return time_us - compute_us; }
 };
 
-// From a point: iter_us.median (batch_us when there are no per-iteration samples) and
+// From a point: iter_us.median (batch_us when there are no per-iteration samples), plus the
+// point's overlap.compute_us where it has one (the half-width stays the collective's), and
 // rel_noise x median; when rel_noise is unknown (0 or not finite) 1.96 stddev / sqrt(n);
 // with fewer than two samples the half-width is the time itself (nothing can be proven).
 Timing timing_of(const PointResult& point);

@@ -7,6 +7,10 @@
 #include "app/cli/plan_overrides.hpp"
 #include "runtime/sweep_plan.hpp"
 
+namespace cctune::workload {
+struct WorkloadPlan;
+}
+
 namespace cctune::app {
 
 // The plan type lives in the runtime, which both the app and the workers use.
@@ -42,6 +46,9 @@ struct SweepArgs {  // what the user typed
   double point_timeout_s = 60;
   double group_timeout_s = 0;            // 0: automatic from the number of points
   bool graph = false;
+  // `sweep --overlap [on|off]`: a compute load beside every batch; "auto" (not typed): on for a
+  // workload whose capture shows compute between its calls (overlap_default.hpp), else off.
+  std::string overlap = "auto";
   std::string p2p_impl = "native";  // --p2p-impl
   int test_shared_gpu = 0;               // K workers per GPU, each its own NCCL host (0: off)
   std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
@@ -84,5 +91,12 @@ SweepPlan resolve_settings(const SweepArgs& args, bool nccl_built, bool gpus_pre
 // "auto,ring/simple/16,tree/ll": NCCL's own choice, or algo/proto[/channels] forced through
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);
+
+// --overlap's value: "on" (or the flag alone), "off", "auto"; anything else is a UsageError.
+enum class OverlapChoice { Auto, On, Off };
+OverlapChoice parse_overlap(const std::string& text);
+// A workload sweep's --overlap when it was not typed (NCCL only): on where the job's capture shows
+// compute in a quarter of its step or more (workload/overlap_default.hpp); `say` prints the line.
+void apply_overlap_default(SweepPlan& plan, const SweepArgs& args, const workload::WorkloadPlan& job, bool say);
 
 }  // namespace cctune::app

@@ -113,10 +113,11 @@ void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& i
   state.chosen = t.group;
   state.contenders.clear();
   // A group that takes SMs is never deployed on collective time (do_no_harm.hpp): racing it
-  // longer cannot change the profile; `tune --job` races it on the job.
+  // longer cannot change the profile; `tune --job` races it on the job. Measured beside compute
+  // (--overlap) it is judged by collective + compute like any group, and raced like one.
   for (const tuner::UndecidedGroup& u : t.undecided.contenders)
     for (const tuner::GroupScore& g : t.groups)
-      if (g.group == u.group && !tuner::takes_sms(g.env)) state.contenders.push_back(u.group);
+      if (g.group == u.group && (g.overlap || !tuner::takes_sms(g.env))) state.contenders.push_back(u.group);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 # all-reduce and dist.barrier() after the last step: train_job.py --ending), and nothing tells
 # cctune its steps (no --steps, no CCTUNE_WORKLOAD_STEPS) or shortens its sweep (no --max-time).
 # Settings: STEPS (the job's timed steps, default 20), ROUNDS (verify --job pairs, default 6),
-# SPACE (default: default), TUNE_ROUNDS (tune --job's pairs for the winner, default ROUNDS),
+# OVERLAP (on/off: the sweep's --overlap; default the workload sweep's own), SPACE (default: default), TUNE_ROUNDS (tune --job's pairs for the winner, default ROUNDS),
 # EVAL_EVERY (the job's evaluation all-reduce every M steps, default 0: none), SWEEP_MAX_TIME
 # (only where set: --max-time for the sweep), TUNE_JOB=1 also races the candidates on the job
 # (tune --job, ROUNDS pairs for the winner).
@@ -53,6 +53,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 # with another NCCL version.
 torch_nccl=$(python3 -c 'import os, nvidia.nccl as n; d = os.path.join(list(n.__path__)[0], "lib"); print(d if os.path.exists(os.path.join(d, "libnccl.so.2")) else "")' 2>/dev/null)
 [[ -z $torch_nccl ]] || { export LD_LIBRARY_PATH=$torch_nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; echo "NCCL: PyTorch's, from $torch_nccl"; }
+# The sweep's --overlap load is cuBLAS (docs/TUNING.md "Collectives beside compute"): PyTorch's own
+# where the toolkit's is not on the loader's path.
+torch_cublas=$(python3 -c 'import os, glob, nvidia.cublas as c; d = os.path.join(list(c.__path__)[0], "lib"); print(d if glob.glob(os.path.join(d, "libcublas.so.*")) else "")' 2>/dev/null)
+[[ -z $torch_cublas ]] || { export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$torch_cublas; echo "cuBLAS: PyTorch's, from $torch_cublas (after the loader path)"; }
 case $mode in
   socket) model=ddp emulate=(--emulate-nodes 2) ;;
   nvlink) model=ddp emulate=() ;;
@@ -79,6 +83,9 @@ PY
 job=(python3 -m torch.distributed.run --standalone --nproc-per-node "$gpus" "$here/train_job.py" "$model" --steps "${STEPS:-20}"
      --eval-every "${EVAL_EVERY:-0}" "${emulate[@]}")
 max_time=(); [[ -n ${SWEEP_MAX_TIME:-} ]] && max_time=(--max-time "$SWEEP_MAX_TIME")
+# OVERLAP=on|off: the sweep's --overlap; unset, the workload sweep's default (on where the capture
+# shows compute in a quarter of the step or more: docs/TUNING.md "Collectives beside compute").
+overlap=(); [[ -n ${OVERLAP:-} ]] && overlap=(--overlap "$OVERLAP")
 # sweep_launch: how the sweep starts; one process (it owns every GPU) except on the one-box hosts.
 sweep_launch=()
 if [[ $mode == onebox ]]; then
@@ -130,13 +137,13 @@ else
   # A workload sweep through NCCL cannot --resume: one left unfinished is measured again whole.
   rm -rf "$out/sweep"
   t0=$(date +%s)
-  "${sweep_launch[@]}" "$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" "${max_time[@]}" --no-tune \
+  "${sweep_launch[@]}" "$cctune" sweep --workload "$out/workload.json" --space "${SPACE:-default}" "${emulate[@]}" "${max_time[@]}" "${overlap[@]}" --no-tune \
     -o "$out/sweep" > "$out/sweep.log" 2>&1 \
     || { rc=$?; tail -30 "$out/sweep.log"; fail "sweep exited $rc"; }
   echo "sweep took $(( $(date +%s) - t0 )) s"
 fi
 # Each group's header and mean bus bandwidth (the sweep prints no line naming the space or a count).
-grep -E '^# [a-z_]+ +backend |^# Avg bus bandwidth' "$out/sweep.log" | head -40
+grep -E '^# [a-z_]+ +backend |^# Avg bus bandwidth|^# overlap ' "$out/sweep.log" | head -40
 echo "== tune"
 if stage_done "$out/profile/profile.json"; then
   echo "resumed: $out/profile/profile.json is from the earlier call"

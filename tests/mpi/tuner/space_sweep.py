@@ -360,9 +360,87 @@ def confirmation(opts):
           "--confirm-rounds 0: the proposed rules are written as measured, no round runs", json.dumps(profile["rules"]))
 
 
+def overlap(opts):
+    """sweep --overlap (docs/TUNING.md "Collectives beside compute"): a CTA group whose collective is
+    faster (CCTUNE_SELFTEST_SLOWDOWN_WITH) is judged by collective + compute. Where its compute
+    cost (CCTUNE_SELFTEST_OVERLAP_COST_WITH) eats the gain it is not deployed, and tune says so;
+    where it does not, it is deployed, as the do-no-harm rule gives way to the measured sum."""
+    ctas = "NCCL_MIN_CTAS=32"
+    space = space_file(opts, {"collectives": ["allreduce"], "sizes": {"min": "1K", "max": "64K", "factor": 8},
+                              "algorithms": ["auto"], "protocols": ["auto"], "channels": [0],
+                              "groups": [{"name": "default", "env": {}},
+                                         {"name": "channels-32", "env": {"NCCL_MIN_CTAS": "32", "NCCL_MAX_CTAS": "32"}}]})
+    env = {"CCTUNE_SELFTEST_SLOWDOWN": "250", "CCTUNE_SELFTEST_SLOWDOWN_WITH": f"{ctas}:0.7", "CCTUNE_SELFTEST_GPUS": "2",
+           "CCTUNE_SELFTEST_NCCL_VERSION": "2.28.9", "CCTUNE_SELFTEST_OVERLAP_COST": "0.02"}
+
+    def sweep_and_tune(name, cost):
+        out = os.path.join(opts.workdir, name)
+        p = run(opts, ["--backend", "nccl", "--space", space, "--overlap", "--no-tune", "-o", out],
+                env=dict(env, CCTUNE_SELFTEST_OVERLAP_COST_WITH=f"{ctas}:{cost}"))
+        check(p.returncode == 0, f"{name}: sweep --overlap exits 0 ({p.seconds:.1f} s)", p.detail)
+        with open(os.path.join(out, "results.json")) as f:
+            res = json.load(f)
+        check(res["meta"]["settings"]["nccl"].get("overlap") is True, f"{name}: meta.settings.nccl.overlap is true")
+        import jsonschema  # noqa: E402  (the results schema holds points[].overlap)
+        schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "configs", "schema", "results.schema.json")
+        with open(schema_path) as f:
+            errors = [e.message for e in jsonschema.Draft202012Validator(json.load(f)).iter_errors(res)][:3]
+        check(not errors, f"{name}: results.json satisfies its schema", "\n".join(errors))
+        for runr in res["runs"]:
+            want = 1 + (cost if runr["group"] == "channels-32" else 0.02)
+            for pt in runr["points"]:
+                o = pt.get("overlap")
+                check(o and o["rounds"] > 0 and abs(o["compute_slowdown"] - want) < 1e-9 and
+                      abs(o["compute_us"] - pt["batch_us"] * (1 - 1 / want)) < 1e-6 * pt["batch_us"],
+                      f"{name}: {runr['group']} {pt['size_bytes']} B carries overlap figures", json.dumps(pt)[:800])
+        t = subprocess.run([opts.cctune, "tune", os.path.join(out, "results.json"), "-o", os.path.join(out, "tuned")],
+                           capture_output=True, text=True, timeout=60)
+        check(t.returncode == 0, f"{name}: tune exits 0", t.stdout + t.stderr)
+        with open(os.path.join(out, "tuned", "profile.json")) as f:
+            return json.load(f), t.stdout
+
+    profile, text = sweep_and_tune("loses", 2.0)  # compute 3x slower beside it: 0.7 + 0.47 > 1.0
+    check("NCCL_MIN_CTAS" not in profile["env"], "loses: the CTA group is not deployed", json.dumps(profile["env"]))
+    check("group channels-32 wins on collective time alone" in text and "not on collective + compute" in text,
+          "loses: tune says it wins on collective time alone but not with the compute", text[-3000:])
+    check("not deployed: group channels-32" not in text, "loses: not the collective-only rule's withholding", text[-3000:])
+    profile, text = sweep_and_tune("wins", 0.02)  # the same compute cost as the default's
+    check(profile["env"].get("NCCL_MIN_CTAS") == "32", "wins: the CTA group is deployed", json.dumps(profile["env"]) + text[-3000:])
+    check("group channels-32 takes SMs and was measured beside compute (--overlap): deployed" in text,
+          "wins: tune says why it is deployed", text[-3000:])
+    check("measured beside compute (--overlap): scored by collective + compute" in text, "wins: the scores say how they were made")
+
+    # The workload default: on where the capture's step is a quarter or more compute, off below.
+    def job(step_ms):
+        records = [{"kind": "collective", "collective": c, "dtype": t, "count": n, "bytes": b if c == "allreduce" else b // 2, "calls": 8, "applied": [],
+                    "duration_us": {"samples": 8, "sum": 800, "min": 100, "max": 100}, **x} for c, t, n, b, x in WORKLOAD_CALLS]
+        path = os.path.join(opts.workdir, f"job-{step_ms}.workload.json")
+        with open(path, "w") as f:
+            json.dump({"schema": "cctune.workload/1", "format": "nccl-log", "sources": ["job.log"], "steps": 4,
+                       "communicators": [{"id": "0x1", "nranks": 2, "nnodes": 1, "ranks": [0, 1], "calls": records,
+                                          "cadence": {"calls_per_step": 4, "steps": 4, "timed_steps": 3, "step_ms": step_ms}}]}, f)
+        return path
+
+    for step_ms, want in [(2.0, "# overlap on: no collective runs in 80 % of the job's step"), (0.45, "# overlap off: no collective runs in 11 %")]:
+        p = run(opts, ["--backend", "nccl", "--workload", job(step_ms), "--dry-run", "-o", os.path.join(opts.workdir, "dry")],
+                env={"CCTUNE_SELFTEST_GPUS": "2"})
+        check(p.returncode == 0 and want in p.stdout, f"a workload sweep's default: {want}", p.detail)
+    p = run(opts, ["--backend", "nccl", "--workload", job(2.0), "--overlap", "off", "--dry-run", "-o", os.path.join(opts.workdir, "dry")],
+            env={"CCTUNE_SELFTEST_GPUS": "2"})
+    check(p.returncode == 0 and "# overlap" not in p.stdout, "--overlap off: no default applied", p.detail)
+
+    p = run(opts, ["--backend", "mpi", "--overlap", "-b", "8", "-e", "8", "-o", os.path.join(opts.workdir, "mpi")])
+    err = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(err) == 1 and "--overlap" in err[0] and "NCCL backend" in err[0],
+          "--overlap with the MPI backend: one line, exit 2", p.detail)
+    p = run(opts, ["--backend", "nccl", "--overlap", "sometimes", "-b", "8", "-e", "8", "-o", os.path.join(opts.workdir, "bad")],
+            env={"CCTUNE_SELFTEST_GPUS": "2"})
+    check(p.returncode == 2 and "--overlap 'sometimes' is unknown" in p.stderr, "--overlap sometimes: refused", p.detail)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["dry_run", "bad_inputs", "strategies", "confirmation", "race"])
+    ap.add_argument("scenario", choices=["dry_run", "bad_inputs", "strategies", "confirmation", "race", "overlap"])
     ap.add_argument("--cctune", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--workdir", required=True)

@@ -19,6 +19,13 @@ Knobs read_knobs() {
         text(v.substr(0, eq).c_str()) == v.substr(eq + 1, colon - eq - 1))
       k.slowdown *= std::atof(v.c_str() + colon + 1);
   }
+  if (const auto v = text("CCTUNE_SELFTEST_OVERLAP_COST"); !v.empty()) k.overlap_cost = std::atof(v.c_str());
+  if (const auto v = text("CCTUNE_SELFTEST_OVERLAP_COST_WITH"); !v.empty()) {
+    const auto eq = v.find('='), colon = v.rfind(':');
+    if (eq != std::string::npos && colon != std::string::npos && colon > eq &&
+        text(v.substr(0, eq).c_str()) == v.substr(eq + 1, colon - eq - 1))
+      k.overlap_cost = std::atof(v.c_str() + colon + 1);
+  }
   k.config_factors = text("CCTUNE_SELFTEST_CONFIG_FACTORS");
   // CCTUNE_SELFTEST_FACTORS_IN_SWEEP_ONLY=1: the factors hold only under the sweep's own tuner
   // control (STATIC_PLUGIN), not for a profile the production plugin applies: a win the sweep

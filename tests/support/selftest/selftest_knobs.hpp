@@ -18,6 +18,9 @@ struct Knobs {
   std::string config_factors;               // CCTUNE_SELFTEST_CONFIG_FACTORS: "ring/simple=0.6,tree/ll/16=1.4"
   std::string refused_setting;              // CCTUNE_SELFTEST_REFUSED_SETTING: KEY=VALUE create_backend() refuses
   std::string record_step;                  // CCTUNE_SELFTEST_RECORD_STEP: file prefix for replayed steps' calls
+  // CCTUNE_SELFTEST_OVERLAP_COST (and ..._COST_WITH=KEY=VALUE:COST, in a worker whose environment
+  // has KEY=VALUE): with `--overlap`, per-operation batches report compute_slowdown 1 + COST.
+  double overlap_cost = 0;
   SlowRank slow_rank;                       // CCTUNE_TEST_SLOW_RANK, as NCCL ranks
   std::string nccl_version = "selftest";    // CCTUNE_SELFTEST_NCCL_VERSION: nccl_version() (a release, for a tune at a sweep's end)
 };

@@ -53,8 +53,8 @@ double wait_for_slow_rank_us(const SlowRank& slow, int rank, int nranks) {
 
 class SelftestBackend : public CollectiveBackend {
  public:
-  SelftestBackend(const Knobs& knobs, int rank, int nranks, bool graph)
-      : knobs_(knobs), rank_(rank), tuner_(nranks, 1), graph_(graph),
+  SelftestBackend(const Knobs& knobs, int rank, int nranks, bool graph, bool overlap)
+      : knobs_(knobs), rank_(rank), tuner_(nranks, 1), graph_(graph), overlap_(overlap),
         late_launch_(knobs.slow_rank.applies_to(rank) && rank < nranks ? knobs.slow_rank.delay_us : 0),
         wait_us_(wait_for_slow_rank_us(knobs.slow_rank, rank, nranks)) {}
   std::string name() const override { return "selftest"; }
@@ -80,6 +80,8 @@ class SelftestBackend : public CollectiveBackend {
     }
     t.wall_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     t.ran = batch.n;
+    t.overlap = overlap_;  // CCTUNE_SELFTEST_OVERLAP_COST: the compute's simulated slowdown
+    if (overlap_ && per_op) t.compute_slowdown = 1 + knobs_.overlap_cost;
     return t;
   }
   long count_wrong() override { return 0; }
@@ -130,6 +132,7 @@ class SelftestBackend : public CollectiveBackend {
   int rank_ = 0;
   NcclLikeTuner tuner_;
   bool graph_ = false;
+  bool overlap_ = false;
   bool captured_ = false;
   std::optional<Ran> ran_;
   double late_launch_ = 0;  // us this rank sleeps before each launch (it is the slowed rank)
@@ -214,7 +217,7 @@ class SelftestModule : public NcclModule {
                                  std::to_string(setup.device) + "'s free memory (" + format_size(memory) + ")",
                              "lower --max-bytes");
     comm_ = std::make_unique<LocalComm>(setup.rank, setup.nranks, knobs_.slow_rank);
-    return std::make_unique<SelftestBackend>(knobs_, setup.rank, setup.nranks, setup.graph);
+    return std::make_unique<SelftestBackend>(knobs_, setup.rank, setup.nranks, setup.graph, setup.overlap);
   }
   RankComm& comm() override {
     if (!comm_) throw RuntimeFailure("selftest: comm() before create_backend()");

@@ -7,6 +7,7 @@
 #include "core/results_json.hpp"
 #include "tuner/export/outputs.hpp"
 #include "tuner/selection/selection.hpp"
+#include "tuner/selection/timing.hpp"
 
 namespace cctune::tuner {
 namespace {
@@ -70,6 +71,68 @@ TEST(DoNoHarm, WithoutTheStepTimeNoGroupIsDeployedForAWorkload) {
   EXPECT_TRUE(untimed.profile.env.empty());
   // A grid asks for the collectives alone: a group that takes no SMs is deployed there.
   EXPECT_FALSE(tune_results(socket, TuneOptions{}).withheld);
+}
+
+// Every ok point as if swept with --overlap: the GEMMs beside it lost `share(group)` of the
+// collective's time (compute_us = share x batch_us).
+template <class Share>
+Results with_overlap(Results r, Share share) {
+  for (RunResult& run : r.runs)
+    for (PointResult& p : run.points)
+      if (p.status == PointStatus::Ok) {
+        const double f = share(run.group);
+        p.overlap = PointOverlap{4, 1 / (1 - f), f * p.batch_us};
+      }
+  return r;
+}
+
+TEST(DoNoHarm, AnOverlapPointCostsTheJobItsCollectiveAndTheCompute) {
+  PointResult p;
+  p.status = PointStatus::Ok;
+  p.batch_us = 100;
+  p.iter_us.median = 90;
+  p.iter_us.count = 20;
+  p.rel_noise = 0.01;
+  EXPECT_DOUBLE_EQ(timing_of(p).time_us, 90);
+  EXPECT_FALSE(timing_of(p).overlap);
+  p.overlap = PointOverlap{4, 1.25, 20};
+  const Timing t = timing_of(p);
+  EXPECT_TRUE(t.overlap);
+  EXPECT_DOUBLE_EQ(t.time_us, 110);  // what one call costs the job: collective + compute
+  EXPECT_DOUBLE_EQ(t.collective_us(), 90);
+  EXPECT_DOUBLE_EQ(t.halfwidth_us, 0.9);  // the collective's noise
+}
+
+// Measured beside compute, channels-32 is judged by collective + compute: where the SMs it takes
+// cost the GEMMs nothing it is deployed (the rule that withholds it on collective time alone
+// gives way), and where they cost more than it saves it is not, and tune says why.
+TEST(DoNoHarm, MeasuredBesideComputeAGroupThatTakesSmsIsJudgedByTheSum) {
+  const Results grid = fixture("h200x8_allreduce.results.json");
+  const TuneOutputs free_sms = tune_results(with_overlap(grid, [](const std::string&) { return 0.0; }), TuneOptions{});
+  EXPECT_FALSE(free_sms.withheld);
+  EXPECT_EQ(free_sms.group, "channels-32");
+  EXPECT_EQ(free_sms.profile.env.at("NCCL_MIN_CTAS"), "32");
+  std::string summary = format_tune_summary(free_sms, false);
+  EXPECT_NE(summary.find("measured beside compute (--overlap)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("group channels-32 takes SMs and was measured beside compute (--overlap): deployed"), std::string::npos)
+      << summary;
+
+  const auto costly = [](const std::string& group) { return group == "channels-32" ? 0.3 : 0.02; };
+  const TuneOutputs taxed = tune_results(with_overlap(grid, costly), TuneOptions{});
+  EXPECT_NE(taxed.group, "channels-32");
+  EXPECT_FALSE(taxed.profile.env.count("NCCL_MIN_CTAS"));
+  summary = format_tune_summary(taxed, false);
+  EXPECT_NE(summary.find("group channels-32 wins on collective time alone"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("not on collective + compute"), std::string::npos) << summary;
+
+  // Only where both sides were measured beside compute: points of a sweep without it keep the rule.
+  Results mixed = with_overlap(grid, [](const std::string&) { return 0.0; });
+  for (RunResult& run : mixed.runs)
+    if (run.group != "channels-32")
+      for (PointResult& p : run.points) p.overlap.reset();
+  const TuneOutputs partial = tune_results(mixed, TuneOptions{});
+  ASSERT_TRUE(partial.withheld);
+  EXPECT_EQ(partial.withheld->group, "channels-32");
 }
 
 }  // namespace
