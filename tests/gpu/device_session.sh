@@ -41,9 +41,8 @@
 #           (2 or 4): a real PyTorch job captured, swept with --space default, tuned and verified
 #           on the job itself (verify --job; TUNE_JOB=1 adds tune --job); socket: 2 emulated nodes
 #           (issue #35). STEPS, ROUNDS, SPACE, TUNE_JOB, TUNE_ROUNDS, CANDIDATES, SWEEP_MAX_TIME,
-#           OVERLAP and RESUME pass through. The sweep runs beside a cuBLAS GEMM load (--overlap) by
-#           default where the capture shows compute in a quarter of the step or more (the DDP and
-#           FSDP2 jobs do; "# overlap on/off: ..." in the summary says which); OVERLAP=off/on forces it. STATE_DIR names a folder kept between calls on the same warm machine
+#           OVERLAP and RESUME pass through (OVERLAP=on: the sweep runs beside a cuBLAS GEMM load,
+#           --overlap; off by default). STATE_DIR names a folder kept between calls on the same warm machine
 #           (e.g. /tmp/cctune-state/job_socket) in place of the scratch one: with RESUME=1 the next
 #           call's chain goes on from the stages it finished (capture..verify --job in one call,
 #           tune --job in the next: together they outlast one 10-minute call). STEP_LIMIT (seconds,

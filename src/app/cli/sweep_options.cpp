@@ -11,7 +11,6 @@
 #include "core/sizes.hpp"
 #include "core/units.hpp"
 #include "runtime/plan_check.hpp"
-#include "workload/overlap_default.hpp"
 
 namespace cctune::app {
 
@@ -86,7 +85,7 @@ std::vector<CLI::Option*> add_sweep_options(CLI::App& cmd, SweepArgs& a) {
   add_config_options(cmd, a);
   cmd.add_option("--overlap", a.overlap,
                  "nccl: a cuBLAS GEMM load on every GPU beside each point; tune decides by collective + compute. on (the flag alone) "
-                 "or off; default: on for a --workload whose capture shows compute in a quarter of the step or more (docs/TUNING.md)")
+                 "or off (the default; docs/TUNING.md \"Collectives beside compute\")")
       ->expected(0, 1);
   return shapes;
 }
@@ -145,18 +144,11 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
 }
 
 OverlapChoice parse_overlap(const std::string& text) {
-  if (text == "auto") return OverlapChoice::Auto;
   if (text.empty() || text == "on") return OverlapChoice::On;
   if (text == "off") return OverlapChoice::Off;
   throw UsageError("--overlap '" + text + "' is unknown", "use --overlap (on) or --overlap off");
 }
 
-void apply_overlap_default(SweepPlan& plan, const SweepArgs& args, const workload::WorkloadPlan& job, bool say) {
-  if (plan.backend != BackendChoice::Nccl || parse_overlap(args.overlap) != OverlapChoice::Auto) return;
-  const workload::OverlapDefault d = workload::overlap_default(job);
-  plan.nccl.overlap = d.on;
-  if (say) std::printf("# %s\n", d.why.c_str());
-}
 
 namespace {
 int resolve_test_shared_gpu(const SweepArgs& a) {
@@ -191,7 +183,7 @@ NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   n.point_timeout_s = a.point_timeout_s;
   n.group_timeout_s = a.group_timeout_s;
   n.graph = a.graph;
-  n.overlap = parse_overlap(a.overlap) == OverlapChoice::On;  // auto: a workload sweep decides (overlap_default.hpp)
+  n.overlap = parse_overlap(a.overlap) == OverlapChoice::On;
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
   const std::optional<tuner::search::StrategyKind> strategy =

@@ -46,9 +46,9 @@ struct SweepArgs {  // what the user typed
   double point_timeout_s = 60;
   double group_timeout_s = 0;            // 0: automatic from the number of points
   bool graph = false;
-  // `sweep --overlap [on|off]`: a compute load beside every batch; "auto" (not typed): on for a
-  // workload whose capture shows compute between its calls (overlap_default.hpp), else off.
-  std::string overlap = "auto";
+  // `sweep --overlap [on|off]`: a compute load beside every batch. Off unless asked: see
+  // docs/TUNING.md "Collectives beside compute" for why it is not a workload sweep's default yet.
+  std::string overlap = "off";
   std::string p2p_impl = "native";  // --p2p-impl
   int test_shared_gpu = 0;               // K workers per GPU, each its own NCCL host (0: off)
   std::string configs = "auto";         // in-process configs: auto,ring/simple/16,...
@@ -92,11 +92,8 @@ SweepPlan resolve_settings(const SweepArgs& args, bool nccl_built, bool gpus_pre
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);
 
-// --overlap's value: "on" (or the flag alone), "off", "auto"; anything else is a UsageError.
-enum class OverlapChoice { Auto, On, Off };
+// --overlap's value: "on" (or the flag alone) or "off"; anything else is a UsageError.
+enum class OverlapChoice { On, Off };
 OverlapChoice parse_overlap(const std::string& text);
-// A workload sweep's --overlap when it was not typed (NCCL only): on where the job's capture shows
-// compute in a quarter of its step or more (workload/overlap_default.hpp); `say` prints the line.
-void apply_overlap_default(SweepPlan& plan, const SweepArgs& args, const workload::WorkloadPlan& job, bool say);
 
 }  // namespace cctune::app

@@ -231,7 +231,6 @@ class SweepCommand : public Command {
     job_plan_ = std::move(planned.plan);
     job_settings_ = std::move(planned.settings);
     plan = std::move(planned.sweep);
-    apply_overlap_default(plan, args_, *job_plan_, comm.rank() == 0);  // --overlap not typed: on where the job computes
     if (!args_.dry_run || space) return false;
     agree_on_plan(comm, agreed_settings(plan, settings_parts(space, std::nullopt)));
     if (comm.rank() == 0) std::printf("%s", format_workload_plan(loaded, job, *job_plan_, &plan).c_str());

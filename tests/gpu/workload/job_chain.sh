@@ -18,7 +18,7 @@
 # all-reduce and dist.barrier() after the last step: train_job.py --ending), and nothing tells
 # cctune its steps (no --steps, no CCTUNE_WORKLOAD_STEPS) or shortens its sweep (no --max-time).
 # Settings: STEPS (the job's timed steps, default 20), ROUNDS (verify --job pairs, default 6),
-# OVERLAP (on/off: the sweep's --overlap; default the workload sweep's own), SPACE (default: default), TUNE_ROUNDS (tune --job's pairs for the winner, default ROUNDS),
+# OVERLAP (on/off: the sweep's --overlap; default off), SPACE (default: default), TUNE_ROUNDS (tune --job's pairs for the winner, default ROUNDS),
 # EVAL_EVERY (the job's evaluation all-reduce every M steps, default 0: none), SWEEP_MAX_TIME
 # (only where set: --max-time for the sweep), TUNE_JOB=1 also races the candidates on the job
 # (tune --job, ROUNDS pairs for the winner).
@@ -83,8 +83,7 @@ PY
 job=(python3 -m torch.distributed.run --standalone --nproc-per-node "$gpus" "$here/train_job.py" "$model" --steps "${STEPS:-20}"
      --eval-every "${EVAL_EVERY:-0}" "${emulate[@]}")
 max_time=(); [[ -n ${SWEEP_MAX_TIME:-} ]] && max_time=(--max-time "$SWEEP_MAX_TIME")
-# OVERLAP=on|off: the sweep's --overlap; unset, the workload sweep's default (on where the capture
-# shows compute in a quarter of the step or more: docs/TUNING.md "Collectives beside compute").
+# OVERLAP=on|off: the sweep's --overlap (docs/TUNING.md "Collectives beside compute"); unset, off.
 overlap=(); [[ -n ${OVERLAP:-} ]] && overlap=(--overlap "$OVERLAP")
 # sweep_launch: how the sweep starts; one process (it owns every GPU) except on the one-box hosts.
 sweep_launch=()
