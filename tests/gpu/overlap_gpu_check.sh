@@ -13,22 +13,8 @@
 # Printed: per size, each group's batch_us, compute slowdown and compute_us.
 # Exits 0 with "SKIP: reason" without a GPU or without libcublas; 1 on a failure. NVLS stays off.
 set -u
-bundle=${1:?usage: overlap_gpu_check.sh BUNDLE_DIR OUTPUT_DIR}
-out=${2:?usage: overlap_gpu_check.sh BUNDLE_DIR OUTPUT_DIR}
-export NCCL_NVLS_ENABLE=0
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found"; exit 0; }
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-((ngpu >= 1)) || { echo "SKIP: nvidia-smi finds no GPU"; exit 0; }
-command -v python3 >/dev/null || { echo "FAIL: python3 is needed to read results.json"; exit 1; }
-cctune=$bundle/cctune
-[[ -x $cctune ]] || { echo "FAIL: $cctune not found (build the cctune target)"; exit 1; }
-mkdir -p "$out"
-dir=$out/overlap
-rm -rf "$dir"
-workers=()
-((ngpu >= 2)) || workers=(--test-shared-gpu 2)
-echo "== overlap_gpu_check: $ngpu GPU(s), output in $dir"
+NAME=overlap
+. "$(dirname "$0")/sweep_check_prologue.sh"
 timeout 420 "$cctune" sweep --backend nccl "${workers[@]}" --overlap --collectives allreduce -b 64K -e 64M -f 16 \
   -n 20 -w 5 --max-time 0.3 --env-group channels-32:NCCL_MIN_CTAS=32,NCCL_MAX_CTAS=32 --no-tune -o "$dir" \
   > "$out/overlap_sweep.log" 2>&1

@@ -18,22 +18,8 @@
 # With one GPU the two workers share it (--test-shared-gpu 2: functional only, socket transport).
 # Exits 0 with "SKIP: reason" without a GPU; 1 on a failure. NVLink multicast stays off.
 set -u
-bundle=${1:?usage: register_gpu_check.sh BUNDLE_DIR OUTPUT_DIR}
-out=${2:?usage: register_gpu_check.sh BUNDLE_DIR OUTPUT_DIR}
-export NCCL_NVLS_ENABLE=0
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: nvidia-smi not found"; exit 0; }
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-((ngpu >= 1)) || { echo "SKIP: nvidia-smi finds no GPU"; exit 0; }
-command -v python3 >/dev/null || { echo "FAIL: python3 is needed to read results.json"; exit 1; }
-cctune=$bundle/cctune
-[[ -x $cctune ]] || { echo "FAIL: $cctune not found (build the cctune target)"; exit 1; }
-mkdir -p "$out"
-dir=$out/register
-rm -rf "$dir"
-workers=()
-((ngpu >= 2)) || workers=(--test-shared-gpu 2)
-echo "== register_gpu_check: $ngpu GPU(s), output in $dir"
+NAME=register
+. "$(dirname "$0")/sweep_check_prologue.sh"
 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,REG timeout 420 "$cctune" sweep --backend nccl "${workers[@]}" \
   --collectives allreduce,allgather -b 1M -e 64M -f 4 -c 1 -n 20 -w 5 --max-time 0.3 \
   --env-group register-local:TORCH_NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK=1 -o "$dir" > "$out/register_sweep.log" 2>&1

@@ -1,10 +1,8 @@
-// `--overlap` (docs/TUNING.md "Collectives beside compute"): the lost-compute arithmetic and the
-// results codec of a point's overlap figures.
+// `--overlap` (docs/TUNING.md "Collectives beside compute"): the lost-compute arithmetic (the
+// results codec of a point's figures: results_json_test.cpp).
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
 #include "core/overlap_math.hpp"
-#include "core/results_json.hpp"
 
 using namespace cctune;
 
@@ -33,39 +31,4 @@ TEST(OverlapMath, GemmsOutsideTheWindowAndUnknownsCountNothing) {
   EXPECT_DOUBLE_EQ(compute_us_of(100, 0), 0.0);
   // More lost than covered (a GEMM held off the GPU) is capped at 100x, never infinite.
   EXPECT_NEAR(window_slowdown(0, {1000}, 50, 100), 100.0, 1e-9);
-}
-
-TEST(OverlapResults, RoundTripAndCheckedNumbers) {
-  Results r;
-  RunResult run;
-  run.backend = "nccl";
-  run.group = "default";
-  run.nranks = 2;
-  run.nnodes = 1;
-  PointResult p;
-  p.size_bytes = 1 << 20;
-  p.count = 1 << 18;
-  p.batch_us = 40;
-  p.iter_us.median = 41;
-  p.iter_us.count = 10;
-  p.overlap = PointOverlap{6, 1.25, 8};
-  run.points.push_back(p);
-  PointResult alone = p;
-  alone.overlap.reset();
-  run.points.push_back(alone);
-  r.runs.push_back(run);
-  const nlohmann::json j = r;
-  EXPECT_EQ(j["runs"][0]["points"][0]["overlap"], (nlohmann::json{{"rounds", 6}, {"compute_slowdown", 1.25}, {"compute_us", 8.0}}));
-  EXPECT_FALSE(j["runs"][0]["points"][1].contains("overlap"));  // absent, not null: old outputs unchanged
-  const Results back = parse_results(j.dump(), "r.json");
-  EXPECT_EQ(back.runs[0].points[0].overlap, p.overlap);
-  EXPECT_FALSE(back.runs[0].points[1].overlap);
-  for (const nlohmann::json& bad : {nlohmann::json{{"rounds", 1}, {"compute_slowdown", 0}, {"compute_us", 1}},
-                                    nlohmann::json{{"rounds", 1}, {"compute_slowdown", "1.2"}, {"compute_us", 1}},
-                                    nlohmann::json{{"rounds", 1}, {"compute_slowdown", 1.2}},
-                                    nlohmann::json{{"rounds", -1}, {"compute_slowdown", 1.2}, {"compute_us", 1}}}) {
-    nlohmann::json mangled = j;
-    mangled["runs"][0]["points"][0]["overlap"] = bad;
-    EXPECT_THROW(parse_results(mangled.dump(), "r.json"), UsageError) << bad.dump();
-  }
 }
