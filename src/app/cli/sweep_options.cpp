@@ -149,7 +149,6 @@ OverlapChoice parse_overlap(const std::string& text) {
   throw UsageError("--overlap '" + text + "' is unknown", "use --overlap (on) or --overlap off");
 }
 
-
 namespace {
 int resolve_test_shared_gpu(const SweepArgs& a) {
   const int k = a.test_shared_gpu;
