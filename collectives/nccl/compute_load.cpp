@@ -25,8 +25,7 @@ std::size_t bf16_bytes(std::size_t rows, std::size_t cols) { return 2 * rows * c
 
 }  // namespace
 
-ComputeLoad::ComputeLoad(int device) : stream_(make_stream()), k_(kCalibrateDepth), started_(make_event()) {
-  (void)device;  // the worker's current device: cuBLAS and the buffers follow it
+ComputeLoad::ComputeLoad() : stream_(make_stream()), k_(kCalibrateDepth), started_(make_event()) {
   const CublasCalls& cublas = cublas_calls();
   cublasHandle_t handle = nullptr;
   check_cublas(cublas.create(&handle), "cublasCreate");

@@ -26,21 +26,19 @@ inline constexpr double kMaxQueuedLoadUs = 1e6;  // the most compute enqueued fo
 
 class ComputeLoad {
  public:
-  explicit ComputeLoad(int device);
+  ComputeLoad();  // on the worker's current device: cuBLAS and the buffers follow it
   ~ComputeLoad();  // waits for the stream, then releases the handle
   ComputeLoad(const ComputeLoad&) = delete;
   ComputeLoad& operator=(const ComputeLoad&) = delete;
 
   // Time of one GEMM alone: median spacing of back-to-back GEMMs after unmeasured ones.
   double measure_solo();
-  double solo_us() const { return solo_us_; }
   // Enqueues GEMMs for 1.25 x `expect_us` plus two (at most kMaxQueuedLoadUs), behind a start event.
   // cuBLAS kernels cannot be told to stop, so what is enqueued beyond the batch runs out after it.
   void start(double expect_us);
   // Waits for the GEMMs. With the window's events (complete, on the collective's stream): the
   // compute's slowdown in the window (>= about 1); 0 when it cannot tell (no window, no solo time).
   double finish(cudaEvent_t window_from = nullptr, cudaEvent_t window_to = nullptr);
-  int depth() const { return k_; }
 
  private:
   void gemm();

@@ -68,7 +68,7 @@ int graph_ops_per_replay(int n) {
 NcclBackend::NcclBackend(std::shared_ptr<NcclContext> ctx, bool graph, std::uint64_t send_bytes, std::uint64_t recv_bytes,
                          bool register_buffers, bool overlap)
     : ctx_(std::move(ctx)), graph_(graph), native_(find_native_p2p_calls()) {
-  if (overlap) load_ = std::make_unique<ComputeLoad>(ctx_->device);
+  if (overlap) load_ = std::make_unique<ComputeLoad>();
   if (register_buffers) register_calls_ = find_register_calls(ctx_->dtypes.library_version);
   ensure_capacity(send_bytes, recv_bytes);
   wrong_counter_ = DeviceBuffer(sizeof(unsigned long long));

@@ -18,9 +18,11 @@ bool takes_sms(const std::map<std::string, std::string>& env) {
   return false;
 }
 
+bool sm_cost_unmeasured(const GroupScore& g) { return takes_sms(g.env) && !g.overlap; }
+
 std::optional<WithheldGroup> withheld(const GroupScore& best, bool weighted, double step_us) {
   WithheldGroup w{best.group, best.job_speedup, best.speedup_low, best.speedup_high, {}};
-  if (takes_sms(best.env) && !best.overlap)
+  if (sm_cost_unmeasured(best))
     w.why =
         "it sets the SMs NCCL's kernels take, which the job's compute shares; a sweep of collectives alone cannot see what that "
         "costs the job. Race it on the job: cctune tune RESULTS --job -- <your job>";

@@ -33,6 +33,10 @@ struct WithheldGroup {
 // True when `env` sets a number of CTAs, channels or threads NCCL's kernels run with.
 bool takes_sms(const std::map<std::string, std::string>& env);
 
+// True when `g` takes SMs and its cost to the job's compute is not in its score (it was not
+// measured beside compute, `g.overlap`): collective time alone cannot judge it.
+bool sm_cost_unmeasured(const GroupScore& g);
+
 // The reason `best` (the scores' choice, not the reference) is withheld, or nullopt when it may
 // be deployed: it takes SMs and was not measured beside compute (best.overlap), or the job's
 // weights are known but its step time is not

@@ -1,7 +1,6 @@
 #include "app/cli/sweep_options.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <sstream>
 
@@ -143,9 +142,9 @@ std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph
   return out;
 }
 
-OverlapChoice parse_overlap(const std::string& text) {
-  if (text.empty() || text == "on") return OverlapChoice::On;
-  if (text == "off") return OverlapChoice::Off;
+bool parse_overlap(const std::string& text) {
+  if (text.empty() || text == "on") return true;
+  if (text == "off") return false;
   throw UsageError("--overlap '" + text + "' is unknown", "use --overlap (on) or --overlap off");
 }
 
@@ -182,7 +181,7 @@ NcclSettings resolve_nccl(const SweepArgs& a, const PlanOverrides& over) {
   n.point_timeout_s = a.point_timeout_s;
   n.group_timeout_s = a.group_timeout_s;
   n.graph = a.graph;
-  n.overlap = parse_overlap(a.overlap) == OverlapChoice::On;
+  n.overlap = parse_overlap(a.overlap);
   n.test_shared_gpu = resolve_test_shared_gpu(a);
   n.configs = over.configs ? *over.configs : parse_point_configs(a.configs, a.graph);
   const std::optional<tuner::search::StrategyKind> strategy =
@@ -278,7 +277,7 @@ SweepPlan resolve_settings(const SweepArgs& a, bool nccl_built, bool gpus_presen
     p.space.impls = impls_of(impl);
   } else if (a.test_shared_gpu != 0) {
     throw UsageError("--test-shared-gpu shares GPUs between NCCL workers and needs the NCCL backend", "use --backend nccl");
-  } else if (parse_overlap(a.overlap) == OverlapChoice::On) {
+  } else if (parse_overlap(a.overlap)) {
     throw UsageError("--overlap runs a GPU compute load beside NCCL's collectives and needs the NCCL backend",
                      "use --backend nccl, or drop --overlap");
   }

@@ -92,8 +92,7 @@ SweepPlan resolve_settings(const SweepArgs& args, bool nccl_built, bool gpus_pre
 // the tuner plugin. Throws UsageError naming the bad entry.
 std::vector<PointConfig> parse_point_configs(const std::string& text, bool graph);
 
-// --overlap's value: "on" (or the flag alone) or "off"; anything else is a UsageError.
-enum class OverlapChoice { On, Off };
-OverlapChoice parse_overlap(const std::string& text);
+// --overlap's value: true for "on" (or the flag alone), false for "off"; anything else is a UsageError.
+bool parse_overlap(const std::string& text);
 
 }  // namespace cctune::app

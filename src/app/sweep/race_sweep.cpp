@@ -117,7 +117,7 @@ void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& i
   // (--overlap) it is judged by collective + compute like any group, and raced like one.
   for (const tuner::UndecidedGroup& u : t.undecided.contenders)
     for (const tuner::GroupScore& g : t.groups)
-      if (g.group == u.group && (g.overlap || !tuner::takes_sms(g.env))) state.contenders.push_back(u.group);
+      if (g.group == u.group && !tuner::sm_cost_unmeasured(g)) state.contenders.push_back(u.group);
 }
 
 }  // namespace
