@@ -26,7 +26,7 @@ inline constexpr double kMaxQueuedLoadUs = 1e6;  // the most compute enqueued fo
 
 class ComputeLoad {
  public:
-  ComputeLoad();  // on the worker's current device: cuBLAS and the buffers follow it
+  ComputeLoad();   // on the worker's current device: cuBLAS and the buffers follow it
   ~ComputeLoad();  // waits for the stream, then releases the handle
   ComputeLoad(const ComputeLoad&) = delete;
   ComputeLoad& operator=(const ComputeLoad&) = delete;
