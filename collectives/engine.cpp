@@ -111,6 +111,7 @@ class OverlapRounds {
     o.rounds = static_cast<int>(slowdowns_.size());
     if (!slowdowns_.empty()) o.compute_slowdown = median(slowdowns_);
     o.compute_us = compute_us_of(batch_us, o.compute_slowdown);
+    o.compute_halfwidth_us = compute_halfwidth_us(batch_us, slowdowns_);
     return o;
   }
 

@@ -1,6 +1,9 @@
 #include "core/overlap_math.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "core/statistics.hpp"
 
 namespace cctune {
 
@@ -26,6 +29,14 @@ double window_slowdown(double start_us, const std::vector<double>& ends_us, doub
 double compute_us_of(double collective_us, double slowdown) {
   if (!(slowdown > 0)) return 0;
   return collective_us * (1 - 1 / slowdown);
+}
+
+double compute_halfwidth_us(double collective_us, const std::vector<double>& slowdowns) {
+  if (slowdowns.empty()) return 0;
+  const double centre = compute_us_of(collective_us, median(slowdowns));
+  if (slowdowns.size() < 2) return std::fabs(centre);
+  const auto [low, high] = std::minmax_element(slowdowns.begin(), slowdowns.end());
+  return std::max(centre - compute_us_of(collective_us, *low), compute_us_of(collective_us, *high) - centre);
 }
 
 }  // namespace cctune

@@ -20,4 +20,12 @@ double window_slowdown(double start_us, const std::vector<double>& ends_us, doub
 // 0 for a slowdown that is unknown (<= 0).
 double compute_us_of(double collective_us, double slowdown);
 
+// How far the compute time of one call may lie from compute_us_of(collective_us, median of
+// `slowdowns`): the largest distance to any round's own figure, so that the interval spans every
+// round (for n rounds it holds the true median with probability 1 - 2 x 0.5^n, distribution-free:
+// 75 % at 3, 97 % at 6). Fewer than two rounds prove nothing: the whole compute_us. The GEMMs'
+// figures move from round to round far more than the collective's (on 4 x H200 the same config
+// read 20 and 77 us in two rounds), so a decision by collective + compute must carry this too.
+double compute_halfwidth_us(double collective_us, const std::vector<double>& slowdowns);
+
 }  // namespace cctune

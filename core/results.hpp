@@ -96,10 +96,13 @@ struct RankPlace {
 // rounds, slowest rank per round); compute_us: what the collective's presence added to the
 // compute during one call, batch_us x (1 - 1/compute_slowdown). batch_us + compute_us is what
 // a step that overlaps the call loses. rounds 0: the windows were too short to tell (slowdown 1).
+// compute_halfwidth_us: compute_us's spread over the rounds (core/overlap_math.hpp:
+// compute_halfwidth_us), added to the collective's half-width wherever tune decides.
 struct PointOverlap {
   int rounds = 0;
   double compute_slowdown = 1;
   double compute_us = 0;
+  double compute_halfwidth_us = 0;
   bool operator==(const PointOverlap&) const = default;
 };
 

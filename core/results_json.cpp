@@ -179,8 +179,10 @@ void to_json(json& j, const PointResult& p) {
     if (!p.offered_algos.empty()) j["chosen"]["offered"] = p.offered_algos;
   }
   if (p.overlap)
-    j["overlap"] =
-        json{{"rounds", p.overlap->rounds}, {"compute_slowdown", p.overlap->compute_slowdown}, {"compute_us", p.overlap->compute_us}};
+    j["overlap"] = json{{"rounds", p.overlap->rounds},
+                        {"compute_slowdown", p.overlap->compute_slowdown},
+                        {"compute_us", p.overlap->compute_us},
+                        {"compute_halfwidth_us", p.overlap->compute_halfwidth_us}};
 }
 
 void from_json(const json& j, PointResult& p) {
@@ -240,8 +242,12 @@ void from_json(const json& j, PointResult& p) {
     o.rounds = whole(*it, "rounds", 0, 1 << 24);
     o.compute_slowdown = fields.get<double>("compute_slowdown");
     o.compute_us = fields.get<double>("compute_us");
-    if (!(o.compute_slowdown > 0 && o.compute_slowdown <= 1e6) || !std::isfinite(o.compute_us) || std::fabs(o.compute_us) > 1e12)
-      throw UsageError("point.overlap: compute_slowdown must lie in (0, 1e6] and compute_us be finite", fields.fix());
+    // Files written before the spread was recorded prove nothing about it: the whole compute_us.
+    o.compute_halfwidth_us = it->contains("compute_halfwidth_us") ? fields.get<double>("compute_halfwidth_us") : std::fabs(o.compute_us);
+    if (!(o.compute_slowdown > 0 && o.compute_slowdown <= 1e6) || !std::isfinite(o.compute_us) || std::fabs(o.compute_us) > 1e12 ||
+        !(o.compute_halfwidth_us >= 0 && o.compute_halfwidth_us <= 1e12))
+      throw UsageError("point.overlap: compute_slowdown must lie in (0, 1e6], compute_us be finite and compute_halfwidth_us >= 0",
+                       fields.fix());
     p.overlap = o;
   }
 }

@@ -13,6 +13,7 @@ constexpr int kRows = 8192, kCols = 8192;         // C: 64 Mi outputs, thousands
 constexpr int kMinDepth = 512, kMaxDepth = 8192;  // K, sized to the GPU between these
 constexpr int kCalibrateDepth = 2048;
 constexpr int kSoloWarm = 2, kSoloTimed = 5;
+constexpr int kSoloMin = 4, kSoloMax = 9;                       // after each window: 3..8 timed gaps
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // cuBLAS's recommendation for Hopper
 
 double elapsed_us(cudaEvent_t from, cudaEvent_t to) {
@@ -66,16 +67,18 @@ void ComputeLoad::record_done() {
   ++launched_;
 }
 
-double ComputeLoad::measure_solo() {
+double ComputeLoad::measure_solo() { return time_solo(kSoloWarm + kSoloTimed, kSoloWarm); }
+
+double ComputeLoad::time_solo(int gemms, int untimed) {
   launched_ = 0;
   CCTUNE_CUDA_CHECK(cudaEventRecord(started_.get(), stream_.get()));
-  for (int i = 0; i < kSoloWarm + kSoloTimed; ++i) {
+  for (int i = 0; i < gemms; ++i) {
     gemm();
     record_done();
   }
   CCTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   std::vector<double> gaps;
-  for (int i = kSoloWarm; i < launched_; ++i) gaps.push_back(elapsed_us(done_[i - 1].get(), done_[i].get()));
+  for (int i = std::max(untimed, 1); i < launched_; ++i) gaps.push_back(elapsed_us(done_[i - 1].get(), done_[i].get()));
   std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
   solo_us_ = gaps[gaps.size() / 2];
   // The first GEMM on an idle stream starts a little after the event before it (its launch):
@@ -102,9 +105,19 @@ double ComputeLoad::finish(cudaEvent_t window_from, cudaEvent_t window_to) {
   // Every time from the start event, the earliest of all (recorded before the batch), then
   // shifted to the window's start.
   const double from = elapsed_us(started_.get(), window_from);
+  const double window_us = elapsed_us(started_.get(), window_to) - from;
+  const double start_us = cold_lag_us_ - from;
   std::vector<double> ends;
   for (int i = 0; i < launched_; ++i) ends.push_back(elapsed_us(started_.get(), done_[i].get()) - from);
-  return window_slowdown(cold_lag_us_ - from, ends, elapsed_us(started_.get(), window_to) - from, solo_us_);
+  // The GEMM alone, timed again right now: a GEMM's speed follows the GPU's clock, which a
+  // sustained load lowers and an idle spell raises. Timed once before the point, in a worker
+  // fresh from set-up, it read faster than the loaded GPU could run it, and every point's compute
+  // loss read 2x what the same point showed later in a warm worker (4 x H200, DDP shapes).
+  // Right after the window the GPU is as warm as it was in it; as many GEMMs as the window
+  // overlapped (kSoloMin..kSoloMax) keep this within the batch's own length.
+  const auto overlapped = static_cast<int>(std::count_if(ends.begin(), ends.end(), [&](double e) { return e > 0; }));
+  time_solo(std::clamp(overlapped + 1, kSoloMin, kSoloMax), 1);
+  return window_slowdown(start_us, ends, window_us, solo_us_);
 }
 
 }  // namespace cctune::nccl_detail

@@ -8,7 +8,8 @@
 // 4096-8192). cuBLAS is loaded at run time (cublas_calls.hpp).
 //
 // Measuring: an event before the first GEMM and one after each. A GEMM's duration under load
-// minus its duration alone (solo_us, per point) is the compute time the collective cost it; the
+// minus its duration alone (solo_us, timed again right after each window: the clock the GPU
+// runs at moves with its load) is the compute time the collective cost it; the
 // GEMMs that overlap the collective's window (the per-operation batch's first and last events)
 // sum to the compute time lost in that window (core/overlap_math.hpp: window_slowdown).
 #include <cuda_runtime.h>
@@ -43,6 +44,7 @@ class ComputeLoad {
  private:
   void gemm();
   void record_done();
+  double time_solo(int gemms, int untimed);  // median gap of `gemms` back-to-back GEMMs, the first `untimed` left out
   struct HandleDeleter {
     void operator()(cublasHandle_t h) const noexcept { (void)cublas_calls().destroy(h); }
   };

@@ -131,7 +131,7 @@ void NcclBackend::prepare(const PointSpec& spec) {
   if (!why_not.empty()) throw RuntimeFailure("NCCL backend asked to run an unsupported point: " + why_not);
   graphs_.clear();
   spec_ = spec;
-  if (load_) {  // the compute alone, just before the point (clocks drift over a sweep)
+  if (load_) {  // the compute alone: sizes the first batch's load (finish() times it again per window)
     load_->measure_solo();
     load_us_per_op_ = 0;
   }

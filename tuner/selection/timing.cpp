@@ -18,6 +18,7 @@ Timing timing_of(const PointResult& point) {
     t.overlap = true;
     t.compute_us = point.overlap->compute_us;
     t.time_us += t.compute_us;
+    t.halfwidth_us += point.overlap->compute_halfwidth_us;  // both may err the same way: summed
   }
   return t;
 }

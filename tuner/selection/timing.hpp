@@ -17,7 +17,7 @@ struct Timing {
 };
 
 // From a point: iter_us.median (batch_us when there are no per-iteration samples), plus the
-// point's overlap.compute_us where it has one (the half-width stays the collective's), and
+// point's overlap.compute_us where it has one (and its compute_halfwidth_us in the half-width), and
 // rel_noise x median; when rel_noise is unknown (0 or not finite) 1.96 stddev / sqrt(n);
 // with fewer than two samples the half-width is the time itself (nothing can be proven).
 Timing timing_of(const PointResult& point);

@@ -32,3 +32,12 @@ TEST(OverlapMath, GemmsOutsideTheWindowAndUnknownsCountNothing) {
   // More lost than covered (a GEMM held off the GPU) is capped at 100x, never infinite.
   EXPECT_NEAR(window_slowdown(0, {1000}, 50, 100), 100.0, 1e-9);
 }
+
+TEST(OverlapMath, TheComputesHalfWidthSpansEveryRound) {
+  // Slowdowns 1.25 (median), 1.1, 1.5 on a 300 us collective: 60 us at the median, 27.3 and
+  // 100 us at the ends; the interval must reach the farther one.
+  EXPECT_NEAR(compute_halfwidth_us(300, {1.1, 1.25, 1.5}), 40.0, 1e-9);
+  EXPECT_NEAR(compute_halfwidth_us(300, {1.25, 1.25, 1.25}), 0.0, 1e-12);  // steady rounds
+  EXPECT_NEAR(compute_halfwidth_us(300, {1.25}), 60.0, 1e-9);              // one round proves nothing
+  EXPECT_DOUBLE_EQ(compute_halfwidth_us(300, {}), 0.0);                    // no round told
+}
