@@ -21,7 +21,8 @@
 #      multiple of 16 B x NGPUS: nccl-tests rounds a rank's block down to 16 B, cctune to one element,
 #      so other sizes would not be the same operation; a geometric series with an integer factor runs
 #      as one nccl-tests process per collective (-b/-e/-f), any other list as one per size),
-#      ITERS (-n, default 20), WARMUP (-w, default 5), RUNS (default 5),
+#      ITERS (-n, default 200: nccl-tests' batch starts right after a barrier, a cost per batch
+#      of 20-60 us that -n 20 spreads as 1-3 us over every call; docs/PERFORMANCE.md), WARMUP (-w, default 5), RUNS (default 5),
 #      NT_CYCLES (nccl-tests -N: batches per size in one process, whose median is that run's figure,
 #      as cctune's is the median of its rounds; 1 is nccl-tests' own default; default 10),
 #      MAX_TIME (cctune --max-time, default 1), NGPUS (default: every GPU nvidia-smi lists),
@@ -39,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 NT_DIR=${1:?usage: bench/nccl_tests_side_by_side.sh NCCL_TESTS_DIR [OUTPUT_DIR]}
 env_defaults COLLS=allreduce,allgather,reducescatter,broadcast,reduce,alltoall,gather,scatter,sendrecv
 env_defaults SIZES=256,4096,65536,1048576,16777216,268435456 P2P_IMPL=native NT_SUFFIX= NT_SPAN=series
-env_defaults ITERS=20 WARMUP=5 RUNS=5 NT_CYCLES=10 NT_CHECK=1 MAX_TIME=1 CCTUNE="$here/../build/cctune"
+env_defaults ITERS=200 WARMUP=5 RUNS=5 NT_CYCLES=10 NT_CHECK=1 MAX_TIME=1 CCTUNE="$here/../build/cctune"
 bad() { echo "nccl_tests_side_by_side: $*" >&2; exit 2; }
 case "$P2P_IMPL" in native | grouped) ;; *) bad "P2P_IMPL='$P2P_IMPL' is not native or grouped" ;; esac
 case "$NT_CHECK" in 0 | 1) ;; *) bad "NT_CHECK='$NT_CHECK' is not 0 or 1" ;; esac

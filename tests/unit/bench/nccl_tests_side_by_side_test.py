@@ -192,7 +192,8 @@ def run_script(tmp, nt_dir, bin_dir, env, out="out"):
     times = {c: {str(s): t for s, t in oop_medians(c).items()} for c in COLLS}
     full = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "CCTUNE": f"{bin_dir}/cctune", "STUB_LOG": log,
             "STUB_TIMES": json.dumps(times), "STUB_RATIO": "{}", "COLLS": ",".join(COLLS),
-            "SIZES": ",".join(map(str, SIZES)), "NT_CYCLES": "3", "RUNS": "2", **env}
+            "SIZES": ",".join(map(str, SIZES)), "NT_CYCLES": "3", "RUNS": "2",
+            "ITERS": "20", **env}  # the fixtures' -n (the script's default is 200)
     r = subprocess.run(["bash", SCRIPT, nt_dir, f"{tmp}/{out}"], capture_output=True, text=True, env=full)
     calls = open(log).read() if os.path.exists(log) else ""
     return r.returncode, r.stdout + r.stderr, calls
