@@ -5,7 +5,11 @@
 namespace cctune::app {
 
 std::string changed_nothing(const tuner::Profile& profile, const std::optional<workload::TunerReport>& report) {
-  return profile.env.empty() ? rules_inert(report) : std::string();
+  if (!profile.env.empty()) return {};
+  // tune keeps NCCL's defaults where nothing beats them beyond noise: the report's counts would
+  // then blame the job's communicators for rules that do not exist.
+  if (profile.rules.empty()) return "the profile sets nothing (no NCCL environment, no rules: tune kept NCCL's defaults)";
+  return rules_inert(report);
 }
 
 std::string rules_inert(const std::optional<workload::TunerReport>& report) {

@@ -123,6 +123,7 @@ if os.path.exists(out("r7", "verify_job.json")):
 # R8: a profile that changes nothing in the job says so after one pair, whatever the reason.
 for name, profile, env, reason in [
         ("other_ranks", dict(base, env={}), {}, "no rule of the profile is for the job's communicators"),
+        ("empty", dict(base, env={}, rules=[]), {}, "the profile sets nothing"),
         ("other_nccl", dict(rules_here, provenance=dict(rules_here["provenance"], nccl_version="2.3.0")), {"TEST_JOB_NCCL_VERSION": "22809"},
          "the tuner did not use the profile"),
         ("no_tuner", rules_here, {}, "NCCL did not load cctune's tuner")]:
