@@ -3,9 +3,9 @@
 // rules the job's tuner never applied, and which sets no environment, runs NCCL's defaults on
 // both sides: its race reads "same", which says nothing about the profile. The tuner half of the
 // library records what it did in each process (workload::TunerReport, in the profiler files),
-// so the profile side's first run tells: the profile sets nothing at all, NCCL never loaded cctune's tuner, the tuner refused the
-// profile (another NCCL version, another topology), no rule was for the job's communicators, or
-// no call was steered. docs/WORKLOAD.md "Verify on the job".
+// so the profile side's first run tells: the profile sets nothing at all, NCCL never loaded
+// cctune's tuner, the tuner refused the profile (another NCCL version, another topology), no rule
+// was for the job's communicators, or no call was steered. docs/WORKLOAD.md "Verify on the job".
 #include <optional>
 #include <string>
 
