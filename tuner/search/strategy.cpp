@@ -74,14 +74,12 @@ std::vector<std::size_t> SuccessiveHalving::ranked(std::size_t limit) const {
     if (usable(round_results_[c])) order.push_back(c);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return round_results_[a]->time_us < round_results_[b]->time_us; });
-  if (order.size() <= limit) return order;
-  std::vector<std::size_t> kept(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(limit));
-  const Measurement& last = *round_results_[kept.back()];
-  const auto cap = static_cast<std::size_t>(std::ceil(static_cast<double>(limit) * options_.overlap_cap));
-  for (std::size_t i = limit; i < order.size() && kept.size() < cap; ++i) {
-    const Measurement& m = *round_results_[order[i]];
-    if (m.time_us - m.halfwidth_us < last.time_us + last.halfwidth_us) kept.push_back(order[i]);
-  }
+  std::vector<CostInterval> intervals;
+  for (std::size_t c : order)
+    intervals.push_back(
+        {round_results_[c]->time_us - round_results_[c]->halfwidth_us, round_results_[c]->time_us + round_results_[c]->halfwidth_us});
+  std::vector<std::size_t> kept;
+  for (std::size_t i : survivors(intervals, limit, options_.overlap_cap)) kept.push_back(order[i]);
   return kept;
 }
 

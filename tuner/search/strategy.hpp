@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tuner/search/survivors.hpp"
+
 namespace cctune::tuner::search {
 
 // How a sweep chooses what to measure: the one spelling for --strategy, space files, the
@@ -70,8 +72,8 @@ struct HalvingOptions {
   std::size_t min_keep = 3;    // ...but at least this many
   std::size_t final_keep = 2;  // candidates measured at full length
   // Survivors of a cut also include candidates whose interval overlaps the last kept
-  // one's (noise protection), up to this factor times the nominal number.
-  double overlap_cap = 1.5;
+  // one's (noise protection), up to this factor times the nominal number (survivors.hpp).
+  double overlap_cap = default_overlap_cap;
   std::size_t seeds = 2;       // best candidates of the previous size skip the first cut
   // A candidate screened this many times slower than the best, and clearly further behind than
   // at the size before, is not screened at the sizes after it (0: never). Falling further behind as

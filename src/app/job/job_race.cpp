@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/worker_process.hpp"
+#include "tuner/search/survivors.hpp"
 
 namespace cctune::app {
 namespace {
@@ -139,12 +140,16 @@ AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_
   return analyze_pair(s, AbOptions{.tolerance = tolerance, .confidence = confidence});
 }
 
-std::size_t halving_survivors(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& ranked, int pairs, int rounds) {
-  std::size_t keep = (ranked.size() + 1) / 2;
-  if (pairs >= rounds) return keep;
-  const auto verdict = [&](std::size_t i) { return job_verdict(ranked[i].first, ranked[i].second, 0); };
-  while (keep < ranked.size() && verdict(keep).ci_high >= verdict(keep - 1).speedup) ++keep;
-  return keep;
+std::vector<std::size_t> halving_survivors(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& ranked, int pairs,
+                                           int rounds) {
+  const std::size_t half = (ranked.size() + 1) / 2;
+  // A speedup is better larger: negated, its interval is a cost's.
+  std::vector<tuner::search::CostInterval> intervals;
+  for (const auto& [a_ms, b_ms] : ranked) {
+    const AbRow v = job_verdict(a_ms, b_ms, 0);
+    intervals.push_back({-v.ci_high, -v.ci_low});
+  }
+  return tuner::search::survivors(intervals, half, pairs >= rounds ? 1.0 : tuner::search::default_overlap_cap);
 }
 
 CLI::Option* add_job_options(CLI::App& cmd, bool& job, JobArgs& args) {

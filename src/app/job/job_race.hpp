@@ -102,14 +102,15 @@ class JobRace {
 // its median and distribution-free interval (ab_analysis.hpp).
 AbRow job_verdict(const std::vector<double>& a_ms, const std::vector<double>& b_ms, double tolerance, double confidence = 0.95);
 
-// tune --job's successive-halving cut with noise protection: `ranked` holds each candidate's
-// pairs (defaults' step, the candidate's), best median speedup first; returns how many stay.
-// Half (rounded up) stay; after a stage short of `rounds` pairs, a candidate below the cut also
-// stays while the high end of its interval (its best pair, with few pairs) reaches the median of
-// the last one kept: over sockets on 4xH200 one profile's steps ran 12-18 ms and another's
+// tune --job's successive-halving cut: `ranked` holds each candidate's pairs (defaults' step, the
+// candidate's), best median speedup first; returns the indices that stay, in order. Half (rounded
+// up) stay; while a stage has fewer than `rounds` pairs, the sweep's survivors rule
+// (tuner/search/survivors.hpp) adds those whose paired interval reaches the last kept one's, up
+// to 1.5x the half: over sockets on 4xH200 one profile's steps ran 12-18 ms and another's
 // 14-26 ms, and a cut at 2 pairs was decided by 0.03 in the medians. From `rounds` pairs on,
 // the medians alone cut.
-std::size_t halving_survivors(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& ranked, int pairs, int rounds);
+std::vector<std::size_t> halving_survivors(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& ranked, int pairs,
+                                           int rounds);
 
 // A side's or candidate's name as one directory name: at most 64 characters, anything but
 // [A-Za-z0-9-] as '_' (names come from the results file: no '/', no "..").

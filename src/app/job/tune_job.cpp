@@ -11,6 +11,7 @@
 #include "runtime/signals.hpp"
 #include "runtime/worker_process.hpp"
 #include "tuner/export/outputs.hpp"
+#include "tuner/search/survivors.hpp"
 
 namespace cctune::app {
 namespace {
@@ -89,11 +90,14 @@ void write_summary(const TuneJobRequest& r, const std::string& dir, const RaceBa
 namespace {
 
 // Stages of 2, 4, 8... pairs per survivor, then the winner topped up to --rounds pairs; at most
-// every candidate stays until the stages reach --rounds pairs (noise protection).
+// 1.5x the half stays until the stages reach --rounds pairs (noise protection, halving_survivors).
 int planned_runs(std::size_t candidates, int rounds) {
   int planned = 0;
-  for (std::size_t n = candidates, pairs = 2; n > 1; n = static_cast<int>(pairs) >= rounds ? (n + 1) / 2 : n, pairs *= 2)
+  for (std::size_t n = candidates, pairs = 2; n > 1; pairs *= 2) {
     planned += static_cast<int>(2 * n * pairs);
+    const std::size_t half = (n + 1) / 2;
+    n = static_cast<int>(pairs) >= rounds ? half : std::min(n, tuner::search::most_survivors(half, tuner::search::default_overlap_cap));
+  }
   return planned + 2 * rounds;
 }
 
@@ -131,7 +135,9 @@ Candidate& race_candidates(JobRace& race, const AbSide& defaults, std::vector<Ca
                      [](const Candidate* x, const Candidate* y) { return x->median_speedup() > y->median_speedup(); });
     std::vector<std::pair<std::vector<double>, std::vector<double>>> ranked;
     for (const Candidate* c : alive) ranked.emplace_back(c->a_ms, c->b_ms);
-    alive.resize(halving_survivors(ranked, pairs, rounds));
+    std::vector<Candidate*> kept;
+    for (std::size_t i : halving_survivors(ranked, pairs, rounds)) kept.push_back(alive[i]);
+    alive = std::move(kept);
     std::printf("# stage of %d pairs: %zu left (best %s, median speedup %.3f)\n", pairs, alive.size(),
                 text::terminal_text(alive[0]->name).c_str(), alive[0]->median_speedup());
   }
