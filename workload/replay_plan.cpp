@@ -92,7 +92,7 @@ class ShapePool {
 struct Entry {
   std::uint64_t position = 0;  // first_call (shape order where none is recorded)
   bool grouped = false;
-  std::vector<ReplayCall> calls;
+  std::vector<CapturedCall> calls;
 };
 
 // The communicator's collective-only groups, each at its earliest member's position, their
@@ -156,7 +156,7 @@ void plan_communicator(const Communicator& c, double steps, ReplayStep& step) {
     return a.position != b.position ? a.position < b.position : a.grouped && !b.grouped;
   });
   for (Entry& e : entries) {
-    for (ReplayCall& call : e.calls) {
+    for (CapturedCall& call : e.calls) {
       if (e.grouped) call.group = step.groups;
       step.calls.push_back(std::move(call));
     }
@@ -175,7 +175,7 @@ std::size_t ReplayStep::largest() const {
 
 PointStep ReplayStep::issued() const {
   PointStep out;
-  for (const ReplayCall& c : calls)
+  for (const CapturedCall& c : calls)
     out.calls.push_back({c.shape.collective, c.shape.dtype, c.shape.op.value_or(ReduceOp::Sum), c.shape.root.value_or(0), c.shape.count,
                          static_cast<int>(c.repeats), c.group});
   if (calls.empty()) return out;
@@ -211,7 +211,7 @@ std::string format_replay(const ReplayStep& step) {
   std::string lines;
   std::size_t alone = 0;
   for (std::size_t i = 0; i < step.calls.size();) {
-    const ReplayCall& c = step.calls[i];
+    const CapturedCall& c = step.calls[i];
     std::size_t end = i + 1;
     while (c.group >= 0 && end < step.calls.size() && step.calls[end].group == c.group) ++end;
     lines += "  " + std::to_string(c.repeats) + " x ";

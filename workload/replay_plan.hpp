@@ -12,7 +12,9 @@
 
 namespace cctune::workload {
 
-struct ReplayCall {
+// A captured call as replay prints and records it (its communicator, its bytes); the workers
+// issue core's ReplayCall (core/point_space.hpp), which ReplayStep::issued() gives.
+struct CapturedCall {
   std::string communicator;
   CallShape shape;
   // Calls of this shape per step, issued back to back; a group's members carry the group's
@@ -25,7 +27,7 @@ struct ReplayCall {
 
 struct ReplayStep {
   int nranks = 0;
-  std::vector<ReplayCall> calls;   // in issue order
+  std::vector<CapturedCall> calls;  // in issue order
   int groups = 0;                  // distinct group indices among `calls`
   bool capture_order = false;      // true: ordered by first_call; false: by shape (no order recorded)
   std::vector<std::string> notes;  // what was left out or rounded, one line each

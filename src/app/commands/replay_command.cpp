@@ -47,7 +47,7 @@ void put_step_in_plan(const wl::ReplayStep& step, SweepPlan& plan) {
     throw UsageError("the step holds " + std::to_string(step.calls.size()) + " call shapes, more than replay issues (" +
                          std::to_string(runtime::kMaxReplayCalls) + ")",
                      "replay a workload with fewer shapes (cctune workload import of fewer ranks' captures)");
-  for (const wl::ReplayCall& c : step.calls)
+  for (const wl::CapturedCall& c : step.calls)
     if (c.repeats > static_cast<std::uint64_t>(runtime::kMaxReplayRepeats))
       throw UsageError("a call shape runs " + std::to_string(c.repeats) + " times per step, more than replay issues (" +
                            std::to_string(runtime::kMaxReplayRepeats) + ")",
