@@ -39,13 +39,31 @@ double first_max_time(const RaceBudget& budget, std::size_t groups, std::size_t 
   return std::clamp(share, 0.01, std::max(0.01, budget.max_time_s));
 }
 
-double predicted_round_s(const std::map<std::string, RoundCost>& costs, const std::vector<std::string>& groups, double max_time_s) {
+std::vector<JobPoint> race_focus(const std::vector<ShapeWidth>& widths, double share) {
+  std::vector<ShapeWidth> sorted = widths;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const ShapeWidth& a, const ShapeWidth& b) { return a.width_us > b.width_us; });
+  double total = 0;
+  for (const ShapeWidth& w : sorted) total += std::max(0.0, w.width_us);
+  if (!(total > 0)) return {};
+  std::vector<JobPoint> out;
+  double carried = 0;
+  for (const ShapeWidth& w : sorted) {
+    if (!out.empty() && carried >= share * total) break;
+    out.push_back(w.shape);
+    carried += std::max(0.0, w.width_us);
+  }
+  if (out.size() == widths.size()) return {};
+  return out;
+}
+
+double predicted_round_s(const std::map<std::string, RoundCost>& costs, const std::vector<std::string>& groups, double max_time_s,
+                         std::size_t points) {
   double total = 0;
   for (const std::string& g : groups) {
     const auto it = costs.find(g);
     if (it == costs.end()) continue;
     const RoundCost& c = it->second;
-    total += c.startup_s + static_cast<double>(c.points) * (fixed_per_point(c) + max_time_s);
+    total += c.startup_s + static_cast<double>(points > 0 ? points : c.points) * (fixed_per_point(c) + max_time_s);
   }
   return total;
 }
@@ -53,14 +71,16 @@ double predicted_round_s(const std::map<std::string, RoundCost>& costs, const st
 RaceStep next_race_round(const RaceState& s, const RaceBudget& b) {
   const double left = b.budget_s - s.elapsed_s;
   if (!s.contenders.empty() && !s.variants_done) {
-    RaceRound r{s.round + 1, {s.reference}, std::min(2 * s.max_time_s, 8 * b.max_time_s), false};
+    RaceRound r{s.round + 1, {s.reference}, std::min(2 * s.max_time_s, 8 * b.max_time_s), false, s.focus};
     if (s.chosen != s.reference) r.groups.push_back(s.chosen);
     for (const std::string& g : s.contenders)
       if (std::find(r.groups.begin(), r.groups.end(), g) == r.groups.end()) r.groups.push_back(g);
-    const double need = predicted_round_s(s.costs, r.groups, r.max_time_s);
+    const double need = predicted_round_s(s.costs, r.groups, r.max_time_s, s.focus.empty() ? 0 : s.focus_points);
+    const std::string where =
+        s.focus.empty() ? "" : " on the " + std::to_string(s.focus.size()) + " shape(s) that carry most of their intervals";
     if (r.max_time_s > s.max_time_s && need <= left)
-      return {r, std::to_string(s.contenders.size()) + " group(s) still undecided: again beside the reference at " + seconds(r.max_time_s) +
-                     " a point (about " + seconds(need) + ")"};
+      return {r, std::to_string(s.contenders.size()) + " group(s) still undecided: again beside the reference" + where + " at " +
+                     seconds(r.max_time_s) + " a point (about " + seconds(need) + ")"};
   }
   if (s.variants_done || b.variant_points == 0)
     return {std::nullopt,
@@ -74,15 +94,16 @@ RaceStep next_race_round(const RaceState& s, const RaceBudget& b) {
   if (cap < b.max_time_s / 10)
     return {std::nullopt, "no budget left for the " + std::to_string(b.variant_points) + " algorithm/protocol/channel points of group " +
                               s.chosen + " (a larger --budget-s measures them)"};
-  return {RaceRound{s.round + 1, {s.chosen}, cap, true}, "the " + std::to_string(b.variant_points) +
-                                                             " algorithm/protocol/channel points of group " + s.chosen + " at " +
-                                                             seconds(cap) + " a point"};
+  return {RaceRound{s.round + 1, {s.chosen}, cap, true, {}}, "the " + std::to_string(b.variant_points) +
+                                                                 " algorithm/protocol/channel points of group " + s.chosen + " at " +
+                                                                 seconds(cap) + " a point"};
 }
 
 void to_json(nlohmann::json& j, const RaceStep& step) {
   j = {{"why", step.why}, {"next", nullptr}};
   if (const auto& r = step.next)
-    j["next"] = {{"round", r->round}, {"groups", r->groups}, {"max_time_s", r->max_time_s}, {"variants", r->variants}};
+    j["next"] = {
+        {"round", r->round}, {"groups", r->groups}, {"max_time_s", r->max_time_s}, {"variants", r->variants}, {"shapes", r->shapes}};
 }
 
 void from_json(const nlohmann::json& j, RaceStep& step) {
@@ -91,7 +112,7 @@ void from_json(const nlohmann::json& j, RaceStep& step) {
   const nlohmann::json& n = j.at("next");
   if (n.is_null()) return;
   step.next = RaceRound{n.at("round").get<int>(), n.at("groups").get<std::vector<std::string>>(), n.at("max_time_s").get<double>(),
-                        n.at("variants").get<bool>()};
+                        n.at("variants").get<bool>(), n.at("shapes").get<std::vector<JobPoint>>()};
 }
 
 }  // namespace cctune::tuner::search

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/job_point.hpp"
+
 namespace cctune::tuner::search {
 
 // How close a group's settings are to this job's transport: groups that exist for it
@@ -46,6 +48,23 @@ struct RaceBudget {
 // start-up guess per group, at most the space's cap and at least 10 ms.
 double first_max_time(const RaceBudget& budget, std::size_t groups, std::size_t points_per_group, double startup_guess_s);
 
+// One call shape of the sweep and how much of the race's undecided intervals it carries: the
+// sum, over the undecided groups (and tune's choice), of weight x (the reference's half-width
+// + the group's half-width) at that shape (tuner/selection/group_score.hpp's total_of).
+struct ShapeWidth {
+  JobPoint shape;
+  double width_us = 0;
+};
+
+// The share of the undecided intervals' width a later round measures again: the shapes that
+// carry it, widest first, stop once they reach it.
+inline constexpr double kRaceFocusShare = 0.9;
+
+// The shapes a later round measures again: widest first until they carry `share` of the whole
+// width (at least one). Empty, meaning every shape, when they all would be, or when nothing has
+// a width (no weights known yet).
+std::vector<JobPoint> race_focus(const std::vector<ShapeWidth>& widths, double share = kRaceFocusShare);
+
 struct RaceState {
   int round = 0;                           // the round just measured
   double elapsed_s = 0;                    // since the race began
@@ -53,6 +72,8 @@ struct RaceState {
   std::map<std::string, RoundCost> costs;  // per group, its last round
   std::string reference, chosen;           // tune's reference and choice so far
   std::vector<std::string> contenders;     // still undecided, best first
+  std::vector<JobPoint> focus;             // the shapes the next round measures (race_focus; empty: all)
+  std::size_t focus_points = 0;            // points a group measures with that focus (0: as in its last round)
   bool variants_done = false;
 };
 
@@ -61,6 +82,9 @@ struct RaceRound {
   std::vector<std::string> groups;
   double max_time_s = 0;
   bool variants = false;  // the forced configs, in groups.front() alone
+  // Later rounds: only these call shapes (where the undecided intervals' width lies, race_focus);
+  // the others keep their earlier readings. Empty: every shape (round 0, the variants, a grid).
+  std::vector<JobPoint> shapes;
 };
 
 struct RaceStep {
@@ -75,7 +99,9 @@ void to_json(nlohmann::json& j, const RaceStep& step);
 void from_json(const nlohmann::json& j, RaceStep& step);
 
 // What a round of `groups` at `max_time_s` a point should take, from their last rounds: their
-// start-up, and their measuring time scaled by the caps (points stop at the cap or earlier).
-double predicted_round_s(const std::map<std::string, RoundCost>& costs, const std::vector<std::string>& groups, double max_time_s);
+// start-up, and their measuring time scaled by the caps (points stop at the cap or earlier), for
+// `points` points a group (0: as many as in its last round).
+double predicted_round_s(const std::map<std::string, RoundCost>& costs, const std::vector<std::string>& groups, double max_time_s,
+                         std::size_t points = 0);
 
 }  // namespace cctune::tuner::search

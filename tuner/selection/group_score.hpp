@@ -61,6 +61,9 @@ struct GroupScore {
   // are collective + compute (the job's cost); collective_speedup is the collectives' alone.
   bool overlap = false;
   double collective_speedup = 0;
+  // Each size's pair as weighed: where the interval's width lies (the race measures those
+  // shapes again, tuner/search/race.hpp).
+  std::vector<GroupTerm> terms;
 };
 
 struct WeightedTotal {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "core/collective_traits.hpp"
 #include "core/error.hpp"
@@ -166,7 +167,7 @@ std::vector<ProfileRule> rules_from(const Decisions& decisions, std::vector<int>
 GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, const std::vector<Decisions>& per_group,
                        const TuneOptions& options, const std::map<SizeKey, double>& weights) {
   const Decisions& ref_decisions = per_group[ref];
-  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, weights.size(), 0, 0, 0, false, 0, 0, {}};
+  GroupScore score{set.groups[g].name, set.groups[g].env, true, "", 0, weights.size(), 0, 0, 0, false, 0, 0, {}, false, 0, {}};
   double log_sum = 0;
   std::vector<GroupTerm> terms;
   for (const auto& [key, weight] : weights) {
@@ -193,6 +194,7 @@ GroupScore score_group(const CandidateSet& set, std::size_t g, std::size_t ref, 
   score.costs = total.costs;
   score.overlap = measured_beside_compute(terms);
   score.collective_speedup = collective_speedup_of(terms);
+  score.terms = std::move(terms);
   return score;
 }
 

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <variant>
 
+#include "app/sweep/race_plan.hpp"
 #include "comm/rank_comm_typed.hpp"
 #include "core/error.hpp"
 #include "core/race_rounds.hpp"
@@ -75,23 +77,6 @@ tuner::search::RaceTier tier_of(const tuner::GroupSpec& g) {
   return has(GroupRequirement::Net) ? tuner::search::RaceTier::Network : tuner::search::RaceTier::Any;
 }
 
-// The plan of one round: its groups in its order, NCCL's own choice only (or every config in the
-// variants round, with the space's strategy: NCCL's own choice is measured again beside the
-// forced ones, back to back at each size, as the rules are decided against it), its time cap a point.
-runtime::SweepPlan round_plan(const runtime::SweepPlan& plan, const RaceRound& r) {
-  runtime::SweepPlan out = plan;
-  out.nccl.groups.clear();
-  for (const std::string& name : r.groups)
-    for (const runtime::ConfigGroup& g : plan.nccl.groups)
-      if (g.label == name) out.nccl.groups.push_back(g);
-  if (!r.variants) {
-    out.nccl.configs.resize(1);
-    out.nccl.strategy = tuner::search::StrategyKind::Exhaustive;
-  }
-  out.measure.stop.max_time_s = r.max_time_s;
-  return out;
-}
-
 // Rank 0, after a round: what it cost per group, and where the race stands.
 void record_round(RaceState& state, const RaceLedger& ledger, const RaceRound& done) {
   for (const RunResult& run : ledger.runs)
@@ -103,7 +88,7 @@ void record_round(RaceState& state, const RaceLedger& ledger, const RaceRound& d
 }
 
 // Rank 0: tune's reading of every point so far: its reference, its choice and the undecided.
-void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& in) {
+void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& in, const runtime::SweepPlan& plan) {
   Results so_far;
   so_far.meta = in.meta;
   so_far.runs = ledger.runs;
@@ -118,6 +103,9 @@ void score_round(RaceState& state, const RaceLedger& ledger, const RaceInputs& i
   for (const tuner::UndecidedGroup& u : t.undecided.contenders)
     for (const tuner::GroupScore& g : t.groups)
       if (g.group == u.group && !tuner::sm_cost_unmeasured(g)) state.contenders.push_back(u.group);
+  std::vector<std::string> racing = state.contenders;
+  if (state.chosen != state.reference) racing.push_back(state.chosen);
+  state.focus = race_focus_of(plan, t, racing);
 }
 
 }  // namespace
@@ -147,7 +135,7 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
   const auto& groups = plan.nccl.groups;
   state.reference = state.chosen = groups[tuner::reference_index(groups, [](const runtime::ConfigGroup& g) { return g.label; })].label;
   tuner::search::RaceBudget budget{in.budget_s, plan.measure.stop.max_time_s, 0};
-  RaceRound round{0, tuner::search::race_order(arms, state.reference), 0, false};
+  RaceRound round{0, tuner::search::race_order(arms, state.reference), 0, false, {}};
   const std::size_t per_group = runtime::enumerate_points(round_plan(plan, round), job.shape().nranks).size();
   round.max_time_s = tuner::search::first_max_time(budget, round.groups.size(), per_group, 3.0);
   if (plan.nccl.configs.size() > 1) {
@@ -179,12 +167,15 @@ runtime::SweepOutcome run_race(Session& session, const runtime::NcclJob& job, co
       std::string why;
       record_round(state, ledger, round);
       try {
-        score_round(state, ledger, in);
+        score_round(state, ledger, in, plan);
+        RaceRound focused{0, {state.reference}, 0, false, state.focus};
+        state.focus_points = state.focus.empty() ? 0 : runtime::enumerate_points(round_plan(plan, focused), job.shape().nranks).size();
       } catch (const std::exception& e) {
         // Nothing tune can score (every group failed, or no NCCL default to compare with): no
         // group is in the race any more; the variants still run in the reference.
         why = std::string("no scores (") + e.what() + "); ";
         state.contenders.clear();
+        state.focus.clear();
         state.chosen = state.reference;
       }
       step = tuner::search::next_race_round(state, budget);

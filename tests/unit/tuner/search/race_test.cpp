@@ -99,16 +99,49 @@ TEST(NextRaceRound, TheCapStopsDoublingAtEightTimesTheSpaces) {
 TEST(PredictedRoundS, StartupPlusPointsAtTheNewCap) {
   std::map<std::string, RoundCost> costs{{"a", RoundCost{2.0, 3.0, 4, 0.5}}};  // 0.25 s a point beyond the cap
   EXPECT_NEAR(predicted_round_s(costs, {"a", "unknown"}, 1.0), 2.0 + 4 * 1.25, 1e-9);
+  EXPECT_NEAR(predicted_round_s(costs, {"a"}, 1.0, 1), 2.0 + 1 * 1.25, 1e-9) << "a focused round: its own point count";
+}
+
+JobPoint shape(std::uint64_t bytes) { return JobPoint{Collective::AllReduce, DType::Float32, bytes}; }
+
+// The DDP job over sockets: one 64 MiB bucket carries most of the step, and of the intervals.
+TEST(RaceFocus, TheWidestShapesUntilTheyCarryNineTenths) {
+  const std::vector<ShapeWidth> w = {{shape(1), 5}, {shape(2), 50}, {shape(3), 15}, {shape(4), 30}};
+  EXPECT_EQ(race_focus(w), (std::vector<JobPoint>{shape(2), shape(4), shape(3)})) << "50 + 30 = 80 % < 90 %, + 15 = 95 %";
+  EXPECT_EQ(race_focus({{shape(1), 1}, {shape(2), 99}}), std::vector<JobPoint>{shape(2)});
+}
+
+TEST(RaceFocus, EveryShapeOrNoWidthIsNoFocus) {
+  EXPECT_TRUE(race_focus({{shape(1), 50}, {shape(2), 50}}).empty()) << "both needed: the round measures every shape anyway";
+  EXPECT_TRUE(race_focus({{shape(1), 0}, {shape(2), 0}}).empty()) << "no width known: every shape";
+  EXPECT_TRUE(race_focus({}).empty());
+}
+
+// A round of every shape no longer fits, one on the shape that carries the intervals does.
+TEST(NextRaceRound, AFocusedRoundRacesWhereAFullOneWouldNotFit) {
+  RaceState s = state_after_first_round();
+  s.contenders = {"sockets-8x8", "sockets-4x4"};
+  s.elapsed_s = 110;  // 10 s left: 3 groups x (2 + 5 x 0.75) = 17.25 s; focused 3 x (2 + 1 x 0.75) = 8.25 s
+  EXPECT_TRUE(next_race_round(s, RaceBudget{120, 0.5, 10}).next->variants);
+  s.focus = {shape(64)};
+  s.focus_points = 1;
+  const RaceStep step = next_race_round(s, RaceBudget{120, 0.5, 10});
+  ASSERT_TRUE(step.next);
+  EXPECT_FALSE(step.next->variants);
+  EXPECT_EQ(step.next->shapes, s.focus);
+  EXPECT_NE(step.why.find("on the 1 shape(s) that carry most of their intervals"), std::string::npos) << step.why;
 }
 
 TEST(RaceStepJson, RoundTripsARoundAndAStop) {
-  const RaceStep go{RaceRound{2, {"default", "sockets-4x4"}, 1.0, true}, "why"};
+  const JobPoint heavy{Collective::AllReduce, DType::BFloat16, 67108864};
+  const RaceStep go{RaceRound{2, {"default", "sockets-4x4"}, 1.0, true, {heavy}}, "why"};
   const RaceStep back = nlohmann::json(go).get<RaceStep>();
   ASSERT_TRUE(back.next);
   EXPECT_EQ(back.next->round, 2);
   EXPECT_EQ(back.next->groups, go.next->groups);
   EXPECT_DOUBLE_EQ(back.next->max_time_s, 1.0);
   EXPECT_TRUE(back.next->variants);
+  EXPECT_EQ(back.next->shapes, std::vector<JobPoint>{heavy});
   EXPECT_EQ(back.why, "why");
   const RaceStep stop = nlohmann::json(RaceStep{std::nullopt, "decided"}).get<RaceStep>();
   EXPECT_FALSE(stop.next);
