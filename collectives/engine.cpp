@@ -4,7 +4,9 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "collectives/arrival_skew.hpp"
 #include "core/overlap_math.hpp"
@@ -30,10 +32,9 @@ BatchRequest request(int n, BatchKind kind, const BatchPlan& plan, const Measure
 int ran_of(const BatchTiming& t, int n) { return t.ran > 0 ? t.ran : n; }
 
 // Warm-up as a batch is run: no longer than a batch may last (the point's time cap bounds it,
-// whatever -w says), and ended by a stop request agreed across ranks. The first operation
-// times one: every rank derives the same cap from it.
-bool warm_up(CollectiveBackend& backend, RankComm& comm, const MeasureSettings& s) {
-  const double one_us = std::max(comm.max(backend.run_wall(1).wall_us), 1e-3);
+// whatever -w says), and ended by a stop request agreed across ranks. `one_us`: the first
+// operation's time, agreed by every rank, so every rank derives the same cap from it.
+bool warm_up(CollectiveBackend& backend, const MeasureSettings& s, double one_us) {
   if (s.warmup_iters <= 1) return true;
   BatchPlan plan;
   plan.check_every = s.stop_requested ? clamp_ops(kStopCheckEveryUs / one_us) : 0;
@@ -43,6 +44,24 @@ bool warm_up(CollectiveBackend& backend, RankComm& comm, const MeasureSettings& 
 
 PointResult interrupted(PointResult result) {
   result.stop_reason = StopReason::Interrupted;
+  return result;
+}
+
+// What every measured point adds from its samples: bandwidth, what NCCL ran and offered.
+PointResult& with_figures(PointResult& result, CollectiveBackend& backend, const PointSpec& spec, const std::vector<double>& samples,
+                          double batch_us, int nranks) {
+  result.iter_us = summarize(samples);
+  result.iterations = result.iter_us.count;
+  result.batch_us = batch_us;
+  const Bandwidth bw = bandwidth(spec.collective, spec.bytes.bw_bytes, result.batch_us, nranks);
+  result.algbw_GBps = bw.algbw_GBps;
+  result.busbw_GBps = bw.busbw_GBps;
+  const PointConfig ran = backend.chosen();
+  result.chosen_algo = ran.algo;
+  result.chosen_proto = ran.proto;
+  result.chosen_channels = ran.channels;
+  result.offered_algos.known = backend.offered_algorithms();
+  if (const auto impl = backend.implementation()) result.impl = impl;
   return result;
 }
 }  // namespace
@@ -140,7 +159,26 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     result.wrong = comm.any(wrong == kNotChecked) ? -1 : static_cast<long>(comm.sum(static_cast<double>(wrong)));
     backend.prepare(spec);  // in-place operations overwrote their inputs
   }
-  if (settings.warmup_iters > 0 && !warm_up(backend, comm, settings)) return interrupted(result);
+  if (settings.warmup_iters > 0) {
+    const auto one_op = [&] { return std::max(comm.max(backend.run_wall(1).wall_us), 1e-3); };
+    double first_us = one_op();
+    // A forced configuration whose operation outlasts the point's whole time cap twice running
+    // (the first may carry NCCL's lazy connection set-up) is out of the running: the second
+    // operation is its one sample, in place of the three rounds of three operations the stop
+    // rule's minimum costs (ring/LL at 64 MiB over a 25 Gb/s socket link: 2.3 s each, 35 s a
+    // point in a race capped at 0.5 s a point). One sample's interval is the time itself, so no
+    // rule rests on it. NCCL's own choice, the reference every decision is made against, keeps
+    // the minimum.
+    if (const double cap_us = settings.stop.max_time_s * 1e6; !spec.config.is_default() && first_us >= cap_us) {
+      first_us = one_op();
+      if (first_us >= cap_us) {
+        result.rel_noise = std::numeric_limits<double>::infinity();
+        result.stop_reason = StopReason::Time;
+        return with_figures(result, backend, spec, {first_us}, first_us, comm.size());
+      }
+    }
+    if (!warm_up(backend, settings, first_us)) return interrupted(result);
+  }
   comm.barrier();
   const auto t0 = std::chrono::steady_clock::now();
   const std::optional<BatchPlan> plan = plan_batches(backend, comm, settings);
@@ -183,19 +221,8 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     }
   }
   result.ranks = gather_rank_timings(comm, skew.row());
-  result.iter_us = summarize(criterion.samples());
-  result.iterations = result.iter_us.count;
   result.rel_noise = criterion.relative_noise();
-  result.batch_us = median(batch_means);
-  const Bandwidth bw = bandwidth(spec.collective, spec.bytes.bw_bytes, result.batch_us, comm.size());
-  result.algbw_GBps = bw.algbw_GBps;
-  result.busbw_GBps = bw.busbw_GBps;
-  const PointConfig ran = backend.chosen();
-  result.chosen_algo = ran.algo;
-  result.chosen_proto = ran.proto;
-  result.chosen_channels = ran.channels;
-  result.offered_algos.known = backend.offered_algorithms();
-  if (const auto impl = backend.implementation()) result.impl = impl;
+  with_figures(result, backend, spec, criterion.samples(), median(batch_means), comm.size());
   result.overlap = overlap.figures(result.batch_us);
   return result;
 }

@@ -22,11 +22,6 @@ std::optional<StopReason> NoiseCriterion::reason(double elapsed_s) const {
   if (n >= rule_.max_iterations) return StopReason::Iterations;
   // Slow points (GiB messages over a slow link) stop on time after a few samples.
   if (n >= std::min(rule_.min_iterations, 3L) && elapsed_s >= rule_.max_time_s) return StopReason::Time;
-  // An operation longer than the point's whole cap (ring/LL at 64 MiB over sockets: 2.3 s a call
-  // against the race's 0.5 s) is out of the running after one sample; three more rounds of it
-  // cost a race 35 s a point. One sample proves nothing, so no decision can rest on it.
-  if (n >= 1 && elapsed_s >= rule_.max_time_s && *std::min_element(samples_.begin(), samples_.end()) >= rule_.max_time_s * 1e6)
-    return StopReason::Time;
   if (n >= rule_.min_iterations && relative_noise() <= rule_.target_rel_noise) return StopReason::Noise;
   return std::nullopt;
 }

@@ -328,3 +328,36 @@ TEST(Engine, SkippedPointsHaveNoPerRankTimings) {
   EXPECT_EQ(results[0].status, PointStatus::Skipped);
   EXPECT_TRUE(results[0].ranks.empty());
 }
+
+// ring/LL at 64 MiB over a 25 Gb/s socket link took 2.3 s a call in a race capped at 0.5 s a
+// point: a forced configuration that outlasts the whole cap twice running gets one sample;
+// NCCL's own choice at the same speed still gets the stop rule's minimum.
+TEST(Engine, AForcedConfigSlowerThanTheWholeCapIsMeasuredOnce) {
+  for (const bool forced : {true, false}) {
+    std::vector<PointResult> results(2);
+    std::vector<int> batches(2);
+    cctune::testing::run_ranks(2, [&](RankComm& comm) {
+      ScriptedBackend backend(comm.rank(), 2.3e6);
+      MeasureSettings settings;
+      settings.stop.max_time_s = 0.5;
+      settings.stop.min_iterations = 4;
+      PointSpec s = spec(2);
+      if (forced) s.config.proto = Protocol::LL;
+      results[comm.rank()] = measure_point(backend, comm, s, settings);
+      batches[comm.rank()] = backend.batches;
+    });
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(results[r].status, PointStatus::Ok);
+      if (forced) {
+        EXPECT_EQ(results[r].stop_reason, StopReason::Time);
+        EXPECT_EQ(results[r].iterations, 1);
+        EXPECT_DOUBLE_EQ(results[r].iter_us.median, 2.3e6);
+        EXPECT_DOUBLE_EQ(results[r].batch_us, 2.3e6);
+        EXPECT_GT(results[r].busbw_GBps, 0);
+        EXPECT_EQ(batches[r], 2) << "two operations, nothing more";
+      } else {
+        EXPECT_GE(results[r].iterations, 3) << "NCCL's own choice keeps the minimum (scripted: no clock passes)";
+      }
+    }
+  }
+}

@@ -39,22 +39,6 @@ TEST(NoiseCriterion, SlowPointsStopOnTimeAfterFewSamples) {
   EXPECT_TRUE(c.is_finished(5.0));
 }
 
-// ring/LL at 64 MiB over a 25 Gb/s socket link took 2.3 s a call against a race's 0.5 s cap.
-TEST(NoiseCriterion, AnOperationLongerThanTheWholeCapStopsAfterOneSample) {
-  StopRule rule;
-  rule.min_iterations = 4;
-  rule.max_time_s = 0.5;
-  NoiseCriterion c(rule);
-  c.add(2.3e6);
-  EXPECT_EQ(c.reason(2.4), StopReason::Time);
-  NoiseCriterion under(rule);
-  under.add(0.4e6);
-  EXPECT_FALSE(under.is_finished(0.9)) << "an operation within the cap still gets three samples";
-  under.add(0.4e6);
-  under.add(0.4e6);
-  EXPECT_EQ(under.reason(1.3), StopReason::Time);
-}
-
 TEST(NoiseCriterion, IterationCeiling) {
   StopRule rule;
   rule.max_iterations = 8;
