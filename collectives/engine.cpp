@@ -64,6 +64,28 @@ PointResult& with_figures(PointResult& result, CollectiveBackend& backend, const
   if (const auto impl = backend.implementation()) result.impl = impl;
   return result;
 }
+// A forced configuration whose operation outlasts the point's whole time cap twice running
+// (the first may carry NCCL's lazy connection set-up) is out of the running: the second
+// operation is its one sample, in place of the three rounds of three operations the stop
+// rule's minimum costs (ring/LL at 64 MiB over a 25 Gb/s socket link: 2.3 s each, 35 s a
+// point in a race capped at 0.5 s a point). One sample's interval is the time itself, so no
+// rule rests on it. NCCL's own choice, the reference every decision is made against, keeps
+// the minimum. Returns true with `result` filled in; else `first_us` is the last operation's
+// time, agreed by every rank, for the warm-up.
+bool out_of_the_running(CollectiveBackend& backend, RankComm& comm, const PointSpec& spec, const MeasureSettings& settings,
+                        PointResult& result, double& first_us) {
+  const auto one_op = [&] { return std::max(comm.max(backend.run_wall(1).wall_us), 1e-3); };
+  first_us = one_op();
+  const double cap_us = settings.stop.max_time_s * 1e6;
+  if (spec.config.is_default() || first_us < cap_us) return false;
+  first_us = one_op();
+  if (first_us < cap_us) return false;
+  result.rel_noise = std::numeric_limits<double>::infinity();
+  result.stop_reason = StopReason::Time;
+  with_figures(result, backend, spec, {first_us}, first_us, comm.size());
+  return true;
+}
+
 }  // namespace
 
 PointResult describe_point(const PointSpec& spec) {
@@ -160,23 +182,8 @@ PointResult measure_point(CollectiveBackend& backend, RankComm& comm, const Poin
     backend.prepare(spec);  // in-place operations overwrote their inputs
   }
   if (settings.warmup_iters > 0) {
-    const auto one_op = [&] { return std::max(comm.max(backend.run_wall(1).wall_us), 1e-3); };
-    double first_us = one_op();
-    // A forced configuration whose operation outlasts the point's whole time cap twice running
-    // (the first may carry NCCL's lazy connection set-up) is out of the running: the second
-    // operation is its one sample, in place of the three rounds of three operations the stop
-    // rule's minimum costs (ring/LL at 64 MiB over a 25 Gb/s socket link: 2.3 s each, 35 s a
-    // point in a race capped at 0.5 s a point). One sample's interval is the time itself, so no
-    // rule rests on it. NCCL's own choice, the reference every decision is made against, keeps
-    // the minimum.
-    if (const double cap_us = settings.stop.max_time_s * 1e6; !spec.config.is_default() && first_us >= cap_us) {
-      first_us = one_op();
-      if (first_us >= cap_us) {
-        result.rel_noise = std::numeric_limits<double>::infinity();
-        result.stop_reason = StopReason::Time;
-        return with_figures(result, backend, spec, {first_us}, first_us, comm.size());
-      }
-    }
+    double first_us = 0;
+    if (out_of_the_running(backend, comm, spec, settings, result, first_us)) return result;
     if (!warm_up(backend, settings, first_us)) return interrupted(result);
   }
   comm.barrier();

@@ -7,7 +7,6 @@
 #include <optional>
 #include <set>
 #include <tuple>
-#include <utility>
 
 #include "core/collective_traits.hpp"
 #include "core/error.hpp"
