@@ -3,7 +3,8 @@
 // measure in the next round, for how long a point, and when to stop. The sweep measures every
 // group once at NCCL's own choice, briefly; then only the groups whose gain the noise leaves
 // undecided (tune's own judgement, tuner/selection/undecided.hpp) run again beside the
-// reference, each round with twice the time a point, while the budget allows; then the forced
+// reference, each round with twice the time a point and, in a workload sweep, on the shapes that
+// carry their intervals (race_focus), while the budget allows; then the forced
 // algorithm/protocol/channel variants run in the chosen group alone. Pure: the sweep measures
 // and scores, this decides from what a round cost.
 #include <cstddef>

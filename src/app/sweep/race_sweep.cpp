@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <variant>
 
 #include "app/sweep/race_plan.hpp"
 #include "comm/rank_comm_typed.hpp"
