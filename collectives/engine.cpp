@@ -48,8 +48,8 @@ PointResult interrupted(PointResult result) {
 }
 
 // What every measured point adds from its samples: bandwidth, what NCCL ran and offered.
-PointResult& with_figures(PointResult& result, CollectiveBackend& backend, const PointSpec& spec, const std::vector<double>& samples,
-                          double batch_us, int nranks) {
+void with_figures(PointResult& result, CollectiveBackend& backend, const PointSpec& spec, const std::vector<double>& samples,
+                  double batch_us, int nranks) {
   result.iter_us = summarize(samples);
   result.iterations = result.iter_us.count;
   result.batch_us = batch_us;
@@ -62,8 +62,8 @@ PointResult& with_figures(PointResult& result, CollectiveBackend& backend, const
   result.chosen_channels = ran.channels;
   result.offered_algos.known = backend.offered_algorithms();
   if (const auto impl = backend.implementation()) result.impl = impl;
-  return result;
 }
+
 // A forced configuration whose operation outlasts the point's whole time cap twice running
 // (the first may carry NCCL's lazy connection set-up) is out of the running: the second
 // operation is its one sample, in place of the three rounds of three operations the stop

@@ -42,15 +42,16 @@ double first_max_time(const RaceBudget& budget, std::size_t groups, std::size_t 
 std::vector<JobPoint> race_focus(const std::vector<ShapeWidth>& widths, double share) {
   std::vector<ShapeWidth> sorted = widths;
   std::stable_sort(sorted.begin(), sorted.end(), [](const ShapeWidth& a, const ShapeWidth& b) { return a.width_us > b.width_us; });
+  for (ShapeWidth& w : sorted) w.width_us = std::max(0.0, w.width_us);
   double total = 0;
-  for (const ShapeWidth& w : sorted) total += std::max(0.0, w.width_us);
+  for (const ShapeWidth& w : sorted) total += w.width_us;
   if (!(total > 0)) return {};
   std::vector<JobPoint> out;
   double carried = 0;
   for (const ShapeWidth& w : sorted) {
     if (!out.empty() && carried >= share * total) break;
     out.push_back(w.shape);
-    carried += std::max(0.0, w.width_us);
+    carried += w.width_us;
   }
   if (out.size() == widths.size()) return {};
   return out;
